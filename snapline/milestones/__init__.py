@@ -1,0 +1,1 @@
+"""Milestones: continuous, append-only ranges of snapshots (see docs/library.md)."""

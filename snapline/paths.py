@@ -1,0 +1,121 @@
+"""Workspace-relative paths: the one place that decides whether a path is safe.
+
+A store may come from elsewhere (it can be committed to a repository), so every path
+read from it is checked again before it is used to touch the disk: no absolute paths,
+no ``..``, nothing inside the store, and no symlinked directory on the way, because a
+symlink inside the root can point anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path, PurePosixPath
+
+from snapline.errors import SnaplineError
+
+__all__ = [
+    "STORE_DIR",
+    "UnsafePathError",
+    "check_relpath",
+    "disk_path",
+    "relpath_from_user",
+]
+
+STORE_DIR = ".snapline"
+
+
+class UnsafePathError(SnaplineError):
+    """A path is absolute, climbs out of the root, names the store or crosses a symlink."""
+
+    exit_code = 2
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"refusing path {path!r}: {reason}")
+
+
+def check_relpath(path: str) -> str:
+    """Validate a workspace-relative POSIX path as stored in snapshots.
+
+    Args:
+        path: A path such as ``src/app.py``.
+
+    Returns:
+        The same path, unchanged.
+
+    Raises:
+        UnsafePathError: If it is empty, absolute, not normalised, contains ``..``,
+            a backslash or NUL, or names the store directory.
+    """
+    if not path or "\x00" in path:
+        raise UnsafePathError(path, "empty path or NUL byte")
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        raise UnsafePathError(path, "absolute paths are not allowed in a workspace")
+    if "\\" in path:
+        raise UnsafePathError(path, "backslashes are not allowed; use POSIX separators")
+    parts = path.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise UnsafePathError(path, "the path must be normalised and stay inside the root")
+    if parts[0] == STORE_DIR:
+        raise UnsafePathError(path, f"{STORE_DIR}/ holds the store and is never tracked")
+    return path
+
+
+def relpath_from_user(root: Path, path: str | os.PathLike[str]) -> str:
+    """Turn a path given by a caller (absolute, or relative to the root) into a safe relpath.
+
+    Raises:
+        UnsafePathError: If the path leaves the root or names the store.
+    """
+    raw = os.fspath(path)
+    candidate = Path(raw)
+    if candidate.is_absolute():
+        try:
+            rel = PurePosixPath(
+                Path(os.path.normpath(candidate)).relative_to(_real_root(root)).as_posix()
+            )
+        except ValueError:
+            try:
+                rel = PurePosixPath(Path(os.path.normpath(candidate)).relative_to(root).as_posix())
+            except ValueError:
+                raise UnsafePathError(raw, f"it is outside the workspace {root}") from None
+    else:
+        normal = os.path.normpath(raw.replace(os.sep, "/"))
+        if normal == ".." or normal.startswith("../"):
+            raise UnsafePathError(raw, f"it is outside the workspace {root}")
+        rel = PurePosixPath(normal)
+    text = rel.as_posix()
+    if text in ("", "."):
+        raise UnsafePathError(raw, "the workspace root itself is not a file")
+    return check_relpath(text)
+
+
+def disk_path(root: Path, relpath: str) -> Path:
+    """Map a checked relpath to its location under ``root`` without crossing a symlink.
+
+    Every parent directory that exists must be a real directory, not a symlink: writing
+    through a symlinked directory could land outside the root.
+
+    Raises:
+        UnsafePathError: If the relpath is unsafe or a parent is a symlink or a file.
+    """
+    check_relpath(relpath)
+    parts = relpath.split("/")
+    current = root
+    for part in parts[:-1]:
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            break
+        if stat.S_ISLNK(mode):
+            raise UnsafePathError(relpath, f"its parent {current} is a symlink")
+        if not stat.S_ISDIR(mode):
+            raise UnsafePathError(relpath, f"its parent {current} is not a directory")
+    return root.joinpath(*parts)
+
+
+def _real_root(root: Path) -> Path:
+    return Path(os.path.realpath(root))

@@ -1,0 +1,98 @@
+"""Ignore rules that follow git's.
+
+Built in: every ``.git`` entry and the root ``.snapline/`` store. Then every ``.gitignore``
+and ``.snaplineignore`` in the tree, each applying to its own directory and below, matched
+with pathspec's ``GitIgnoreSpec``. As in git, the deepest file with a matching pattern
+decides (so a nested ``!pattern`` can re-include), the last matching pattern in a file
+wins, and nothing inside an ignored directory can be re-included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from snapline.atomic import is_temp_name
+from snapline.paths import STORE_DIR
+
+__all__ = ["IGNORE_FILES", "IgnoreRules", "Matchers"]
+
+IGNORE_FILES = (".gitignore", ".snaplineignore")
+_ALWAYS = frozenset({".git"})
+
+
+@dataclass(frozen=True)
+class _Level:
+    base: str  # directory the rules apply to, "" for the root
+    spec: GitIgnoreSpec
+
+
+Matchers = tuple[_Level, ...]
+"""The rule levels in force in one directory, shallowest first."""
+
+
+class IgnoreRules:
+    """Loads ignore files lazily, once per directory, and answers "is this ignored?"."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._levels: dict[str, _Level | None] = {}
+
+    def root_matchers(self) -> Matchers:
+        return self.enter((), "")
+
+    def enter(self, parent: Matchers, reldir: str) -> Matchers:
+        """The matchers in force inside ``reldir``, given those of its parent."""
+        level = self._level(reldir)
+        return parent if level is None else (*parent, level)
+
+    @staticmethod
+    def builtin(relpath: str) -> bool:
+        """Whether ``relpath`` is ignored by a built-in rule (never worth reporting)."""
+        name = relpath.rpartition("/")[2]
+        return name in _ALWAYS or relpath == STORE_DIR or is_temp_name(name)
+
+    def ignored(self, matchers: Matchers, relpath: str, is_dir: bool) -> bool:
+        """Whether ``relpath`` (an entry of the directory ``matchers`` belong to) is ignored."""
+        if self.builtin(relpath):
+            return True
+        for level in reversed(matchers):
+            rel = relpath[len(level.base) + 1 :] if level.base else relpath
+            result = level.spec.check_file(rel + "/" if is_dir else rel)
+            if result.include is not None:
+                return bool(result.include)
+        return False
+
+    def is_ignored(self, relpath: str, is_dir: bool = False) -> bool:
+        """Whether a path anywhere in the tree is ignored, its ancestors included."""
+        parts = relpath.split("/")
+        matchers = self.root_matchers()
+        for depth in range(1, len(parts) + 1):
+            sub = "/".join(parts[:depth])
+            sub_is_dir = depth < len(parts) or is_dir
+            if self.ignored(matchers, sub, sub_is_dir):
+                return True
+            if depth < len(parts):
+                matchers = self.enter(matchers, sub)
+        return False
+
+    def _level(self, reldir: str) -> _Level | None:
+        if reldir in self._levels:
+            return self._levels[reldir]
+        lines: list[str] = []
+        directory = self.root / reldir if reldir else self.root
+        for name in IGNORE_FILES:
+            try:
+                with open(directory / name, encoding="utf-8", errors="surrogateescape") as f:
+                    lines.extend(f.read().splitlines())
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                continue
+            except OSError:
+                # An unreadable ignore file cannot be honoured; treating it as empty
+                # tracks more, never less, which loses nothing.
+                continue
+        level = _Level(reldir, GitIgnoreSpec.from_lines(lines)) if lines else None
+        self._levels[reldir] = level
+        return level

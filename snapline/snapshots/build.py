@@ -1,0 +1,262 @@
+"""Turning drifts into stored change rows: the delta-or-full decision, renames, chains.
+
+Text changes are stored as forward and reverse deltas against the previous version; a
+version is stored in full when it is new, binary, above the diff limit, when the diff
+degenerates, or when its delta chain would grow past the bounds that keep rebuilds
+cheap (``max_chain`` deltas, or more delta bytes than twice the file), as Mercurial's
+revlog does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from snapline.content import decode_text, pack
+from snapline.diffing import compute_deltas
+from snapline.scanning import DiskFile
+from snapline.snapshots.detect import Drift
+from snapline.snapshots.model import SkippedPath
+from snapline.store import ChangeRow, StateRow
+
+__all__ = ["Limits", "Prepared", "prepare_changes"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Store settings that shape how content is kept (see docs/format.md)."""
+
+    large_file_limit: int = 64 << 20
+    diff_limit: int = 16 << 20
+    max_chain: int = 1000
+    diff_deadline: float = 1.0
+
+
+@dataclass
+class Prepared:
+    """Change rows (snapshot number still unset) and the blobs they need."""
+
+    changes: list[ChangeRow] = field(default_factory=list)
+    blobs: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    skipped: list[SkippedPath] = field(default_factory=list)
+
+    def add_blob(self, hash_: str, content: bytes) -> None:
+        if hash_ not in self.blobs:
+            self.blobs[hash_] = (len(content), pack(content))
+
+
+BaseContent = Callable[[StateRow], bytes | None]
+"""Returns the content of a known version (``None`` when it cannot be rebuilt)."""
+BaseRow = Callable[[str], ChangeRow | None]
+"""Returns the change row that produced a path's known version."""
+
+
+def prepare_changes(
+    drifts: list[Drift],
+    *,
+    limits: Limits,
+    base_content: BaseContent,
+    base_row: BaseRow,
+    renames: dict[str, str] | None = None,
+) -> Prepared:
+    """Build the change rows for one snapshot.
+
+    Args:
+        drifts: What differs between the disk and the known state.
+        limits: The store's content settings.
+        base_content: Rebuilds a known version (for diffing).
+        base_row: Finds the row behind a known version (for the delta chain).
+        renames: Explicit ``{new_path: old_path}`` pairs (from ``move_file``); exact
+            renames are also detected between a deleted and an added file.
+
+    Returns:
+        The prepared rows, in path order.
+    """
+    prepared = Prepared()
+    pairs = _pair_renames(drifts, renames or {})
+    moved_away = set(pairs.values())
+    by_path = {d.path: d for d in drifts}
+    for drift in drifts:
+        if drift.path in moved_away:
+            continue
+        if drift.path in pairs:
+            source = by_path[pairs[drift.path]]
+            prepared.changes.append(
+                _modified(
+                    drift.path,
+                    source.known,
+                    drift.disk,
+                    prepared,
+                    limits,
+                    base_content,
+                    base_row,
+                    old_path=source.path,
+                )
+            )
+        elif drift.disk is None:
+            assert drift.known is not None
+            prepared.changes.append(_deleted(drift.path, drift.known))
+        elif drift.known is None:
+            prepared.changes.append(_added(drift.path, drift.disk, prepared))
+        else:
+            prepared.changes.append(
+                _modified(
+                    drift.path, drift.known, drift.disk, prepared, limits, base_content, base_row
+                )
+            )
+    prepared.changes.sort(key=lambda c: c.path)
+    return prepared
+
+
+def _pair_renames(drifts: list[Drift], explicit: dict[str, str]) -> dict[str, str]:
+    deleted = {d.path: d for d in drifts if d.disk is None and d.known is not None}
+    added = [d for d in drifts if d.known is None and d.disk is not None]
+    pairs = {new: old for new, old in explicit.items() if old in deleted}
+    taken = set(pairs.values())
+    by_content: dict[tuple[str, int], list[str]] = {}
+    for path, drift in sorted(deleted.items()):
+        if path not in taken:
+            assert drift.known is not None
+            by_content.setdefault((drift.known.hash, drift.known.mode), []).append(path)
+    for drift in added:
+        if drift.path in pairs:
+            continue
+        assert drift.disk is not None
+        candidates = by_content.get((drift.disk.hash, drift.disk.mode))
+        if candidates:
+            pairs[drift.path] = candidates.pop(0)
+    return pairs
+
+
+def _added(path: str, disk: DiskFile, prepared: Prepared) -> ChangeRow:
+    storage, content = _store_full(disk, prepared)
+    return ChangeRow(
+        snapshot=-1,
+        path=path,
+        kind="added",
+        old_path=None,
+        base_hash=None,
+        result_hash=disk.hash,
+        base_mode=None,
+        result_mode=disk.mode,
+        size=disk.size,
+        storage=storage,
+        forward=None,
+        reverse=None,
+        content=content,
+        chain=0,
+        chain_bytes=0,
+    )
+
+
+def _deleted(path: str, known: StateRow) -> ChangeRow:
+    return ChangeRow(
+        snapshot=-1,
+        path=path,
+        kind="deleted",
+        old_path=None,
+        base_hash=known.hash,
+        result_hash=None,
+        base_mode=known.mode,
+        result_mode=None,
+        size=None,
+        storage="none",
+        forward=None,
+        reverse=None,
+        content=None,
+        chain=0,
+        chain_bytes=0,
+    )
+
+
+def _modified(
+    path: str,
+    known: StateRow | None,
+    disk: DiskFile | None,
+    prepared: Prepared,
+    limits: Limits,
+    base_content: BaseContent,
+    base_row: BaseRow,
+    *,
+    old_path: str | None = None,
+) -> ChangeRow:
+    assert known is not None and disk is not None
+    kind = "renamed" if old_path is not None else "modified"
+    common = {
+        "snapshot": -1,
+        "path": path,
+        "kind": kind,
+        "old_path": old_path,
+        "base_hash": known.hash,
+        "result_hash": disk.hash,
+        "base_mode": known.mode,
+        "result_mode": disk.mode,
+        "size": disk.size,
+    }
+    deltas = _try_deltas(known, disk, limits, base_content, base_row)
+    if deltas is not None:
+        forward, reverse, chain, chain_bytes = deltas
+        return ChangeRow(
+            **common,
+            storage="delta",
+            forward=forward,
+            reverse=reverse,
+            content=None,
+            chain=chain,
+            chain_bytes=chain_bytes,
+        )
+    storage, content = _store_full(disk, prepared)
+    return ChangeRow(
+        **common,
+        storage=storage,
+        forward=None,
+        reverse=None,
+        content=content,
+        chain=0,
+        chain_bytes=0,
+    )
+
+
+def _try_deltas(
+    known: StateRow,
+    disk: DiskFile,
+    limits: Limits,
+    base_content: BaseContent,
+    base_row: BaseRow,
+) -> tuple[bytes, bytes, int, int] | None:
+    if disk.content is None or disk.large or disk.size > limits.diff_limit:
+        return None
+    if known.size > limits.diff_limit or known.mode == 0o120000 or disk.mode == 0o120000:
+        return None
+    previous = base_row(known.path)
+    if previous is None or previous.storage not in ("delta", "full"):
+        return None
+    if previous.chain + 1 > limits.max_chain:
+        return None
+    new_text = decode_text(disk.content)
+    if new_text is None:
+        return None
+    base = base_content(known)
+    if base is None:
+        return None
+    base_text = decode_text(base)
+    if base_text is None:
+        return None
+    deltas = compute_deltas(base_text, new_text, deadline=limits.diff_deadline)
+    if deltas is None:
+        return None
+    forward, reverse = pack(deltas.forward.encode()), pack(deltas.reverse.encode())
+    chain_bytes = previous.chain_bytes + len(forward)
+    if chain_bytes > 2 * max(len(disk.content), 1024):
+        return None
+    return forward, reverse, previous.chain + 1, chain_bytes
+
+
+def _store_full(disk: DiskFile, prepared: Prepared) -> tuple[str, str | None]:
+    if disk.content is None:
+        prepared.skipped.append(
+            SkippedPath(path=disk.path, reason="above the large-file limit: tracked by hash only")
+        )
+        return "hash-only", None
+    prepared.add_blob(disk.hash, disk.content)
+    return "full", disk.hash

@@ -1,0 +1,256 @@
+"""Comparing the disk with the known state: what changed, and what was left out.
+
+This is where continuity is checked: a file whose disk content differs from its known
+state was changed outside snapline, and an agent tool must not record on top of it.
+The stat cache spares rehashing files whose fingerprint is unchanged and safely old.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from snapline.errors import SnaplineError
+from snapline.paths import UnsafePathError, disk_path
+from snapline.scanning import DiskFile, FileChangingError, IgnoreRules, Skipped, read_disk_file
+from snapline.scanning import scan as walk
+from snapline.scanning.fingerprint import git_mode, is_trusted
+from snapline.snapshots.model import Problem
+from snapline.store import StateRow, StatRow, Store
+
+__all__ = [
+    "Detection",
+    "Drift",
+    "StateMismatchError",
+    "detect",
+    "ensure_in_sync",
+    "sync_problems",
+]
+
+
+class StateMismatchError(SnaplineError):
+    """A file on disk differs from its known state: it was changed outside snapline.
+
+    Attributes:
+        path: The first file that differs.
+        expected: Its known hash (``None``: not tracked).
+        actual: Its hash on disk (``None``: missing).
+        paths: Every file that differs.
+    """
+
+    def __init__(self, drifts: list[Drift]) -> None:
+        first = drifts[0]
+        self.path = first.path
+        self.expected = first.known.hash if first.known else None
+        self.actual = first.disk.hash if first.disk else None
+        self.paths = [d.path for d in drifts]
+        more = f" (and {len(drifts) - 1} more)" if len(drifts) > 1 else ""
+        super().__init__(
+            f"{self.path} was changed outside snapline{more}: known state "
+            f"{self.expected or 'untracked'}, disk {self.actual or 'missing'}; "
+            "run `snapline resync` to record the outside change, then try again"
+        )
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One path whose disk state differs from its known state."""
+
+    path: str
+    known: StateRow | None
+    disk: DiskFile | None
+
+    @property
+    def kind(self) -> str:
+        if self.known is None:
+            return "added"
+        return "deleted" if self.disk is None else "modified"
+
+
+@dataclass
+class Detection:
+    """The drifts found, what was not captured, and stat-cache rows to refresh."""
+
+    drifts: list[Drift] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    cache_updates: list[StatRow] = field(default_factory=list)
+    cache_deletes: list[str] = field(default_factory=list)
+
+
+def detect(
+    root: Path,
+    store: Store,
+    rules: IgnoreRules,
+    paths: list[str] | None,
+    *,
+    large_limit: int,
+    want_content: bool,
+) -> Detection:
+    """Find every difference between the disk and the known state.
+
+    Args:
+        root: The workspace root.
+        store: The open store (read inside the caller's transaction).
+        rules: The ignore rules.
+        paths: Relative paths (files or directories) to limit the check to; ``None``
+            checks the whole workspace.
+        large_limit: Files above this size are hashed but their content is not kept.
+        want_content: Whether drifted files' content is needed (to record them).
+
+    Returns:
+        A :class:`Detection`, drifts in path order.
+    """
+    result = Detection()
+    found: dict[str, os.stat_result] = {}
+    if paths is None:
+        walked = walk(root, rules)
+        found.update(walked.files)
+        result.skipped.extend(walked.skipped)
+        known = store.state()
+    else:
+        known = {}
+        for relpath in paths:
+            _collect_path(root, rules, store, relpath, found, known, result)
+    # A tracked file stays tracked when an ignore rule later covers it, as in git: look
+    # for it directly rather than calling it deleted.
+    for relpath in known.keys() - found.keys():
+        info = _lstat(root, relpath)
+        if info is not None and git_mode(info) is not None:
+            found[relpath] = info
+    cache = store.stat_cache(None if paths is None else found.keys() | known.keys())
+    now = time.time_ns()
+    for relpath in sorted(found.keys() | known.keys()):
+        entry = known.get(relpath)
+        info = found.get(relpath)
+        if info is None:
+            if entry is not None:
+                result.drifts.append(Drift(relpath, entry, None))
+                result.cache_deletes.append(relpath)
+            continue
+        cached = cache.get(relpath)
+        if (
+            entry is not None
+            and cached is not None
+            and cached.hash == entry.hash
+            and cached.mode == entry.mode
+            and is_trusted(
+                info,
+                cached.mtime_ns,
+                cached.checked_ns,
+                size=cached.size,
+                ino=cached.ino,
+                ctime_ns=cached.ctime_ns,
+                mode=cached.mode,
+            )
+        ):
+            continue
+        try:
+            disk = read_disk_file(
+                root / relpath, relpath, info, large_limit=large_limit, want_content=want_content
+            )
+        except PermissionError:
+            result.skipped.append(Skipped(relpath, "unreadable (permission denied)"))
+            continue
+        except FileNotFoundError:
+            if entry is not None:
+                result.drifts.append(Drift(relpath, entry, None))
+            continue
+        except FileChangingError:
+            result.skipped.append(Skipped(relpath, "kept changing while being read"))
+            continue
+        st = disk.stat
+        result.cache_updates.append(
+            StatRow(
+                relpath,
+                st.st_size,
+                st.st_mtime_ns,
+                st.st_ino,
+                st.st_ctime_ns,
+                disk.mode,
+                disk.hash,
+                now,
+            )
+        )
+        if entry is None or entry.hash != disk.hash or entry.mode != disk.mode:
+            result.drifts.append(Drift(relpath, entry, disk))
+    return result
+
+
+def ensure_in_sync(detection: Detection) -> None:
+    """Raise :class:`StateMismatchError` when the detection found any drift."""
+    if detection.drifts:
+        raise StateMismatchError(detection.drifts)
+
+
+def sync_problems(detection: Detection) -> list[Problem]:
+    """Render a detection as sync problems (``modified``, ``deleted``, ``untracked``…)."""
+    problems = []
+    for drift in detection.drifts:
+        kind = {"added": "untracked", "deleted": "deleted", "modified": "modified"}[drift.kind]
+        problems.append(
+            Problem(
+                kind=kind,
+                path=drift.path,
+                expected=drift.known.hash if drift.known else None,
+                actual=drift.disk.hash if drift.disk else None,
+                message=f"{drift.path} is {kind} on disk compared with the history; "
+                "record it with `snapline resync` or roll it back",
+            )
+        )
+    for skipped in detection.skipped:
+        problems.append(
+            Problem(
+                kind="unreadable",
+                path=skipped.path,
+                message=f"{skipped.path} could not be checked: {skipped.reason}",
+            )
+        )
+    return problems
+
+
+def _collect_path(
+    root: Path,
+    rules: IgnoreRules,
+    store: Store,
+    relpath: str,
+    found: dict[str, os.stat_result],
+    known: dict[str, StateRow],
+    result: Detection,
+) -> None:
+    known.update(store.state([relpath]))
+    known.update(store.state_under(relpath))
+    location = disk_path(root, relpath)
+    info = _lstat_path(location)
+    if info is None:
+        return
+    if os.path.isdir(location) and not os.path.islink(location):
+        if rules.is_ignored(relpath, is_dir=True):
+            result.skipped.append(Skipped(relpath + "/", "ignored"))
+            return
+        walked = walk(root, rules, under=relpath)
+        found.update(walked.files)
+        result.skipped.extend(walked.skipped)
+        return
+    if relpath not in known and rules.is_ignored(relpath):
+        result.skipped.append(Skipped(relpath, "ignored"))
+        return
+    if git_mode(info) is None:
+        result.skipped.append(Skipped(relpath, "not a regular file or symlink"))
+        return
+    found[relpath] = info
+
+
+def _lstat(root: Path, relpath: str) -> os.stat_result | None:
+    try:
+        return _lstat_path(disk_path(root, relpath))
+    except UnsafePathError:
+        return None
+
+
+def _lstat_path(location: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(location)
+    except (FileNotFoundError, NotADirectoryError):
+        return None

@@ -1,0 +1,132 @@
+"""The public, immutable records: snapshots, file changes and reports.
+
+Their JSON shapes (``model_dump(mode="json")``) are stable and documented in
+docs/format.md; new fields are only ever added, and ``version`` says which shape a
+record was written with.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "SNAPSHOT_VERSION",
+    "ChangeKind",
+    "FileChange",
+    "Problem",
+    "Report",
+    "SkippedPath",
+    "Snapshot",
+    "Storage",
+]
+
+SNAPSHOT_VERSION = 1
+
+
+class ChangeKind(str, Enum):
+    """What happened to a file in a snapshot."""
+
+    ADDED = "added"
+    MODIFIED = "modified"
+    DELETED = "deleted"
+    RENAMED = "renamed"
+
+
+class Storage(str, Enum):
+    """How a file version is kept in the store."""
+
+    DELTA = "delta"  # forward/reverse deltas against the previous version
+    FULL = "full"  # the whole content, compressed, under its hash
+    NONE = "none"  # nothing: the file was deleted
+    HASH_ONLY = "hash-only"  # above the large-file limit: hash recorded, content not kept
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+
+class FileChange(_Frozen):
+    """One file's change in a snapshot.
+
+    ``forward``/``reverse`` are diff-match-patch deltas for text (``None`` when the
+    version is stored in full, or when the snapshot was listed without its diffs);
+    ``content_ref`` names the stored full content, when there is one.
+    """
+
+    path: str
+    kind: ChangeKind
+    old_path: str | None = None
+    base_hash: str | None = None
+    result_hash: str | None = None
+    base_mode: int | None = None
+    result_mode: int | None = None
+    size: int | None = None
+    storage: Storage
+    forward: str | None = None
+    reverse: str | None = None
+    content_ref: str | None = None
+
+
+class SkippedPath(_Frozen):
+    """A path a recording did not capture (or captured by hash only), and why."""
+
+    path: str
+    reason: str
+
+
+class Snapshot(_Frozen):
+    """One recorded change set, number ``number`` in the workspace's history.
+
+    Snapshot 0 is the baseline captured by ``init``.
+    """
+
+    number: int = Field(ge=0)
+    id: str
+    parent_id: str | None
+    time: datetime
+    tool: str
+    description: str
+    session: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    version: int = SNAPSHOT_VERSION
+    chain_hash: str
+    files: tuple[FileChange, ...] = ()
+    skipped: tuple[SkippedPath, ...] = ()
+
+    def file(self, path: str) -> FileChange | None:
+        """The change of ``path`` in this snapshot, if any."""
+        return next((f for f in self.files if f.path == path), None)
+
+
+class Problem(_Frozen):
+    """One thing wrong: in the store (validation) or between the store and the disk (sync)."""
+
+    kind: str
+    message: str
+    path: str | None = None
+    number: int | None = None
+    expected: str | None = None
+    actual: str | None = None
+    severity: Literal["error", "corrupt"] = "error"
+
+
+class Report(_Frozen):
+    """The result of ``validate()`` or ``check_sync()``: ``ok`` when ``problems`` is empty."""
+
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def corrupt(self) -> bool:
+        """Whether any problem means the store itself is damaged (exit code 3)."""
+        return any(p.severity == "corrupt" for p in self.problems)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "problems": [p.model_dump(mode="json") for p in self.problems]}

@@ -1,0 +1,265 @@
+"""Checking the store against itself: sequence, links, chain, continuity and content.
+
+``validate`` walks the whole history once. It reports every problem it finds rather than
+stopping at the first, so ``snapline verify`` can say exactly what and where.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+from snapline.content import UnknownCodecError, unpack
+from snapline.errors import SnaplineError
+from snapline.hashing import hash_bytes, is_hash
+from snapline.paths import UnsafePathError, check_relpath
+from snapline.snapshots.chain import GENESIS, chain_hash
+from snapline.snapshots.model import SNAPSHOT_VERSION, Problem
+from snapline.snapshots.reconstruct import Reconstructor
+from snapline.store import ChangeRow, SnapshotRow, Store
+
+__all__ = ["validate_history"]
+
+_KINDS = {"added", "modified", "deleted", "renamed"}
+_STORAGES = {"delta", "full", "none", "hash-only"}
+
+
+def validate_history(store: Store, *, deep: bool = False) -> list[Problem]:
+    """Every continuity and integrity problem in the snapshot history.
+
+    Args:
+        store: The open store.
+        deep: Also rebuild every recorded file version and verify every stored blob
+            against its hash (reads all content; slower).
+
+    Returns:
+        The problems found, in history order; empty when the store is sound.
+    """
+    problems: list[Problem] = []
+    for detail in store.integrity_problems():
+        problems.append(Problem(kind="sqlite", message=detail, severity="corrupt"))
+    rows = store.snapshot_rows()
+    changes_by_number: dict[int, list[ChangeRow]] = {}
+    for change in store.iter_changes(deltas=True):
+        changes_by_number.setdefault(change.snapshot, []).append(change)
+    blobs = set(store.blob_hashes())
+    replay: dict[str, tuple[str, int]] = {}
+    previous: SnapshotRow | None = None
+    for row in rows:
+        expected_number = 0 if previous is None else previous.number + 1
+        if row.number != expected_number:
+            problems.append(
+                Problem(
+                    kind="gap",
+                    number=row.number,
+                    severity="corrupt",
+                    message=f"snapshot {row.number} follows {expected_number - 1}: "
+                    f"snapshots {expected_number}..{row.number - 1} are missing",
+                )
+            )
+        if row.version > SNAPSHOT_VERSION:
+            problems.append(
+                Problem(
+                    kind="unknown-version",
+                    number=row.number,
+                    severity="corrupt",
+                    message=f"snapshot {row.number} has format version {row.version}; "
+                    "upgrade snapline",
+                )
+            )
+        expected_parent = previous.id if previous else None
+        if row.parent_id != expected_parent:
+            problems.append(
+                Problem(
+                    kind="broken-link",
+                    number=row.number,
+                    severity="corrupt",
+                    expected=expected_parent,
+                    actual=row.parent_id,
+                    message=f"snapshot {row.number} names {row.parent_id} as its parent, "
+                    f"not {expected_parent}",
+                )
+            )
+        changes = changes_by_number.pop(row.number, [])
+        expected_chain = chain_hash(previous.chain_hash if previous else GENESIS, row, changes)
+        if row.chain_hash != expected_chain:
+            problems.append(
+                Problem(
+                    kind="chain-mismatch",
+                    number=row.number,
+                    severity="corrupt",
+                    expected=expected_chain,
+                    actual=row.chain_hash,
+                    message=f"snapshot {row.number} does not match its chain hash: "
+                    "it was edited after it was recorded",
+                )
+            )
+        for field in (row.metadata, row.skipped):
+            try:
+                json.loads(field)
+            except ValueError:
+                problems.append(
+                    Problem(
+                        kind="bad-record",
+                        number=row.number,
+                        severity="corrupt",
+                        message=f"snapshot {row.number} has unreadable JSON",
+                    )
+                )
+        for change in changes:
+            problems.extend(_check_change(change, replay, blobs))
+        previous = row
+    for number in sorted(changes_by_number):
+        problems.append(
+            Problem(
+                kind="orphan-change",
+                number=number,
+                severity="corrupt",
+                message=f"file changes recorded for snapshot {number}, which does not exist",
+            )
+        )
+    problems.extend(_check_state(store, replay))
+    if deep:
+        problems.extend(_deep_check(store))
+    return problems
+
+
+def _check_change(
+    change: ChangeRow, replay: dict[str, tuple[str, int]], blobs: set[str]
+) -> list[Problem]:
+    problems = []
+    where = {"path": change.path, "number": change.snapshot}
+    try:
+        check_relpath(change.path)
+        if change.old_path is not None:
+            check_relpath(change.old_path)
+    except UnsafePathError as error:
+        return [Problem(kind="unsafe-path", severity="corrupt", message=str(error), **where)]
+    if change.kind not in _KINDS or change.storage not in _STORAGES:
+        return [
+            Problem(
+                kind="bad-record",
+                severity="corrupt",
+                **where,
+                message=f"{change.path} in snapshot {change.snapshot} has kind "
+                f"{change.kind!r} and storage {change.storage!r}",
+            )
+        ]
+    for value in (change.base_hash, change.result_hash):
+        if value is not None and not is_hash(value):
+            problems.append(
+                Problem(
+                    kind="bad-record",
+                    severity="corrupt",
+                    **where,
+                    message=f"{change.path} has a malformed hash {value!r}",
+                )
+            )
+    source = change.old_path if change.kind == "renamed" else change.path
+    known = replay.get(source) if source else None
+    base = (change.base_hash, change.base_mode) if change.base_hash else None
+    if known != base:
+        problems.append(
+            Problem(
+                kind="continuity",
+                severity="corrupt",
+                **where,
+                expected=known[0] if known else None,
+                actual=change.base_hash,
+                message=f"{change.path} in snapshot {change.snapshot} starts from "
+                f"{change.base_hash or 'nothing'}, but the history had "
+                f"{known[0] if known else 'nothing'} there",
+            )
+        )
+    if change.kind == "renamed" and change.old_path is not None:
+        replay.pop(change.old_path, None)
+    if change.result_hash is None:
+        replay.pop(change.path, None)
+    else:
+        replay[change.path] = (change.result_hash, change.result_mode or 0)
+    if change.storage == "full" and (change.content is None or change.content not in blobs):
+        problems.append(
+            Problem(
+                kind="missing-content",
+                severity="corrupt",
+                **where,
+                expected=change.content,
+                message=f"the content of {change.path} in snapshot {change.snapshot} "
+                f"({change.content}) is missing from the store",
+            )
+        )
+    if change.storage == "delta" and (change.forward is None or change.reverse is None):
+        problems.append(
+            Problem(
+                kind="missing-content",
+                severity="corrupt",
+                **where,
+                message=f"the delta of {change.path} in snapshot {change.snapshot} is missing",
+            )
+        )
+    return problems
+
+
+def _check_state(store: Store, replay: dict[str, tuple[str, int]]) -> list[Problem]:
+    problems = []
+    state = store.state()
+    for path in sorted(state.keys() | replay.keys()):
+        row = state.get(path)
+        expected = replay.get(path)
+        actual = (row.hash, row.mode) if row else None
+        if actual != expected:
+            problems.append(
+                Problem(
+                    kind="state-mismatch",
+                    path=path,
+                    severity="corrupt",
+                    expected=expected[0] if expected else None,
+                    actual=actual[0] if actual else None,
+                    message=f"the known state of {path} does not follow from the history",
+                )
+            )
+    return problems
+
+
+def _deep_check(store: Store) -> list[Problem]:
+    problems = []
+    for hash_, _size, packed in store.iter_blobs():
+        try:
+            actual = hash_bytes(unpack(packed))
+        except (UnknownCodecError, zlib.error) as error:
+            problems.append(
+                Problem(
+                    kind="corrupt-content",
+                    severity="corrupt",
+                    expected=hash_,
+                    message=f"stored content {hash_} cannot be read: {error}",
+                )
+            )
+            continue
+        if actual != hash_:
+            problems.append(
+                Problem(
+                    kind="corrupt-content",
+                    severity="corrupt",
+                    expected=hash_,
+                    actual=actual,
+                    message=f"stored content {hash_} hashes to {actual}",
+                )
+            )
+    rebuilder = Reconstructor(store)
+    for change in store.iter_changes(deltas=True):
+        if change.storage not in ("delta", "full"):
+            continue
+        try:
+            rebuilder.rebuild(change)
+        except SnaplineError as error:
+            problems.append(
+                Problem(
+                    kind="corrupt-content",
+                    severity="corrupt",
+                    path=change.path,
+                    number=change.snapshot,
+                    message=str(error),
+                )
+            )
+    return problems

@@ -1,0 +1,31 @@
+"""The SQLite store behind ``.snapline/store.db``."""
+
+from snapline.store.database import (
+    DB_NAME,
+    ChangeRow,
+    JournalRow,
+    MilestoneRow,
+    SnapshotRow,
+    StateRow,
+    StatRow,
+    Store,
+    StoreBusyError,
+    StoreCorruptError,
+    StoreVersionError,
+)
+from snapline.store.schema import FORMAT_VERSION
+
+__all__ = [
+    "DB_NAME",
+    "FORMAT_VERSION",
+    "ChangeRow",
+    "JournalRow",
+    "MilestoneRow",
+    "SnapshotRow",
+    "StatRow",
+    "StateRow",
+    "Store",
+    "StoreBusyError",
+    "StoreCorruptError",
+    "StoreVersionError",
+]

@@ -1,0 +1,501 @@
+"""The public API: a :class:`Workspace` is a directory tree with its history in ``.snapline/``.
+
+Every mutating call takes the workspace's writer lock, undoes any write a dead process
+left half done, and commits through one SQLite transaction (see
+``snapshots/recorder.py``). Reading calls take no lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import filelock
+
+from snapline.errors import SnaplineError
+from snapline.paths import STORE_DIR, relpath_from_user
+from snapline.snapshots.baseline import capture_baseline
+from snapline.snapshots.build import Limits
+from snapline.snapshots.commit import make_header
+from snapline.snapshots.convert import to_snapshot
+from snapline.snapshots.detect import sync_problems
+from snapline.snapshots.model import Report, SkippedPath, Snapshot
+from snapline.snapshots.recorder import LOCK_NAME, Recorder
+from snapline.snapshots.validate import validate_history
+from snapline.store import DB_NAME, Store
+
+__all__ = [
+    "AlreadyInitializedError",
+    "NotInitializedError",
+    "SnapshotNotFoundError",
+    "Tracking",
+    "UnsafeRootError",
+    "Workspace",
+]
+
+_INIT_SUFFIX = ".init"
+_DEFAULT_TIMEOUT = 30.0
+
+PathArg = str | os.PathLike[str]
+
+
+class NotInitializedError(SnaplineError):
+    """There is no snapline store at (or above) the given root."""
+
+    exit_code = 2
+
+    def __init__(self, root: Path) -> None:
+        self.path = str(root)
+        super().__init__(f"{root} has no snapline store; run `snapline init` there first")
+
+
+class AlreadyInitializedError(SnaplineError):
+    """``init`` was called on a root that already has a store."""
+
+    exit_code = 2
+
+    def __init__(self, root: Path) -> None:
+        self.path = str(root)
+        super().__init__(
+            f"{root} already has a snapline store in {STORE_DIR}/; open it instead, "
+            "or delete that directory to start over"
+        )
+
+
+class UnsafeRootError(SnaplineError):
+    """``init`` was pointed at the filesystem root or a home directory."""
+
+    exit_code = 2
+
+    def __init__(self, root: Path, what: str) -> None:
+        self.path = str(root)
+        super().__init__(
+            f"refusing to snapshot {root}: it is {what}; choose a project directory, "
+            "or pass force=True (--force) if you really mean it"
+        )
+
+
+class SnapshotNotFoundError(SnaplineError):
+    """A snapshot number that does not exist."""
+
+    exit_code = 1
+
+    def __init__(self, number: int, latest: int) -> None:
+        self.number = number
+        self.latest = latest
+        super().__init__(f"there is no snapshot {number}; the history runs from 0 to {latest}")
+
+
+@dataclass
+class Tracking:
+    """What ``ws.track(...)`` yields; ``snapshot`` is set when the block ends."""
+
+    paths: list[str]
+    snapshot: Snapshot | None = None
+
+
+class Workspace:
+    """A workspace and its history. Create with :meth:`init`, or :meth:`open` an existing one.
+
+    Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, root: Path, store: Store, timeout: float) -> None:
+        self.root = root
+        self._store = store
+        self._recorder = Recorder(root, store, _limits(store.config()), timeout)
+
+    # -- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def init(
+        cls,
+        root: PathArg,
+        *,
+        force: bool = False,
+        large_file_limit: int | None = None,
+        description: str = "baseline",
+        timeout: float = _DEFAULT_TIMEOUT,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Workspace:
+        """Create ``<root>/.snapline/`` and capture every non-ignored file as snapshot 0.
+
+        Args:
+            root: An existing directory.
+            force: Allow the filesystem root or the home directory.
+            large_file_limit: Bytes above which files are tracked by hash only.
+            description: The baseline's description.
+            timeout: Seconds to wait for another process holding the store.
+            progress: Called as ``progress(done, total)`` while files are captured.
+
+        Raises:
+            AlreadyInitializedError: If the root already has a store.
+            UnsafeRootError: If the root is ``/`` or the home directory and not forced.
+            NotADirectoryError: If the root is not a directory.
+        """
+        path = Path(os.path.abspath(root))
+        if not path.is_dir():
+            raise NotADirectoryError(f"{path} is not a directory; create it first")
+        _refuse_dangerous_root(path, force)
+        store_dir = path / STORE_DIR
+        if (store_dir / DB_NAME).exists():
+            raise AlreadyInitializedError(path)
+        limits = Limits() if large_file_limit is None else Limits(large_file_limit=large_file_limit)
+        created_dir = not store_dir.exists()
+        store_dir.mkdir(exist_ok=True)
+        staging = store_dir / (DB_NAME + _INIT_SUFFIX)
+        try:
+            with filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout):
+                _remove_staging(store_dir)
+                store = Store.create(staging, _config(limits))
+                try:
+                    capture_baseline(path, store, limits, description, progress)
+                finally:
+                    store.close()
+                # The store only appears under its real name once the baseline is in
+                # it, so an interrupted init never leaves a store that looks usable.
+                os.replace(staging, store_dir / DB_NAME)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                _remove_staging(store_dir)
+                if created_dir:
+                    shutil.rmtree(store_dir)
+            raise
+        return cls.open(path, timeout=timeout)
+
+    @classmethod
+    def open(cls, root: PathArg, *, timeout: float = _DEFAULT_TIMEOUT) -> Workspace:
+        """Open the workspace whose store is at ``<root>/.snapline/``.
+
+        A write that a crashed process left half done is undone first, when no other
+        process is writing.
+
+        Raises:
+            NotInitializedError: If there is no store.
+            StoreCorruptError: If the store cannot be read.
+            StoreVersionError: If the store is newer than this snapline.
+        """
+        path = Path(os.path.abspath(root))
+        db = path / STORE_DIR / DB_NAME
+        if not db.is_file():
+            raise NotInitializedError(path)
+        workspace = cls(path, Store.open(db, busy_timeout=timeout), timeout)
+        workspace._recorder.recover_if_idle()
+        return workspace
+
+    @classmethod
+    def find(cls, start: PathArg = ".", *, timeout: float = _DEFAULT_TIMEOUT) -> Workspace:
+        """Open the workspace containing ``start``, looking upwards as git looks for ``.git``.
+
+        Raises:
+            NotInitializedError: If no directory from ``start`` upwards has a store.
+        """
+        here = Path(os.path.abspath(start))
+        for candidate in (here, *here.parents):
+            if (candidate / STORE_DIR / DB_NAME).is_file():
+                return cls.open(candidate, timeout=timeout)
+        raise NotInitializedError(here)
+
+    def close(self) -> None:
+        """Close the store."""
+        self._store.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- recording ----------------------------------------------------------------------
+
+    def record(
+        self,
+        paths: Iterable[PathArg] | PathArg | None = None,
+        *,
+        tool: str = "record",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Snapshot | None:
+        """Record whatever changed on disk since the known state.
+
+        This is how the side effects of a shell command are recorded: new, modified and
+        deleted files, for the given paths (files or directories) or the whole workspace.
+
+        Returns:
+            The new snapshot, or ``None`` when nothing changed. What was not captured
+            (unreadable, ignored when named, tracked by hash only) is in the snapshot's
+            ``skipped`` and in :attr:`last_skipped`.
+        """
+        header = make_header(tool, description, session, metadata)
+        rels = None if paths is None else self._relpaths(paths)
+        with self._recorder.writing():
+            return self._recorder.record(rels, header)
+
+    @contextlib.contextmanager
+    def track(
+        self,
+        paths: Iterable[PathArg] | PathArg,
+        *,
+        tool: str,
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Iterator[Tracking]:
+        """Wrap an agent tool's edit of ``paths``: check them first, record them after.
+
+        On entry the paths must match their known state: an outside change raises
+        :class:`StateMismatchError` before the tool runs. When the block ends normally,
+        what changed under the paths is recorded as one snapshot, available as
+        ``tracking.snapshot`` (``None`` if nothing changed). When it raises, nothing is
+        recorded and the store is left as it was.
+
+        Raises:
+            StateMismatchError: If a path was changed outside snapline.
+        """
+        header = make_header(tool, description, session, metadata)
+        rels = self._relpaths(paths)
+        self._recorder.ensure_in_sync(rels)
+        tracking = Tracking(paths=rels)
+        yield tracking
+        with self._recorder.writing():
+            tracking.snapshot = self._recorder.record(rels, header)
+
+    def write_file(
+        self,
+        path: PathArg,
+        content: str | bytes,
+        *,
+        executable: bool | None = None,
+        tool: str = "write",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Snapshot | None:
+        """Write a file and record the change, in one call.
+
+        Args:
+            path: Relative to the root (or absolute inside it).
+            content: ``str`` is written as UTF-8; ``bytes`` exactly.
+            executable: The executable bit; ``None`` keeps the current one.
+
+        Returns:
+            The new snapshot, or ``None`` when that content was already there (or the
+            path is ignored: then it is written, not recorded, and said in
+            :attr:`last_skipped`).
+
+        Raises:
+            StateMismatchError: If the file was changed outside snapline.
+        """
+        header = make_header(tool, description or f"write {path}", session, metadata)
+        rel = self._relpath(path)
+        data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        with self._recorder.writing():
+            return self._recorder.write(rel, data, executable, header)
+
+    def delete_file(
+        self,
+        path: PathArg,
+        *,
+        tool: str = "delete",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Snapshot:
+        """Delete a tracked file and record the deletion.
+
+        Raises:
+            NotTrackedError: If the path is not a tracked file.
+            StateMismatchError: If the file was changed outside snapline.
+        """
+        header = make_header(tool, description or f"delete {path}", session, metadata)
+        rel = self._relpath(path)
+        with self._recorder.writing():
+            return self._recorder.delete(rel, header)
+
+    def move_file(
+        self,
+        src: PathArg,
+        dst: PathArg,
+        *,
+        overwrite: bool = False,
+        tool: str = "move",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Snapshot:
+        """Move a tracked file and record it as a rename.
+
+        Raises:
+            NotTrackedError: If ``src`` is not tracked, or ``dst`` exists and
+                ``overwrite`` is false.
+            StateMismatchError: If either file was changed outside snapline.
+        """
+        header = make_header(tool, description or f"move {src} -> {dst}", session, metadata)
+        source, target = self._relpath(src), self._relpath(dst)
+        with self._recorder.writing():
+            return self._recorder.move(source, target, overwrite, header)
+
+    @property
+    def last_skipped(self) -> tuple[SkippedPath, ...]:
+        """What the last recording call did not capture, also when it recorded nothing."""
+        return self._recorder.last_skipped
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def latest(self) -> int:
+        """The number of the latest snapshot (0: only the baseline)."""
+        return self._recorder.latest
+
+    @property
+    def limits(self) -> Limits:
+        """This store's content settings."""
+        return self._recorder.limits
+
+    def snapshots(
+        self,
+        *,
+        file: PathArg | None = None,
+        tool: str | None = None,
+        session: str | None = None,
+        since: datetime | int | None = None,
+        until: datetime | int | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> Iterator[Snapshot]:
+        """Iterate snapshots in number order, without loading their diffs.
+
+        Args:
+            file: Only snapshots that touched this path.
+            tool: Only snapshots recorded by this tool.
+            session: Only snapshots of this session.
+            since: A snapshot number or a time; only snapshots from it on.
+            until: A snapshot number or a time; only snapshots up to it.
+            limit: At most this many.
+            newest_first: Newest first instead.
+        """
+        rows = self._store.snapshot_rows(
+            first=since if isinstance(since, int) else None,
+            last=until if isinstance(until, int) else None,
+            tool=tool,
+            session=session,
+            path=None if file is None else self._relpath(file),
+            since=since.isoformat() if isinstance(since, datetime) else None,
+            until=until.isoformat() if isinstance(until, datetime) else None,
+            descending=newest_first,
+            limit=limit,
+        )
+        for row in rows:
+            yield to_snapshot(row, self._store.changes(row.number, deltas=False))
+
+    def snapshot(self, number: int) -> Snapshot:
+        """One snapshot with its diffs.
+
+        Raises:
+            SnapshotNotFoundError: If there is no such snapshot.
+        """
+        with self._store.read():
+            row = self._store.snapshot_row(number)
+            if row is None:
+                raise SnapshotNotFoundError(number, self.latest)
+            return to_snapshot(row, self._store.changes(number, deltas=True))
+
+    def content_at(self, path: PathArg, number: int | None = None) -> bytes:
+        """The bytes of ``path`` after snapshot ``number`` (default: the latest).
+
+        Rebuilt from the store alone and checked against the recorded hash.
+
+        Raises:
+            NotInSnapshotError: If the file did not exist then.
+            ContentUnavailableError: If that version was tracked by hash only.
+            SnapshotNotFoundError: If there is no snapshot ``number``.
+        """
+        rel = self._relpath(path)
+        with self._store.read():
+            latest = self.latest
+            at = latest if number is None else number
+            if not 0 <= at <= latest:
+                raise SnapshotNotFoundError(at, latest)
+            return self._recorder.rebuilder.content_at(rel, at)
+
+    def tracked(self) -> dict[str, str]:
+        """The known state: every tracked path with its content hash, sorted by path."""
+        return {path: row.hash for path, row in sorted(self._store.state().items())}
+
+    def validate(self, *, deep: bool = False) -> Report:
+        """Check the history for gaps, broken links, chain mismatches and missing content.
+
+        Args:
+            deep: Also rebuild every recorded version and check every stored blob.
+        """
+        with self._store.read():
+            problems = validate_history(self._store, deep=deep)
+        return Report(problems=tuple(problems))
+
+    def check_sync(self, paths: Iterable[PathArg] | PathArg | None = None) -> Report:
+        """Report files whose disk content differs from the known state.
+
+        Problems have kind ``modified``, ``deleted``, ``untracked`` (new and not
+        ignored) or ``unreadable``, each with its ``path``.
+        """
+        rels = None if paths is None else self._relpaths(paths)
+        with self._store.read():
+            detection = self._recorder.detect(rels, want_content=False)
+        self._recorder.save_stat_cache(detection)
+        return Report(problems=tuple(sync_problems(detection)))
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _relpath(self, path: PathArg) -> str:
+        return relpath_from_user(self.root, path)
+
+    def _relpaths(self, paths: Iterable[PathArg] | PathArg) -> list[str]:
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        return sorted({self._relpath(p) for p in paths})
+
+
+def _limits(config: dict[str, Any]) -> Limits:
+    defaults = Limits()
+    return Limits(
+        large_file_limit=int(config.get("large_file_limit", defaults.large_file_limit)),
+        diff_limit=int(config.get("diff_limit", defaults.diff_limit)),
+        max_chain=int(config.get("max_chain", defaults.max_chain)),
+        diff_deadline=float(config.get("diff_deadline", defaults.diff_deadline)),
+    )
+
+
+def _config(limits: Limits) -> dict[str, Any]:
+    return {
+        "large_file_limit": limits.large_file_limit,
+        "diff_limit": limits.diff_limit,
+        "max_chain": limits.max_chain,
+        "diff_deadline": limits.diff_deadline,
+    }
+
+
+def _remove_staging(store_dir: Path) -> None:
+    for leftover in store_dir.glob(DB_NAME + _INIT_SUFFIX + "*"):
+        leftover.unlink()
+
+
+def _refuse_dangerous_root(path: Path, force: bool) -> None:
+    if force:
+        return
+    real = Path(os.path.realpath(path))
+    if real == Path(real.anchor):
+        raise UnsafeRootError(path, "the filesystem root")
+    homes = set()
+    if os.environ.get("HOME"):
+        homes.add(Path(os.path.realpath(os.environ["HOME"])))
+    with contextlib.suppress(RuntimeError, KeyError):
+        homes.add(Path(os.path.realpath(Path.home())))
+    if real in homes:
+        raise UnsafeRootError(path, "your home directory")
