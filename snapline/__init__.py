@@ -20,7 +20,7 @@ from snapline.snapshots import (
     Storage,
 )
 from snapline.snapshots.commit import MetadataError
-from snapline.snapshots.recorder import NotTrackedError
+from snapline.snapshots.recorder import CommandError, GcResult, NotTrackedError, RunResult
 from snapline.store import StoreBusyError, StoreCorruptError, StoreVersionError
 from snapline.workspace import (
     AlreadyInitializedError,
@@ -36,16 +36,19 @@ __version__ = "0.1.0"
 __all__ = [
     "AlreadyInitializedError",
     "ChangeKind",
+    "CommandError",
     "ContentMismatchError",
     "ContentUnavailableError",
     "FileChange",
     "FileChangingError",
+    "GcResult",
     "MetadataError",
     "NotInSnapshotError",
     "NotInitializedError",
     "NotTrackedError",
     "Problem",
     "Report",
+    "RunResult",
     "SkippedPath",
     "SnaplineError",
     "Snapshot",

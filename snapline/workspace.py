@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from snapline.snapshots.commit import make_header
 from snapline.snapshots.convert import to_snapshot
 from snapline.snapshots.detect import sync_problems
 from snapline.snapshots.model import Report, SkippedPath, Snapshot
-from snapline.snapshots.recorder import LOCK_NAME, Recorder
+from snapline.snapshots.recorder import LOCK_NAME, GcResult, Recorder, RunResult
 from snapline.snapshots.validate import validate_history
 from snapline.store import DB_NAME, Store
 
@@ -342,6 +343,45 @@ class Workspace:
         with self._recorder.writing():
             return self._recorder.move(source, target, overwrite, header)
 
+    def run(
+        self,
+        argv: list[str],
+        *,
+        tool: str = "shell",
+        description: str | None = None,
+        cwd: PathArg | None = None,
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RunResult:
+        """Run a shell command and record its side effects as one snapshot.
+
+        Refuses to start when the workspace has drifted from its known state (the
+        snapshot must hold exactly what the command did). Holds the writer lock while
+        the command runs, so other writers wait. If the process dies mid-command, the
+        next open records what the command did.
+
+        Args:
+            argv: The command and its arguments (no shell is involved).
+            description: Defaults to the command line.
+            cwd: Working directory (default: the root).
+
+        Returns:
+            The command's exit code and the snapshot (``None`` if it changed nothing).
+
+        Raises:
+            StateMismatchError: If the workspace has drifted.
+            CommandError: If the command cannot be started.
+        """
+        text = description if description is not None else shlex.join(argv)
+        header = make_header(tool, text, session, metadata)
+        with self._recorder.writing():
+            return self._recorder.run(argv, header, None if cwd is None else Path(cwd))
+
+    def gc(self) -> GcResult:
+        """Remove stored content that no snapshot refers to, and compact the store."""
+        with self._recorder.writing():
+            return self._recorder.gc()
+
     @property
     def last_skipped(self) -> tuple[SkippedPath, ...]:
         """What the last recording call did not capture, also when it recorded nothing."""
@@ -438,6 +478,12 @@ class Workspace:
         with self._store.read():
             problems = validate_history(self._store, deep=deep)
         return Report(problems=tuple(problems))
+
+    def verify(self, *, deep: bool = False) -> Report:
+        """Everything CI holds a workspace to: :meth:`validate` plus :meth:`check_sync`."""
+        history = self.validate(deep=deep)
+        sync = self.check_sync()
+        return Report(problems=history.problems + sync.problems)
 
     def check_sync(self, paths: Iterable[PathArg] | PathArg | None = None) -> Report:
         """Report files whose disk content differs from the known state.

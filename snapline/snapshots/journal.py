@@ -34,7 +34,10 @@ from snapline.scanning import git_mode
 from snapline.snapshots.commit import now_iso
 from snapline.store import Store
 
-__all__ = ["ContentMismatchError", "PlannedWrite", "apply_writes", "recover"]
+__all__ = ["RUN_OP", "ContentMismatchError", "PlannedWrite", "apply_writes", "recover"]
+
+RUN_OP = "run"
+"""The journal entry of a shell command in progress (settled by recording its effects)."""
 
 T = TypeVar("T")
 
@@ -130,9 +133,13 @@ def apply_writes(
         raise
 
 
-def recover(root: Path, store: Store, rebuild_known: Rebuild) -> list[str]:
-    """Undo every journal entry left by a process that died mid-write.
+def recover(
+    root: Path, store: Store, rebuild_known: Rebuild, finish_run: Callable[[dict[str, str]], None]
+) -> list[str]:
+    """Settle every journal entry left by a process that died mid-operation.
 
+    File writes are undone. A shell command (``run``) cannot be undone, so its side
+    effects are recorded instead (``finish_run``), and nothing is left as drift.
     Call only while holding the writer lock, so no live writer's entry is touched.
 
     Returns:
@@ -140,6 +147,11 @@ def recover(root: Path, store: Store, rebuild_known: Rebuild) -> list[str]:
     """
     notes: list[str] = []
     for row in store.journal():
+        if row.op == RUN_OP:
+            finish_run(json.loads(row.payload))
+            with store.write():
+                store.delete_journal(row.id)
+            continue
         entries = json.loads(row.payload)
         writes = [PlannedWrite(content=None, **entry) for entry in entries]
         notes.extend(_undo(root, writes, rebuild_known, check=True))

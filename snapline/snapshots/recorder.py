@@ -11,9 +11,12 @@ records it. Rollback and revert use :meth:`apply` too.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import subprocess
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import filelock
@@ -24,15 +27,15 @@ from snapline.hashing import hash_bytes
 from snapline.paths import STORE_DIR, UnsafePathError, disk_path
 from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, DiskFile, IgnoreRules, read_disk_file
 from snapline.snapshots.build import Limits, Prepared, prepare_changes
-from snapline.snapshots.commit import Header, append_snapshot
+from snapline.snapshots.commit import Header, append_snapshot, now_iso
 from snapline.snapshots.convert import to_snapshot
 from snapline.snapshots.detect import Detection, Drift, detect, ensure_in_sync
-from snapline.snapshots.journal import PlannedWrite, apply_writes, recover
+from snapline.snapshots.journal import RUN_OP, PlannedWrite, apply_writes, recover
 from snapline.snapshots.model import SkippedPath, Snapshot
 from snapline.snapshots.reconstruct import ContentCache, Reconstructor
 from snapline.store import ChangeRow, SnapshotRow, StateRow, Store, StoreBusyError
 
-__all__ = ["LOCK_NAME", "NotTrackedError", "Recorder"]
+__all__ = ["LOCK_NAME", "CommandError", "GcResult", "NotTrackedError", "Recorder", "RunResult"]
 
 log = logging.getLogger("snapline")
 
@@ -47,6 +50,32 @@ class NotTrackedError(SnaplineError):
     def __init__(self, path: str, what: str = "is not tracked") -> None:
         self.path = path
         super().__init__(f"{path} {what}; check the path with `snapline status`")
+
+
+class CommandError(SnaplineError):
+    """A command given to ``run`` could not be started."""
+
+    exit_code = 2
+
+    def __init__(self, argv: Sequence[str], detail: str) -> None:
+        self.argv = list(argv)
+        super().__init__(f"cannot run {' '.join(argv)!r}: {detail}; check the command name")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A command's exit code and the snapshot of its side effects (``None``: none)."""
+
+    exit_code: int
+    snapshot: Snapshot | None
+
+
+@dataclass(frozen=True)
+class GcResult:
+    """What ``gc`` removed."""
+
+    blobs_removed: int
+    bytes_freed: int
 
 
 class Recorder:
@@ -94,8 +123,59 @@ class Recorder:
                 self._recover()
 
     def _recover(self) -> None:
-        for note in recover(self.root, self.store, self.known_content):
+        for note in recover(self.root, self.store, self.known_content, self._finish_run):
             log.warning("recovery: %s", note)
+
+    def _finish_run(self, payload: dict[str, str]) -> None:
+        header = Header(
+            tool=payload.get("tool", "shell"),
+            description=payload.get("description", "") + " (recorded after an interruption)",
+            metadata={"recovered": True},
+        )
+        self.record(None, header)
+
+    # -- shell commands ----------------------------------------------------------------
+
+    def run(self, argv: Sequence[str], header: Header, cwd: Path | None) -> RunResult:
+        """Run a command and record its side effects. Call while holding :meth:`writing`.
+
+        The workspace must be in sync first, so the snapshot holds exactly what the
+        command did; the lock is held throughout, so nobody else's writes mix in. A
+        journal entry makes a crash mid-command settle by recording on the next open.
+        """
+        with self.store.read():
+            detection = self.detect(None, want_content=False)
+        ensure_in_sync(detection)
+        payload = {
+            "argv": json.dumps(list(argv)),
+            "tool": header.tool,
+            "description": header.description,
+        }
+        with self.store.write():
+            entry_id = self.store.add_journal(RUN_OP, now_iso(), json.dumps(payload))
+        try:
+            completed = subprocess.run(list(argv), cwd=cwd or self.root, check=False)
+            exit_code = completed.returncode
+        except OSError as error:
+            with self.store.write():
+                self.store.delete_journal(entry_id)
+            raise CommandError(argv, str(error)) from None
+        with self.store.write():
+            snapshot = self.record(
+                None, replace(header, metadata={**header.metadata, "exit_code": exit_code})
+            )
+            self.store.delete_journal(entry_id)
+        return RunResult(exit_code=exit_code, snapshot=snapshot)
+
+    # -- maintenance ---------------------------------------------------------------------
+
+    def gc(self) -> GcResult:
+        """Delete stored content no snapshot refers to. Call while holding :meth:`writing`."""
+        with self.store.write():
+            unused = set(self.store.blob_hashes()) - self.store.referenced_blobs()
+            freed = self.store.delete_blobs(sorted(unused))
+        self.store.vacuum()
+        return GcResult(blobs_removed=len(unused), bytes_freed=freed)
 
     # -- recording what is on disk -----------------------------------------------------
 
