@@ -1,0 +1,62 @@
+"""Shared fixtures and the hypothesis profiles.
+
+``ci`` (the default) is deterministic: the same examples on every run, so a red build
+is reproducible. ``SNAPLINE_STRESS=1`` selects ``deep``, which explores far more.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from snapline import Workspace
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    max_examples=25,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    database=None,
+)
+settings.register_profile(
+    "deep",
+    deadline=None,
+    max_examples=500,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+settings.load_profile("deep" if os.environ.get("SNAPLINE_STRESS") == "1" else "ci")
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` (outside ``.snapline/`` and ``.git/``) with its bytes."""
+    result = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.split("/")[0] in (".snapline", ".git") or path.is_dir():
+            continue
+        result[rel] = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+    return result
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An empty workspace directory."""
+    path = tmp_path / "ws"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def ws(root: Path) -> Iterator[Workspace]:
+    """An initialised workspace with two files in its baseline."""
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('hello')\n")
+    (root / "README.md").write_text("# demo\n")
+    workspace = Workspace.init(root)
+    yield workspace
+    workspace.close()

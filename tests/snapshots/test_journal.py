@@ -1,0 +1,86 @@
+"""Journaled writes: a failure or a crash between workspace write and commit is undone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from snapline import Workspace, atomic
+from snapline.hashing import hash_bytes
+from snapline.snapshots import journal
+
+
+def test_a_failed_commit_puts_the_file_back(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    import snapline.snapshots.recorder as recorder
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(recorder, "append_snapshot", broken)
+    with pytest.raises(OSError):
+        ws.write_file("src/app.py", "new content\n")
+    assert (ws.root / "src/app.py").read_text() == "print('hello')\n"
+    with pytest.raises(OSError):
+        ws.move_file("src/app.py", "moved.py")
+    assert (ws.root / "src/app.py").exists() and not (ws.root / "moved.py").exists()
+    monkeypatch.undo()
+    assert ws.latest == 0 and ws.validate().ok and ws.check_sync().ok
+    assert ws._store.journal() == []
+
+
+def test_a_failed_second_write_undoes_the_first(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = atomic.remove_file
+    calls = []
+
+    def fail_once(*args: object, **kwargs: object) -> None:
+        calls.append(args)
+        if len(calls) == 1:  # the move's removal of its source; the undo then succeeds
+            raise OSError(28, "No space left on device")
+        real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(journal.atomic, "remove_file", fail_once)
+    with pytest.raises(OSError):
+        ws.move_file("src/app.py", "lib/app.py")
+    assert len(calls) == 2
+    assert not (ws.root / "lib/app.py").exists()
+    assert (ws.root / "src/app.py").read_text() == "print('hello')\n"
+    assert ws.check_sync().ok and ws.latest == 0
+
+
+def test_a_crash_after_the_write_is_undone_on_open(ws: Workspace) -> None:
+    # The state a SIGKILL leaves between "file written" and "snapshot committed".
+    path = ws.root / "src/app.py"
+    entry = {
+        "path": "src/app.py",
+        "before_hash": hash_bytes(b"print('hello')\n"),
+        "before_mode": 0o100644,
+        "after_hash": hash_bytes(b"crashed\n"),
+        "after_mode": 0o100644,
+    }
+    with ws._store.write():
+        ws._store.add_journal("write", "t", json.dumps([entry]))
+    path.write_text("crashed\n")
+    (path.parent / ".app.py.snapline-tmp-dead").write_text("leftover")
+    ws.close()
+    with Workspace.open(ws.root) as reopened:
+        assert path.read_text() == "print('hello')\n"
+        assert sorted(p.name for p in path.parent.iterdir()) == ["app.py"]
+        assert reopened._store.journal() == []
+        assert reopened.check_sync().ok and reopened.validate().ok
+
+
+def test_a_crash_during_run_is_settled_by_recording(ws: Workspace) -> None:
+    with ws._store.write():
+        ws._store.add_journal(
+            "run", "t", json.dumps({"argv": "[]", "tool": "shell", "description": "make"})
+        )
+    (ws.root / "made.txt").write_text("by the command\n")
+    ws.close()
+    with Workspace.open(ws.root) as reopened:
+        snap = reopened.snapshot(reopened.latest)
+        assert snap.tool == "shell" and snap.metadata == {"recovered": True}
+        assert [f.path for f in snap.files] == ["made.txt"]
+        assert reopened.check_sync().ok

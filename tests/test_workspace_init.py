@@ -1,0 +1,101 @@
+"""Creating and opening a workspace."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from snapline import (
+    AlreadyInitializedError,
+    NotInitializedError,
+    UnsafeRootError,
+    Workspace,
+)
+from snapline.hashing import hash_bytes
+
+
+def test_baseline_captures_every_non_ignored_file(root: Path) -> None:
+    (root / ".gitignore").write_text("build/\n*.tmp\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.bin").write_bytes(b"\x00" * 10)
+    (root / "a.tmp").write_text("tmp")
+    (root / "pkg").mkdir()
+    (root / "pkg" / ".gitignore").write_text("generated.py\n")
+    (root / "pkg" / "generated.py").write_text("x = 1\n")
+    (root / "pkg" / "mod.py").write_text("y = 2\n")
+    (root / "same1.txt").write_text("identical")
+    (root / "same2.txt").write_text("identical")
+    with Workspace.init(root) as ws:
+        baseline = ws.snapshot(0)
+        assert baseline.number == 0 and baseline.parent_id is None and baseline.tool == "init"
+        assert [f.path for f in baseline.files] == [
+            ".gitignore", "pkg/.gitignore", "pkg/mod.py", "same1.txt", "same2.txt",
+        ]  # fmt: skip
+        assert {(s.path, s.reason) for s in baseline.skipped} == {
+            ("build/", "ignored"), ("a.tmp", "ignored"), ("pkg/generated.py", "ignored"),
+        }  # fmt: skip
+        assert ws.tracked()["pkg/mod.py"] == hash_bytes(b"y = 2\n")
+        # Identical files share one stored blob.
+        refs = {f.content_ref for f in baseline.files if f.path.startswith("same")}
+        assert len(refs) == 1
+        assert ws.validate().ok and ws.check_sync().ok
+
+
+def test_init_twice_is_refused_and_open_needs_a_store(root: Path) -> None:
+    Workspace.init(root).close()
+    with pytest.raises(AlreadyInitializedError) as caught:
+        Workspace.init(root)
+    assert str(root) in str(caught.value)
+    with pytest.raises(NotInitializedError):
+        Workspace.open(root / "elsewhere")
+
+
+def test_find_looks_upwards(root: Path) -> None:
+    (root / "a" / "b").mkdir(parents=True)
+    Workspace.init(root).close()
+    with Workspace.find(root / "a" / "b") as ws:
+        assert ws.root == root
+
+
+@pytest.mark.parametrize("where", ["home", "fsroot"])
+def test_dangerous_roots_are_refused_unless_forced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    if where == "home":
+        monkeypatch.setenv("HOME", str(tmp_path))
+        target = tmp_path
+    else:
+        target = Path("/")
+    with pytest.raises(UnsafeRootError):
+        Workspace.init(target)
+    assert not (tmp_path / ".snapline").exists()
+    if where == "home":
+        (tmp_path / "f").write_text("x")
+        Workspace.init(tmp_path, force=True).close()
+        assert (tmp_path / ".snapline" / "store.db").exists()
+
+
+def test_a_failed_init_leaves_no_store(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (root / "f").write_text("x")
+    import snapline.snapshots.baseline as baseline
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(baseline, "pack", broken)
+    with pytest.raises(OSError):
+        Workspace.init(root)
+    assert not (root / ".snapline").exists()
+    monkeypatch.undo()
+    Workspace.init(root).close()
+
+
+def test_large_files_are_tracked_by_hash_only_and_said_so(root: Path) -> None:
+    (root / "big.bin").write_bytes(os.urandom(2048))
+    with Workspace.init(root, large_file_limit=1024) as ws:
+        big = ws.snapshot(0).file("big.bin")
+        assert big is not None and big.storage == "hash-only"
+        assert any(s.path == "big.bin" and "hash only" in s.reason for s in ws.snapshot(0).skipped)
+        assert ws.check_sync().ok
