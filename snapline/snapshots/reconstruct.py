@@ -117,7 +117,9 @@ class Reconstructor:
             raise ContentUnavailableError(row.path, row.snapshot, row.result_hash)
         chain = self._delta_chain(row)
         start = chain.pop()
-        data = self.cache.get(start.result_hash) or self._full(start)
+        cached_start = self.cache.get(start.result_hash)
+        # An empty file's cached content is b"", which is falsy: test for None explicitly.
+        data = cached_start if cached_start is not None else self._full(start)
         if chain:
             text = decode_text(data)
             if text is None:

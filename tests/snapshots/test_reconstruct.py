@@ -114,3 +114,14 @@ def test_store_rows_keep_raw_bytes_paths(root: Path) -> None:
         assert path in ws.tracked()
         assert ws.content_at(path, 0) == b"latin-1 name\n"
         assert isinstance(Store, type)
+
+
+def test_an_empty_version_in_the_middle_of_a_delta_chain(root: Path) -> None:
+    # Found by the property test: an empty file's cached content is b"" (falsy), which
+    # once sent the rebuild down the full-content path of a delta row.
+    (root / "a.txt").write_bytes(b"base\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", b"")
+        ws.write_file("a.txt", b"alpha\n")
+        assert ws.validate(deep=True).ok
+        assert ws.content_at("a.txt", 1) == b"" and ws.content_at("a.txt", 2) == b"alpha\n"
