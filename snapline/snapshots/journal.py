@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from snapline import atomic
+from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import disk_path
@@ -117,14 +118,18 @@ def apply_writes(
         entry_id = store.add_journal(
             op, now_iso(), json.dumps([w.entry() for w in writes], ensure_ascii=True)
         )
+    crash_point("journal-committed")
     touched: list[PlannedWrite] = []
     try:
         for write in writes:
             touched.append(write)
             _write(root, write.path, write.content, write.after_mode)
+            crash_point("file-written")
+        crash_point("files-written")
         with store.write():
             result = commit()
             store.delete_journal(entry_id)
+        crash_point("snapshot-committed")
         return result
     except BaseException:
         _undo(root, touched, rebuild_known)

@@ -22,6 +22,7 @@ from pathlib import Path
 import filelock
 
 from snapline import atomic
+from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import STORE_DIR, UnsafePathError, disk_path
@@ -153,6 +154,7 @@ class Recorder:
         }
         with self.store.write():
             entry_id = self.store.add_journal(RUN_OP, now_iso(), json.dumps(payload))
+        crash_point("run-journaled")
         try:
             completed = subprocess.run(list(argv), cwd=cwd or self.root, check=False)
             exit_code = completed.returncode
@@ -160,6 +162,7 @@ class Recorder:
             with self.store.write():
                 self.store.delete_journal(entry_id)
             raise CommandError(argv, str(error)) from None
+        crash_point("run-finished")
         with self.store.write():
             snapshot = self.record(
                 None, replace(header, metadata={**header.metadata, "exit_code": exit_code})
@@ -193,6 +196,8 @@ class Recorder:
                 return None
             prepared = self.prepare(detection.drifts)
             row, changes = append_snapshot(self.store, header, prepared, skipped)
+            crash_point("record-prepared")
+        crash_point("snapshot-committed")
         self._remember(detection.drifts)
         snapshot = to_snapshot(row, changes)
         self._said(snapshot.skipped)

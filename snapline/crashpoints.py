@@ -1,0 +1,50 @@
+"""Named points where a write is half done, for the crash-safety tests.
+
+Setting ``SNAPLINE_CRASH_AT=<step>`` (or ``<step>:<n>`` for the n-th time the step is
+reached) makes the process SIGKILL itself there, as a power cut would stop it, so the
+tests can check that the next open finds the store and the workspace whole. Unset (the
+normal case) each point costs one comparison. The steps are listed in :data:`STEPS`
+and in docs/guarantees.md.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+__all__ = ["ENV", "STEPS", "crash_point"]
+
+ENV = "SNAPLINE_CRASH_AT"
+
+STEPS = (
+    "baseline-built",  # init: store built under its staging name, not yet renamed
+    "journal-committed",  # a workspace write is journaled, no file written yet
+    "file-written",  # one workspace file written, snapshot not committed
+    "files-written",  # every workspace file written, snapshot not committed
+    "snapshot-committed",  # snapshot and journal clean-up committed
+    "record-prepared",  # a recording is computed, its transaction not committed
+    "run-journaled",  # a shell command is journaled, not started
+    "run-finished",  # the command has exited, its effects not recorded
+    "milestone-prepared",  # a milestone is computed, its transaction not committed
+)
+
+
+def _target() -> tuple[str, int] | None:
+    value = os.environ.get(ENV)
+    if not value:
+        return None
+    step, _, count = value.partition(":")
+    return step, int(count) if count else 1
+
+
+_TARGET = _target()
+_SEEN: dict[str, int] = {}
+
+
+def crash_point(step: str) -> None:
+    """SIGKILL this process if ``SNAPLINE_CRASH_AT`` names ``step`` (see module doc)."""
+    if _TARGET is None or _TARGET[0] != step:
+        return
+    _SEEN[step] = _SEEN.get(step, 0) + 1
+    if _SEEN[step] == _TARGET[1]:
+        os.kill(os.getpid(), signal.SIGKILL)
