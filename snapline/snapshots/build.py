@@ -10,7 +10,7 @@ revlog does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from snapline.content import decode_text, pack
 from snapline.diffing import compute_deltas
@@ -181,40 +181,19 @@ def _modified(
     old_path: str | None = None,
 ) -> ChangeRow:
     assert known is not None and disk is not None
-    kind = "renamed" if old_path is not None else "modified"
-    common = {
-        "snapshot": -1,
-        "path": path,
-        "kind": kind,
-        "old_path": old_path,
-        "base_hash": known.hash,
-        "result_hash": disk.hash,
-        "base_mode": known.mode,
-        "result_mode": disk.mode,
-        "size": disk.size,
-    }
+    template = ChangeRow(
+        snapshot=-1, path=path, kind="renamed" if old_path is not None else "modified",
+        old_path=old_path, base_hash=known.hash, result_hash=disk.hash, base_mode=known.mode,
+        result_mode=disk.mode, size=disk.size, storage="full", forward=None, reverse=None,
+        content=None, chain=0, chain_bytes=0,
+    )  # fmt: skip
     deltas = _try_deltas(known, disk, limits, base_content, base_row)
     if deltas is not None:
         forward, reverse, chain, chain_bytes = deltas
-        return ChangeRow(
-            **common,
-            storage="delta",
-            forward=forward,
-            reverse=reverse,
-            content=None,
-            chain=chain,
-            chain_bytes=chain_bytes,
-        )
+        return replace(template, storage="delta", forward=forward, reverse=reverse, chain=chain,
+                       chain_bytes=chain_bytes)  # fmt: skip
     storage, content = _store_full(disk, prepared)
-    return ChangeRow(
-        **common,
-        storage=storage,
-        forward=None,
-        reverse=None,
-        content=content,
-        chain=0,
-        chain_bytes=0,
-    )
+    return replace(template, storage=storage, content=content)
 
 
 def _try_deltas(

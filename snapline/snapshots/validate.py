@@ -128,19 +128,21 @@ def _check_change(
     change: ChangeRow, replay: dict[str, tuple[str, int]], blobs: set[str]
 ) -> list[Problem]:
     problems = []
-    where = {"path": change.path, "number": change.snapshot}
+
+    def corrupt(kind: str, message: str, **extra: str | None) -> Problem:
+        return Problem(kind=kind, severity="corrupt", path=change.path, number=change.snapshot,
+                       message=message, **extra)  # fmt: skip
+
     try:
         check_relpath(change.path)
         if change.old_path is not None:
             check_relpath(change.old_path)
     except UnsafePathError as error:
-        return [Problem(kind="unsafe-path", severity="corrupt", message=str(error), **where)]
+        return [corrupt("unsafe-path", str(error))]
     if change.kind not in _KINDS or change.storage not in _STORAGES:
         return [
-            Problem(
-                kind="bad-record",
-                severity="corrupt",
-                **where,
+            corrupt(
+                "bad-record",
                 message=f"{change.path} in snapshot {change.snapshot} has kind "
                 f"{change.kind!r} and storage {change.storage!r}",
             )
@@ -148,10 +150,8 @@ def _check_change(
     for value in (change.base_hash, change.result_hash):
         if value is not None and not is_hash(value):
             problems.append(
-                Problem(
-                    kind="bad-record",
-                    severity="corrupt",
-                    **where,
+                corrupt(
+                    "bad-record",
                     message=f"{change.path} has a malformed hash {value!r}",
                 )
             )
@@ -160,10 +160,8 @@ def _check_change(
     base = (change.base_hash, change.base_mode) if change.base_hash else None
     if known != base:
         problems.append(
-            Problem(
-                kind="continuity",
-                severity="corrupt",
-                **where,
+            corrupt(
+                "continuity",
                 expected=known[0] if known else None,
                 actual=change.base_hash,
                 message=f"{change.path} in snapshot {change.snapshot} starts from "
@@ -179,10 +177,8 @@ def _check_change(
         replay[change.path] = (change.result_hash, change.result_mode or 0)
     if change.storage == "full" and (change.content is None or change.content not in blobs):
         problems.append(
-            Problem(
-                kind="missing-content",
-                severity="corrupt",
-                **where,
+            corrupt(
+                "missing-content",
                 expected=change.content,
                 message=f"the content of {change.path} in snapshot {change.snapshot} "
                 f"({change.content}) is missing from the store",
@@ -190,10 +186,8 @@ def _check_change(
         )
     if change.storage == "delta" and (change.forward is None or change.reverse is None):
         problems.append(
-            Problem(
-                kind="missing-content",
-                severity="corrupt",
-                **where,
+            corrupt(
+                "missing-content",
                 message=f"the delta of {change.path} in snapshot {change.snapshot} is missing",
             )
         )
