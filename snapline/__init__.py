@@ -1,58 +1,160 @@
 """snapline: a milestone-oriented snapshot manager with continuity validation.
 
 The public API is re-exported here; everything else is internal.
+
+The names are loaded on first use (PEP 562): ``snapline --help`` imports this package on
+its way to ``snapline.cli``, and must not pay for pydantic, sqlite3 and the diff engine
+it never touches. Add a new public name to ``_EXPORTS`` (and the ``TYPE_CHECKING``
+block, for type checkers), not as an import at the top.
 """
 
-from snapline.errors import SnaplineError
-from snapline.paths import UnsafePathError
-from snapline.scanning import FileChangingError
-from snapline.snapshots import (
-    ChangeKind,
-    ContentMismatchError,
-    ContentUnavailableError,
-    FileChange,
-    NotInSnapshotError,
-    Problem,
-    Report,
-    SkippedPath,
-    Snapshot,
-    StateMismatchError,
-    Storage,
-)
-from snapline.snapshots.commit import MetadataError
-from snapline.snapshots.recorder import CommandError, GcResult, NotTrackedError, RunResult
-from snapline.store import StoreBusyError, StoreCorruptError, StoreVersionError
-from snapline.workspace import (
-    AlreadyInitializedError,
-    NotInitializedError,
-    SnapshotNotFoundError,
-    Tracking,
-    UnsafeRootError,
-    Workspace,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from snapline.errors import SnaplineError
+    from snapline.milestones import (
+        EmptyMilestoneError,
+        Milestone,
+        MilestoneArgumentError,
+        MilestoneContinuityError,
+        MilestoneNotFoundError,
+        MilestoneRangeError,
+        MilestoneRecordError,
+        Milestones,
+        MilestoneStats,
+        OpenRange,
+    )
+    from snapline.paths import UnsafePathError
+    from snapline.scanning import FileChangingError
+    from snapline.snapshots import (
+        ChangeKind,
+        ContentMismatchError,
+        ContentUnavailableError,
+        FileChange,
+        NotInSnapshotError,
+        Problem,
+        Report,
+        SkippedPath,
+        Snapshot,
+        StateMismatchError,
+        Storage,
+    )
+    from snapline.snapshots.commit import MetadataError
+    from snapline.snapshots.history import SnapshotRangeError
+    from snapline.snapshots.recorder import CommandError, GcResult, NotTrackedError, RunResult
+    from snapline.snapshots.results import (
+        Conflict,
+        ModifiedFile,
+        Move,
+        RevertResult,
+        RollbackResult,
+    )
+    from snapline.snapshots.revert import BaselineRevertError, RevertConflictError
+    from snapline.snapshots.rollback import RollbackConflictError
+    from snapline.store import StoreBusyError, StoreCorruptError, StoreVersionError
+    from snapline.workspace import (
+        AlreadyInitializedError,
+        NotInitializedError,
+        SnapshotNotFoundError,
+        Tracking,
+        UnsafeRootError,
+        Workspace,
+    )
 
 __version__ = "0.1.0"
 
+_EXPORTS: dict[str, str] = {
+    "AlreadyInitializedError": "snapline.workspace",
+    "ChangeKind": "snapline.snapshots",
+    "CommandError": "snapline.snapshots.recorder",
+    "ContentMismatchError": "snapline.snapshots",
+    "ContentUnavailableError": "snapline.snapshots",
+    "FileChange": "snapline.snapshots",
+    "FileChangingError": "snapline.scanning",
+    "GcResult": "snapline.snapshots.recorder",
+    "MetadataError": "snapline.snapshots.commit",
+    "BaselineRevertError": "snapline.snapshots.revert",
+    "Conflict": "snapline.snapshots.results",
+    "ModifiedFile": "snapline.snapshots.results",
+    "Move": "snapline.snapshots.results",
+    "RevertConflictError": "snapline.snapshots.revert",
+    "RevertResult": "snapline.snapshots.results",
+    "RollbackConflictError": "snapline.snapshots.rollback",
+    "RollbackResult": "snapline.snapshots.results",
+    "SnapshotRangeError": "snapline.snapshots.history",
+    "EmptyMilestoneError": "snapline.milestones",
+    "Milestone": "snapline.milestones",
+    "MilestoneArgumentError": "snapline.milestones",
+    "MilestoneContinuityError": "snapline.milestones",
+    "MilestoneNotFoundError": "snapline.milestones",
+    "MilestoneRangeError": "snapline.milestones",
+    "MilestoneRecordError": "snapline.milestones",
+    "MilestoneStats": "snapline.milestones",
+    "Milestones": "snapline.milestones",
+    "OpenRange": "snapline.milestones",
+    "NotInSnapshotError": "snapline.snapshots",
+    "NotInitializedError": "snapline.workspace",
+    "NotTrackedError": "snapline.snapshots.recorder",
+    "Problem": "snapline.snapshots",
+    "Report": "snapline.snapshots",
+    "RunResult": "snapline.snapshots.recorder",
+    "SkippedPath": "snapline.snapshots",
+    "SnaplineError": "snapline.errors",
+    "Snapshot": "snapline.snapshots",
+    "SnapshotNotFoundError": "snapline.workspace",
+    "StateMismatchError": "snapline.snapshots",
+    "Storage": "snapline.snapshots",
+    "StoreBusyError": "snapline.store",
+    "StoreCorruptError": "snapline.store",
+    "StoreVersionError": "snapline.store",
+    "Tracking": "snapline.workspace",
+    "UnsafePathError": "snapline.paths",
+    "UnsafeRootError": "snapline.workspace",
+    "Workspace": "snapline.workspace",
+}
+
 __all__ = [
     "AlreadyInitializedError",
+    "BaselineRevertError",
     "ChangeKind",
     "CommandError",
+    "Conflict",
     "ContentMismatchError",
     "ContentUnavailableError",
+    "EmptyMilestoneError",
     "FileChange",
     "FileChangingError",
     "GcResult",
     "MetadataError",
+    "Milestone",
+    "MilestoneArgumentError",
+    "MilestoneContinuityError",
+    "MilestoneNotFoundError",
+    "MilestoneRangeError",
+    "MilestoneRecordError",
+    "MilestoneStats",
+    "Milestones",
+    "ModifiedFile",
+    "Move",
     "NotInSnapshotError",
     "NotInitializedError",
     "NotTrackedError",
+    "OpenRange",
     "Problem",
     "Report",
+    "RevertConflictError",
+    "RevertResult",
+    "RollbackConflictError",
+    "RollbackResult",
     "RunResult",
     "SkippedPath",
     "SnaplineError",
     "Snapshot",
     "SnapshotNotFoundError",
+    "SnapshotRangeError",
     "StateMismatchError",
     "Storage",
     "StoreBusyError",
@@ -64,3 +166,16 @@ __all__ = [
     "Workspace",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'snapline' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

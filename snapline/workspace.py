@@ -13,21 +13,28 @@ import shlex
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import filelock
 
+from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
+from snapline.milestones import Milestones, validate_milestones
 from snapline.paths import STORE_DIR, relpath_from_user
 from snapline.snapshots.baseline import capture_baseline
 from snapline.snapshots.build import Limits
 from snapline.snapshots.commit import make_header
 from snapline.snapshots.convert import to_snapshot
 from snapline.snapshots.detect import sync_problems
+from snapline.snapshots.history import SnapshotNotFoundError, modified_files, unified_diff
 from snapline.snapshots.model import Report, SkippedPath, Snapshot
 from snapline.snapshots.recorder import LOCK_NAME, GcResult, Recorder, RunResult
+from snapline.snapshots.results import ModifiedFile, RevertResult, RollbackResult
+from snapline.snapshots.revert import revert as revert_snapshot
+from snapline.snapshots.rollback import EXTERNAL_TOOL
+from snapline.snapshots.rollback import rollback as roll_back
 from snapline.snapshots.validate import validate_history
 from snapline.store import DB_NAME, Store
 
@@ -82,17 +89,6 @@ class UnsafeRootError(SnaplineError):
         )
 
 
-class SnapshotNotFoundError(SnaplineError):
-    """A snapshot number that does not exist."""
-
-    exit_code = 1
-
-    def __init__(self, number: int, latest: int) -> None:
-        self.number = number
-        self.latest = latest
-        super().__init__(f"there is no snapshot {number}; the history runs from 0 to {latest}")
-
-
 @dataclass
 class Tracking:
     """What ``ws.track(...)`` yields; ``snapshot`` is set when the block ends."""
@@ -111,6 +107,7 @@ class Workspace:
         self.root = root
         self._store = store
         self._recorder = Recorder(root, store, _limits(store.config()), timeout)
+        self._milestones = Milestones(self._recorder)
 
     # -- opening ------------------------------------------------------------------------
 
@@ -159,6 +156,7 @@ class Workspace:
                     capture_baseline(path, store, limits, description, progress)
                 finally:
                     store.close()
+                crash_point("baseline-built")
                 # The store only appears under its real name once the baseline is in
                 # it, so an interrupted init never leaves a store that looks usable.
                 os.replace(staging, store_dir / DB_NAME)
@@ -382,6 +380,109 @@ class Workspace:
         with self._recorder.writing():
             return self._recorder.gc()
 
+    # -- rollback, revert and resync ------------------------------------------------------
+
+    def resync(
+        self,
+        *,
+        description: str = "",
+        paths: Iterable[PathArg] | PathArg | None = None,
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Snapshot | None:
+        """Adopt changes made outside snapline as an explicit snapshot (tool ``external``).
+
+        This is the way out of a :class:`StateMismatchError`: the outside change becomes
+        part of the history, so continuity holds and it can be rolled back like any other.
+
+        Args:
+            description: Why the workspace changed (for example "ran the formatter").
+            paths: Only these files or directories (default: the whole workspace).
+
+        Returns:
+            The new snapshot, or ``None`` when the disk already matched the history.
+        """
+        header = make_header(EXTERNAL_TOOL, description or "outside changes", session, metadata)
+        rels = None if paths is None else self._relpaths(paths)
+        with self._recorder.writing():
+            return self._recorder.record(rels, header)
+
+    def rollback(
+        self,
+        to: int,
+        paths: Iterable[PathArg] | PathArg | None = None,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        tool: str = "rollback",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RollbackResult:
+        """Make every tracked file (or only ``paths``) what it was after snapshot ``to``.
+
+        Modified files are rewritten, files added since are deleted and files deleted
+        since are recreated, with their mode; files already right are not touched.
+        Untracked and ignored files are left alone, and nothing under ``.git/`` is ever
+        written. The rollback is recorded as a new snapshot, so it can be rolled back in
+        turn. Writes are journaled: on failure every file is put back.
+
+        Args:
+            to: The snapshot to go back to (0 is the baseline).
+            paths: Only these files or directories (default: the whole workspace).
+            dry_run: Only report what would change, and the conflicts; write nothing.
+            force: Overwrite files changed outside snapline: their content is first
+                recorded as a snapshot of its own (tool ``external``), so it is not lost.
+
+        Returns:
+            A :class:`RollbackResult`: the paths restored, deleted and recreated, any
+            conflicts, and the new snapshot (``None`` if nothing changed or dry run).
+
+        Raises:
+            SnapshotNotFoundError: If there is no snapshot ``to``.
+            RollbackConflictError: If files were changed outside snapline (and ``force``
+                is false) or a path is in the way; nothing is written.
+            OSError: If writing fails; the workspace and the store are left as they were.
+        """
+        header = make_header(tool, description or f"roll back to snapshot {to}", session, metadata)
+        rels = None if paths is None else self._relpaths(paths)
+        return roll_back(self._recorder, to, rels, dry_run=dry_run, force=force, header=header)
+
+    def revert(
+        self,
+        number: int,
+        *,
+        dry_run: bool = False,
+        tool: str = "revert",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RevertResult:
+        """Undo the changes of snapshot ``number`` only, keeping later ones (like ``git revert``).
+
+        Text files edited since get the snapshot's change patched out of today's content;
+        a file the snapshot added is deleted if unchanged since, one it deleted is
+        recreated if the path is free, and a rename is moved back. Recorded as a new
+        snapshot.
+
+        Args:
+            number: The snapshot to undo (1 or later).
+            dry_run: Only report what would change, and the conflicts; write nothing.
+
+        Returns:
+            A :class:`RevertResult`: the paths restored, deleted, recreated and moved
+            back, conflicts (dry run only), and the new snapshot.
+
+        Raises:
+            SnapshotNotFoundError: If there is no snapshot ``number``.
+            BaselineRevertError: If ``number`` is 0.
+            RevertConflictError: If some change cannot be undone cleanly (per file:
+                hunks that no longer apply, binary files changed since, outside changes,
+                paths in the way); nothing is written.
+        """
+        header = make_header(tool, description or f"revert snapshot {number}", session, metadata)
+        return revert_snapshot(self._recorder, number, dry_run=dry_run, header=header)
+
     @property
     def last_skipped(self) -> tuple[SkippedPath, ...]:
         """What the last recording call did not capture, also when it recorded nothing."""
@@ -398,6 +499,15 @@ class Workspace:
     def limits(self) -> Limits:
         """This store's content settings."""
         return self._recorder.limits
+
+    @property
+    def milestones(self) -> Milestones:
+        """The workspace's milestones: named, continuous ranges of snapshots.
+
+        ``ws.milestones.create("parser done")`` closes everything recorded since the last
+        milestone; see :class:`~snapline.milestones.Milestones`.
+        """
+        return self._milestones
 
     def snapshots(
         self,
@@ -427,8 +537,8 @@ class Workspace:
             tool=tool,
             session=session,
             path=None if file is None else self._relpath(file),
-            since=since.isoformat() if isinstance(since, datetime) else None,
-            until=until.isoformat() if isinstance(until, datetime) else None,
+            since=_stored_time(since) if isinstance(since, datetime) else None,
+            until=_stored_time(until) if isinstance(until, datetime) else None,
             descending=newest_first,
             limit=limit,
         )
@@ -465,6 +575,39 @@ class Workspace:
                 raise SnapshotNotFoundError(at, latest)
             return self._recorder.rebuilder.content_at(rel, at)
 
+    def modified_files(self, from_n: int = 0, to_n: int | None = None) -> list[ModifiedFile]:
+        """Each path changed between snapshots ``from_n`` and ``to_n`` (default: latest).
+
+        Statuses are relative to ``from_n``: ``added``, ``modified``, ``deleted``, or
+        ``renamed`` (with ``old_path``); each lists the snapshots that touched the file.
+        A file added and deleted again inside the range is not listed.
+
+        Raises:
+            SnapshotNotFoundError: If either number does not exist.
+            SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+        """
+        return modified_files(self._store, from_n, to_n)
+
+    def diff(
+        self,
+        from_n: int,
+        to_n: int | None = None,
+        paths: Iterable[PathArg] | PathArg | None = None,
+    ) -> str:
+        """A git-style unified diff from snapshot ``from_n`` to ``to_n`` (default: latest).
+
+        ``git apply`` accepts it on a tree in the state after ``from_n``: it has
+        ``diff --git`` headers, new/deleted file and mode-change lines, renames, full
+        ``index`` lines, and ``\\ No newline at end of file``. Binary files are named,
+        not dumped.
+
+        Raises:
+            SnapshotNotFoundError: If either number does not exist.
+            SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+        """
+        rels = None if paths is None else self._relpaths(paths)
+        return unified_diff(self._recorder, from_n, to_n, rels)
+
     def tracked(self) -> dict[str, str]:
         """The known state: every tracked path with its content hash, sorted by path."""
         return {path: row.hash for path, row in sorted(self._store.state().items())}
@@ -477,6 +620,7 @@ class Workspace:
         """
         with self._store.read():
             problems = validate_history(self._store, deep=deep)
+            problems += validate_milestones(self._store)
         return Report(problems=tuple(problems))
 
     def verify(self, *, deep: bool = False) -> Report:
@@ -506,6 +650,12 @@ class Workspace:
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         return sorted({self._relpath(p) for p in paths})
+
+
+def _stored_time(moment: datetime) -> str:
+    # Snapshot times are stored as UTC ISO strings with microseconds and compared as
+    # text, so a bound must be written the same way (a naive datetime is local time).
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
 
 
 def _limits(config: dict[str, Any]) -> Limits:

@@ -364,7 +364,8 @@ class Store:
         limit: int | None = None,
     ) -> list[SnapshotRow]:
         """Snapshot headers matching every given filter, in number order."""
-        where, params = [], []  # type: ignore[var-annotated]
+        where: list[str] = []
+        params: list[object] = []
         if first is not None:
             where.append("number >= ?")
             params.append(first)
@@ -651,6 +652,21 @@ class Store:
 
     def vacuum(self) -> None:
         self._execute_tx("VACUUM")
+
+    # -- milestones: ranges and lookups (issue 4) -------------------------------------------
+
+    def latest_milestone_row(self) -> MilestoneRow | None:
+        """The milestone with the highest number, or ``None`` when there is none."""
+        rows = self._query("SELECT * FROM milestones ORDER BY number DESC LIMIT 1")
+        return MilestoneRow(*rows[0]) if rows else None
+
+    def milestone_containing(self, snapshot: int) -> MilestoneRow | None:
+        """The (lowest-numbered) milestone whose range includes snapshot ``snapshot``."""
+        rows = self._query(
+            "SELECT * FROM milestones WHERE first <= ? AND last >= ? ORDER BY number LIMIT 1",
+            (snapshot, snapshot),
+        )
+        return MilestoneRow(*rows[0]) if rows else None
 
     def _require_tx(self) -> None:
         if not self._depth:

@@ -1,0 +1,221 @@
+"""The :class:`Milestones` object behind ``ws.milestones``."""
+
+from __future__ import annotations
+
+import builtins
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from snapline import atomic
+from snapline.milestones.create import LATEST, append_milestone
+from snapline.milestones.export import render_patch
+from snapline.milestones.model import Milestone, MilestoneStats, OpenRange
+from snapline.milestones.read import find_milestone, open_range, to_milestone
+from snapline.snapshots.commit import make_header
+from snapline.snapshots.history import modified_files, unified_diff
+from snapline.snapshots.recorder import Recorder
+from snapline.snapshots.results import ModifiedFile, RollbackResult
+from snapline.snapshots.rollback import rollback as roll_back
+
+__all__ = ["Milestones"]
+
+_FILE_MODE = 0o100644
+
+
+class Milestones:
+    """The milestones of one workspace: named, continuous, append-only snapshot ranges.
+
+    Reached as ``ws.milestones``. Milestone 1 starts at snapshot 1 (0 is the baseline)
+    and each next one starts one past the previous one's last snapshot, so together they
+    cover the history without gaps or overlaps. Reading calls take no lock; ``create``
+    and ``rollback`` take the workspace's writer lock.
+    """
+
+    def __init__(self, recorder: Recorder) -> None:
+        self._recorder = recorder
+        self._store = recorder.store
+
+    # -- creating -------------------------------------------------------------------------
+
+    def create(
+        self,
+        title: str,
+        description: str = "",
+        to: int | str = LATEST,
+        start: int | None = None,
+        tags: Iterable[str] = (),
+    ) -> Milestone:
+        """Close the snapshots ``start..to`` as the next milestone.
+
+        With the defaults this closes all the work since the last milestone.
+
+        Args:
+            title: One line naming the step, for example ``"parser done"``.
+            description: Free text.
+            to: The last snapshot, or ``"latest"``.
+            start: The first snapshot. It can only be one past the previous milestone's
+                last snapshot (1 for the first milestone), which is the default; passing
+                it states the expectation, and a mismatch is refused.
+            tags: Short labels.
+
+        Returns:
+            The new milestone.
+
+        Raises:
+            MilestoneContinuityError: If ``start`` would leave a gap or overlap; its
+                ``expected`` attribute is the start that fits.
+            EmptyMilestoneError: If nothing was recorded since the last milestone.
+            MilestoneRangeError: If ``to`` is past the latest snapshot or before ``start``.
+            MilestoneArgumentError: If the title, tags or ``to`` cannot be used.
+        """
+        with self._recorder.writing(), self._store.write():
+            row = append_milestone(self._store, title, description, to, start, tags)
+        return to_milestone(row)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def list(self) -> builtins.list[Milestone]:
+        """Every milestone, in number order."""
+        return [to_milestone(row) for row in self._store.milestone_rows()]
+
+    def get(self, number: int) -> Milestone:
+        """Milestone ``number``.
+
+        Raises:
+            MilestoneNotFoundError: If there is no such milestone.
+        """
+        return find_milestone(self._store, number)
+
+    def current(self) -> OpenRange:
+        """The open range: snapshots recorded since the last milestone, not yet in one."""
+        with self._store.read():
+            return open_range(self._store)
+
+    def for_snapshot(self, number: int) -> Milestone | None:
+        """The milestone containing snapshot ``number``; ``None`` for the baseline, the
+        open range, or a snapshot that does not exist."""
+        row = self._store.milestone_containing(number)
+        return None if row is None else to_milestone(row)
+
+    # -- what a milestone changed ---------------------------------------------------------
+
+    def diff(self, number: int) -> str:
+        """The unified diff of the whole milestone: from snapshot ``first - 1`` to ``last``.
+
+        Raises:
+            MilestoneNotFoundError: If there is no such milestone.
+        """
+        with self._store.read():
+            milestone = find_milestone(self._store, number)
+            return unified_diff(self._recorder, milestone.first - 1, milestone.last, None)
+
+    def files(self, number: int) -> builtins.list[ModifiedFile]:
+        """The paths the milestone changed, each with its status, in path order.
+
+        Raises:
+            MilestoneNotFoundError: If there is no such milestone.
+        """
+        with self._store.read():
+            milestone = find_milestone(self._store, number)
+            return modified_files(self._store, milestone.first - 1, milestone.last)
+
+    def stats(self, number: int) -> MilestoneStats:
+        """How many snapshots the milestone covers, and the files and lines it changed.
+
+        Lines are counted in the milestone's unified diff (binary files count 0 lines).
+
+        Raises:
+            MilestoneNotFoundError: If there is no such milestone.
+        """
+        with self._store.read():
+            milestone = find_milestone(self._store, number)
+            files = modified_files(self._store, milestone.first - 1, milestone.last)
+            text = unified_diff(self._recorder, milestone.first - 1, milestone.last, None)
+        added, removed = _count_lines(text)
+        return MilestoneStats(
+            milestone=milestone.number,
+            snapshots=milestone.count,
+            files=len(files),
+            lines_added=added,
+            lines_removed=removed,
+        )
+
+    # -- acting on a milestone ------------------------------------------------------------
+
+    def rollback(
+        self,
+        number: int,
+        dry_run: bool = False,
+        force: bool = False,
+        *,
+        session: str | None = None,
+    ) -> RollbackResult:
+        """Roll the workspace back to just before the milestone: the state after snapshot
+        ``first - 1``.
+
+        Same guarantees as ``ws.rollback``: the rollback is itself a new snapshot (so it
+        can be rolled back), it is journaled and hash-checked, and it refuses to
+        overwrite changes made outside snapline unless ``force`` is given.
+
+        Args:
+            number: The milestone to undo (with everything after it).
+            dry_run: Only report what would change.
+            force: First record the files changed outside snapline as their own
+                snapshot, then roll back over them.
+            session: The session id to record the rollback's snapshot under.
+
+        Returns:
+            What was (or would be) restored, deleted and recreated, and the new snapshot.
+
+        Raises:
+            MilestoneNotFoundError: If there is no such milestone.
+            RollbackConflictError: If files were changed outside snapline and ``force``
+                is false; nothing is written.
+        """
+        milestone = self.get(number)
+        header = make_header(
+            "rollback",
+            f"roll back milestone {milestone.number}: {milestone.title}",
+            session,
+            {"milestone": milestone.number},
+        )
+        # rollback() takes the writer lock itself and plans inside it.
+        return roll_back(
+            self._recorder, milestone.first - 1, None, dry_run=dry_run, force=force, header=header
+        )
+
+    def export(self, number: int, path: str | os.PathLike[str] | None = None) -> str:
+        """The milestone as a patch ``git apply`` accepts, headed by its title and description.
+
+        Apply it to the state after snapshot ``first - 1`` to get the state after ``last``.
+
+        Args:
+            number: The milestone.
+            path: When given, also write the patch there (atomically).
+
+        Returns:
+            The patch text.
+
+        Raises:
+            MilestoneNotFoundError: If there is no such milestone.
+        """
+        text = render_patch(self.get(number), self.diff(number))
+        if path is not None:
+            atomic.write_file(Path(os.path.abspath(path)), text.encode("utf-8"), _FILE_MODE)
+        return text
+
+
+def _count_lines(diff: str) -> tuple[int, int]:
+    added = removed = 0
+    in_hunk = False
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            in_hunk = False
+        elif line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and line.startswith("+"):
+            added += 1
+        elif in_hunk and line.startswith("-"):
+            removed += 1
+    return added, removed

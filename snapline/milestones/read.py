@@ -1,0 +1,114 @@
+"""Reading milestones: store rows to public models, lookups and the open range."""
+
+from __future__ import annotations
+
+import json
+
+from snapline.errors import SnaplineError
+from snapline.milestones.create import expected_start
+from snapline.milestones.model import MILESTONE_VERSION, Milestone, OpenRange
+from snapline.store import MilestoneRow, Store
+
+__all__ = [
+    "MilestoneNotFoundError",
+    "MilestoneRecordError",
+    "find_milestone",
+    "open_range",
+    "parse_tags",
+    "to_milestone",
+]
+
+
+class MilestoneNotFoundError(SnaplineError):
+    """A milestone number that does not exist.
+
+    Attributes:
+        number: The number asked for.
+        count: How many milestones there are (they are numbered ``1..count``).
+    """
+
+    exit_code = 1
+
+    def __init__(self, number: int, count: int) -> None:
+        self.number = number
+        self.count = count
+        if count == 0:
+            known = "there are no milestones yet; create one with `snapline milestone create`"
+        else:
+            known = f"milestones run from 1 to {count}; see `snapline milestone list`"
+        super().__init__(f"there is no milestone {number}: {known}")
+
+
+class MilestoneRecordError(SnaplineError):
+    """A stored milestone this snapline cannot read (newer format, unreadable tags)."""
+
+    exit_code = 3
+
+    def __init__(self, number: int, detail: str, remedy: str) -> None:
+        self.number = number
+        self.detail = detail
+        super().__init__(f"milestone {number} cannot be read: {detail}; {remedy}")
+
+
+def to_milestone(row: MilestoneRow) -> Milestone:
+    """The public :class:`Milestone` for a row.
+
+    Raises:
+        MilestoneRecordError: If the row has a newer format version or unreadable tags.
+    """
+    if row.version > MILESTONE_VERSION:
+        raise MilestoneRecordError(
+            row.number,
+            f"it has format version {row.version}, newer than the {MILESTONE_VERSION} "
+            "this snapline reads",
+            "upgrade snapline",
+        )
+    tags = parse_tags(row.tags)
+    if tags is None:
+        raise MilestoneRecordError(
+            row.number, "its tags are not a JSON list of strings", "run `snapline verify`"
+        )
+    return Milestone(
+        number=row.number,
+        title=row.title,
+        description=row.description,
+        tags=tags,
+        time=row.time,  # type: ignore[arg-type]  # pydantic parses the ISO string
+        first=row.first,
+        last=row.last,
+        version=row.version,
+        chain_hash=row.chain_hash,
+    )
+
+
+def parse_tags(text: str) -> tuple[str, ...] | None:
+    """The tags stored as JSON text, or ``None`` when they are not a list of strings."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        return None
+    return tuple(value)
+
+
+def find_milestone(store: Store, number: int) -> Milestone:
+    """Milestone ``number``.
+
+    Raises:
+        MilestoneNotFoundError: If there is no such milestone.
+    """
+    row = store.milestone_row(number)
+    if row is None:
+        last = store.latest_milestone_row()
+        raise MilestoneNotFoundError(number, last.number if last else 0)
+    return to_milestone(row)
+
+
+def open_range(store: Store) -> OpenRange:
+    """The snapshots recorded since the last milestone (what ``create()`` would close)."""
+    number, start = expected_start(store)
+    latest = store.latest_number() or 0
+    if latest < start:
+        return OpenRange(milestone=number, start=start, end=None, count=0)
+    return OpenRange(milestone=number, start=start, end=latest, count=latest - start + 1)

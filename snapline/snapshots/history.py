@@ -1,0 +1,269 @@
+"""Questions about the history: the state after any snapshot, net changes, unified diffs.
+
+Everything here reads the store only. The state after snapshot ``n`` is computed from
+the known state and the changes recorded after ``n``, so its cost follows what changed
+since, not the length of the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from snapline.errors import SnaplineError
+from snapline.snapshots.model import ChangeKind
+from snapline.snapshots.reconstruct import ContentUnavailableError
+from snapline.snapshots.recorder import Recorder
+from snapline.snapshots.results import ModifiedFile
+from snapline.snapshots.unidiff import Side, render_file_diff
+from snapline.store import ChangeRow, Store
+
+__all__ = [
+    "SnapshotNotFoundError",
+    "SnapshotRangeError",
+    "Version",
+    "check_number",
+    "in_scope",
+    "modified_files",
+    "state_at",
+    "unified_diff",
+    "version_at",
+]
+
+
+class SnapshotNotFoundError(SnaplineError):
+    """A snapshot number that does not exist."""
+
+    exit_code = 1
+
+    def __init__(self, number: int, latest: int) -> None:
+        self.number = number
+        self.latest = latest
+        super().__init__(f"there is no snapshot {number}; the history runs from 0 to {latest}")
+
+
+class SnapshotRangeError(SnaplineError):
+    """A range of snapshots whose start comes after its end."""
+
+    exit_code = 2
+
+    def __init__(self, first: int, last: int) -> None:
+        self.first = first
+        self.last = last
+        super().__init__(f"the range {first}..{last} runs backwards; give the older snapshot first")
+
+
+class Version(NamedTuple):
+    """A file's content hash and git-style mode at some point of the history."""
+
+    hash: str
+    mode: int
+
+
+def check_number(store: Store, number: int) -> int:
+    """Return the latest snapshot number, after checking that ``number`` exists.
+
+    Raises:
+        SnapshotNotFoundError: If ``number`` is negative or after the latest snapshot.
+    """
+    latest = store.latest_number() or 0
+    if not 0 <= number <= latest:
+        raise SnapshotNotFoundError(number, latest)
+    return latest
+
+
+def in_scope(path: str, scopes: list[str] | None) -> bool:
+    """Whether ``path`` is one of ``scopes`` or inside one of them (``None``: everything)."""
+    if scopes is None:
+        return True
+    return any(path == scope or path.startswith(scope + "/") for scope in scopes)
+
+
+def version_at(store: Store, path: str, number: int) -> Version | None:
+    """The version of ``path`` after snapshot ``number`` (``None``: it did not exist)."""
+    row = store.version_at(path, number)
+    if row is None or row.path != path or row.result_hash is None or row.result_mode is None:
+        return None
+    return Version(row.result_hash, row.result_mode)
+
+
+def state_at(store: Store, number: int) -> dict[str, Version]:
+    """Every tracked path after snapshot ``number`` with its version.
+
+    Paths untouched since ``number`` keep their known state; the others are looked up in
+    the history, which also finds a file that a later move overwrote.
+    """
+    latest = store.latest_number() or 0
+    touched: set[str] = set()
+    for change in store.changes_in_range(number + 1, latest):
+        touched.add(change.path)
+        if change.old_path is not None:
+            touched.add(change.old_path)
+    state = {
+        path: Version(row.hash, row.mode)
+        for path, row in store.state().items()
+        if path not in touched
+    }
+    for path in touched:
+        version = version_at(store, path, number)
+        if version is not None:
+            state[path] = version
+    return state
+
+
+def modified_files(store: Store, from_n: int = 0, to_n: int | None = None) -> list[ModifiedFile]:
+    """Each path whose content or mode differs between snapshots ``from_n`` and ``to_n``.
+
+    A file added and deleted again inside the range is not listed; a file moved (and
+    perhaps edited) is listed once, as ``renamed`` with its ``old_path``, when its old
+    path no longer exists at ``to_n``.
+
+    Args:
+        store: The open store.
+        from_n: The start of the range (statuses are relative to it).
+        to_n: The end of the range (``None``: the latest snapshot).
+
+    Returns:
+        The changed files, sorted by path.
+
+    Raises:
+        SnapshotNotFoundError: If either number does not exist.
+        SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+    """
+    with store.read():
+        return [net.public() for net in _net_changes(store, from_n, to_n)]
+
+
+def unified_diff(recorder: Recorder, from_n: int, to_n: int | None, paths: list[str] | None) -> str:
+    """A git-style unified diff from snapshot ``from_n`` to ``to_n`` (``None``: latest).
+
+    ``git apply`` accepts it on a tree holding the state after ``from_n``. Binary files
+    (and files tracked by hash only) are named, not dumped.
+
+    Args:
+        recorder: The workspace's recorder (for its store and content cache).
+        from_n: The older snapshot.
+        to_n: The newer snapshot (``None``: the latest).
+        paths: Limit the diff to these files or directories (``None``: everything).
+
+    Returns:
+        The diff text; ``""`` when nothing changed.
+
+    Raises:
+        SnapshotNotFoundError: If either number does not exist.
+        SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+        StoreCorruptError: If a version cannot be rebuilt from the store.
+    """
+    store = recorder.store
+    parts = []
+    with store.read():
+        for net in _net_changes(store, from_n, to_n):
+            if not (in_scope(net.path, paths) or (net.old_path and in_scope(net.old_path, paths))):
+                continue
+            old = _side(recorder, net.old_path or net.path, net.before, from_n)
+            new = _side(recorder, net.path, net.after, net.last)
+            parts.append(render_file_diff(old, new))
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class _Net:
+    path: str
+    status: ChangeKind
+    old_path: str | None
+    snapshots: tuple[int, ...]
+    before: Version | None
+    after: Version | None
+    last: int
+
+    def public(self) -> ModifiedFile:
+        return ModifiedFile(
+            path=self.path, status=self.status, old_path=self.old_path, snapshots=self.snapshots
+        )
+
+
+def _net_changes(store: Store, from_n: int, to_n: int | None) -> list[_Net]:
+    latest = check_number(store, from_n)
+    last = latest if to_n is None else to_n
+    check_number(store, last)
+    if from_n > last:
+        raise SnapshotRangeError(from_n, last)
+    changes = store.changes_in_range(from_n + 1, last)
+    touched, origin = _follow(changes)
+    nets: dict[str, _Net] = {}
+    for path in sorted(touched):
+        before = version_at(store, path, from_n)
+        after = version_at(store, path, last)
+        if before == after:
+            continue
+        if before is None:
+            status = ChangeKind.ADDED
+        elif after is None:
+            status = ChangeKind.DELETED
+        else:
+            status = ChangeKind.MODIFIED
+        nets[path] = _Net(path, status, None, tuple(sorted(touched[path])), before, after, last)
+    for path, net in list(nets.items()):
+        source = origin.get(path)
+        gone = nets.get(source) if source is not None else None
+        if (
+            net.status is ChangeKind.ADDED
+            and gone is not None
+            and gone.status is ChangeKind.DELETED
+        ):
+            assert source is not None
+            del nets[source]
+            nets[path] = _Net(
+                path,
+                ChangeKind.RENAMED,
+                source,
+                net.snapshots,
+                gone.before,
+                net.after,
+                last,
+            )
+    return sorted(nets.values(), key=lambda n: n.path)
+
+
+def _follow(
+    changes: list[ChangeRow],
+) -> tuple[dict[str, set[int]], dict[str, str | None]]:
+    """The snapshots touching each path or its file, and where each file was at the start.
+
+    ``touched[p]`` holds the snapshots that touched path ``p`` and those that touched the
+    file now at ``p`` under an earlier path (before a rename). ``origin[p]`` is the path
+    the file now at ``p`` had at the start of the range, through any chain of renames,
+    or ``None`` when it was created inside the range. Paths not in ``origin`` were never
+    moved, so they are their own origin.
+    """
+    by_path: dict[str, set[int]] = {}
+    by_file: dict[str, set[int]] = {}
+    origin: dict[str, str | None] = {}
+    for change in changes:
+        number = change.snapshot
+        by_path.setdefault(change.path, set()).add(number)
+        if change.kind == "renamed" and change.old_path is not None:
+            by_path.setdefault(change.old_path, set()).add(number)
+            by_file[change.path] = by_file.pop(change.old_path, set()) | {number}
+            origin[change.path] = origin.get(change.old_path, change.old_path)
+            origin[change.old_path] = None
+        elif change.kind == "deleted":
+            by_file.pop(change.path, None)
+            origin[change.path] = None
+        elif change.kind == "added":
+            by_file[change.path] = {number}
+            origin[change.path] = None
+        else:
+            by_file.setdefault(change.path, set()).add(number)
+    touched = {path: numbers | by_file.get(path, set()) for path, numbers in by_path.items()}
+    return touched, origin
+
+
+def _side(recorder: Recorder, path: str, version: Version | None, number: int) -> Side | None:
+    if version is None:
+        return None
+    try:
+        content: bytes | None = recorder.rebuilder.content_at(path, number)
+    except ContentUnavailableError:
+        content = None
+    return Side(path=path, mode=version.mode, content=content)

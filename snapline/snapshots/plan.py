@@ -1,0 +1,193 @@
+"""Planned workspace changes shared by rollback and revert: checks, then one journaled apply.
+
+A plan is a list of :class:`Step` (a tracked path, its known state, and the content and
+mode it must end with, or ``None`` to delete it). Before anything is written the plan is
+checked against the disk: outside changes, untracked files or directories in the way,
+symlinked parents, and paths inside ``.git/`` all become :class:`Conflict` entries. Then
+:func:`execute` hands the whole plan to :meth:`Recorder.apply`, which writes it under the
+journal and records it as one snapshot, or puts everything back.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from snapline.paths import UnsafePathError, check_relpath
+from snapline.snapshots.commit import Header
+from snapline.snapshots.detect import Detection, Drift
+from snapline.snapshots.journal import PlannedWrite
+from snapline.snapshots.model import Snapshot
+from snapline.snapshots.recorder import Recorder, planned_file
+from snapline.snapshots.results import Conflict
+from snapline.store import StateRow
+
+__all__ = ["Step", "drift_conflicts", "execute", "obstacles", "unsafe_conflict"]
+
+_GIT_DIR = ".git"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One tracked path and what it must become (``content`` ``None``: deleted)."""
+
+    path: str
+    known: StateRow | None
+    content: bytes | None
+    mode: int | None
+
+
+def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> list[Conflict]:
+    """The outside changes (and unreadable tracked files) a detection found.
+
+    Args:
+        detection: What :meth:`Recorder.detect` found.
+        relevant: Paths whose unreadability matters (``None``: all skipped paths that
+            are not merely ignored).
+    """
+    conflicts = []
+    for drift in detection.drifts:
+        kind = {"added": "untracked", "deleted": "deleted", "modified": "modified"}[drift.kind]
+        conflicts.append(
+            Conflict(
+                path=drift.path,
+                kind=kind,
+                expected=drift.known.hash if drift.known else None,
+                actual=drift.disk.hash if drift.disk else None,
+                message=f"{drift.path} is {kind} on disk compared with the history; record "
+                "it with `snapline resync` (or pass force=True) so it is not lost",
+            )
+        )
+    for skipped in detection.skipped:
+        if skipped.reason == "ignored" or (relevant is not None and skipped.path not in relevant):
+            continue
+        conflicts.append(
+            Conflict(
+                path=skipped.path,
+                kind="unreadable",
+                message=f"{skipped.path} could not be checked ({skipped.reason}); "
+                "fix its permissions and try again",
+            )
+        )
+    return conflicts
+
+
+def unsafe_conflict(path: str) -> Conflict | None:
+    """A conflict when ``path`` must never be written (unsafe, or inside ``.git/``)."""
+    try:
+        check_relpath(path)
+    except UnsafePathError as error:
+        return Conflict(path=path, kind="unsafe-path", message=str(error))
+    if _GIT_DIR in path.split("/"):
+        return Conflict(
+            path=path,
+            kind="unsafe-path",
+            message=f"{path} is inside a .git directory, which snapline never writes; "
+            "the store may come from an untrusted source, run `snapline verify`",
+        )
+    return None
+
+
+def obstacles(root: Path, steps: Sequence[Step]) -> list[Conflict]:
+    """Paths that something untracked occupies, or whose parent cannot be used.
+
+    Steps run deletions first, so a tracked file or directory in the way is fine when
+    the plan removes it. Anything else in the way (an ignored or untracked file, a
+    directory holding such files, a symlinked parent directory) is reported, because
+    writing would destroy it or land outside the root.
+    """
+    removed = {s.path for s in steps if s.content is None and s.known is not None}
+    conflicts = []
+    for step in steps:
+        if step.content is None:
+            continue
+        problem = _parent_problem(root, step.path, removed)
+        if problem is None:
+            problem = _occupied(root, step, removed)
+        if problem is not None:
+            conflicts.append(Conflict(path=step.path, kind="in-the-way", message=problem))
+    return conflicts
+
+
+def execute(
+    recorder: Recorder,
+    op: str,
+    steps: Sequence[Step],
+    header: Header,
+    renames: dict[str, str] | None = None,
+) -> Snapshot:
+    """Write ``steps`` into the workspace under the journal and record them as one snapshot.
+
+    Deletions run first (deepest paths first), so a file can replace a directory the plan
+    empties and the reverse. On any failure every file touched is put back and the
+    error is raised; the store is unchanged.
+    """
+    ordered = sorted(
+        steps, key=lambda s: (s.content is not None, -s.path.count("/") if s.content is None else 0)
+    )
+    drifts = []
+    writes = []
+    for step in ordered:
+        before_hash = step.known.hash if step.known else None
+        before_mode = step.known.mode if step.known else None
+        if step.content is None:
+            drifts.append(Drift(step.path, step.known, None))
+            writes.append(PlannedWrite(step.path, before_hash, before_mode, None, None, None))
+            continue
+        assert step.mode is not None
+        new = planned_file(step.path, step.content, step.mode)
+        drifts.append(Drift(step.path, step.known, new))
+        writes.append(
+            PlannedWrite(step.path, before_hash, before_mode, new.hash, new.mode, step.content)
+        )
+    return recorder.apply(op, drifts, writes, header, renames=renames)
+
+
+def _parent_problem(root: Path, path: str, removed: set[str]) -> str | None:
+    parts = path.split("/")
+    current = root
+    for depth in range(1, len(parts)):
+        current = current / parts[depth - 1]
+        try:
+            info = os.lstat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if stat.S_ISDIR(info.st_mode):
+            continue
+        prefix = "/".join(parts[:depth])
+        if prefix in removed:
+            return None
+        kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "a file"
+        return (
+            f"{path} cannot be written: {prefix} is {kind} that is not part of the history; "
+            "move it away and try again"
+        )
+    return None
+
+
+def _occupied(root: Path, step: Step, removed: set[str]) -> str | None:
+    location = root.joinpath(*step.path.split("/"))
+    try:
+        info = os.lstat(location)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        for dirpath, dirnames, filenames in os.walk(location):
+            base = Path(dirpath).relative_to(root).as_posix()
+            for name in [*filenames, *(d for d in dirnames if os.path.islink(Path(dirpath, d)))]:
+                if f"{base}/{name}" not in removed:
+                    return (
+                        f"{step.path} cannot be written: a directory stands there holding "
+                        f"{base}/{name}, which is not part of the history; move it away and "
+                        "try again"
+                    )
+        return None
+    if step.known is None:
+        return (
+            f"{step.path} cannot be written: an untracked (perhaps ignored) file is there; "
+            "move it away and try again"
+        )
+    return None

@@ -1,0 +1,352 @@
+"""Revert: undo one snapshot's changes and keep everything recorded after it, like ``git revert``.
+
+Each file change of snapshot ``n`` is undone on today's content. A file that still holds
+what ``n`` left is put back exactly; a text file edited since gets ``n``'s change carried
+backwards by diff-match-patch patches (context must match exactly, offsets may move),
+and the result is written byte for byte as patched. A file added by ``n`` is deleted if
+unchanged since, a file ``n`` deleted is recreated if its path is free, and a rename is
+moved back, following the file through later renames. Anything that cannot be undone
+cleanly is a conflict, and then nothing is written. The revert is recorded as a new
+snapshot (tool ``revert``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from snapline.content import decode_text
+from snapline.diffing import carry_change
+from snapline.errors import SnaplineError
+from snapline.hashing import hash_bytes
+from snapline.paths import UnsafePathError, disk_path
+from snapline.snapshots.commit import Header
+from snapline.snapshots.history import Version, check_number
+from snapline.snapshots.plan import Step, drift_conflicts, execute, obstacles, unsafe_conflict
+from snapline.snapshots.reconstruct import ContentUnavailableError
+from snapline.snapshots.recorder import Recorder
+from snapline.snapshots.results import Conflict, Move, RevertResult
+from snapline.store import ChangeRow, StateRow
+
+__all__ = ["BaselineRevertError", "RevertConflictError", "revert"]
+
+
+class RevertConflictError(SnaplineError):
+    """Some of a snapshot's changes cannot be undone cleanly; nothing was written.
+
+    Attributes:
+        number: The snapshot being reverted.
+        conflicts: Every file that cannot be reverted, with the reason.
+        paths: The conflicting paths.
+    """
+
+    exit_code = 1
+
+    def __init__(self, number: int, conflicts: Sequence[Conflict]) -> None:
+        self.number = number
+        self.conflicts = list(conflicts)
+        self.paths = [c.path for c in self.conflicts]
+        more = f" (and {len(self.conflicts) - 1} more)" if len(self.conflicts) > 1 else ""
+        super().__init__(
+            f"revert of snapshot {number} refused, nothing was written: "
+            f"{self.conflicts[0].message}{more}"
+        )
+
+
+class BaselineRevertError(SnaplineError):
+    """Snapshot 0 is the baseline, not a change, so it cannot be reverted."""
+
+    exit_code = 2
+
+    def __init__(self) -> None:
+        self.number = 0
+        super().__init__(
+            "snapshot 0 is the baseline, not a change; to return to it, roll back to 0"
+        )
+
+
+@dataclass
+class _Plan:
+    steps: list[Step] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    recreated: list[str] = field(default_factory=list)
+    moved: list[Move] = field(default_factory=list)
+    renames: dict[str, str] = field(default_factory=dict)
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    def conflict(self, path: str, kind: str, message: str) -> None:
+        self.conflicts.append(Conflict(path=path, kind=kind, message=message))
+
+    def result(self, number: int, dry_run: bool) -> RevertResult:
+        return RevertResult(
+            reverted=number,
+            dry_run=dry_run,
+            restored=tuple(sorted(self.restored)),
+            deleted=tuple(sorted(self.deleted)),
+            recreated=tuple(sorted(self.recreated)),
+            moved=tuple(sorted(self.moved, key=lambda m: m.target)),
+            conflicts=tuple(self.conflicts),
+        )
+
+
+def revert(recorder: Recorder, number: int, *, dry_run: bool, header: Header) -> RevertResult:
+    """Undo the changes of snapshot ``number`` on today's workspace, as a new snapshot.
+
+    Takes the writer lock (re-entrant, so callers already holding it may call this).
+
+    Args:
+        recorder: The workspace's recorder.
+        number: The snapshot to undo (1 or later).
+        dry_run: Only plan: report what would change and every conflict, write nothing.
+        header: Tool, description, session and metadata of the revert's snapshot.
+
+    Returns:
+        What was (or would be) restored, deleted, recreated and moved back, any
+        conflicts (dry run only), and the new snapshot.
+
+    Raises:
+        SnapshotNotFoundError: If there is no snapshot ``number``.
+        BaselineRevertError: If ``number`` is 0.
+        RevertConflictError: If a change cannot be undone cleanly (a file changed outside
+            snapline, edited since in an overlapping place, binary and changed since,
+            or in the way); nothing is written.
+        OSError: If writing fails; every file touched has been put back.
+    """
+    with recorder.writing():
+        plan = _plan(recorder, number)
+        result = plan.result(number, dry_run)
+        if dry_run:
+            return result
+        if plan.conflicts:
+            raise RevertConflictError(number, plan.conflicts)
+        if not plan.steps:
+            return result
+        metadata = {**header.metadata, "reverts": number}
+        snapshot = execute(
+            recorder,
+            "revert",
+            plan.steps,
+            dataclasses.replace(header, metadata=metadata),
+            renames=plan.renames,
+        )
+        return result.model_copy(update={"snapshot": snapshot})
+
+
+def _plan(recorder: Recorder, number: int) -> _Plan:
+    store = recorder.store
+    plan = _Plan()
+    with store.read():
+        latest = check_number(store, number)
+        if number == 0:
+            raise BaselineRevertError()
+        changes = store.changes(number, deltas=False)
+        later = store.changes_in_range(number + 1, latest)
+        now_at = {c.path: _locate(c.path, later) for c in changes if c.result_hash is not None}
+        touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
+        touched |= {p for p in now_at.values() if p is not None}
+        known = store.state(touched)
+        checkable = []
+        for path in sorted(touched):
+            try:
+                disk_path(recorder.root, path)
+                checkable.append(path)
+            except UnsafePathError as error:
+                plan.conflict(
+                    path, "in-the-way", f"{path} cannot be used: {error.reason}; move it away"
+                )
+        detection = recorder.detect(checkable, want_content=False)
+        plan.conflicts.extend(drift_conflicts(detection, relevant=touched))
+        outside = {c.path for c in plan.conflicts}
+        undo = _Undo(recorder, number, latest, known, plan)
+        for change in changes:
+            if {change.path, change.old_path, now_at.get(change.path)} & outside:
+                continue
+            undo.change(change, now_at.get(change.path))
+    for path in sorted({s.path for s in plan.steps}):
+        unsafe = unsafe_conflict(path)
+        if unsafe is not None:
+            plan.conflicts.append(unsafe)
+    conflicting = {c.path for c in plan.conflicts}
+    plan.conflicts.extend(
+        c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
+    )
+    return plan
+
+
+def _locate(path: str, later: list[ChangeRow]) -> str | None:
+    """Where the file ``path`` held after the snapshot is now, following renames.
+
+    ``None`` when it was deleted or replaced by another file since.
+    """
+    current = path
+    for change in later:
+        if change.kind == "renamed" and change.old_path == current:
+            current = change.path
+        elif change.path == current and change.kind in ("deleted", "renamed", "added"):
+            return None
+    return current
+
+
+@dataclass
+class _Undo:
+    """Plans the undoing of one change row of snapshot ``number``."""
+
+    recorder: Recorder
+    number: int
+    latest: int
+    known: dict[str, StateRow]
+    plan: _Plan
+
+    def change(self, change: ChangeRow, now_at: str | None) -> None:
+        try:
+            if change.kind == "added":
+                self._added(change, now_at)
+            elif change.kind == "deleted":
+                self._deleted(change)
+            elif change.kind == "modified":
+                self._modified(change, now_at)
+            else:
+                self._renamed(change, now_at)
+        except ContentUnavailableError as error:
+            self.plan.conflict(change.path, "unavailable", str(error))
+
+    def _added(self, change: ChangeRow, now_at: str | None) -> None:
+        today = self._version(now_at)
+        if today is None:
+            return
+        assert now_at is not None
+        if today != _result(change):
+            self._changed_since(now_at, f"{now_at} was changed after snapshot {self.number}")
+            return
+        self._step(now_at, None, None)
+        self.plan.deleted.append(now_at)
+
+    def _deleted(self, change: ChangeRow) -> None:
+        today = self._version(change.path)
+        if today == _base(change):
+            return
+        if today is not None:
+            self._changed_since(
+                change.path, f"{change.path} was created again after snapshot {self.number}"
+            )
+            return
+        content = self.recorder.rebuilder.content_at(change.path, self.number - 1)
+        self._step(change.path, content, change.base_mode)
+        self.plan.recreated.append(change.path)
+
+    def _modified(self, change: ChangeRow, now_at: str | None) -> None:
+        today = self.known.get(now_at) if now_at is not None else None
+        if today is None or now_at is None:
+            self._changed_since(
+                change.path, f"{change.path} was deleted or replaced after snapshot {self.number}"
+            )
+            return
+        undone = self._undone(change, change.path, now_at, today)
+        if undone is None:
+            return
+        content, mode = undone
+        if (hash_bytes(content), mode) == (today.hash, today.mode):
+            return
+        self._step(now_at, content, mode)
+        self.plan.restored.append(now_at)
+
+    def _renamed(self, change: ChangeRow, now_at: str | None) -> None:
+        source = change.old_path
+        assert source is not None
+        today = self.known.get(now_at) if now_at is not None else None
+        if today is None or now_at is None:
+            if self._version(source) != _base(change):
+                self._changed_since(
+                    change.path,
+                    f"{change.path} was deleted or replaced after snapshot {self.number}",
+                )
+            return
+        if source in self.known:
+            self._changed_since(
+                source, f"{source} is in use again, so {now_at} cannot move back there"
+            )
+            return
+        undone = self._undone(change, source, now_at, today)
+        if undone is None:
+            return
+        # A move may have replaced a file already at its destination: bring it back.
+        overwritten = self.recorder.rebuilder.version(change.path, self.number - 1)
+        if overwritten is not None and now_at == change.path:
+            content = self.recorder.rebuilder.rebuild(overwritten)
+            self._step(now_at, content, overwritten.result_mode)
+            self.plan.restored.append(now_at)
+        else:
+            self._step(now_at, None, None)
+        self._step(source, *undone)
+        self.plan.moved.append(Move(source=now_at, target=source))
+        self.plan.renames[source] = now_at
+
+    def _undone(
+        self, change: ChangeRow, base_path: str, now_at: str, today: StateRow
+    ) -> tuple[bytes, int] | None:
+        """The content and mode of the file once ``change`` is taken out (``None``: conflict).
+
+        ``base_path`` is where the file was before the snapshot, ``now_at`` where it is.
+        """
+        if today.hash == change.result_hash:
+            content = self.recorder.rebuilder.content_at(base_path, self.number - 1)
+        elif today.hash == change.base_hash:
+            # The content edit was already taken back; only the mode may be left.
+            content = self.recorder.rebuilder.content_at(now_at, self.latest)
+        else:
+            carried = self._carried(change, base_path, now_at)
+            if carried is None:
+                return None
+            content = carried
+        mode = change.base_mode if today.mode == change.result_mode else today.mode
+        assert mode is not None
+        return content, mode
+
+    def _carried(self, change: ChangeRow, base_path: str, now_at: str) -> bytes | None:
+        rebuild = self.recorder.rebuilder
+        base = decode_text(rebuild.content_at(base_path, self.number - 1))
+        result = decode_text(rebuild.content_at(change.path, self.number))
+        today = decode_text(rebuild.content_at(now_at, self.latest))
+        if base is None or result is None or today is None:
+            self._changed_since(
+                now_at,
+                f"{now_at} is binary and was changed after snapshot {self.number}, so that "
+                "snapshot's change cannot be taken out of it",
+            )
+            return None
+        text, applied = carry_change(result, base, today)
+        failed = applied.count(False)
+        if failed:
+            self.plan.conflict(
+                now_at,
+                "hunks-failed",
+                f"{failed} of {len(applied)} hunks of snapshot {self.number}'s change to "
+                f"{now_at} no longer apply (it was edited since in the same place); "
+                "edit it by hand",
+            )
+            return None
+        return text.encode("utf-8")
+
+    def _version(self, path: str | None) -> Version | None:
+        row = self.known.get(path) if path is not None else None
+        return None if row is None else Version(row.hash, row.mode)
+
+    def _step(self, path: str, content: bytes | None, mode: int | None) -> None:
+        self.plan.steps.append(Step(path, self.known.get(path), content, mode))
+
+    def _changed_since(self, path: str, message: str) -> None:
+        self.plan.conflict(path, "changed-since", message + "; edit it by hand")
+
+
+def _base(change: ChangeRow) -> Version | None:
+    if change.base_hash is None or change.base_mode is None:
+        return None
+    return Version(change.base_hash, change.base_mode)
+
+
+def _result(change: ChangeRow) -> Version | None:
+    if change.result_hash is None or change.result_mode is None:
+        return None
+    return Version(change.result_hash, change.result_mode)

@@ -1,0 +1,188 @@
+"""Rollback: make the workspace (or some paths) what it was after an earlier snapshot.
+
+A rollback never rewrites history: it is recorded as a new snapshot (tool ``rollback``),
+so it can itself be rolled back. It first compares the disk with the known state; a file
+changed outside snapline would be silently overwritten, so the rollback refuses, unless
+forced: then the outside changes are first recorded as their own snapshot (tool
+``external``), so they stay in the history and continuity holds. Only files whose
+content or mode differ are written; every rebuilt content is hash-checked before it
+touches the disk, and the writes go through the journal, all or nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from snapline.errors import SnaplineError
+from snapline.snapshots.commit import Header
+from snapline.snapshots.history import Version, check_number, in_scope, state_at
+from snapline.snapshots.plan import Step, drift_conflicts, execute, obstacles, unsafe_conflict
+from snapline.snapshots.reconstruct import ContentUnavailableError
+from snapline.snapshots.recorder import Recorder
+from snapline.snapshots.results import Conflict, RollbackResult
+
+__all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]
+
+EXTERNAL_TOOL = "external"
+"""The tool name of a snapshot that adopts changes made outside snapline."""
+
+_OUTSIDE = frozenset({"modified", "deleted", "untracked"})
+
+
+class RollbackConflictError(SnaplineError):
+    """A rollback would destroy work that is not in the history; nothing was written.
+
+    Attributes:
+        target: The snapshot the rollback was going back to.
+        conflicts: Every conflicting path, with what is wrong with it.
+        paths: The conflicting paths.
+    """
+
+    exit_code = 1
+
+    def __init__(self, target: int, conflicts: Sequence[Conflict]) -> None:
+        self.target = target
+        self.conflicts = list(conflicts)
+        self.paths = [c.path for c in self.conflicts]
+        more = f" (and {len(self.conflicts) - 1} more)" if len(self.conflicts) > 1 else ""
+        super().__init__(
+            f"rollback to snapshot {target} refused, nothing was written: "
+            f"{self.conflicts[0].message}{more}"
+        )
+
+
+@dataclass
+class _Plan:
+    steps: list[Step] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    recreated: list[str] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def outside(self) -> bool:
+        """Whether some conflict is an outside change that recording would settle."""
+        return any(c.kind in _OUTSIDE for c in self.conflicts)
+
+    def result(self, target: int, dry_run: bool) -> RollbackResult:
+        return RollbackResult(
+            target=target,
+            dry_run=dry_run,
+            restored=tuple(self.restored),
+            deleted=tuple(self.deleted),
+            recreated=tuple(self.recreated),
+            conflicts=tuple(self.conflicts),
+        )
+
+
+def rollback(
+    recorder: Recorder,
+    to: int,
+    paths: list[str] | None,
+    *,
+    dry_run: bool,
+    force: bool,
+    header: Header,
+) -> RollbackResult:
+    """Make every tracked file under ``paths`` equal to its version after snapshot ``to``.
+
+    Takes the writer lock (re-entrant, so callers already holding it may call this).
+
+    Args:
+        recorder: The workspace's recorder.
+        to: The snapshot to go back to (0 is the baseline).
+        paths: Checked relative paths (files or directories) to limit the rollback to;
+            ``None`` rolls back the whole workspace.
+        dry_run: Only plan: report what would change and every conflict, write nothing.
+        force: Record outside changes first (as a snapshot with tool ``external``), then
+            roll back over them.
+        header: Tool, description, session and metadata of the rollback's snapshot.
+
+    Returns:
+        What was (or would be) restored, deleted and recreated, any conflicts, and the
+        new snapshot(s).
+
+    Raises:
+        SnapshotNotFoundError: If there is no snapshot ``to``.
+        RollbackConflictError: If files were changed outside snapline (and ``force`` is
+            false), or a path cannot be written safely; nothing is written.
+        ContentMismatchError: If a rebuilt content does not match its recorded hash.
+        OSError: If writing fails; every file touched has been put back.
+    """
+    scopes = None if paths is None else sorted(set(paths))
+    with recorder.writing():
+        plan = _plan(recorder, to, scopes)
+        external = None
+        if plan.outside and force and not dry_run:
+            external = recorder.record(
+                scopes,
+                Header(
+                    tool=EXTERNAL_TOOL,
+                    description=f"outside changes, recorded before rolling back to snapshot {to}",
+                    session=header.session,
+                    metadata={"recorded_by": "rollback --force"},
+                ),
+            )
+            plan = _plan(recorder, to, scopes)
+        result = plan.result(to, dry_run).model_copy(update={"external": external})
+        if dry_run:
+            return result
+        if plan.conflicts:
+            raise RollbackConflictError(to, plan.conflicts)
+        if not plan.steps:
+            return result
+        metadata = {**header.metadata, "rollback_to": to}
+        if scopes is not None:
+            metadata["paths"] = scopes
+        snapshot = execute(
+            recorder, "rollback", plan.steps, dataclasses.replace(header, metadata=metadata)
+        )
+        return result.model_copy(update={"snapshot": snapshot})
+
+
+def _plan(recorder: Recorder, to: int, scopes: list[str] | None) -> _Plan:
+    """Compare the target state with what is on disk now, without writing anything.
+
+    Paths changed outside snapline are planned from their disk state (what a forced
+    rollback sees once it has recorded them) and reported as conflicts.
+    """
+    store = recorder.store
+    plan = _Plan()
+    with store.read():
+        check_number(store, to)
+        target = {p: v for p, v in state_at(store, to).items() if in_scope(p, scopes)}
+        known = {p: r for p, r in store.state().items() if in_scope(p, scopes)}
+        detection = recorder.detect(scopes, want_content=False)
+        current = {p: Version(r.hash, r.mode) for p, r in known.items()}
+        for drift in detection.drifts:
+            if drift.disk is None:
+                current.pop(drift.path, None)
+            else:
+                current[drift.path] = Version(drift.disk.hash, drift.disk.mode)
+        plan.conflicts.extend(drift_conflicts(detection, relevant=known.keys() | target.keys()))
+        for path in sorted(current.keys() | target.keys()):
+            now, then = current.get(path), target.get(path)
+            if now == then:
+                continue
+            unsafe = unsafe_conflict(path)
+            if unsafe is not None:
+                plan.conflicts.append(unsafe)
+                continue
+            if then is None:
+                plan.steps.append(Step(path, known.get(path), None, None))
+                plan.deleted.append(path)
+                continue
+            try:
+                content = recorder.rebuilder.content_at(path, to)
+            except ContentUnavailableError as error:
+                plan.conflicts.append(Conflict(path=path, kind="unavailable", message=str(error)))
+                continue
+            plan.steps.append(Step(path, known.get(path), content, then.mode))
+            (plan.recreated if now is None else plan.restored).append(path)
+    conflicting = {c.path for c in plan.conflicts}
+    plan.conflicts.extend(
+        c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
+    )
+    return plan

@@ -1,0 +1,221 @@
+"""Creating milestones: continuous ranges, refused gaps, overlaps and empty ranges."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from snapline import SnaplineError, Workspace
+from snapline.milestones import (
+    EmptyMilestoneError,
+    Milestone,
+    MilestoneArgumentError,
+    MilestoneContinuityError,
+    MilestoneRangeError,
+)
+
+
+def _edits(ws: Workspace, count: int, tag: str = "") -> None:
+    for i in range(count):
+        ws.write_file(f"notes/{tag}{ws.latest + 1}.txt", f"edit {i} {tag}\n")
+
+
+def test_first_milestone_starts_at_1_and_closes_everything(ws: Workspace) -> None:
+    _edits(ws, 3)
+    milestone = ws.milestones.create("first step", "the very first", tags=["setup"])
+    assert isinstance(milestone, Milestone)
+    assert (milestone.number, milestone.first, milestone.last) == (1, 1, 3)
+    assert milestone.title == "first step"
+    assert milestone.description == "the very first"
+    assert milestone.tags == ("setup",)
+    assert milestone.count == 3
+    assert milestone.chain_hash.startswith("sha256:") and len(milestone.chain_hash) == 71
+
+
+def test_next_milestone_starts_where_the_previous_ended(ws: Workspace) -> None:
+    _edits(ws, 2)
+    first = ws.milestones.create("one")
+    _edits(ws, 4)
+    second = ws.milestones.create("two", start=3)
+    assert (first.first, first.last) == (1, 2)
+    assert (second.number, second.first, second.last) == (2, 3, 6)
+    assert second.chain_hash != first.chain_hash
+
+
+def test_to_closes_only_part_of_the_open_range(ws: Workspace) -> None:
+    _edits(ws, 5)
+    first = ws.milestones.create("part", to=2)
+    assert (first.first, first.last) == (1, 2)
+    second = ws.milestones.create("rest", to="latest")
+    assert (second.first, second.last) == (3, 5)
+
+
+@pytest.mark.parametrize(
+    ("start", "what"), [(3, "gap"), (4, "gap"), (1, "overlap"), (0, "overlap")]
+)
+def test_a_start_other_than_the_expected_one_is_refused(
+    ws: Workspace, start: int, what: str
+) -> None:
+    _edits(ws, 1)
+    ws.milestones.create("one")  # 1..1
+    _edits(ws, 3)  # 2..4 open
+    with pytest.raises(MilestoneContinuityError) as caught:
+        ws.milestones.create("two", start=start)
+    error = caught.value
+    assert (error.expected, error.actual, error.number) == (2, start, 2)
+    assert isinstance(error, SnaplineError)
+    assert error.exit_code == 1
+    assert "start at snapshot 2" in str(error)
+    assert ("overlap" if what == "overlap" else "gap") in str(error)
+    assert "\n" not in str(error)
+    assert len(ws.milestones.list()) == 1
+
+
+def test_first_milestone_cannot_start_anywhere_but_1(ws: Workspace) -> None:
+    _edits(ws, 3)
+    with pytest.raises(MilestoneContinuityError) as caught:
+        ws.milestones.create("late start", start=2)
+    assert (caught.value.expected, caught.value.actual) == (1, 2)
+    assert "0 is the baseline" in str(caught.value)
+
+
+def test_nothing_new_since_the_last_milestone_is_refused(ws: Workspace) -> None:
+    with pytest.raises(EmptyMilestoneError) as caught:
+        ws.milestones.create("nothing yet")  # only the baseline exists
+    assert caught.value.latest == 0
+    assert "record changes first" in str(caught.value)
+    _edits(ws, 2)
+    ws.milestones.create("one")
+    with pytest.raises(EmptyMilestoneError) as caught:
+        ws.milestones.create("again")
+    assert isinstance(caught.value, MilestoneRangeError)
+    assert (caught.value.number, caught.value.start, caught.value.latest) == (2, 3, 2)
+    assert "since milestone 1" in str(caught.value)
+    assert [m.number for m in ws.milestones.list()] == [1]
+
+
+def test_to_past_the_latest_snapshot_is_refused(ws: Workspace) -> None:
+    _edits(ws, 2)
+    with pytest.raises(MilestoneRangeError) as caught:
+        ws.milestones.create("future", to=3)
+    assert (caught.value.end, caught.value.latest) == (3, 2)
+    assert "the history ends at 2" in str(caught.value)
+    assert ws.milestones.list() == []
+
+
+def test_to_before_start_is_refused(ws: Workspace) -> None:
+    _edits(ws, 2)
+    ws.milestones.create("one", to=1)
+    with pytest.raises(MilestoneRangeError) as caught:
+        ws.milestones.create("backwards", to=1)
+    assert (caught.value.start, caught.value.end) == (2, 1)
+    assert "before its start 2" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"title": ""},
+        {"title": "   "},
+        {"title": "two\nlines"},
+        {"title": "ok", "tags": ["fine", ""]},
+        {"title": "ok", "to": "newest"},
+        {"title": "ok", "to": True},
+        {"title": "ok", "start": "one"},
+    ],
+)
+def test_unusable_arguments_are_refused(ws: Workspace, kwargs: dict[str, object]) -> None:
+    _edits(ws, 1)
+    with pytest.raises(MilestoneArgumentError) as caught:
+        ws.milestones.create(**kwargs)  # type: ignore[arg-type]
+    assert caught.value.exit_code == 2
+    assert ws.milestones.list() == []
+
+
+def test_a_lone_string_tag_is_one_tag_and_duplicates_collapse(ws: Workspace) -> None:
+    _edits(ws, 1)
+    assert ws.milestones.create("one", tags="release").tags == ("release",)
+    _edits(ws, 1)
+    assert ws.milestones.create("two", tags=["a", "b", "a"]).tags == ("a", "b")
+
+
+def test_milestones_survive_reopening(ws: Workspace) -> None:
+    _edits(ws, 2)
+    created = ws.milestones.create("one", "desc", tags=["x"])
+    root = ws.root
+    ws.close()
+    with Workspace.open(root) as again:
+        assert again.milestones.get(1) == created
+        assert again.milestones.current().start == 3
+
+
+@given(
+    steps=st.lists(
+        st.tuples(st.integers(min_value=0, max_value=3), st.integers(min_value=0, max_value=2)),
+        min_size=1,
+        max_size=8,
+    )
+)
+@example(steps=[(0, 0), (1, 0), (0, 0), (3, 2), (0, 1)])
+def test_milestones_stay_continuous_over_many_calls(steps: list[tuple[int, int]]) -> None:
+    """Random numbers of snapshots between ``create`` calls, some leaving a tail open."""
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        (root / "base.txt").write_text("base\n")
+        with Workspace.init(root) as ws:
+            expected_start = 1
+            for count, hold_back in steps:
+                _edits(ws, count)
+                latest = ws.latest
+                if latest < expected_start:
+                    with pytest.raises(EmptyMilestoneError):
+                        ws.milestones.create("empty")
+                    continue
+                to = max(expected_start, latest - hold_back)
+                milestone = ws.milestones.create(f"step {latest}", to=to)
+                assert milestone.first == expected_start
+                assert milestone.last == to
+                expected_start = to + 1
+                assert ws.milestones.current().start == expected_start
+            milestones = ws.milestones.list()
+            assert [m.number for m in milestones] == list(range(1, len(milestones) + 1))
+            covered = [n for m in milestones for n in range(m.first, m.last + 1)]
+            assert covered == list(range(1, len(covered) + 1))
+            assert ws.validate().ok
+
+
+def test_concurrent_writers_get_consecutive_continuous_milestones(ws: Workspace) -> None:
+    """Two writers recording and closing milestones at once never overlap or skip."""
+    root = ws.root
+    errors: list[BaseException] = []
+
+    def worker(name: str) -> None:
+        try:
+            with Workspace.open(root) as mine:
+                for i in range(8):
+                    mine.write_file(f"{name}/{i}.txt", f"{name} {i}\n")
+                    with contextlib.suppress(EmptyMilestoneError):
+                        mine.milestones.create(f"{name} {i}")
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    milestones = ws.milestones.list()
+    assert [m.number for m in milestones] == list(range(1, len(milestones) + 1))
+    assert milestones[0].first == 1
+    for previous, current in itertools.pairwise(milestones):
+        assert current.first == previous.last + 1
+    assert milestones[-1].last == ws.latest == 16
+    assert ws.validate().ok

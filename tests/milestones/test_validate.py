@@ -1,0 +1,153 @@
+"""Validating milestones: hand-edited records, gaps, overlaps and ranges past the history."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from snapline import Workspace
+from snapline.milestones import MilestoneRecordError, validate_milestones
+from snapline.milestones.chain import GENESIS, milestone_chain_hash
+from snapline.store import MilestoneRow, Store
+
+
+def _db(ws: Workspace) -> Path:
+    return ws.root / ".snapline" / "store.db"
+
+
+def _sql(ws: Workspace, statement: str, params: tuple[object, ...] = ()) -> None:
+    with contextlib.closing(sqlite3.connect(_db(ws))) as db, db:
+        db.execute(statement, params)
+
+
+def _kinds(ws: Workspace) -> set[str]:
+    return {p.kind for p in ws.validate().problems}
+
+
+def _two_milestones(ws: Workspace) -> None:
+    for i in range(4):
+        ws.write_file(f"f{i}.txt", f"{i}\n")
+    ws.milestones.create("one", to=2)
+    ws.milestones.create("two")
+
+
+def _forge(ws: Workspace, ranges: list[tuple[int, int]]) -> None:
+    """Insert milestones with the given ranges and *correct* chain hashes, bypassing create.
+
+    So a range problem is caught by the range checks, not only by the chain.
+    """
+    with contextlib.closing(Store.open(_db(ws))) as store, store.write():
+        previous = GENESIS
+        for number, (first, last) in enumerate(ranges, start=1):
+            row = MilestoneRow(
+                number, f"m{number}", "", "[]", "2024-01-01T00:00:00+00:00", first, last, 1, ""
+            )
+            snapshot = store.snapshot_row(last)
+            chain = milestone_chain_hash(previous, row, snapshot.chain_hash if snapshot else None)
+            store.insert_milestone(dataclasses.replace(row, chain_hash=chain))
+            previous = chain
+
+
+def test_sound_milestones_validate(ws: Workspace) -> None:
+    _two_milestones(ws)
+    assert ws.validate().ok
+    with contextlib.closing(Store.open(_db(ws))) as store:
+        assert validate_milestones(store) == []
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("title", "a nicer title"),
+        ("description", "rewritten"),
+        ("tags", '["forged"]'),
+        ("time", "2000-01-01T00:00:00+00:00"),
+    ],
+)
+def test_a_hand_edited_milestone_is_caught(ws: Workspace, column: str, value: str) -> None:
+    _two_milestones(ws)
+    _sql(ws, f"UPDATE milestones SET {column} = ? WHERE number = 1", (value,))
+    report = ws.validate()
+    assert not report.ok and report.corrupt
+    (problem,) = report.problems
+    assert (problem.kind, problem.number) == ("milestone-chain-mismatch", 1)
+    assert "milestone 1" in problem.message
+
+
+def test_a_hand_edited_range_is_caught(ws: Workspace) -> None:
+    _two_milestones(ws)  # 1..2, 3..4
+    _sql(ws, "UPDATE milestones SET last = 3 WHERE number = 1")
+    kinds = _kinds(ws)
+    assert "milestone-chain-mismatch" in kinds
+    assert "milestone-overlap" in kinds
+
+
+def test_a_hand_edited_start_leaving_a_gap_is_caught(ws: Workspace) -> None:
+    _two_milestones(ws)
+    _sql(ws, "UPDATE milestones SET first = 4 WHERE number = 2")
+    assert {"milestone-gap", "milestone-chain-mismatch"} <= _kinds(ws)
+
+
+def test_a_milestone_pins_the_snapshots_it_covers(ws: Workspace) -> None:
+    _two_milestones(ws)
+    _sql(
+        ws,
+        "UPDATE snapshots SET chain_hash = ? WHERE number = 4",
+        ("sha256:" + "1" * 64,),
+    )
+    problems = [p for p in ws.validate().problems if p.kind == "milestone-chain-mismatch"]
+    assert [p.number for p in problems] == [2]
+
+
+def test_rewriting_one_milestones_hash_breaks_the_next(ws: Workspace) -> None:
+    _two_milestones(ws)
+    _sql(ws, "UPDATE milestones SET chain_hash = ? WHERE number = 1", ("sha256:" + "2" * 64,))
+    problems = ws.validate().problems
+    assert [(p.kind, p.number) for p in problems] == [
+        ("milestone-chain-mismatch", 1),
+        ("milestone-chain-mismatch", 2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ranges", "kind", "number"),
+    [
+        ([(2, 3)], "milestone-start", 1),
+        ([(1, 1), (3, 4)], "milestone-gap", 2),
+        ([(1, 2), (2, 4)], "milestone-overlap", 2),
+        ([(1, 2), (3, 9)], "milestone-past-history", 2),
+        ([(1, 2), (3, 2)], "milestone-empty", 2),
+    ],
+)
+def test_range_problems_are_caught_even_with_a_consistent_chain(
+    ws: Workspace, ranges: list[tuple[int, int]], kind: str, number: int
+) -> None:
+    for i in range(4):
+        ws.write_file(f"f{i}.txt", f"{i}\n")
+    _forge(ws, ranges)
+    problems = ws.validate().problems
+    assert [(p.kind, p.number) for p in problems] == [(kind, number)]
+    assert problems[0].severity == "corrupt"
+
+
+def test_a_missing_milestone_number_is_caught(ws: Workspace) -> None:
+    _two_milestones(ws)
+    _sql(ws, "UPDATE milestones SET number = 3 WHERE number = 2")
+    assert {"milestone-sequence", "milestone-chain-mismatch"} == _kinds(ws)
+
+
+def test_unreadable_or_newer_records_are_refused_with_a_message(ws: Workspace) -> None:
+    _two_milestones(ws)
+    _sql(ws, "UPDATE milestones SET version = 99 WHERE number = 1")
+    _sql(ws, "UPDATE milestones SET tags = ? WHERE number = 2", (json.dumps({"a": 1}),))
+    assert {"milestone-unknown-version", "milestone-bad-record"} <= _kinds(ws)
+    with pytest.raises(MilestoneRecordError, match="upgrade snapline") as caught:
+        ws.milestones.get(1)
+    assert caught.value.exit_code == 3
+    with pytest.raises(MilestoneRecordError, match="tags"):
+        ws.milestones.get(2)

@@ -1,0 +1,427 @@
+"""Rollback: byte-exact, recorded as a new snapshot, refused over outside work, all or nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from snapline import (
+    RollbackConflictError,
+    SnapshotNotFoundError,
+    StoreCorruptError,
+    Workspace,
+    atomic,
+)
+from snapline.content import pack
+from snapline.hashing import hash_bytes
+from snapline.snapshots import journal
+from snapline.snapshots.commit import Header
+from snapline.snapshots.plan import Step, execute
+from tests.snapshots.histories import OPS, Session
+from tests.snapshots.trees import files, stats
+
+# -- the property: rolling back to any earlier snapshot reproduces it exactly --------------
+
+
+@given(ops=OPS, order=st.randoms(use_true_random=False))
+@example(
+    ops=[
+        ("write", "f", b"a file\n", False),
+        ("write", "f/g.txt", b"now a directory\n", True),
+        ("symlink", "dir", "a.txt"),
+    ],
+    order=None,
+)
+@example(
+    ops=[
+        ("write", "a.txt", b"one\r\ntwo", False),
+        ("move", "a.txt", "dir/sub/d.bin"),
+        ("outside", "a.txt", bytes(range(256)), True),
+        ("write", "dir/sub/d.bin", b"", False),
+    ],
+    order=None,
+)
+def test_rollback_to_any_snapshot_reproduces_it_byte_for_byte(ops, order) -> None:  # type: ignore[no-untyped-def]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        root.mkdir()
+        (root / "a.txt").write_bytes(b"baseline\n")
+        (root / "dir").mkdir()
+        (root / "dir" / "c.txt").write_bytes(b"c\r\n")
+        with Workspace.init(root) as ws:
+            session = Session(ws)
+            for op in ops:
+                session.apply(op)
+            targets = sorted(session.states)
+            if order is not None:
+                order.shuffle(targets)
+            for number in targets:
+                result = ws.rollback(number)
+                assert files(root) == session.states[number], f"rollback to {number}"
+                assert ws.check_sync().ok
+                if result.snapshot is not None:
+                    assert result.snapshot.tool == "rollback"
+                    assert result.snapshot.metadata["rollback_to"] == number
+            assert ws.validate(deep=True).ok
+
+
+# -- fixtures for the example-based tests --------------------------------------------------
+
+
+@pytest.fixture
+def history(ws: Workspace) -> list[dict[str, tuple[str, bytes]]]:
+    """Snapshots 1..5 over awkward content; returns the tree after each (index = number)."""
+    trees = [files(ws.root)]
+    ws.write_file("crlf.txt", b"one\r\ntwo\r\n")
+    trees.append(files(ws.root))
+    ws.write_file("run.sh", b"#!/bin/sh\necho hi", executable=True)
+    trees.append(files(ws.root))
+    ws.move_file("README.md", "docs/README.md")
+    trees.append(files(ws.root))
+    ws.write_file("src/app.py", "print('changed')\n")
+    trees.append(files(ws.root))
+    ws.delete_file("crlf.txt")
+    trees.append(files(ws.root))
+    return trees
+
+
+def _store_bytes(ws: Workspace) -> tuple[int, list[object]]:
+    return ws.latest, [s.chain_hash for s in ws.snapshots()]
+
+
+def test_a_rollback_is_a_new_snapshot_and_can_be_rolled_back(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    result = ws.rollback(to=1, description="back to one", session="agent-1")
+    assert files(ws.root) == history[1]
+    assert result.snapshot is not None and result.snapshot.number == 6
+    assert result.snapshot.session == "agent-1"
+    assert result.snapshot.description == "back to one"
+    assert result.restored == ("src/app.py",)
+    assert result.deleted == ("docs/README.md", "run.sh")
+    assert result.recreated == ("README.md", "crlf.txt")  # the move is undone
+    moved_back = result.snapshot.file("README.md")
+    assert moved_back is not None and moved_back.old_path == "docs/README.md"
+
+    again = ws.rollback(to=5)
+    assert files(ws.root) == history[5]
+    assert again.snapshot is not None and again.snapshot.number == 7
+    assert ws.validate(deep=True).ok and ws.check_sync().ok
+
+
+def test_the_baseline_and_modes_come_back(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    ws.write_file("run.sh", b"#!/bin/sh\necho hi", executable=False)
+    assert files(ws.root)["run.sh"][0] == "file"
+    ws.rollback(to=2)
+    assert files(ws.root)["run.sh"] == ("exec", b"#!/bin/sh\necho hi")
+    ws.rollback(to=0)
+    assert files(ws.root) == history[0]
+
+
+def test_a_dry_run_touches_nothing(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    before_files, before_stats = files(ws.root), stats(ws.root)
+    before_store = _store_bytes(ws)
+    result = ws.rollback(to=1, dry_run=True)
+    assert result.dry_run and result.snapshot is None
+    assert result.restored == ("src/app.py",)
+    assert result.deleted == ("docs/README.md", "run.sh")
+    assert result.recreated == ("README.md", "crlf.txt")
+    assert files(ws.root) == before_files
+    assert stats(ws.root) == before_stats
+    assert _store_bytes(ws) == before_store
+    # The plan is the one a real run carries out.
+    real = ws.rollback(to=1)
+    assert (real.restored, real.deleted, real.recreated) == (
+        result.restored,
+        result.deleted,
+        result.recreated,
+    )
+
+
+def test_files_needing_no_change_are_not_touched(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    before = stats(ws.root)
+    result = ws.rollback(to=4)  # only crlf.txt differs
+    assert result.changed == ("crlf.txt",)
+    after = stats(ws.root)
+    for path in ("src/app.py", "run.sh", "docs/README.md", "docs", "src"):
+        assert after[path] == before[path], path
+
+
+def test_nothing_to_do_records_nothing(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    result = ws.rollback(to=ws.latest)
+    assert result.snapshot is None and result.changed == () and ws.latest == 5
+
+
+def test_paths_limit_the_rollback(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    result = ws.rollback(to=0, paths=["src", "crlf.txt"])
+    assert result.restored == ("src/app.py",) and result.deleted == () and result.recreated == ()
+    expected = dict(history[5])
+    expected["src/app.py"] = history[0]["src/app.py"]
+    assert files(ws.root) == expected
+    assert result.snapshot is not None
+    assert [f.path for f in result.snapshot.files] == ["src/app.py"]
+    assert result.snapshot.metadata["paths"] == ["crlf.txt", "src"]
+    ws.rollback(to=0, paths=[ws.root / "docs"])  # absolute paths work too
+    assert "docs/README.md" not in files(ws.root)
+
+
+def test_an_unknown_snapshot_is_refused(ws: Workspace) -> None:
+    with pytest.raises(SnapshotNotFoundError) as caught:
+        ws.rollback(to=3)
+    assert caught.value.number == 3 and caught.value.latest == 0
+    with pytest.raises(SnapshotNotFoundError):
+        ws.rollback(to=-1)
+
+
+# -- conflicts ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("change", ["modified", "deleted", "untracked"])
+def test_outside_changes_block_the_rollback(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]], change: str
+) -> None:
+    if change == "modified":
+        (ws.root / "run.sh").write_text("outside edit\n")
+        path = "run.sh"
+    elif change == "deleted":
+        (ws.root / "docs/README.md").unlink()
+        path = "docs/README.md"
+    else:
+        (ws.root / "notes.txt").write_text("new work\n")
+        path = "notes.txt"
+    before_files, before_stats, before_store = files(ws.root), stats(ws.root), _store_bytes(ws)
+    with pytest.raises(RollbackConflictError) as caught:
+        ws.rollback(to=1)
+    error = caught.value
+    assert error.paths == [path] and error.target == 1 and error.exit_code == 1
+    assert error.conflicts[0].kind == change
+    assert path in str(error) and "force" in str(error)
+    assert files(ws.root) == before_files and stats(ws.root) == before_stats
+    assert _store_bytes(ws) == before_store
+
+    dry = ws.rollback(to=1, dry_run=True)
+    assert [c.path for c in dry.conflicts] == [path] and dry.snapshot is None
+    assert files(ws.root) == before_files
+
+
+def test_force_records_the_outside_change_first(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    (ws.root / "src/app.py").write_text("precious outside work\n")
+    (ws.root / "notes.txt").write_text("notes\n")
+    result = ws.rollback(to=1, force=True)
+    assert files(ws.root) == history[1]
+    assert result.external is not None and result.external.tool == "external"
+    assert result.external.number == 6 and result.snapshot is not None
+    assert result.snapshot.number == 7
+    assert {f.path for f in result.external.files} == {"notes.txt", "src/app.py"}
+    # Nothing was lost: the outside work is in the history and can be brought back.
+    assert ws.content_at("src/app.py", 6) == b"precious outside work\n"
+    assert "notes.txt" in result.deleted
+    ws.rollback(to=6)
+    assert (ws.root / "notes.txt").read_text() == "notes\n"
+    assert ws.validate(deep=True).ok and ws.check_sync().ok
+
+
+def test_force_on_a_dry_run_plans_over_the_disk_and_records_nothing(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    (ws.root / "crlf.txt").write_text("outside\n")  # tracked at 4, deleted at 5
+    before = files(ws.root)
+    result = ws.rollback(to=4, force=True, dry_run=True)
+    assert result.external is None and result.snapshot is None and ws.latest == 5
+    assert [c.kind for c in result.conflicts] == ["untracked"]
+    assert result.restored == ("crlf.txt",)  # overwritten once recorded
+    assert files(ws.root) == before
+
+
+def test_ignored_files_are_never_deleted_nor_overwritten(root: Path) -> None:
+    (root / ".gitignore").write_text("build/\n")
+    (root / "keep.txt").write_text("v0\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("build/out.txt", "tracked once\n")  # written, but ignored: not tracked
+        (root / "build" / "cache.o").write_bytes(b"\x00object")
+        ws.write_file("keep.txt", "v1\n")
+        ws.rollback(to=0)
+        assert (root / "build" / "cache.o").read_bytes() == b"\x00object"
+        assert (root / "build" / "out.txt").read_text() == "tracked once\n"
+        assert (root / "keep.txt").read_text() == "v0\n"
+
+
+def test_an_ignored_file_in_the_way_is_a_conflict(root: Path) -> None:
+    (root / "gen.txt").write_text("generated, tracked\n")
+    with Workspace.init(root) as ws:
+        ws.delete_file("gen.txt")
+        (root / ".gitignore").write_text("gen.txt\n")
+        ws.record([".gitignore"])
+        (root / "gen.txt").write_text("regenerated, ignored now\n")
+        with pytest.raises(RollbackConflictError) as caught:
+            ws.rollback(to=0, force=True)  # force does not cover what it cannot record
+        assert caught.value.conflicts[0].kind == "in-the-way"
+        assert (root / "gen.txt").read_text() == "regenerated, ignored now\n"
+
+
+def test_a_directory_holding_untracked_files_is_in_the_way(root: Path) -> None:
+    (root / "thing").write_text("a file\n")
+    (root / ".gitignore").write_text("*.log\n")
+    with Workspace.init(root) as ws:
+        ws.delete_file("thing")
+        ws.write_file("thing/inner.txt", "now a directory\n")
+        (root / "thing" / "debug.log").write_text("ignored\n")
+        result = ws.rollback(to=0, dry_run=True)
+        assert [(c.path, c.kind) for c in result.conflicts] == [("thing", "in-the-way")]
+        (root / "thing" / "debug.log").unlink()
+        ws.rollback(to=0)
+        assert (root / "thing").read_text() == "a file\n"
+
+
+def test_restores_never_write_through_an_untracked_symlink_or_file(
+    root: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "lib").mkdir()
+    (root / "lib" / "x.txt").write_text("x\n")
+    (root / "src").mkdir()
+    (root / "src" / "y.txt").write_text("y\n")
+    with Workspace.init(root) as ws:
+        ws.write_file(".gitignore", "/lib\n/src\n")  # tracked files stay tracked
+        ws.delete_file("lib/x.txt")
+        ws.delete_file("src/y.txt")
+        (root / "lib").symlink_to(outside)  # ignored, so not an outside change
+        (root / "src").write_text("an ignored file where a directory was\n")
+        with pytest.raises(RollbackConflictError) as caught:
+            ws.rollback(to=0, force=True)
+        conflicts = {(c.path, c.kind) for c in caught.value.conflicts}
+        assert conflicts == {("lib/x.txt", "in-the-way"), ("src/y.txt", "in-the-way")}
+        assert list(outside.iterdir()) == []
+        assert (root / "src").read_text() == "an ignored file where a directory was\n"
+
+
+def test_git_directory_is_never_written(root: Path) -> None:
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        git_before = stats(root / ".git")
+        ws.write_file("a.txt", "b\n")
+        # A store can come from elsewhere: one naming a path inside .git/ is refused.
+        header = Header(tool="write", description="")
+        execute(
+            ws._recorder,
+            "write",
+            [Step(".git/hooks/post-checkout", None, b"evil", 0o100755)],
+            header,
+        )
+        known = ws._store.state([".git/hooks/post-checkout"])[".git/hooks/post-checkout"]
+        execute(
+            ws._recorder, "delete", [Step(".git/hooks/post-checkout", known, None, None)], header
+        )
+        assert not (root / ".git" / "hooks" / "post-checkout").exists()
+        with pytest.raises(RollbackConflictError) as caught:
+            ws.rollback(to=2)
+        assert caught.value.conflicts[0].kind == "unsafe-path"
+        assert not (root / ".git" / "hooks" / "post-checkout").exists()
+        ws.rollback(to=0, paths=["a.txt"])
+        assert (root / "a.txt").read_text() == "a\n"
+        assert stats(root / ".git") == git_before
+
+
+# -- all or nothing -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["write_file", "os.replace"])
+def test_a_failure_half_way_leaves_workspace_and_store_as_they_were(
+    ws: Workspace,
+    history: list[dict[str, tuple[str, bytes]]],
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+) -> None:
+    before_files, before_store = files(ws.root), _store_bytes(ws)
+    calls: list[object] = []
+    if target == "write_file":
+        real = atomic.write_file
+
+        def failing(*args: object, **kwargs: object) -> None:
+            calls.append(args[0])
+            if len(calls) == 2:
+                raise OSError(28, "No space left on device")
+            real(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(journal.atomic, "write_file", failing)
+    else:
+        real_replace = os.replace
+
+        def failing_replace(*args: object, **kwargs: object) -> None:
+            calls.append(args[1])
+            if len(calls) == 2:
+                raise OSError(5, "Input/output error")
+            real_replace(*args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(atomic.os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        ws.rollback(to=0)  # deletes two files, writes two: fails on the second write
+    assert len(calls) >= 3  # the second write failed, then the undo wrote again
+    monkeypatch.undo()
+    assert files(ws.root) == before_files
+    assert _store_bytes(ws) == before_store
+    assert ws._store.journal() == []
+    assert ws.validate().ok and ws.check_sync().ok
+    assert not [p for p in files(ws.root) if atomic.is_temp_name(p)]
+    ws.rollback(to=0)  # and the same rollback then succeeds
+    assert files(ws.root) == history[0]
+
+
+@pytest.mark.parametrize("step", ["file-written:2", "files-written"])
+def test_a_rollback_killed_half_way_is_undone_on_the_next_open(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]], step: str
+) -> None:
+    before_files, before_store = files(ws.root), _store_bytes(ws)
+    script = "import sys; from snapline import Workspace; Workspace.open(sys.argv[1]).rollback(0)"
+    killed = subprocess.run(
+        [sys.executable, "-c", script, str(ws.root)],
+        env={**os.environ, "SNAPLINE_CRASH_AT": step},
+        capture_output=True,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
+    assert files(ws.root) != before_files  # the crash left the workspace half rolled back
+    with Workspace.open(ws.root) as reopened:
+        assert files(ws.root) == before_files
+        assert _store_bytes(reopened) == before_store
+        assert reopened.validate().ok and reopened.check_sync().ok
+        assert reopened._store.journal() == []
+
+
+def test_rebuilt_content_is_hash_checked_before_it_touches_the_disk(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    app_hash = hash_bytes(b"print('hello')\n")
+    with sqlite3.connect(ws._store.path) as db:
+        db.execute("UPDATE blobs SET data = ? WHERE hash = ?", (pack(b"tampered\n"), app_hash))
+    ws._recorder.cache = type(ws._recorder.cache)()
+    ws._recorder.rebuilder.cache = ws._recorder.cache
+    before_files, before_stats = files(ws.root), stats(ws.root)
+    with pytest.raises(StoreCorruptError):
+        ws.rollback(to=0)
+    assert files(ws.root) == before_files and stats(ws.root) == before_stats
+    assert ws.latest == 5
