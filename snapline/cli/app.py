@@ -1,23 +1,104 @@
-"""The typer application: parse arguments, call the library, render, map errors to exit codes."""
+"""The typer application: parse arguments, call the library, render, map errors to exit codes.
+
+Every command module imports only typer and the standard library at the top; the
+library (pydantic, sqlite3, the diff engine) and rich load inside the command that
+needs them, so ``snapline --help`` stays fast (STYLE habit 12).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
+
+from snapline.cli import history, milestones, recording, restore, verify
+from snapline.cli.context import DEFAULT_TIMEOUT, State, state
+from snapline.cli.errors import exit_code_for
 
 __all__ = ["app", "run"]
 
+
+class _Group(TyperGroup):
+    """The root command group: turns any error a command raises into its exit code."""
+
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except Exception as error:
+            # Exit, Abort and usage errors are the parser's own way out (exit 0 or 2).
+            if isinstance(error, (typer.Exit, typer.Abort, TyperException)):
+                raise
+            raise typer.Exit(exit_code_for(error, debug=state(ctx).debug)) from None
+
+
 app = typer.Typer(
     name="snapline",
-    help="Snapshot manager for coding agents: every change numbered, verifiable, reversible.",
+    cls=_Group,
     no_args_is_help=True,
     add_completion=False,
+    # Plain help: rich's help panels would import rich tables for every --help.
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from snapline import __version__
+
+        typer.echo(f"snapline {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
-    """snapline: numbered snapshots, milestones and continuity checks for a workspace."""
+def _root(
+    ctx: typer.Context,
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            "--root",
+            metavar="PATH",
+            help="Workspace root (default: found from the current directory upwards).",
+            file_okay=False,
+        ),
+    ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            min=0.0,
+            help="Seconds to wait for another snapline process holding the store.",
+        ),
+    ] = DEFAULT_TIMEOUT,
+    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Snapshot manager for coding agents: every change numbered, verifiable, reversible.
+
+    The store is found like git finds .git: from the current directory upwards.
+    Exit codes: 0 ok, 1 validation or sync failure, 2 usage error, 3 corrupt or
+    unreadable store, 4 store busy. See docs/cli.md.
+    """
+    ctx.obj = State(root=root, timeout=timeout, debug=debug)
+
+
+recording.register(app)
+history.register(app)
+restore.register(app)
+milestones.register(app)
+verify.register(app)
 
 
 def run() -> None:
-    app()
+    """Run the command line with ``sys.argv``."""
+    app(prog_name="snapline")

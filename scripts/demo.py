@@ -1,0 +1,205 @@
+"""An end-to-end snapline story on a throwaway workspace (``make demo``).
+
+It runs the real ``snapline`` console script, shows every command with its output, and
+checks that each step behaves as described, so it doubles as a smoke test: the exit
+status is non-zero as soon as one step does not.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+PYTHON = sys.executable
+
+
+def _snapline() -> str:
+    # The console script next to this interpreter (the venv's), else the one on PATH.
+    beside = Path(sys.executable).with_name("snapline")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("snapline")
+    if found is None:
+        sys.exit("demo: the `snapline` command is not installed; run `make demo`")
+    return found
+
+
+SNAPLINE = _snapline()
+
+
+class DemoFailed(Exception):
+    """A step did not behave as the story says."""
+
+
+class Demo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+        self.steps = 0
+
+    def say(self, text: str) -> None:
+        self.steps += 1
+        print()
+        print(f"== {self.steps}. " + textwrap.fill(text, 88, subsequent_indent="   "))
+
+    def note(self, text: str) -> None:
+        print(textwrap.fill(text, 88, initial_indent="   # ", subsequent_indent="   # "))
+
+    def write(self, path: str, text: str, *, outside: bool = False) -> None:
+        """Change a file as an agent tool (or, with ``outside``, a person) would."""
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        who = "a person edits" if outside else "the agent writes"
+        print(f"   ({who} {path})")
+
+    def snapline(
+        self,
+        *args: str,
+        expect: int = 0,
+        shows: tuple[str, ...] = (),
+    ) -> str:
+        """Run ``snapline ARGS``, print it like a terminal, check its exit code and output."""
+        shown = " ".join(shlex.quote("python" if a == PYTHON else a) for a in args)
+        print(f"$ snapline {shown}")
+        done = subprocess.run(
+            [SNAPLINE, *args],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        output = done.stdout + done.stderr
+        for line in output.rstrip("\n").splitlines():
+            print(f"  {line}")
+        if done.returncode != expect:
+            raise DemoFailed(f"`snapline {shown}` exited {done.returncode}, expected {expect}")
+        if done.returncode:
+            print(f"  [exit code {done.returncode}, as expected]")
+        for text in shows:
+            if text not in output:
+                raise DemoFailed(f"`snapline {shown}` did not print {text!r}")
+        return done.stdout
+
+    def check(self, condition: bool, what: str) -> None:
+        if not condition:
+            raise DemoFailed(what)
+        print(f"   ok: {what}")
+
+
+def story(demo: Demo) -> None:
+    root = demo.root
+    print(f"A throwaway project in {root}, driven by the real `snapline` command.")
+
+    demo.say("A small project exists before snapline is involved.")
+    demo.write("greet.py", "def greet():\n    return 'hello'\n")
+    demo.write("README.md", "# greeter\n")
+    demo.write(".gitignore", "*.log\n")
+    demo.write("build.log", "noise\n")
+
+    demo.say(
+        "`init` captures the workspace as the baseline, snapshot 0. Ignored files "
+        "(.gitignore rules) are counted, not stored."
+    )
+    demo.snapline("init", shows=("snapshot 0 holds 3 files", "1 ignored"))
+
+    demo.say(
+        "An agent edits a file and records the change. Each snapshot gets the next "
+        "number, the tool, a description and the agent session."
+    )
+    demo.write("greet.py", "def greet(name):\n    return f'hello {name}'\n")
+    demo.snapline(
+        "record", "greet.py", "--tool", "edit", "--session", "agent-1",
+        "-m", "greet by name", shows=("recorded snapshot 1",),
+    )  # fmt: skip
+    demo.write("test_greet.py", "from greet import greet\n\nassert greet('ada') == 'hello ada'\n")
+    demo.snapline(
+        "record", "--tool", "write", "--session", "agent-1", "-m", "add a test",
+        shows=("recorded snapshot 2", "A test_greet.py"),
+    )  # fmt: skip
+
+    demo.say(
+        "A shell command's side effects are unknown in advance: `snapline run` checks "
+        "the workspace is in sync, runs it, and records whatever it changed as one "
+        "snapshot. snapline exits with the command's own exit code."
+    )
+    code = "import pathlib; pathlib.Path('VERSION').write_text('1.0\\n')"
+    demo.snapline(
+        "run", "--tool", "shell", "-m", "write the VERSION file", "--", PYTHON, "-c", code,
+        shows=("snapshot 3",),
+    )  # fmt: skip
+    demo.snapline("log", shows=("add a test",))
+
+    demo.say("The work so far becomes milestone 1: it closes snapshots 1..latest.")
+    demo.snapline(
+        "milestone", "create", "--title", "greeter works", "--to", "latest",
+        shows=("created milestone 1: greeter works (snapshots 1..3",),
+    )  # fmt: skip
+
+    demo.say(
+        "Someone edits README.md outside snapline. `verify`, the CI check, catches it "
+        "and fails (exit 1); `--format github` turns it into a PR annotation."
+    )
+    demo.write("README.md", "# greeter\n\nSay hello to anyone.\n", outside=True)
+    demo.snapline("status", shows=("modified   README.md",))
+    demo.snapline("verify", expect=1, shows=("README.md is modified",))
+    demo.snapline("verify", "--format", "github", expect=1, shows=("::error file=README.md::",))
+    demo.note("Recording on top of that change is refused too, until it is resynced:")
+    demo.snapline("run", "--", PYTHON, "-c", "pass", expect=1, shows=("snapline resync",))
+
+    demo.say("`resync` records the outside change as its own snapshot; the history is whole again.")
+    demo.snapline("resync", "-m", "README edited by hand", shows=("recorded snapshot 4",))
+    demo.snapline("verify", shows=("ok",))
+
+    demo.say("The agent then breaks greet.py. `show` displays the snapshot and its diff.")
+    demo.write("greet.py", "def greet(name):\n    return None  # oops\n")
+    demo.snapline("record", "--tool", "edit", "-m", "refactor greet", shows=("snapshot 5",))
+    demo.snapline("show", "5", shows=("-    return f'hello {name}'", "+    return None  # oops"))
+
+    demo.say(
+        "Roll greet.py back to how it was after snapshot 4. The rollback is itself "
+        "snapshot 6, so it could be rolled back too."
+    )
+    demo.snapline("rollback", "--to", "4", "greet.py", "--dry-run", shows=("would change 1 path",))
+    demo.snapline("rollback", "--to", "4", "greet.py", shows=("as snapshot 6",))
+    demo.check(
+        (root / "greet.py").read_text() == "def greet(name):\n    return f'hello {name}'\n",
+        "greet.py is back to the version of snapshot 4",
+    )
+
+    demo.say("A second milestone starts where the first ended: snapshots 4..6.")
+    demo.snapline(
+        "milestone", "create", "--title", "docs and a reverted experiment",
+        shows=("created milestone 2", "snapshots 4..6"),
+    )  # fmt: skip
+    demo.snapline("milestone", "list", shows=("greeter works",))
+
+    demo.say("Everything holds: the sequence, the chain hashes, the milestones and the disk.")
+    demo.snapline("verify", shows=("ok: snapshots 0..6 verified",))
+    demo.snapline("diff", "3", "6", shows=("Say hello to anyone.",))
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="snapline-demo-") as tmp:
+        root = Path(tmp) / "greeter"
+        root.mkdir()
+        demo = Demo(root)
+        try:
+            story(demo)
+        except DemoFailed as failure:
+            print(f"\ndemo FAILED at step {demo.steps}: {failure}", file=sys.stderr)
+            return 1
+    print(f"\ndemo finished: {demo.steps} steps, every one behaved as described.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""What every command shares: the global options, opening the workspace, user paths."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from snapline import Workspace
+
+__all__ = ["DEFAULT_TIMEOUT", "JsonOption", "State", "state", "user_paths", "workspace"]
+
+DEFAULT_TIMEOUT = 30.0
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+"""``--json``, on every command that reads or records (shapes: docs/cli.md)."""
+
+
+@dataclass(frozen=True)
+class State:
+    """The global options (``snapline --root PATH --timeout S --debug COMMAND``)."""
+
+    root: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    debug: bool = False
+
+
+def state(ctx: typer.Context) -> State:
+    """The global options of the running command."""
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, State) else State()
+
+
+@contextlib.contextmanager
+def workspace(ctx: typer.Context) -> Iterator[Workspace]:
+    """Open the workspace: ``--root`` when given, else found upwards from the current directory."""
+    from snapline import Workspace
+
+    options = state(ctx)
+    if options.root is not None:
+        ws = Workspace.open(options.root, timeout=options.timeout)
+    else:
+        ws = Workspace.find(Path.cwd(), timeout=options.timeout)
+    with ws:
+        yield ws
+
+
+def user_paths(ws: Workspace, paths: list[str] | None) -> list[str] | None:
+    """Paths typed on the command line, as absolute paths the library accepts.
+
+    Relative paths are relative to the current directory when it is inside the
+    workspace (as in git), else to the workspace root. ``None`` (no paths, or one that
+    names the root itself) means the whole workspace.
+    """
+    if not paths:
+        return None
+    root = os.path.realpath(ws.root)
+    cwd = os.getcwd()
+    real_cwd = os.path.realpath(cwd)
+    inside = real_cwd == root or real_cwd.startswith(root.rstrip(os.sep) + os.sep)
+    base = cwd if inside else str(ws.root)
+    resolved = [os.path.normpath(os.path.join(base, path)) for path in paths]
+    if any(os.path.realpath(path) == root for path in resolved):
+        return None
+    return resolved

@@ -1,0 +1,203 @@
+"""Commands that read the history: ``status``, ``log``, ``show``, ``diff``."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from snapline.cli.context import JsonOption, user_paths, workspace
+from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
+from snapline.cli.render import echo_changes, model_json, snapshot_line
+
+if TYPE_CHECKING:
+    from snapline import Problem, Snapshot, Workspace
+
+__all__ = ["register"]
+
+_DRIFT_STYLES = {"modified": "yellow", "deleted": "red", "untracked": "green"}
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("status")(status)
+    app.command("log")(log)
+    app.command("show")(show)
+    app.command("diff")(diff)
+
+
+def status(
+    ctx: typer.Context,
+    as_json: JsonOption = False,
+) -> None:
+    """Show the latest snapshot, open milestone and drift.
+
+    Exits 0 even when files drifted (like `git status`); `snapline verify` is the
+    command that fails on drift.
+    """
+    with workspace(ctx) as ws:
+        latest = _latest(ws)
+        open_range = ws.milestones.current()
+        drift = ws.check_sync().problems
+        root = str(ws.root)
+    if as_json:
+        echo_json(
+            {
+                "root": root,
+                "latest": model_json(latest),
+                "milestone": open_range.model_dump(mode="json"),
+                "in_sync": not drift,
+                "drift": [problem.model_dump(mode="json") for problem in drift],
+            }
+        )
+        return
+    echo(("workspace  ", "bold"), root)
+    echo(
+        ("snapshot   ", "bold"),
+        (str(latest.number), "bold yellow"),
+        f"  {format_time(latest.time)}  {latest.tool}: {latest.description or '-'}",
+    )
+    if open_range.count:
+        echo(
+            ("milestone  ", "bold"),
+            f"{open_range.milestone} open: snapshots {open_range.start}..{open_range.end} "
+            f"({plural(open_range.count, 'snapshot')} not in a milestone yet; "
+            "close them with `snapline milestone create`)",
+        )
+    else:
+        echo(
+            ("milestone  ", "bold"),
+            f"{open_range.milestone} not started: nothing recorded since "
+            + ("the baseline" if open_range.milestone == 1 else "the last milestone"),
+        )
+    _echo_drift(drift)
+
+
+def _latest(ws: Workspace) -> Snapshot:
+    return next(ws.snapshots(newest_first=True, limit=1))
+
+
+def _echo_drift(drift: tuple[Problem, ...]) -> None:
+    if not drift:
+        echo(("in sync    ", "bold"), ("the workspace matches the latest snapshot", "green"))
+        return
+    echo(
+        ("drift      ", "bold"),
+        (f"{plural(len(drift), 'path')} changed outside snapline:", "red"),
+    )
+    for problem in drift:
+        echo(
+            "  ",
+            (f"{problem.kind:<11}", _DRIFT_STYLES.get(problem.kind, "red")),
+            problem.path or "",
+        )
+    echo(
+        "Record the outside change with `snapline resync -m TEXT`, "
+        "or restore files with `snapline rollback --to N PATH...`."
+    )
+
+
+def log(
+    ctx: typer.Context,
+    file: Annotated[
+        str | None,
+        typer.Option("--file", metavar="PATH", help="Only snapshots that touched this path."),
+    ] = None,
+    tool: Annotated[
+        str | None, typer.Option("--tool", metavar="NAME", help="Only snapshots of this tool.")
+    ] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", metavar="ID", help="Only snapshots of this session.")
+    ] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", metavar="N", min=1, help="At most this many (newest)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List snapshots, newest first."""
+    with workspace(ctx) as ws:
+        paths = user_paths(ws, [file]) if file is not None else None
+        snapshots = list(
+            ws.snapshots(
+                file=paths[0] if paths else None,
+                tool=tool,
+                session=session,
+                limit=limit,
+                newest_first=True,
+            )
+        )
+    if as_json:
+        echo_json([model_json(snapshot) for snapshot in snapshots])
+        return
+    for snapshot in snapshots:
+        snapshot_line(snapshot)
+    if not snapshots:
+        echo("no snapshots match", err=True)
+
+
+def show(
+    ctx: typer.Context,
+    number: Annotated[int, typer.Argument(metavar="N", help="The snapshot number.", min=0)],
+    as_json: JsonOption = False,
+) -> None:
+    """Show one snapshot with its diff.
+
+    Metadata, the files it changed, and the unified diff from N-1 to N.
+    """
+    with workspace(ctx) as ws:
+        snapshot = ws.snapshot(number)
+        milestone = ws.milestones.for_snapshot(number)
+        text = ws.diff(number - 1, number) if number > 0 and not as_json else ""
+    if as_json:
+        echo_json(model_json(snapshot))
+        return
+    echo(("snapshot ", "bold"), (str(snapshot.number), "bold yellow"))
+    fields: list[tuple[str, Any]] = [
+        ("time", format_time(snapshot.time)),
+        ("tool", snapshot.tool),
+        ("session", snapshot.session),
+        ("milestone", f"{milestone.number}: {milestone.title}" if milestone else None),
+        ("id", snapshot.id),
+        ("parent", snapshot.parent_id),
+    ]
+    for name, value in fields:
+        if value is not None:
+            echo((f"{name + ':':<11}", "dim"), str(value))
+    if snapshot.metadata:
+        import json
+
+        echo(("metadata:  ", "dim"), json.dumps(snapshot.metadata, sort_keys=True))
+    echo()
+    for line in (snapshot.description or "(no description)").splitlines():
+        echo("    " + line)
+    echo()
+    echo_changes(snapshot.files)
+    if text:
+        echo()
+        echo_diff(text)
+
+
+def diff(
+    ctx: typer.Context,
+    start: Annotated[int, typer.Argument(metavar="A", help="From snapshot A.", min=0)],
+    end: Annotated[int, typer.Argument(metavar="B", help="To snapshot B.", min=0)],
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="PATH", help="Only these files or directories.", show_default=False),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print the unified diff between two snapshots.
+
+    From the state after snapshot A to the state after B. The output is plain, for
+    `git apply` or `patch`.
+    """
+    with workspace(ctx) as ws:
+        text = ws.diff(start, end, paths=user_paths(ws, paths))
+    if as_json:
+        echo_json({"from": start, "to": end, "diff": text})
+        return
+    # Verbatim, never coloured: the output is meant for `git apply` and `patch`.
+    sys.stdout.write(text)

@@ -1,0 +1,213 @@
+"""``snapline milestone create|list|show|diff|rollback|export``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from snapline.cli.context import JsonOption, workspace
+from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
+from snapline.cli.render import echo_modified
+from snapline.cli.restore import DryRunOption, ForceOption, render_result
+
+if TYPE_CHECKING:
+    from snapline import Milestone
+
+__all__ = ["milestone_json", "register"]
+
+group = typer.Typer(
+    name="milestone",
+    help="Named, continuous ranges of snapshots ('phase 1 done').",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+NumberArgument = Annotated[int, typer.Argument(metavar="M", help="The milestone number.", min=1)]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``milestone`` command group to ``app``."""
+    app.add_typer(group, name="milestone")
+
+
+def milestone_json(milestone: Milestone) -> dict[str, Any]:
+    """A milestone's JSON shape: the model's fields, plus ``start``/``end`` (= first/last)."""
+    return {**milestone.model_dump(mode="json"), "start": milestone.first, "end": milestone.last}
+
+
+def _milestone_line(milestone: Milestone) -> None:
+    tags = [("  [" + ", ".join(milestone.tags) + "]", "magenta")] if milestone.tags else []
+    echo(
+        (f"{milestone.number:>4}", "bold yellow"),
+        "  ",
+        (f"snapshots {milestone.first}..{milestone.last}", "cyan"),
+        "  ",
+        (format_time(milestone.time), "dim"),
+        "  ",
+        milestone.title,
+        *tags,
+    )
+
+
+@group.command("create")
+def create(
+    ctx: typer.Context,
+    title: Annotated[
+        str | None,
+        typer.Option(
+            "--title", metavar="TEXT", help="One line naming the step (default: first line of -m)."
+        ),
+    ] = None,
+    message: Annotated[
+        str, typer.Option("-m", "--message", metavar="TEXT", help="Description.")
+    ] = "",
+    start: Annotated[
+        int | None,
+        typer.Option(
+            "--from",
+            metavar="N",
+            min=1,
+            help="First snapshot; must be one past the previous milestone (the default).",
+        ),
+    ] = None,
+    to: Annotated[str, typer.Option("--to", metavar="latest|N", help="Last snapshot.")] = "latest",
+    tags: Annotated[
+        list[str] | None, typer.Option("--tag", metavar="TAG", help="A short label (repeatable).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Close the open range as the next milestone.
+
+    The range starts one past the previous milestone (snapshot 1 for the first) and
+    ends at --to.
+    """
+    with workspace(ctx) as ws:
+        name = title or _first_line(message) or f"milestone {ws.milestones.current().milestone}"
+        milestone = ws.milestones.create(
+            name, description=message, to=to, start=start, tags=tags or ()
+        )
+    if as_json:
+        echo_json(milestone_json(milestone))
+        return
+    echo(
+        ("created milestone ", "green"),
+        (str(milestone.number), "bold yellow"),
+        f": {milestone.title} (snapshots {milestone.first}..{milestone.last}, "
+        f"{plural(milestone.count, 'snapshot')})",
+    )
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+@group.command("list")
+def list_(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """List milestones, oldest first."""
+    with workspace(ctx) as ws:
+        milestones = ws.milestones.list()
+    if as_json:
+        echo_json([milestone_json(milestone) for milestone in milestones])
+        return
+    for milestone in milestones:
+        _milestone_line(milestone)
+    if not milestones:
+        echo("no milestones yet; create one with `snapline milestone create`", err=True)
+
+
+@group.command("show")
+def show(ctx: typer.Context, number: NumberArgument, as_json: JsonOption = False) -> None:
+    """Show a milestone with its files and line counts."""
+    with workspace(ctx) as ws:
+        milestone = ws.milestones.get(number)
+        stats = ws.milestones.stats(number)
+        files = ws.milestones.files(number)
+    if as_json:
+        echo_json(
+            {
+                **milestone_json(milestone),
+                "stats": stats.model_dump(mode="json"),
+                "files": [item.model_dump(mode="json") for item in files],
+            }
+        )
+        return
+    echo(("milestone ", "bold"), (str(milestone.number), "bold yellow"), f": {milestone.title}")
+    echo(
+        (f"{'snapshots:':<11}", "dim"),
+        f"{milestone.first}..{milestone.last} ({plural(milestone.count, 'snapshot')})",
+    )
+    echo((f"{'created:':<11}", "dim"), format_time(milestone.time))
+    if milestone.tags:
+        echo((f"{'tags:':<11}", "dim"), ", ".join(milestone.tags))
+    echo(
+        (f"{'changed:':<11}", "dim"),
+        f"{plural(stats.files, 'file')}, ",
+        (f"+{stats.lines_added}", "green"),
+        " ",
+        (f"-{stats.lines_removed}", "red"),
+    )
+    if milestone.description.strip():
+        echo()
+        for line in milestone.description.strip("\n").splitlines():
+            echo("    " + line)
+    if files:
+        echo()
+        echo_modified(files)
+
+
+@group.command("diff")
+def diff(ctx: typer.Context, number: NumberArgument, as_json: JsonOption = False) -> None:
+    """Print the unified diff of a whole milestone."""
+    with workspace(ctx) as ws:
+        text = ws.milestones.diff(number)
+    if as_json:
+        echo_json({"milestone": number, "diff": text})
+        return
+    echo_diff(text)
+
+
+@group.command("rollback")
+def rollback(
+    ctx: typer.Context,
+    number: NumberArgument,
+    dry_run: DryRunOption = False,
+    force: ForceOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Go back to just before milestone M.
+
+    Restores the state after snapshot first-1, as a new snapshot.
+    """
+    with workspace(ctx) as ws:
+        result = ws.milestones.rollback(number, dry_run=dry_run, force=force)
+    render_result(result, as_json=as_json, force=force)
+
+
+@group.command("export")
+def export(
+    ctx: typer.Context,
+    number: NumberArgument,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            metavar="FILE",
+            dir_okay=False,
+            help="Write the patch to FILE (atomically) instead of stdout.",
+        ),
+    ] = None,
+) -> None:
+    """Export milestone M as a patch.
+
+    `git apply` accepts it; it is headed by the title and description.
+    """
+    with workspace(ctx) as ws:
+        text = ws.milestones.export(number, output)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        echo(f"wrote milestone {number} to {output}", err=True)

@@ -1,0 +1,255 @@
+"""Commands that create a store or record snapshots: ``init``, ``record``, ``run``, ``resync``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from snapline.cli.context import JsonOption, state, user_paths, workspace
+from snapline.cli.output import echo, echo_json, format_bytes, plural, stderr_console
+from snapline.cli.render import echo_changes, echo_skipped, model_json
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from snapline import Snapshot
+
+__all__ = ["register"]
+
+# Below this many files init is quick enough that a progress bar would only flicker.
+_PROGRESS_MIN_FILES = 500
+
+PathsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="PATH",
+        help="Files or directories (default: the whole workspace).",
+        show_default=False,
+    ),
+]
+ToolOption = Annotated[
+    str, typer.Option("--tool", metavar="NAME", help="Name of the tool that made the change.")
+]
+MessageOption = Annotated[
+    str, typer.Option("-m", "--message", metavar="TEXT", help="Description of the change.")
+]
+SessionOption = Annotated[
+    str | None,
+    typer.Option("--session", metavar="ID", help="Id of the agent session or person recording."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("init")(init)
+    app.command("record")(record)
+    app.command("run", context_settings={"allow_interspersed_args": False})(run)
+    app.command("resync")(resync)
+
+
+def init(
+    ctx: typer.Context,
+    directory: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="DIRECTORY",
+            help="Directory to snapshot (default: --root, else the current directory).",
+            show_default=False,
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Allow the filesystem root or your home directory.")
+    ] = False,
+    large_file_limit: Annotated[
+        int | None,
+        typer.Option(
+            "--large-file-limit",
+            metavar="BYTES",
+            min=0,
+            help="Track files larger than this by hash only (default 64 MiB).",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Create the store; the workspace as it is becomes snapshot 0.
+
+    Ignored files (.gitignore, .snaplineignore) are left out; files above the
+    large-file limit are tracked by hash only.
+    """
+    from snapline import Workspace
+
+    options = state(ctx)
+    root = directory or options.root or Path.cwd()
+    progress = _InitProgress()
+    try:
+        ws = Workspace.init(
+            root,
+            force=force,
+            large_file_limit=large_file_limit,
+            timeout=options.timeout,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    with ws:
+        baseline = ws.snapshot(0)
+        summary = _baseline_summary(ws.root, baseline)
+    if as_json:
+        echo_json(summary)
+        return
+    extra = []
+    if summary["hash_only"]:
+        extra.append(f"{summary['hash_only']} tracked by hash only")
+    if summary["unreadable"]:
+        extra.append(f"{summary['unreadable']} unreadable")
+    echo(
+        ("initialised", "green"),
+        f" {summary['store']}: snapshot 0 holds {plural(summary['files'], 'file')} "
+        f"({format_bytes(summary['bytes'])}), {summary['ignored']} ignored",
+        *([", " + ", ".join(extra)] if extra else []),
+    )
+
+
+def _baseline_summary(root: Path, baseline: Snapshot) -> dict[str, Any]:
+    from snapline.paths import STORE_DIR
+
+    reasons = [item.reason for item in baseline.skipped]
+    return {
+        "root": str(root),
+        "store": str(root / STORE_DIR),
+        "snapshot": baseline.number,
+        "files": len(baseline.files),
+        "bytes": sum(change.size or 0 for change in baseline.files),
+        "ignored": reasons.count("ignored"),
+        "hash_only": sum("hash only" in reason for reason in reasons),
+        "unreadable": sum(reason.startswith("unreadable") for reason in reasons),
+        "skipped": [item.model_dump(mode="json") for item in baseline.skipped],
+    }
+
+
+class _InitProgress:
+    """``progress(done, total)`` for ``Workspace.init``: a bar on a terminal, for big trees."""
+
+    def __init__(self) -> None:
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        self._decided = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self._decided:
+            self._decided = True
+            console = stderr_console() if total >= _PROGRESS_MIN_FILES else None
+            if console is not None:
+                from rich.progress import Progress
+
+                self._bar = Progress(console=console, transient=True)
+                self._bar.start()
+                self._task = self._bar.add_task("capturing the baseline", total=total)
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=done)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def record(
+    ctx: typer.Context,
+    paths: PathsArgument = None,
+    tool: ToolOption = "record",
+    message: MessageOption = "",
+    session: SessionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Record what changed on disk as one snapshot.
+
+    Looks under PATHS, or at the whole workspace. Prints the new snapshot number, or
+    "nothing changed" (exit 0).
+    """
+    with workspace(ctx) as ws:
+        snapshot = ws.record(user_paths(ws, paths), tool=tool, description=message, session=session)
+        skipped = ws.last_skipped
+    _echo_recorded(snapshot, as_json)
+    if not as_json:
+        echo_skipped(skipped)
+
+
+def run(
+    ctx: typer.Context,
+    command: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="CMD", help="The command and its arguments (after --).", show_default=False
+        ),
+    ],
+    tool: ToolOption = "shell",
+    message: Annotated[
+        str | None,
+        typer.Option(
+            "-m", "--message", metavar="TEXT", help="Description (default: the command line)."
+        ),
+    ] = None,
+    session: SessionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run a command and record its side effects.
+
+    Give the command after --. Exits with the command's own exit code. Refuses to
+    start when the workspace has drifted from its history: the snapshot must hold
+    exactly what the command did.
+    """
+    with workspace(ctx) as ws:
+        result = ws.run(command, tool=tool, description=message, session=session)
+    if as_json:
+        echo_json({"exit_code": result.exit_code, "snapshot": model_json(result.snapshot)})
+    elif result.snapshot is None:
+        echo("snapline: the command changed nothing", err=True)
+    else:
+        files = plural(len(result.snapshot.files), "file")
+        echo(
+            "snapline: recorded snapshot ",
+            (str(result.snapshot.number), "bold yellow"),
+            f" ({files})",
+            err=True,
+        )
+    # A command killed by a signal exits like it would from a shell: 128 + signal.
+    code = result.exit_code if result.exit_code >= 0 else 128 - result.exit_code
+    if code:
+        raise typer.Exit(code)
+
+
+def resync(
+    ctx: typer.Context,
+    message: Annotated[
+        str,
+        typer.Option(
+            "-m", "--message", metavar="TEXT", help="Why the files changed outside snapline."
+        ),
+    ],
+    paths: PathsArgument = None,
+    session: SessionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Record changes made outside snapline.
+
+    They become their own snapshot, so recording (and `run`) can go on.
+    """
+    with workspace(ctx) as ws:
+        snapshot = ws.resync(description=message, paths=user_paths(ws, paths), session=session)
+    _echo_recorded(snapshot, as_json)
+
+
+def _echo_recorded(snapshot: Snapshot | None, as_json: bool) -> None:
+    if as_json:
+        echo_json(model_json(snapshot))
+    elif snapshot is None:
+        echo("nothing changed")
+    else:
+        echo(
+            ("recorded snapshot ", "green"),
+            (str(snapshot.number), "bold yellow"),
+            f": {plural(len(snapshot.files), 'file')}",
+        )
+        echo_changes(snapshot.files)

@@ -1,0 +1,138 @@
+"""How snapshots, changes and problems read on a terminal (text mode; JSON is the models')."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from snapline.cli.output import echo, format_time, plural
+
+if TYPE_CHECKING:
+    from snapline import (
+        Conflict,
+        FileChange,
+        ModifiedFile,
+        Problem,
+        RevertResult,
+        RollbackResult,
+        SkippedPath,
+        Snapshot,
+    )
+
+__all__ = [
+    "echo_changes",
+    "echo_conflicts",
+    "echo_modified",
+    "echo_problems",
+    "echo_restore",
+    "echo_skipped",
+    "model_json",
+    "snapshot_line",
+]
+
+_KINDS = {
+    "added": ("A", "green"),
+    "modified": ("M", "yellow"),
+    "deleted": ("D", "red"),
+    "renamed": ("R", "cyan"),
+}
+
+
+def snapshot_line(snapshot: Snapshot) -> None:
+    """One line per snapshot, as ``log`` prints it: number, time, tool, description, files."""
+    session = [("  @" + snapshot.session, "magenta")] if snapshot.session else []
+    echo(
+        (f"{snapshot.number:>5}", "bold yellow"),
+        "  ",
+        (format_time(snapshot.time), "dim"),
+        "  ",
+        (snapshot.tool, "cyan"),
+        *session,
+        "  ",
+        snapshot.description or "(no description)",
+        ("  [" + plural(len(snapshot.files), "file") + "]", "dim"),
+    )
+
+
+def echo_changes(changes: Iterable[FileChange], *, indent: str = "  ") -> None:
+    """Each change as ``  M path`` (the letters of ``git status --short``)."""
+    for change in changes:
+        letter, style = _KINDS.get(change.kind.value, ("?", ""))
+        text = f"{change.old_path} -> {change.path}" if change.old_path else change.path
+        echo(indent, (letter, style), " ", text)
+
+
+def echo_modified(files: Iterable[ModifiedFile], *, indent: str = "  ") -> None:
+    """Each net change over a range as ``  M path  (snapshots 3, 5)``."""
+    for item in files:
+        letter, style = _KINDS.get(item.status.value, ("?", ""))
+        text = f"{item.old_path} -> {item.path}" if item.old_path else item.path
+        numbers = ", ".join(str(n) for n in item.snapshots)
+        echo(indent, (letter, style), f" {text}", (f"  (snapshots {numbers})", "dim"))
+
+
+def echo_skipped(skipped: Iterable[SkippedPath]) -> None:
+    """Say on stderr what a recording did not capture, and why."""
+    for item in skipped:
+        echo(("note: ", "yellow"), f"{item.path}: {item.reason}", err=True)
+
+
+def echo_problems(problems: Iterable[Problem], *, indent: str = "  ") -> None:
+    """Each problem as ``  kind  message`` (messages name their path or snapshot)."""
+    for problem in problems:
+        echo(indent, (f"{problem.kind:<14}", "red"), " ", problem.message)
+
+
+def model_json(model: Any) -> Any:
+    """The documented JSON shape of a snapshot or result model (``null`` for none)."""
+    return None if model is None else model.model_dump(mode="json")
+
+
+def echo_restore(result: RollbackResult | RevertResult) -> None:
+    """What a rollback or revert changed (or would change), then its conflicts."""
+    from snapline import RollbackResult
+
+    if isinstance(result, RollbackResult):
+        what = f"roll back to snapshot {result.target}"
+    else:
+        what = f"revert snapshot {result.reverted}"
+    moved = getattr(result, "moved", ())
+    rows = [
+        *(("M", "yellow", path, "restored") for path in result.restored),
+        *(("D", "red", path, "deleted") for path in result.deleted),
+        *(("A", "green", path, "recreated") for path in result.recreated),
+        *(("R", "cyan", f"{m.source} -> {m.target}", "moved back") for m in moved),
+    ]
+    if result.dry_run:
+        head = f"dry run: {what} would change {plural(len(rows), 'path')}"
+        echo((head, "bold"))
+    elif result.snapshot is None:
+        echo(f"{what}: nothing to change")
+    else:
+        past = "rolled back to" if isinstance(result, RollbackResult) else "reverted"
+        target = result.target if isinstance(result, RollbackResult) else result.reverted
+        echo(
+            (f"{past} snapshot {target}", "green"),
+            " as snapshot ",
+            (str(result.snapshot.number), "bold yellow"),
+            f": {plural(len(rows), 'path')} changed",
+        )
+    external = getattr(result, "external", None)
+    if external is not None:
+        echo(
+            f"outside changes to {plural(len(external.files), 'file')} were first recorded "
+            f"as snapshot {external.number}, so they can be recovered"
+        )
+    for letter, style, text, verb in rows:
+        echo("  ", (letter, style), f" {text}", (f"  ({verb})", "dim"))
+    echo_conflicts(result.conflicts)
+
+
+def echo_conflicts(conflicts: Iterable[Conflict]) -> None:
+    """Each conflict as ``  ! path: message``."""
+    items = list(conflicts)
+    if not items:
+        return
+    echo((f"{plural(len(items), 'conflict')}:", "bold red"))
+    for conflict in items:
+        echo("  ", ("!", "red"), f" {conflict.kind:<11} {conflict.message}")

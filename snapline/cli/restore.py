@@ -1,0 +1,109 @@
+"""Commands that put old content back: ``rollback`` and ``revert``.
+
+Both record what they do as a new snapshot, so they can themselves be rolled back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from snapline.cli.context import JsonOption, user_paths, workspace
+from snapline.cli.errors import EXIT_FAILURE
+from snapline.cli.output import echo, echo_json, plural
+from snapline.cli.render import echo_restore, model_json
+
+if TYPE_CHECKING:
+    from snapline import RevertResult, RollbackResult
+
+__all__ = ["DryRunOption", "ForceOption", "register", "render_result"]
+
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Only show what would change; exit 1 on conflicts.")
+]
+MessageOption = Annotated[
+    str,
+    typer.Option("-m", "--message", metavar="TEXT", help="Description (default: what it does)."),
+]
+ForceOption = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Overwrite files changed outside snapline (their content is recorded first).",
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("rollback")(rollback)
+    app.command("revert")(revert)
+
+
+def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force: bool) -> None:
+    """Print a rollback or revert result; a dry run that would be refused exits 1."""
+    if as_json:
+        echo_json(model_json(result))
+    else:
+        echo_restore(result)
+    if result.dry_run and result.conflicts and not force:
+        if not as_json:
+            echo(
+                f"snapline: error: the real run would be refused: "
+                f"{plural(len(result.conflicts), 'conflict')}; record the outside changes "
+                "with `snapline resync -m TEXT` first, or pass --force",
+                err=True,
+            )
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def rollback(
+    ctx: typer.Context,
+    to: Annotated[
+        int, typer.Option("--to", metavar="N", min=0, help="The snapshot to go back to.")
+    ],
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="PATH",
+            help="Only these files or directories (default: all).",
+            show_default=False,
+        ),
+    ] = None,
+    dry_run: DryRunOption = False,
+    force: ForceOption = False,
+    message: MessageOption = "",
+    as_json: JsonOption = False,
+) -> None:
+    """Restore the state after snapshot N.
+
+    The whole workspace, or only PATHS. The rollback is itself a new snapshot, so it
+    can be rolled back. Refuses to overwrite files changed outside snapline unless
+    --force.
+    """
+    with workspace(ctx) as ws:
+        result = ws.rollback(
+            to,
+            user_paths(ws, paths),
+            dry_run=dry_run,
+            force=force,
+            description=message,
+        )
+    render_result(result, as_json=as_json, force=force)
+
+
+def revert(
+    ctx: typer.Context,
+    number: Annotated[int, typer.Argument(metavar="N", min=1, help="The snapshot to undo.")],
+    dry_run: DryRunOption = False,
+    message: MessageOption = "",
+    as_json: JsonOption = False,
+) -> None:
+    """Undo the changes of one snapshot.
+
+    Keeps everything recorded after N; recorded as a new snapshot.
+    """
+    with workspace(ctx) as ws:
+        result = ws.revert(number, dry_run=dry_run, description=message)
+    render_result(result, as_json=as_json, force=False)

@@ -1,0 +1,126 @@
+"""Commands that check and maintain the store: ``verify`` (for CI) and ``gc``."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from snapline.cli.context import JsonOption, state, workspace
+from snapline.cli.errors import EXIT_CORRUPT, EXIT_FAILURE, exit_code_for
+from snapline.cli.output import echo, echo_json, format_bytes, github_annotation, plural
+from snapline.cli.render import echo_problems
+
+if TYPE_CHECKING:
+    from snapline import Problem, Report
+
+__all__ = ["Format", "register"]
+
+
+class Format(str, Enum):
+    """How ``verify`` prints problems."""
+
+    text = "text"
+    github = "github"
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("verify")(verify)
+    app.command("gc")(gc)
+
+
+def verify(
+    ctx: typer.Context,
+    as_json: JsonOption = False,
+    output_format: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            case_sensitive=False,
+            help="text, or github for ::error annotations in GitHub Actions.",
+        ),
+    ] = Format.text,
+    deep: Annotated[
+        bool,
+        typer.Option("--deep", help="Also rebuild every recorded version (reads all content)."),
+    ] = False,
+) -> None:
+    """Check the history and the workspace (for CI).
+
+    Checks the store, the snapshot sequence and chain, milestone continuity, and that
+    the workspace matches the latest snapshot.
+
+    Exits 0 when everything holds, 1 when there are problems, 3 when the store is
+    corrupt. Meant for CI.
+    """
+    from snapline import Problem, SnaplineError
+
+    try:
+        with workspace(ctx) as ws:
+            report = ws.verify(deep=deep)
+            latest = ws.latest
+    except SnaplineError as error:
+        if not as_json and output_format is Format.text:
+            raise
+        # CI reads the annotations and the JSON: an unreadable store is reported the
+        # same way as any other problem, then exits with the error's own code.
+        code = exit_code_for(error, debug=state(ctx).debug)
+        problem = Problem(
+            kind="store",
+            message=str(error),
+            severity="corrupt" if code == EXIT_CORRUPT else "error",
+        )
+        _echo_problems([problem], as_json)
+        raise typer.Exit(code) from None
+    if as_json:
+        echo_json(report.to_json())
+    elif output_format is Format.github:
+        for problem in report.problems:
+            echo(github_annotation(problem))
+        _echo_summary(report, latest, list_problems=False)
+    else:
+        _echo_summary(report, latest, list_problems=True)
+    if report.corrupt:
+        raise typer.Exit(EXIT_CORRUPT)
+    if not report.ok:
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _echo_problems(problems: list[Problem], as_json: bool) -> None:
+    if as_json:
+        echo_json({"ok": False, "problems": [p.model_dump(mode="json") for p in problems]})
+    else:
+        for problem in problems:
+            echo(github_annotation(problem))
+
+
+def _echo_summary(report: Report, latest: int, *, list_problems: bool) -> None:
+    if report.ok:
+        echo(
+            ("ok", "bold green"),
+            f": snapshots 0..{latest} verified, the workspace matches the latest snapshot",
+        )
+        return
+    what = "the store is corrupt" if report.corrupt else "verification failed"
+    # With annotations the problems are already on stdout; the headline is for people.
+    echo((f"{what}: {plural(len(report.problems), 'problem')}", "bold red"), err=not list_problems)
+    if list_problems:
+        echo_problems(report.problems)
+
+
+def gc(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Remove stored content no snapshot refers to.
+
+    Also compacts the store. Reports the bytes freed.
+    """
+    with workspace(ctx) as ws:
+        result = ws.gc()
+    if as_json:
+        echo_json({"blobs_removed": result.blobs_removed, "bytes_freed": result.bytes_freed})
+        return
+    echo(
+        f"removed {plural(result.blobs_removed, 'unreferenced blob')}, "
+        f"freed {format_bytes(result.bytes_freed)}"
+    )

@@ -1,0 +1,240 @@
+"""``init``, ``record``, ``run`` and ``resync`` through the real command line."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from snapline import Workspace
+from tests.cli.conftest import Invoke, as_json, run_script
+
+
+def test_init_prints_a_one_line_summary(cli: Invoke, root: Path) -> None:
+    (root / "a.txt").write_text("hello\n")
+    (root / "b.bin").write_bytes(b"\x00" * 100)
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "debug.log").write_text("noise\n")
+    os.chdir(root)
+    result = cli("init")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1
+    assert "3 files" in lines[0]  # a.txt, b.bin, .gitignore
+    assert "112 bytes" in lines[0]
+    assert "1 ignored" in lines[0]
+    with Workspace.open(root) as ws:
+        assert sorted(ws.tracked()) == [".gitignore", "a.txt", "b.bin"]
+
+
+def test_init_json_and_large_file_limit(cli: Invoke, root: Path) -> None:
+    (root / "small.txt").write_text("x\n")
+    (root / "big.bin").write_bytes(b"y" * 5000)
+    result = cli("init", str(root), "--large-file-limit", "1000", "--json")
+    assert result.exit_code == 0, result.output
+    summary = as_json(result)
+    assert summary["root"] == str(root)
+    assert summary["snapshot"] == 0
+    assert summary["files"] == 2
+    assert summary["hash_only"] == 1
+    assert summary["ignored"] == 0
+    assert {"path": "big.bin", "reason": summary["skipped"][0]["reason"]} in summary["skipped"]
+
+
+def test_init_uses_the_root_option(cli: Invoke, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    assert cli("--root", str(root), "init").exit_code == 0
+    assert (root / ".snapline" / "store.db").is_file()
+
+
+def test_init_twice_is_a_usage_error(cli: Invoke, project: Path) -> None:
+    result = cli("init")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("snapline: error: ")
+    assert "already has a snapline store" in result.stderr
+
+
+def test_init_missing_directory_is_a_usage_error(cli: Invoke, tmp_path: Path) -> None:
+    result = cli("init", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("snapline: error: ")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_init_refuses_the_home_directory_without_force(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "notes.txt").write_text("n\n")
+    monkeypatch.setenv("HOME", str(home))
+    result = cli("init", str(home))
+    assert result.exit_code == 2
+    assert "--force" in result.stderr
+    assert cli("init", str(home), "--force").exit_code == 0
+
+
+def test_init_progress_callback_runs_without_a_terminal(cli: Invoke, root: Path) -> None:
+    for i in range(600):
+        (root / f"f{i}.txt").write_text(f"{i}\n")
+    result = cli("init", str(root))
+    assert result.exit_code == 0
+    assert "600 files" in result.stdout
+    assert "\x1b[" not in result.output  # no bar when stderr is not a terminal
+
+
+def test_record_prints_the_new_number(cli: Invoke, project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    (project / "notes.txt").write_text("new\n")
+    result = cli("record", "--tool", "edit", "-m", "say bye")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "recorded snapshot 1: 2 files"
+    assert "  A notes.txt" in result.stdout
+    assert "  M src/app.py" in result.stdout
+    snapshot = as_json(cli("show", "1", "--json"))
+    assert (snapshot["tool"], snapshot["description"]) == ("edit", "say bye")
+
+
+def test_record_nothing_changed_exits_0(cli: Invoke, project: Path) -> None:
+    result = cli("record", "-m", "nothing")
+    assert result.exit_code == 0
+    assert result.stdout == "nothing changed\n"
+    assert as_json(cli("record", "--json")) is None
+
+
+def test_record_json_is_the_snapshot(cli: Invoke, project: Path) -> None:
+    (project / "README.md").write_text("# changed\n")
+    data = as_json(cli("record", "--json", "--session", "agent-7", "-m", "readme"))
+    assert data["number"] == 1
+    assert data["session"] == "agent-7"
+    assert data["description"] == "readme"
+    assert [f["path"] for f in data["files"]] == ["README.md"]
+    assert data["files"][0]["kind"] == "modified"
+    for key in ("id", "parent_id", "time", "tool", "chain_hash", "version", "skipped"):
+        assert key in data
+
+
+def test_record_only_the_given_paths_relative_to_cwd(cli: Invoke, project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('x')\n")
+    (project / "README.md").write_text("# changed\n")
+    os.chdir(project / "src")
+    data = as_json(cli("record", "app.py", "--json"))
+    assert [f["path"] for f in data["files"]] == ["src/app.py"]
+    # "." inside a subdirectory is that directory; at the root it is everything.
+    os.chdir(project)
+    data = as_json(cli("record", ".", "--json"))
+    assert [f["path"] for f in data["files"]] == ["README.md"]
+
+
+def test_record_path_outside_the_workspace_is_refused(
+    cli: Invoke, project: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x\n")
+    result = cli("record", str(outside))
+    assert result.exit_code == 2
+    assert "outside the workspace" in result.stderr
+
+
+def test_record_says_what_it_skipped(cli: Invoke, project: Path) -> None:
+    (project / ".gitignore").write_text("*.tmp\n")
+    (project / "scratch.tmp").write_text("x\n")
+    result = cli("record", "scratch.tmp")
+    assert result.exit_code == 0
+    assert result.stdout == "nothing changed\n"
+    assert result.stderr == "note: scratch.tmp: ignored\n"
+    result = cli("record", "-m", "gitignore")
+    assert result.exit_code == 0
+    assert "A .gitignore" in result.stdout
+
+
+def test_run_records_side_effects_and_keeps_the_exit_code(cli: Invoke, project: Path) -> None:
+    code = "open('made.txt', 'w').write('made\\n'); raise SystemExit(3)"
+    result = cli("run", "--tool", "agent", "--", sys.executable, "-c", code)
+    assert result.exit_code == 3
+    assert "recorded snapshot 1" in result.stderr
+    snapshot = as_json(cli("show", "1", "--json"))
+    assert snapshot["tool"] == "agent"
+    assert snapshot["metadata"]["exit_code"] == 3
+    assert [f["path"] for f in snapshot["files"]] == ["made.txt"]
+
+
+def test_run_without_double_dash_passes_options_to_the_command(cli: Invoke, project: Path) -> None:
+    result = cli("run", sys.executable, "-c", "print('hi')")
+    assert result.exit_code == 0, result.output
+    assert "changed nothing" in result.stderr
+
+
+def test_run_json(cli: Invoke, project: Path) -> None:
+    code = "open('a.txt', 'w').write('a\\n')"
+    data = as_json(cli("run", "--json", "-m", "make a", "--", sys.executable, "-c", code))
+    assert data["exit_code"] == 0
+    assert data["snapshot"]["number"] == 1
+    assert data["snapshot"]["description"] == "make a"
+
+
+def test_run_refuses_when_drifted(cli: Invoke, project: Path) -> None:
+    (project / "README.md").write_text("# outside\n")
+    marker = project / "ran.txt"
+    code = f"open({str(marker)!r}, 'w').write('x')"
+    result = cli("run", "--", sys.executable, "-c", code)
+    assert result.exit_code == 1
+    assert not marker.exists()
+    assert result.stderr.startswith("snapline: error: README.md was changed outside snapline")
+    assert "snapline resync" in result.stderr
+
+
+def test_run_missing_command_is_a_usage_error(cli: Invoke, project: Path) -> None:
+    result = cli("run", "--", "definitely-not-a-command-xyz")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("snapline: error: cannot run")
+
+
+def test_run_exit_code_through_the_console_script(project: Path) -> None:
+    result = run_script(
+        "run", "--", sys.executable, "-c", "import sys; print('out'); sys.exit(7)", cwd=project
+    )
+    assert result.returncode == 7
+    assert result.stdout == "out\n"
+
+
+def test_resync_records_the_outside_change(cli: Invoke, project: Path) -> None:
+    (project / "README.md").write_text("# outside\n")
+    assert cli("verify").exit_code == 1
+    result = cli("resync", "-m", "edited in an IDE")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("recorded snapshot 1")
+    assert cli("verify").exit_code == 0
+    assert as_json(cli("resync", "-m", "again", "--json")) is None
+    assert cli("resync", "-m", "again").stdout == "nothing changed\n"
+
+
+def test_init_shows_a_progress_bar_on_a_terminal(root: Path) -> None:
+    import pty
+    import subprocess
+
+    for i in range(600):
+        (root / f"f{i}.txt").write_text(f"{i}\n")
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    script = Path(sys.executable).with_name("snapline")
+    with subprocess.Popen(
+        [str(script), "init"], cwd=root, stdout=subprocess.PIPE, stderr=slave, env=env
+    ) as process:
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the terminal closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        stdout = process.stdout.read() if process.stdout else b""
+    os.close(master)
+    assert process.returncode == 0
+    assert b"capturing the baseline" in b"".join(chunks)
+    assert stdout.decode().startswith("initialised ")  # the summary itself is not on the tty
