@@ -233,7 +233,7 @@ class Workspace:
             ``skipped`` and in :attr:`last_skipped`.
         """
         header = make_header(tool, description, session, metadata)
-        rels = None if paths is None else self._relpaths(paths)
+        rels = self._scope(paths)
         with self._recorder.writing():
             return self._recorder.record(rels, header)
 
@@ -403,7 +403,7 @@ class Workspace:
             The new snapshot, or ``None`` when the disk already matched the history.
         """
         header = make_header(EXTERNAL_TOOL, description or "outside changes", session, metadata)
-        rels = None if paths is None else self._relpaths(paths)
+        rels = self._scope(paths)
         with self._recorder.writing():
             return self._recorder.record(rels, header)
 
@@ -445,7 +445,7 @@ class Workspace:
             OSError: If writing fails; the workspace and the store are left as they were.
         """
         header = make_header(tool, description or f"roll back to snapshot {to}", session, metadata)
-        rels = None if paths is None else self._relpaths(paths)
+        rels = self._scope(paths)
         return roll_back(self._recorder, to, rels, dry_run=dry_run, force=force, header=header)
 
     def revert(
@@ -605,7 +605,7 @@ class Workspace:
             SnapshotNotFoundError: If either number does not exist.
             SnapshotRangeError: If ``from_n`` comes after ``to_n``.
         """
-        rels = None if paths is None else self._relpaths(paths)
+        rels = self._scope(paths)
         return unified_diff(self._recorder, from_n, to_n, rels)
 
     def tracked(self) -> dict[str, str]:
@@ -635,7 +635,7 @@ class Workspace:
         Problems have kind ``modified``, ``deleted``, ``untracked`` (new and not
         ignored) or ``unreadable``, each with its ``path``.
         """
-        rels = None if paths is None else self._relpaths(paths)
+        rels = self._scope(paths)
         with self._store.read():
             detection = self._recorder.detect(rels, want_content=False)
         self._recorder.save_stat_cache(detection)
@@ -645,6 +645,15 @@ class Workspace:
 
     def _relpath(self, path: PathArg) -> str:
         return relpath_from_user(self.root, path)
+
+    def _scope(self, paths: Iterable[PathArg] | PathArg | None) -> list[str] | None:
+        """Paths to limit an operation to; ``None`` (everything) when one is the root."""
+        if paths is None:
+            return None
+        items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+        if any(Path(os.path.abspath(self.root / p)) == self.root for p in items):
+            return None
+        return self._relpaths(items)
 
     def _relpaths(self, paths: Iterable[PathArg] | PathArg) -> list[str]:
         if isinstance(paths, (str, os.PathLike)):

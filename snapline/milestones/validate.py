@@ -38,9 +38,18 @@ def validate_milestones(store: Store) -> list[Problem]:
     return problems
 
 
+# Ranges that do not hold together are validation failures (exit 1), as in the
+# snapshot history; edited or unreadable records are corruption (exit 3).
+_CORRUPT = frozenset({"chain-mismatch", "unknown-version", "bad-record"})
+
+
 def _problem(kind: str, row: MilestoneRow, message: str, **extra: str | None) -> Problem:
     return Problem(
-        kind=f"milestone-{kind}", number=row.number, severity="corrupt", message=message, **extra
+        kind=f"milestone-{kind}",
+        number=row.number,
+        severity="corrupt" if kind in _CORRUPT else "error",
+        message=message,
+        **extra,
     )
 
 

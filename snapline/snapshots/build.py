@@ -111,7 +111,10 @@ def prepare_changes(
 def _pair_renames(drifts: list[Drift], explicit: dict[str, str]) -> dict[str, str]:
     deleted = {d.path: d for d in drifts if d.disk is None and d.known is not None}
     added = [d for d in drifts if d.known is None and d.disk is not None]
-    pairs = {new: old for new, old in explicit.items() if old in deleted}
+    # A rename needs a free target: moving onto a tracked file is that file's
+    # modification plus a deletion, so its previous version stays in the record.
+    added_paths = {d.path for d in added}
+    pairs = {new: old for new, old in explicit.items() if old in deleted and new in added_paths}
     taken = set(pairs.values())
     by_content: dict[tuple[str, int], list[str]] = {}
     for path, drift in sorted(deleted.items()):

@@ -58,7 +58,8 @@ def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> l
                 expected=drift.known.hash if drift.known else None,
                 actual=drift.disk.hash if drift.disk else None,
                 message=f"{drift.path} is {kind} on disk compared with the history; record "
-                "it with `snapline resync` (or pass force=True) so it is not lost",
+                "it with `snapline resync`, or force the rollback (--force, force=True), which "
+                "records it first so it is not lost",
             )
         )
     for skipped in detection.skipped:

@@ -34,7 +34,14 @@ from snapline.snapshots.detect import Detection, Drift, detect, ensure_in_sync
 from snapline.snapshots.journal import RUN_OP, PlannedWrite, apply_writes, recover
 from snapline.snapshots.model import SkippedPath, Snapshot
 from snapline.snapshots.reconstruct import ContentCache, Reconstructor
-from snapline.store import ChangeRow, SnapshotRow, StateRow, Store, StoreBusyError
+from snapline.store import (
+    ChangeRow,
+    SnapshotRow,
+    StateRow,
+    Store,
+    StoreBusyError,
+    StoreCorruptError,
+)
 
 __all__ = ["LOCK_NAME", "CommandError", "GcResult", "NotTrackedError", "Recorder", "RunResult"]
 
@@ -110,6 +117,10 @@ class Recorder:
             self._lock.acquire()
         except filelock.Timeout:
             raise StoreBusyError(self.store.path, self.timeout) from None
+        except OSError as error:
+            # .snapline/lock replaced by a directory, or not writable: the store is
+            # not usable for writing, which is a store problem, not a usage error.
+            raise StoreCorruptError(self.store.path.parent / LOCK_NAME, str(error)) from None
         try:
             if self.store.journal():
                 self._recover()

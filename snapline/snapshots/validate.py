@@ -1,5 +1,10 @@
 """Checking the store against itself: sequence, links, chain, continuity and content.
 
+Problems come in two severities. ``error`` (exit code 1) is a history that does not hold
+together: a gap, a broken link, a continuity break, a known state that does not follow.
+``corrupt`` (exit code 3) is a store that was damaged or edited: chain-hash mismatches,
+missing or bit-flipped content, malformed records, unsafe paths.
+
 ``validate`` walks the whole history once. It reports every problem it finds rather than
 stopping at the first, so ``snapline verify`` can say exactly what and where.
 """
@@ -8,6 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from typing import Literal
 
 from snapline.content import UnknownCodecError, unpack
 from snapline.errors import SnaplineError
@@ -52,7 +58,7 @@ def validate_history(store: Store, *, deep: bool = False) -> list[Problem]:
                 Problem(
                     kind="gap",
                     number=row.number,
-                    severity="corrupt",
+                    severity="error",
                     message=f"snapshot {row.number} follows {expected_number - 1}: "
                     f"snapshots {expected_number}..{row.number - 1} are missing",
                 )
@@ -73,7 +79,7 @@ def validate_history(store: Store, *, deep: bool = False) -> list[Problem]:
                 Problem(
                     kind="broken-link",
                     number=row.number,
-                    severity="corrupt",
+                    severity="error",
                     expected=expected_parent,
                     actual=row.parent_id,
                     message=f"snapshot {row.number} names {row.parent_id} as its parent, "
@@ -130,7 +136,10 @@ def _check_change(
     problems = []
 
     def corrupt(kind: str, message: str, **extra: str | None) -> Problem:
-        return Problem(kind=kind, severity="corrupt", path=change.path, number=change.snapshot,
+        # A break in per-file continuity is a validation failure (exit 1); damaged
+        # records, paths and content mean the store itself is corrupt (exit 3).
+        severity: Literal["error", "corrupt"] = "error" if kind == "continuity" else "corrupt"
+        return Problem(kind=kind, severity=severity, path=change.path, number=change.snapshot,
                        message=message, **extra)  # fmt: skip
 
     try:
@@ -167,6 +176,16 @@ def _check_change(
                 message=f"{change.path} in snapshot {change.snapshot} starts from "
                 f"{change.base_hash or 'nothing'}, but the history had "
                 f"{known[0] if known else 'nothing'} there",
+            )
+        )
+    if change.kind in ("added", "renamed") and change.path in replay:
+        problems.append(
+            corrupt(
+                "continuity",
+                message=f"{change.path} in snapshot {change.snapshot} is recorded as "
+                f"{change.kind} over a tracked file, whose version is lost from the history",
+                expected=None,
+                actual=replay[change.path][0],
             )
         )
     if change.kind == "renamed" and change.old_path is not None:
@@ -206,7 +225,7 @@ def _check_state(store: Store, replay: dict[str, tuple[str, int]]) -> list[Probl
                 Problem(
                     kind="state-mismatch",
                     path=path,
-                    severity="corrupt",
+                    severity="error",
                     expected=expected[0] if expected else None,
                     actual=actual[0] if actual else None,
                     message=f"the known state of {path} does not follow from the history",

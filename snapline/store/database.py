@@ -47,8 +47,9 @@ class StoreCorruptError(SnaplineError):
         self.path = str(path)
         self.detail = detail
         super().__init__(
-            f"the store at {path} is corrupt or unreadable: {detail}; "
-            "run `snapline verify` for details and restore .snapline/ from a backup"
+            f"the store at {path} is corrupt or unreadable: {detail}; nothing was written. "
+            "Restore .snapline/ from a backup, or move it aside and run `snapline init` "
+            "to start a new history"
         )
 
 

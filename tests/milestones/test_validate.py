@@ -132,7 +132,8 @@ def test_range_problems_are_caught_even_with_a_consistent_chain(
     _forge(ws, ranges)
     problems = ws.validate().problems
     assert [(p.kind, p.number) for p in problems] == [(kind, number)]
-    assert problems[0].severity == "corrupt"
+    # A range that does not hold together is a validation failure (exit 1), not damage.
+    assert problems[0].severity == "error"
 
 
 def test_a_missing_milestone_number_is_caught(ws: Workspace) -> None:

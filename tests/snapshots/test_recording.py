@@ -262,3 +262,34 @@ def test_run_records_a_commands_effects(ws: Workspace) -> None:
     (ws.root / "out.txt").write_text("drift\n")
     with pytest.raises(StateMismatchError):
         ws.run(["true"])
+
+
+def test_move_over_a_tracked_file_keeps_its_version_in_the_history(ws: Workspace) -> None:
+    snap = ws.move_file("src/app.py", "README.md", overwrite=True)
+    assert {f.path: f.kind for f in snap.files} == {
+        "README.md": ChangeKind.MODIFIED, "src/app.py": ChangeKind.DELETED,
+    }  # fmt: skip
+    assert snap.file("README.md").base_hash == hash_bytes(b"# demo\n")  # type: ignore[union-attr]
+    assert ws.validate().ok
+    assert ws.content_at("README.md", 0) == b"# demo\n"
+    assert ws.content_at("README.md") == b"print('hello')\n"
+
+
+def test_the_root_as_a_path_means_the_whole_workspace(ws: Workspace) -> None:
+    (ws.root / "src/app.py").write_text("changed\n")
+    (ws.root / "new.txt").write_text("new\n")
+    assert [p.path for p in ws.check_sync(".").problems] == ["new.txt", "src/app.py"]
+    snap = ws.record([ws.root])
+    assert snap is not None and [f.path for f in snap.files] == ["new.txt", "src/app.py"]
+
+
+def test_a_lock_that_is_not_a_file_is_a_store_problem(ws: Workspace) -> None:
+    from snapline import StoreCorruptError
+
+    lock = ws.root / ".snapline" / "lock"
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    with pytest.raises(StoreCorruptError) as caught:
+        ws.write_file("x.txt", "x")
+    assert caught.value.exit_code == 3 and "lock" in str(caught.value)
+    assert not (ws.root / "x.txt").exists()

@@ -65,3 +65,13 @@ def test_state_that_does_not_follow_from_history(history: Workspace) -> None:
 def test_unsafe_recorded_path_is_reported(history: Workspace) -> None:
     _tamper(history, "UPDATE changes SET path = '../escape' WHERE snapshot = 3")
     assert "unsafe-path" in {p.kind for p in history.validate().problems}
+
+
+def test_a_rename_over_a_tracked_file_is_a_continuity_break(history: Workspace) -> None:
+    history.write_file("other.txt", "other\n")
+    history.move_file("other.txt", "moved.txt")
+    number = history.latest
+    sql = "UPDATE changes SET path = 'README.md' WHERE snapshot = ? AND kind = 'renamed'"
+    _tamper(history, sql, number)
+    kinds = [(p.kind, p.path) for p in history.validate().problems]
+    assert ("continuity", "README.md") in kinds
