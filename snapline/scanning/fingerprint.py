@@ -25,7 +25,6 @@ __all__ = [
     "DiskFile",
     "FileChangingError",
     "git_mode",
-    "is_trusted",
     "read_disk_file",
     "same_stat",
 ]
@@ -86,27 +85,6 @@ def same_stat(a: os.stat_result, b: os.stat_result) -> bool:
         and a.st_ino == b.st_ino
         and a.st_ctime_ns == b.st_ctime_ns
         and a.st_mode == b.st_mode
-    )
-
-
-def is_trusted(
-    info: os.stat_result,
-    mtime_ns: int,
-    checked_ns: int,
-    *,
-    size: int,
-    ino: int,
-    ctime_ns: int,
-    mode: int,
-) -> bool:
-    """Whether a cache entry still describes the file behind ``info`` (see module doc)."""
-    return (
-        info.st_size == size
-        and info.st_mtime_ns == mtime_ns
-        and info.st_ino == ino
-        and info.st_ctime_ns == ctime_ns
-        and git_mode(info) == mode
-        and max(mtime_ns, ctime_ns) < checked_ns - RACY_WINDOW_NS
     )
 
 

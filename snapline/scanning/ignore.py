@@ -9,6 +9,7 @@ wins, and nothing inside an ignored directory can be re-included.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,30 @@ _ALWAYS = frozenset({".git"})
 class _Level:
     base: str  # directory the rules apply to, "" for the root
     spec: GitIgnoreSpec
+    # Every pattern of the level in one regex: "could any pattern match?". Almost no
+    # path matches, and one regex search is several times cheaper than pathspec's
+    # per-pattern check, which then only runs for the few candidates.
+    any_match: re.Pattern[str] | None
+
+
+def _any_match(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
+    sources = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if regex is None:
+            continue
+        if not isinstance(regex, re.Pattern) or "(?P=" in regex.pattern:
+            return None  # not a pattern we can fold safely: always ask pathspec
+        sources.append(_GROUP.sub("(?:", regex.pattern))
+    if not sources:
+        return None
+    try:
+        return re.compile("|".join(f"(?:{source})" for source in sources))
+    except re.error:
+        return None
+
+
+_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 
 Matchers = tuple[_Level, ...]
@@ -60,7 +85,10 @@ class IgnoreRules:
             return True
         for level in reversed(matchers):
             rel = relpath[len(level.base) + 1 :] if level.base else relpath
-            result = level.spec.check_file(rel + "/" if is_dir else rel)
+            target = rel + "/" if is_dir else rel
+            if level.any_match is not None and level.any_match.match(target) is None:
+                continue
+            result = level.spec.check_file(target)
             if result.include is not None:
                 return bool(result.include)
         return False
@@ -93,6 +121,10 @@ class IgnoreRules:
                 # An unreadable ignore file cannot be honoured; treating it as empty
                 # tracks more, never less, which loses nothing.
                 continue
-        level = _Level(reldir, GitIgnoreSpec.from_lines(lines)) if lines else None
+        if lines:
+            spec = GitIgnoreSpec.from_lines(lines)
+            level: _Level | None = _Level(reldir, spec, _any_match(spec))
+        else:
+            level = None
         self._levels[reldir] = level
         return level

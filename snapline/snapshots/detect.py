@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapline.errors import SnaplineError
-from snapline.paths import UnsafePathError, disk_path
+from snapline.paths import UnsafePathError, check_recorded, disk_path
 from snapline.scanning import DiskFile, FileChangingError, IgnoreRules, Skipped, read_disk_file
 from snapline.scanning import scan as walk
-from snapline.scanning.fingerprint import git_mode, is_trusted
+from snapline.scanning.fingerprint import RACY_WINDOW_NS, git_mode
 from snapline.snapshots.model import Problem
-from snapline.store import StateRow, StatRow, Store
+from snapline.store import Fingerprint, StateRow, StatRow, Store
 
 __all__ = [
     "Detection",
@@ -108,44 +108,31 @@ def detect(
         walked = walk(root, rules)
         found.update(walked.files)
         result.skipped.extend(walked.skipped)
-        known = store.state()
+        known = store.fingerprints(RACY_WINDOW_NS)
     else:
-        known = {}
+        states: dict[str, StateRow] = {}
         for relpath in paths:
-            _collect_path(root, rules, store, relpath, found, known, result)
+            _collect_path(root, rules, store, relpath, found, states, result)
+        known = _fingerprints(store, states)
     # A tracked file stays tracked when an ignore rule later covers it, as in git: look
     # for it directly rather than calling it deleted.
     for relpath in known.keys() - found.keys():
+        # A walk never finds an unsafe path, so a known state naming one always gets
+        # here: refuse the store rather than record its "deletion" (reliability, #7).
+        check_recorded(relpath)
         info = _lstat(root, relpath)
         if info is not None and git_mode(info) is not None:
             found[relpath] = info
-    cache = store.stat_cache(None if paths is None else found.keys() | known.keys())
     now = time.time_ns()
-    for relpath in sorted(found.keys() | known.keys()):
+    changed: list[tuple[str, DiskFile | None]] = []
+    for relpath, info in found.items():
         entry = known.get(relpath)
-        info = found.get(relpath)
-        if info is None:
-            if entry is not None:
-                result.drifts.append(Drift(relpath, entry, None))
-                result.cache_deletes.append(relpath)
-            continue
-        cached = cache.get(relpath)
         if (
             entry is not None
-            and cached is not None
-            and cached.hash == entry.hash
-            and cached.mode == entry.mode
-            and is_trusted(
-                info,
-                cached.mtime_ns,
-                cached.checked_ns,
-                size=cached.size,
-                ino=cached.ino,
-                ctime_ns=cached.ctime_ns,
-                mode=cached.mode,
-            )
+            and entry[2] == (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+            and git_mode(info) == entry[1]
         ):
-            continue
+            continue  # the stat cache vouches for it: unchanged, not read
         try:
             disk = read_disk_file(
                 root / relpath, relpath, info, large_limit=large_limit, want_content=want_content
@@ -155,26 +142,28 @@ def detect(
             continue
         except FileNotFoundError:
             if entry is not None:
-                result.drifts.append(Drift(relpath, entry, None))
+                changed.append((relpath, None))
             continue
         except FileChangingError:
             result.skipped.append(Skipped(relpath, "kept changing while being read"))
             continue
         st = disk.stat
         result.cache_updates.append(
-            StatRow(
-                relpath,
-                st.st_size,
-                st.st_mtime_ns,
-                st.st_ino,
-                st.st_ctime_ns,
-                disk.mode,
-                disk.hash,
-                now,
-            )
-        )
-        if entry is None or entry.hash != disk.hash or entry.mode != disk.mode:
-            result.drifts.append(Drift(relpath, entry, disk))
+            StatRow(relpath, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns,
+                    disk.mode, disk.hash, now)
+        )  # fmt: skip
+        if entry is None or entry[0] != disk.hash or entry[1] != disk.mode:
+            changed.append((relpath, disk))
+    for relpath in known.keys() - found.keys():
+        changed.append((relpath, None))
+        result.cache_deletes.append(relpath)
+    # Full known-state rows only for what changed: a few, not every tracked file.
+    states_of_changed = store.state([path for path, _disk in changed if path in known])
+    result.drifts = sorted(
+        (Drift(path, states_of_changed.get(path), disk) for path, disk in changed),
+        key=lambda drift: drift.path,
+    )
+    result.skipped.sort(key=lambda skipped: skipped.path)
     return result
 
 
@@ -254,3 +243,21 @@ def _lstat_path(location: Path) -> os.stat_result | None:
         return os.lstat(location)
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def _fingerprints(
+    store: Store, states: dict[str, StateRow]
+) -> dict[str, tuple[str, int, Fingerprint | None]]:
+    """``Store.fingerprints`` for a few paths: the same trust rule, applied here."""
+    cache = store.stat_cache(states.keys())
+    result: dict[str, tuple[str, int, Fingerprint | None]] = {}
+    for path, state in states.items():
+        entry = cache.get(path)
+        trusted = (
+            entry is not None
+            and (entry.hash, entry.mode) == (state.hash, state.mode)
+            and max(entry.mtime_ns, entry.ctime_ns) < entry.checked_ns - RACY_WINDOW_NS
+        )
+        key = (entry.size, entry.mtime_ns, entry.ino, entry.ctime_ns) if entry and trusted else None
+        result[path] = (state.hash, state.mode, key)
+    return result

@@ -3,6 +3,7 @@
 from snapline.store.database import (
     DB_NAME,
     ChangeRow,
+    Fingerprint,
     JournalRow,
     MilestoneRow,
     SnapshotRow,
@@ -19,6 +20,7 @@ __all__ = [
     "DB_NAME",
     "FORMAT_VERSION",
     "ChangeRow",
+    "Fingerprint",
     "JournalRow",
     "MilestoneRow",
     "SnapshotRow",

@@ -157,6 +157,9 @@ class JournalRow:
     payload: str
 
 
+Fingerprint = tuple[int, int, int, int]
+"""``(size, mtime_ns, ino, ctime_ns)`` of a file, as ``lstat`` reports it."""
+
 _CHANGE_COLUMNS = (
     "snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size, "
     "storage, forward, reverse, content, chain, chain_bytes"
@@ -578,6 +581,28 @@ class Store:
         )
 
     # -- stat cache ----------------------------------------------------------------------
+
+    def fingerprints(self, racy_window_ns: int) -> dict[str, tuple[str, int, Fingerprint | None]]:
+        """Every tracked path's known ``(hash, mode)`` and the stat fingerprint to trust.
+
+        The fingerprint ``(size, mtime_ns, ino, ctime_ns)`` comes from the stat cache,
+        and only when that entry describes the known content and was hashed safely after
+        the file's last change (older than ``racy_window_ns``): a file whose stat still
+        equals it need not be read. One query and plain tuples, because a whole-workspace
+        check runs this over every tracked file.
+        """
+        rows = self._query(
+            "SELECT s.path, s.hash, s.mode, c.size, c.mtime_ns, c.ino, c.ctime_ns "
+            "FROM state AS s LEFT JOIN stat_cache AS c ON c.path = s.path "
+            "AND c.hash = s.hash AND c.mode = s.mode "
+            "AND max(c.mtime_ns, c.ctime_ns) < c.checked_ns - ?",
+            (racy_window_ns,),
+        )
+        result: dict[str, tuple[str, int, Fingerprint | None]] = {}
+        for path, hash_, mode, size, mtime_ns, ino, ctime_ns in rows:
+            key = None if size is None else (size, mtime_ns, ino, ctime_ns)
+            result[_dec(path)] = (hash_, mode, key)
+        return result
 
     def stat_cache(self, paths: Iterable[str] | None = None) -> dict[str, StatRow]:
         if paths is None:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+from pathspec import GitIgnoreSpec
+
 from snapline.scanning import IgnoreRules, scan
+from snapline.scanning.ignore import _any_match, _Level
 
 
 def _make(root: Path, files: dict[str, str]) -> None:
@@ -51,3 +56,25 @@ def test_ignored_directories_are_pruned_not_walked(tmp_path: Path) -> None:
     found = scan(tmp_path, IgnoreRules(tmp_path))
     assert found.ignored == ["deps/"]
     assert sorted(found.files) == [".gitignore"]
+
+
+_PATTERNS = ["*.log", "!keep.log", "build/", "/top", "docs/**/*.tmp", "a?c", "[ab]*.o",
+             "\\#hash", "trailing\\ ", "**/deep/x", "dir/*", "!dir/keep", "*.py[co]"]  # fmt: skip
+_NAMES = ["a.log", "keep.log", "build", "top", "docs/x/y.tmp", "abc", "b1.o", "#hash",
+          "deep/x", "dir/f", "dir/keep", "m.pyc", "src/top", "src/a.log", "ok.py"]  # fmt: skip
+
+
+@given(
+    patterns=st.lists(st.sampled_from(_PATTERNS), max_size=8),
+    name=st.sampled_from(_NAMES),
+    is_dir=st.booleans(),
+)
+def test_the_prefilter_never_changes_a_verdict(
+    patterns: list[str], name: str, is_dir: bool
+) -> None:
+    spec = GitIgnoreSpec.from_lines(patterns)
+    fast = _Level("", spec, _any_match(spec))
+    assert (fast.any_match is not None) == bool(patterns)  # the fast path is really taken
+    slow = _Level("", spec, None)
+    rules = IgnoreRules(Path("/nonexistent"))
+    assert rules.ignored((fast,), name, is_dir) == rules.ignored((slow,), name, is_dir)
