@@ -17,6 +17,8 @@ from snapline.errors import SnaplineError
 __all__ = [
     "STORE_DIR",
     "UnsafePathError",
+    "UnsafeRecordError",
+    "check_recorded",
     "check_relpath",
     "disk_path",
     "relpath_from_user",
@@ -33,7 +35,42 @@ class UnsafePathError(SnaplineError):
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         self.reason = reason
-        super().__init__(f"refusing path {path!r}: {reason}")
+        super().__init__(self._describe(path, reason))
+
+    @staticmethod
+    def _describe(path: str, reason: str) -> str:
+        return f"refusing path {path!r}: {reason}"
+
+
+class UnsafeRecordError(UnsafePathError):
+    """The store itself records an unsafe path: it was damaged, or crafted to escape the root.
+
+    A path a caller typed is a usage error (:class:`UnsafePathError`, exit 2); one read
+    from the store means the store cannot be trusted (exit 3, like a corrupt store).
+    """
+
+    exit_code = 3
+
+    @staticmethod
+    def _describe(path: str, reason: str) -> str:
+        return (
+            f"the store records the path {path!r}, which snapline refuses to use: {reason}; "
+            "the store may come from an untrusted source, run `snapline verify`"
+        )
+
+
+def check_recorded(path: str) -> str:
+    """:func:`check_relpath` for a path read from the store.
+
+    Raises:
+        UnsafeRecordError: If the path is unsafe.
+    """
+    try:
+        return check_relpath(path)
+    except UnsafeRecordError:
+        raise
+    except UnsafePathError as error:
+        raise UnsafeRecordError(path, error.reason) from None
 
 
 def check_relpath(path: str) -> str:
