@@ -15,13 +15,12 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from snapline.atomic import is_temp_name
+from snapline.atomic import TEMP_MARKER
 from snapline.paths import STORE_DIR
 
 __all__ = ["IGNORE_FILES", "IgnoreRules", "Matchers"]
 
 IGNORE_FILES = (".gitignore", ".snaplineignore")
-_ALWAYS = frozenset({".git"})
 
 
 @dataclass(frozen=True)
@@ -73,15 +72,18 @@ class IgnoreRules:
         level = self._level(reldir)
         return parent if level is None else (*parent, level)
 
-    @staticmethod
-    def builtin(relpath: str) -> bool:
+    def builtin(self, relpath: str) -> bool:
         """Whether ``relpath`` is ignored by a built-in rule (never worth reporting)."""
-        name = relpath.rpartition("/")[2]
-        return name in _ALWAYS or relpath == STORE_DIR or is_temp_name(name)
+        return self.ignored((), relpath, is_dir=False)
 
-    def ignored(self, matchers: Matchers, relpath: str, is_dir: bool) -> bool:
-        """Whether ``relpath`` (an entry of the directory ``matchers`` belong to) is ignored."""
-        if self.builtin(relpath):
+    def ignored(self, matchers: Matchers, relpath: str, is_dir: bool, name: str = "") -> bool:
+        """Whether ``relpath`` (an entry of the directory ``matchers`` belong to) is ignored.
+
+        ``name``, the last component, may be passed by a caller that already has it.
+        """
+        name = name or relpath.rpartition("/")[2]
+        # The built-in rules, inline: this runs once per entry of every walk.
+        if name == ".git" or TEMP_MARKER in name or relpath == STORE_DIR:
             return True
         for level in reversed(matchers):
             rel = relpath[len(level.base) + 1 :] if level.base else relpath

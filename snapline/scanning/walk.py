@@ -52,9 +52,10 @@ def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
         for depth in range(1, len(parts) + 1):
             matchers = rules.enter(matchers, "/".join(parts[:depth]))
     stack: list[tuple[str, Matchers]] = [(under, matchers)]
+    base = os.fspath(root)
     while stack:
         reldir, matchers = stack.pop()
-        directory = root / reldir if reldir else root
+        directory = os.path.join(base, reldir) if reldir else base
         try:
             entries = list(os.scandir(directory))
         except PermissionError:
@@ -63,19 +64,20 @@ def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
         except (FileNotFoundError, NotADirectoryError):
             continue
         for entry in entries:
-            relpath = f"{reldir}/{entry.name}" if reldir else entry.name
+            name = entry.name
+            relpath = f"{reldir}/{name}" if reldir else name
             try:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
                 continue
             mode = info.st_mode
             if stat.S_ISDIR(mode):
-                if rules.ignored(matchers, relpath, is_dir=True):
+                if rules.ignored(matchers, relpath, True, name):
                     if not rules.builtin(relpath):
                         result.ignored.append(relpath + "/")
                 else:
                     stack.append((relpath, rules.enter(matchers, relpath)))
-            elif rules.ignored(matchers, relpath, is_dir=False):
+            elif rules.ignored(matchers, relpath, False, name):
                 if not rules.builtin(relpath):
                     result.ignored.append(relpath)
             elif stat.S_ISREG(mode) or stat.S_ISLNK(mode):

@@ -228,16 +228,33 @@ class Store:
             StoreCorruptError: If the file is not a snapline store.
             StoreVersionError: If its format is newer than this version reads.
         """
-        store = cls(path, cls._connect(path, busy_timeout), busy_timeout)
-        try:
-            version = int(store._meta("format_version"))
-        except (sqlite3.DatabaseError, TypeError, ValueError) as error:
-            store.close()
-            raise StoreCorruptError(path, f"no readable format version ({error})") from None
+        version = cls._probe_version(path, busy_timeout)
         if version > FORMAT_VERSION:
-            store.close()
             raise StoreVersionError(path, version)
-        return store
+        return cls(path, cls._connect(path, busy_timeout), busy_timeout)
+
+    @staticmethod
+    def _probe_version(path: Path, busy_timeout: float) -> int:
+        # Read the format version through a read-only connection first: _connect switches
+        # the file to WAL mode, which writes to it, and a file that is not a snapline
+        # store (another database, an empty or damaged file) must be left as it is.
+        try:
+            db = sqlite3.connect(
+                f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=busy_timeout
+            )
+        except sqlite3.Error as error:
+            raise StoreCorruptError(path, str(error)) from None
+        try:
+            rows = db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchall()
+            return int(rows[0][0])
+        except sqlite3.OperationalError as error:
+            if "locked" in str(error) or "busy" in str(error):
+                raise StoreBusyError(path, busy_timeout) from None
+            raise StoreCorruptError(path, f"no readable format version ({error})") from None
+        except (sqlite3.DatabaseError, IndexError, TypeError, ValueError) as error:
+            raise StoreCorruptError(path, f"no readable format version ({error})") from None
+        finally:
+            db.close()
 
     @staticmethod
     def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
@@ -601,7 +618,7 @@ class Store:
         result: dict[str, tuple[str, int, Fingerprint | None]] = {}
         for path, hash_, mode, size, mtime_ns, ino, ctime_ns in rows:
             key = None if size is None else (size, mtime_ns, ino, ctime_ns)
-            result[_dec(path)] = (hash_, mode, key)
+            result[path if path.__class__ is str else _dec(path)] = (hash_, mode, key)
         return result
 
     def stat_cache(self, paths: Iterable[str] | None = None) -> dict[str, StatRow]:
