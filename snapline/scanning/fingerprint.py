@@ -89,7 +89,7 @@ def same_stat(a: os.stat_result, b: os.stat_result) -> bool:
 
 
 def read_disk_file(
-    path: Path, relpath: str, info: os.stat_result, *, large_limit: int, want_content: bool
+    path: str | Path, relpath: str, info: os.stat_result, *, large_limit: int, want_content: bool
 ) -> DiskFile:
     """Read and hash one file, retrying while it changes under us.
 

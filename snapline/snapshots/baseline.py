@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from snapline.store import ChangeRow, StatRow, Store
 __all__ = ["capture_baseline"]
 
 _LARGE = "above the large-file limit: tracked by hash only"
+_BATCH = 256
 
 
 def capture_baseline(
@@ -38,12 +40,15 @@ def capture_baseline(
     cache_rows = []
     total = len(found.files)
     now = time.time_ns()
+    batch: list[tuple[str, int, bytes]] = []
+    base = os.fspath(root)
     with store.write():
         for done, (rel, info) in enumerate(sorted(found.files.items()), start=1):
             try:
                 disk = read_disk_file(
-                    root / rel, rel, info, large_limit=limits.large_file_limit, want_content=True
-                )
+                    os.path.join(base, rel), rel, info,
+                    large_limit=limits.large_file_limit, want_content=True,
+                )  # fmt: skip
             except PermissionError:
                 skipped.append(SkippedPath(path=rel, reason="unreadable (permission denied)"))
                 continue
@@ -53,11 +58,16 @@ def capture_baseline(
                 storage, content = "hash-only", None
                 skipped.append(SkippedPath(path=rel, reason=_LARGE))
             else:
-                store.put_blob(disk.hash, disk.size, pack(disk.content))
+                # Written in batches as we go, not collected: memory stays bounded on
+                # large trees, and one statement per batch instead of per file.
+                batch.append((disk.hash, disk.size, pack(disk.content)))
+                if len(batch) >= _BATCH:
+                    store.put_blobs(batch)
+                    batch.clear()
                 storage, content = "full", disk.hash
             prepared.changes.append(
                 ChangeRow(
-                    snapshot=-1, path=rel, kind="added", old_path=None, base_hash=None,
+                    snapshot=0, path=rel, kind="added", old_path=None, base_hash=None,
                     result_hash=disk.hash, base_mode=None, result_mode=disk.mode,
                     size=disk.size, storage=storage, forward=None, reverse=None,
                     content=content, chain=0, chain_bytes=0,
@@ -70,5 +80,6 @@ def capture_baseline(
             )  # fmt: skip
             if progress is not None:
                 progress(done, total)
+        store.put_blobs(batch)
         append_snapshot(store, Header(tool="init", description=description), prepared, skipped)
         store.put_stat_cache(cache_rows)

@@ -525,6 +525,13 @@ class Store:
         )
         return cursor.rowcount == 1
 
+    def put_blobs(self, blobs: Sequence[tuple[str, int, bytes]]) -> None:
+        """Store many ``(hash, size, packed)`` blobs at once, skipping those present."""
+        self._require_tx()
+        self._db.executemany(
+            "INSERT OR IGNORE INTO blobs(hash, size, data) VALUES (?, ?, ?)", blobs
+        )
+
     def has_blob(self, hash_: str) -> bool:
         return bool(self._query("SELECT 1 FROM blobs WHERE hash = ?", (hash_,)))
 
