@@ -10,6 +10,7 @@ wins, and nothing inside an ignored directory can be re-included.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,8 +68,21 @@ class IgnoreRules:
     def root_matchers(self) -> Matchers:
         return self.enter((), "")
 
-    def enter(self, parent: Matchers, reldir: str) -> Matchers:
-        """The matchers in force inside ``reldir``, given those of its parent."""
+    def enter(
+        self, parent: Matchers, reldir: str, names: Collection[str] | None = None
+    ) -> Matchers:
+        """The matchers in force inside ``reldir``, given those of its parent.
+
+        ``names``, the directory's entries when the caller has listed it, spares trying
+        to open ignore files that are not there (one failed open per directory per file
+        name adds up over thousands of directories).
+        """
+        if (
+            names is not None
+            and reldir not in self._levels
+            and not any(name in names for name in IGNORE_FILES)
+        ):
+            self._levels[reldir] = None
         level = self._level(reldir)
         return parent if level is None else (*parent, level)
 

@@ -46,15 +46,18 @@ def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
         sockets, devices).
     """
     result = Scan()
-    matchers = rules.root_matchers()
+    # Each directory's own ignore files are loaded once it is listed (so only when they
+    # are there); the stack carries the matchers of its parent.
+    parent: Matchers = ()
     if under:
         parts = under.split("/")
-        for depth in range(1, len(parts) + 1):
-            matchers = rules.enter(matchers, "/".join(parts[:depth]))
-    stack: list[tuple[str, Matchers]] = [(under, matchers)]
+        parent = rules.root_matchers()
+        for depth in range(1, len(parts)):
+            parent = rules.enter(parent, "/".join(parts[:depth]))
+    stack: list[tuple[str, Matchers]] = [(under, parent)]
     base = os.fspath(root)
     while stack:
-        reldir, matchers = stack.pop()
+        reldir, parent = stack.pop()
         directory = os.path.join(base, reldir) if reldir else base
         try:
             entries = list(os.scandir(directory))
@@ -63,6 +66,7 @@ def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
             continue
         except (FileNotFoundError, NotADirectoryError):
             continue
+        matchers = rules.enter(parent, reldir, {entry.name for entry in entries})
         for entry in entries:
             name = entry.name
             relpath = f"{reldir}/{name}" if reldir else name
@@ -76,7 +80,7 @@ def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
                     if not rules.builtin(relpath):
                         result.ignored.append(relpath + "/")
                 else:
-                    stack.append((relpath, rules.enter(matchers, relpath)))
+                    stack.append((relpath, matchers))
             elif rules.ignored(matchers, relpath, False, name):
                 if not rules.builtin(relpath):
                     result.ignored.append(relpath)

@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from snapline.content import pack
-from snapline.scanning import IgnoreRules, read_disk_file, scan
+from snapline.content import FAST, pack
+from snapline.scanning import FileChangingError, IgnoreRules, read_disk_file, scan
 from snapline.snapshots.build import Limits, Prepared
 from snapline.snapshots.commit import Header, append_snapshot
 from snapline.snapshots.model import SkippedPath
@@ -54,13 +54,18 @@ def capture_baseline(
                 continue
             except FileNotFoundError:
                 continue
+            except FileChangingError:
+                # The same policy as every later recording (detect.py): a file that
+                # never holds still is left out and named, rather than failing init.
+                skipped.append(SkippedPath(path=rel, reason="kept changing while being read"))
+                continue
             if disk.content is None:
                 storage, content = "hash-only", None
                 skipped.append(SkippedPath(path=rel, reason=_LARGE))
             else:
                 # Written in batches as we go, not collected: memory stays bounded on
                 # large trees, and one statement per batch instead of per file.
-                batch.append((disk.hash, disk.size, pack(disk.content)))
+                batch.append((disk.hash, disk.size, pack(disk.content, FAST)))
                 if len(batch) >= _BATCH:
                     store.put_blobs(batch)
                     batch.clear()
