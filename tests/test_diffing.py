@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import time
+
 import diff_match_patch as dmp_module
 import pytest
 from hypothesis import example, given
@@ -65,3 +68,31 @@ def test_a_rewrite_is_not_worth_a_delta() -> None:
 def test_a_delta_that_does_not_fit_is_refused(delta: str) -> None:
     with pytest.raises(ValueError):
         apply_delta("abc", delta)
+
+
+_some_lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "}\n", "\n", "x = 1\n", "y\r\n"]),
+                       max_size=40)  # fmt: skip
+
+
+@given(_some_lines, _some_lines)
+def test_anchored_diffs_are_exact_even_with_repeated_lines(a: list[str], b: list[str]) -> None:
+    from snapline.diffing import _anchored_diffs
+
+    diffs = _anchored_diffs(a, b, time.time() + 5)
+    assert diffs is not None
+    assert "".join(t for op, t in diffs if op <= 0) == "".join(a)  # equal and delete
+    assert "".join(t for op, t in diffs if op >= 0) == "".join(b)  # equal and insert
+
+
+def test_many_scattered_edits_in_a_large_file_still_give_a_delta() -> None:
+    rng = random.Random(7)
+    lines = [f"value_{i} = compute({i}, {rng.randint(0, 10**6)})\n" for i in range(100_000)]
+    new = list(lines)
+    for i in rng.sample(range(100_000), 10_000):
+        new[i] = f"value_{i} = changed({i})\n"
+    base_text, new_text = "".join(lines), "".join(new)
+    deltas = compute_deltas(base_text, new_text)
+    assert deltas is not None  # not a whole-file fallback
+    assert apply_delta(base_text, deltas.forward) == new_text
+    assert apply_delta(new_text, deltas.reverse) == base_text
+    assert len(deltas.forward) < 0.2 * len(new_text)
