@@ -51,7 +51,14 @@ def validate_history(store: Store, *, deep: bool = False) -> list[Problem]:
     blobs = set(store.blob_hashes())
     replay: dict[str, tuple[str, int]] = {}
     previous: SnapshotRow | None = None
+    ids: set[str] = set()
     for row in rows:
+        if row.id in ids:
+            problems.append(
+                Problem(kind="duplicate-id", number=row.number, severity="corrupt",
+                        actual=row.id, message=f"snapshot {row.number} reuses the id {row.id}")
+            )  # fmt: skip
+        ids.add(row.id)
         expected_number = 0 if previous is None else previous.number + 1
         if row.number != expected_number:
             problems.append(

@@ -75,3 +75,9 @@ def test_a_rename_over_a_tracked_file_is_a_continuity_break(history: Workspace) 
     _tamper(history, sql, number)
     kinds = [(p.kind, p.path) for p in history.validate().problems]
     assert ("continuity", "README.md") in kinds
+
+
+def test_a_reused_snapshot_id_is_caught(history: Workspace) -> None:
+    first = history.snapshot(1).id
+    _tamper(history, "UPDATE snapshots SET id = ? WHERE number = 3", first)
+    assert ("duplicate-id", 3) in [(p.kind, p.number) for p in history.validate().problems]
