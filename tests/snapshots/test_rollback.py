@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -425,3 +426,20 @@ def test_rebuilt_content_is_hash_checked_before_it_touches_the_disk(
         ws.rollback(to=0)
     assert files(ws.root) == before_files and stats(ws.root) == before_stats
     assert ws.latest == 5
+
+
+def test_rollback_keeps_what_its_drift_check_learnt(tmp_path: Path) -> None:
+    # Files hashed right after they were written are "racy" and re-read by every check
+    # until a check records them again; a rollback's check must record them too.
+    root = tmp_path / "fresh"
+    root.mkdir()
+    for i in range(5):
+        (root / f"f{i}.txt").write_text(f"{i}\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("f0.txt", "changed\n")
+        before = time.time_ns()
+        ws.rollback(to=0)
+        cache = ws._store.stat_cache()
+        assert {p for p, row in cache.items() if row.checked_ns >= before} >= {
+            f"f{i}.txt" for i in range(1, 5)
+        }
