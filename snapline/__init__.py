@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         MilestoneStats,
         OpenRange,
     )
-    from snapline.paths import UnsafePathError
+    from snapline.paths import UnsafePathError, UnsafeRecordError
     from snapline.scanning import FileChangingError
     from snapline.snapshots import (
         ChangeKind,
@@ -112,6 +112,7 @@ _EXPORTS: dict[str, str] = {
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
     "UnsafePathError": "snapline.paths",
+    "UnsafeRecordError": "snapline.paths",
     "UnsafeRootError": "snapline.workspace",
     "Workspace": "snapline.workspace",
 }
@@ -162,6 +163,7 @@ __all__ = [
     "StoreVersionError",
     "Tracking",
     "UnsafePathError",
+    "UnsafeRecordError",
     "UnsafeRootError",
     "Workspace",
     "__version__",

@@ -9,12 +9,21 @@ reader sees either the old content or the new one, never a torn file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
 from pathlib import Path
 
-__all__ = ["TEMP_MARKER", "is_temp_name", "remove_file", "write_file", "write_symlink"]
+__all__ = [
+    "TEMP_MARKER",
+    "is_temp_name",
+    "move_file",
+    "remove_file",
+    "sync_directory",
+    "write_file",
+    "write_symlink",
+]
 
 TEMP_MARKER = ".snapline-tmp-"
 
@@ -76,6 +85,21 @@ def write_symlink(path: Path, target: str) -> None:
     _fsync_dir(path.parent)
 
 
+def move_file(source: Path, target: Path) -> None:
+    """Rename a file or symlink (never what it points to) to ``target``, durably.
+
+    Both must be on one filesystem (the journal parks files inside the workspace's own
+    store directory). Missing parents of ``target`` are created; whatever file stood at
+    ``target`` is replaced.
+    """
+    _make_parents(target)
+    _replace_directory_with_file(target)
+    os.replace(source, target)
+    _fsync_dir(target.parent)
+    if source.parent != target.parent:
+        _fsync_dir(source.parent)
+
+
 def remove_file(path: Path, *, root: Path | None = None) -> None:
     """Remove a file or symlink durably, then prune directories it leaves empty.
 
@@ -97,6 +121,15 @@ def remove_file(path: Path, *, root: Path | None = None) -> None:
         except OSError:
             break
         parent = parent.parent
+
+
+def sync_directory(directory: Path) -> None:
+    """Make the entries of ``directory`` (a rename into it) durable: fsync the directory.
+
+    Raises:
+        OSError: If the filesystem reports a failure (not merely no support for it).
+    """
+    _fsync_dir(directory)
 
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -125,17 +158,28 @@ def _replace_directory_with_file(path: Path) -> None:
             os.rmdir(path)
 
 
+# What a filesystem answers when it cannot open or fsync a directory at all (some
+# network and FUSE filesystems); nothing better can be done there than to go on.
+_DIR_SYNC_UNSUPPORTED = frozenset(
+    {errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EBADF, errno.EACCES, errno.EPERM}
+)
+
+
 def _fsync_dir(directory: Path) -> None:
-    # The rename is only durable once the directory entry is on disk; some filesystems
-    # refuse to open or fsync a directory, which we cannot do better than tolerate.
+    # The rename is only durable once the directory entry is on disk. Any other failure
+    # (EIO, ENOSPC) is raised, as SQLite treats a failed fsync: the caller's journal then
+    # puts the file back instead of reporting a write that may never reach the disk.
     try:
         fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
+    except OSError as error:
+        if error.errno in _DIR_SYNC_UNSUPPORTED:
+            return
+        raise
     try:
         os.fsync(fd)
-    except OSError:
-        pass
+    except OSError as error:
+        if error.errno not in _DIR_SYNC_UNSUPPORTED:
+            raise
     finally:
         os.close(fd)
 

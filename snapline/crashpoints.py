@@ -26,6 +26,8 @@ STEPS = (
     "run-journaled",  # a shell command is journaled, not started
     "run-finished",  # the command has exited, its effects not recorded
     "milestone-prepared",  # a milestone is computed, its transaction not committed
+    "milestone-committed",  # a milestone is committed, the command has not returned
+    "file-restored",  # recovery or a failed write put one file back, journal not cleared
 )
 
 

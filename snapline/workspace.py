@@ -19,17 +19,18 @@ from typing import Any
 
 import filelock
 
+from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.milestones import Milestones, validate_milestones
-from snapline.paths import STORE_DIR, relpath_from_user
+from snapline.paths import STORE_DIR, UnsafeRecordError, relpath_from_user
 from snapline.snapshots.baseline import capture_baseline
 from snapline.snapshots.build import Limits
 from snapline.snapshots.commit import make_header
 from snapline.snapshots.convert import to_snapshot
 from snapline.snapshots.detect import sync_problems
 from snapline.snapshots.history import SnapshotNotFoundError, modified_files, unified_diff
-from snapline.snapshots.model import Report, SkippedPath, Snapshot
+from snapline.snapshots.model import Problem, Report, SkippedPath, Snapshot
 from snapline.snapshots.recorder import LOCK_NAME, GcResult, Recorder, RunResult
 from snapline.snapshots.results import ModifiedFile, RevertResult, RollbackResult
 from snapline.snapshots.revert import revert as revert_snapshot
@@ -158,8 +159,11 @@ class Workspace:
                     store.close()
                 crash_point("baseline-built")
                 # The store only appears under its real name once the baseline is in
-                # it, so an interrupted init never leaves a store that looks usable.
+                # it, so an interrupted init never leaves a store that looks usable;
+                # and init only returns once that name is on disk, or a power cut
+                # could take the whole store back with it.
                 os.replace(staging, store_dir / DB_NAME)
+                atomic.sync_directory(store_dir)
         except BaseException:
             with contextlib.suppress(OSError):
                 _remove_staging(store_dir)
@@ -626,7 +630,17 @@ class Workspace:
     def verify(self, *, deep: bool = False) -> Report:
         """Everything CI holds a workspace to: :meth:`validate` plus :meth:`check_sync`."""
         history = self.validate(deep=deep)
-        sync = self.check_sync()
+        try:
+            sync = self.check_sync()
+        except UnsafeRecordError as error:
+            # The disk cannot be compared with a known state that names a path outside
+            # the root; say so once, next to what validation found.
+            if any(p.kind == "unsafe-path" and p.path == error.path for p in history.problems):
+                return history
+            problem = Problem(
+                kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
+            )
+            return Report(problems=(*history.problems, problem))
         return Report(problems=history.problems + sync.problems)
 
     def check_sync(self, paths: Iterable[PathArg] | PathArg | None = None) -> Report:

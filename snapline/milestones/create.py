@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from snapline.errors import SnaplineError
 from snapline.milestones.chain import GENESIS, milestone_chain_hash
 from snapline.milestones.model import MILESTONE_VERSION
-from snapline.snapshots.commit import now_iso
+from snapline.snapshots.commit import now_iso, storable_text
 from snapline.store import MilestoneRow, Store
 
 __all__ = [
@@ -161,7 +161,7 @@ def append_milestone(
     row = MilestoneRow(
         number=number,
         title=clean_title,
-        description=description,
+        description=storable_text(description),
         tags=json.dumps(list(clean_tags), ensure_ascii=False),
         time=now_iso(),
         first=actual,
@@ -184,7 +184,7 @@ def _title(title: str) -> str:
         raise MilestoneArgumentError(
             "a milestone title is one line; put the rest in its description"
         )
-    return title.strip()
+    return storable_text(title.strip())
 
 
 def _tags(tags: Iterable[str] | str) -> tuple[str, ...]:
@@ -196,8 +196,8 @@ def _tags(tags: Iterable[str] | str) -> tuple[str, ...]:
             raise MilestoneArgumentError(
                 f"milestone tags are non-empty one-line strings, not {tag!r}"
             )
-        if tag.strip() not in result:
-            result.append(tag.strip())
+        if storable_text(tag.strip()) not in result:
+            result.append(storable_text(tag.strip()))
     return tuple(result)
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from snapline import atomic
+from snapline.crashpoints import crash_point
 from snapline.milestones.create import LATEST, append_milestone
 from snapline.milestones.export import render_patch
 from snapline.milestones.model import Milestone, MilestoneStats, OpenRange
@@ -68,9 +69,15 @@ class Milestones:
             EmptyMilestoneError: If nothing was recorded since the last milestone.
             MilestoneRangeError: If ``to`` is past the latest snapshot or before ``start``.
             MilestoneArgumentError: If the title, tags or ``to`` cannot be used.
+            StoreCorruptError: If the latest snapshot was edited after it was recorded.
         """
-        with self._recorder.writing(), self._store.write():
-            row = append_milestone(self._store, title, description, to, start, tags)
+        with self._recorder.writing():
+            # A milestone seals the chain hash of its last snapshot: never a damaged one.
+            self._recorder.check_tip()
+            with self._store.write():
+                row = append_milestone(self._store, title, description, to, start, tags)
+                crash_point("milestone-prepared")
+            crash_point("milestone-committed")
         return to_milestone(row)
 
     # -- reading --------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def chain_hash(previous: str, header: SnapshotRow, changes: Iterable[ChangeRow])
     Args:
         previous: The chain hash of the snapshot before (``GENESIS`` for snapshot 0).
         header: The snapshot's row; its own ``chain_hash`` field is not covered.
-        changes: Its file changes, in path order.
+        changes: Its file changes, in any order: they are hashed in path order.
     """
     digest = hashlib.sha256()
     fields = [
@@ -41,7 +41,11 @@ def chain_hash(previous: str, header: SnapshotRow, changes: Iterable[ChangeRow])
         header.version,
     ]
     digest.update(_line(fields))
-    for c in changes:
+    # Path order as Python sorts the paths (code points, a non-UTF-8 name by its
+    # surrogate escapes), as they were when the snapshot was appended. Not the store's
+    # order: SQLite sorts such a name, stored as a BLOB, after every TEXT path, so
+    # trusting it made any store holding one fail its own chain check.
+    for c in sorted(changes, key=lambda change: change.path):
         digest.update(
             _line(
                 [

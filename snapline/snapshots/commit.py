@@ -10,12 +10,21 @@ from datetime import datetime, timezone
 from typing import Any
 
 from snapline.errors import SnaplineError
+from snapline.paths import check_recorded
 from snapline.snapshots.build import Prepared
 from snapline.snapshots.chain import GENESIS, chain_hash
 from snapline.snapshots.model import SNAPSHOT_VERSION, SkippedPath
-from snapline.store import ChangeRow, SnapshotRow, StateRow, Store
+from snapline.store import ChangeRow, SnapshotRow, StateRow, Store, StoreCorruptError
 
-__all__ = ["Header", "MetadataError", "append_snapshot", "make_header", "now_iso"]
+__all__ = [
+    "Header",
+    "MetadataError",
+    "append_snapshot",
+    "check_parent",
+    "make_header",
+    "now_iso",
+    "storable_text",
+]
 
 _METADATA_LIMIT = 16 * 1024
 
@@ -55,7 +64,22 @@ def make_header(
         raise MetadataError(
             f"metadata is {len(encoded)} bytes as JSON; keep it under {_METADATA_LIMIT}"
         )
-    return Header(tool=tool, description=description, session=session, metadata=data)
+    return Header(
+        tool=storable_text(tool),
+        description=storable_text(description),
+        session=None if session is None else storable_text(session),
+        metadata=data,
+    )
+
+
+def storable_text(text: str) -> str:
+    """``text`` with anything UTF-8 cannot hold written as a ``\\udcXX`` escape.
+
+    A non-UTF-8 file name reaches Python as lone surrogates (and so does such a command
+    line argument); a description like ``write <that name>`` must still be storable as
+    TEXT, and readable, rather than fail the recording.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def now_iso() -> str:
@@ -67,6 +91,8 @@ def append_snapshot(
     header: Header,
     prepared: Prepared,
     skipped: Sequence[SkippedPath] = (),
+    *,
+    trusted: set[str] | None = None,
 ) -> tuple[SnapshotRow, list[ChangeRow]]:
     """Append one snapshot on top of the latest; call inside ``store.write()``.
 
@@ -74,11 +100,24 @@ def append_snapshot(
     snapshot's id, and the chain hash covers the latest one's. The known state moves to
     the results of ``prepared.changes``.
 
+    Args:
+        store: The open store.
+        header: What the caller says about the snapshot.
+        prepared: Its change rows and the blobs they need.
+        skipped: Paths the recording did not capture.
+        trusted: Chain hashes already checked by :func:`check_parent` (kept by the
+            caller across appends, so each snapshot is checked once per process).
+
     Returns:
         The inserted header row and change rows.
+
+    Raises:
+        StoreCorruptError: If the latest snapshot does not match its chain hash.
     """
     latest = store.latest_number()
     parent = store.snapshot_row(latest) if latest is not None else None
+    if parent is not None:
+        check_parent(store, parent, set() if trusted is None else trusted)
     number = 0 if latest is None else latest + 1
     all_skipped = [*skipped, *prepared.skipped]
     row = SnapshotRow(
@@ -117,4 +156,47 @@ def append_snapshot(
                 StateRow(change.path, change.result_hash, change.result_mode, change.size, number)
             )
     store.set_state(upserts, deletes)
+    if trusted is not None:
+        trusted.add(row.chain_hash)
     return row, changes
+
+
+def check_parent(store: Store, parent: SnapshotRow, trusted: set[str]) -> None:
+    """Refuse to build on a latest snapshot that was edited after it was recorded.
+
+    Writing on top of a damaged history would seal the damage under a new, valid-looking
+    chain hash. Checking the whole chain before every write would cost time in
+    proportion to the history (``validate()`` does that, for ``snapline verify``), so
+    writers check only what they build on: the latest snapshot against its own parent's
+    chain hash, once per process (``trusted``). That catches a hand-edited tip, the
+    most likely target of an edit meant to pass unnoticed, and a crafted one naming an
+    unsafe path, at the cost of reading one snapshot; older damage is found by
+    ``verify``.
+
+    Raises:
+        StoreCorruptError: If ``parent`` does not match its chain hash or link.
+        UnsafeRecordError: If it records a path that is not safe to use.
+    """
+    if parent.chain_hash in trusted:
+        return
+    grandparent = store.snapshot_row(parent.number - 1) if parent.number > 0 else None
+    if parent.number > 0 and (grandparent is None or parent.parent_id != grandparent.id):
+        raise StoreCorruptError(
+            store.path,
+            f"snapshot {parent.number} does not link to snapshot {parent.number - 1}; "
+            "run `snapline verify`",
+        )
+    previous = grandparent.chain_hash if grandparent is not None else GENESIS
+    changes = store.changes(parent.number, deltas=True)
+    for change in changes:
+        # A crafted store can reseal its chain; its paths it cannot make safe.
+        check_recorded(change.path)
+        if change.old_path is not None:
+            check_recorded(change.old_path)
+    if chain_hash(previous, parent, changes) != parent.chain_hash:
+        raise StoreCorruptError(
+            store.path,
+            f"snapshot {parent.number} does not match its chain hash: it was edited after "
+            "it was recorded, so nothing is recorded on top of it; run `snapline verify`",
+        )
+    trusted.add(parent.chain_hash)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from snapline.content import unpack
+from snapline.paths import check_recorded
 from snapline.snapshots.model import ChangeKind, FileChange, SkippedPath, Snapshot, Storage
 from snapline.store import ChangeRow, SnapshotRow
 
@@ -30,7 +31,14 @@ def to_snapshot(row: SnapshotRow, changes: list[ChangeRow]) -> Snapshot:
 
 
 def to_file_change(c: ChangeRow) -> FileChange:
-    """The public :class:`FileChange` for a change row (deltas decoded when loaded)."""
+    """The public :class:`FileChange` for a change row (deltas decoded when loaded).
+
+    Raises:
+        UnsafeRecordError: If the row records an unsafe path (a crafted or damaged store).
+    """
+    check_recorded(c.path)
+    if c.old_path is not None:
+        check_recorded(c.old_path)
     return FileChange(
         path=c.path,
         kind=ChangeKind(c.kind),

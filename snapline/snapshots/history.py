@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from snapline.errors import SnaplineError
+from snapline.paths import check_recorded
 from snapline.snapshots.model import ChangeKind
 from snapline.snapshots.reconstruct import ContentUnavailableError
 from snapline.snapshots.recorder import Recorder
@@ -192,6 +193,9 @@ def _net_changes(store: Store, from_n: int, to_n: int | None) -> list[_Net]:
     touched, origin = _follow(changes)
     nets: dict[str, _Net] = {}
     for path in sorted(touched):
+        # A diff or an exported patch naming a path outside the root could be applied
+        # by someone else's tool; refuse to render one.
+        check_recorded(path)
         before = version_at(store, path, from_n)
         after = version_at(store, path, last)
         if before == after:

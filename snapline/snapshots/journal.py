@@ -14,12 +14,19 @@ dropped before the error is raised. If the process dies instead, the entry survi
 back to its known state (rebuilt from the store, which never saw the snapshot), so the
 workspace is fully at the old state and matches the history. Files at neither hash were
 changed by someone else since, and are left alone and reported.
+
+A file whose known content the store cannot rebuild (tracked by hash only, above the
+large-file limit) cannot be put back that way, so before it is replaced or deleted it is
+*parked*: renamed into ``.snapline/parked/`` under a token the journal entry names.
+Undoing renames it back; once the snapshot is committed a ``discard`` entry (committed
+with the snapshot) has the parked files removed, by this process or by the next open.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -29,18 +36,34 @@ from typing import TypeVar
 from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
-from snapline.hashing import hash_bytes
-from snapline.paths import disk_path
+from snapline.hashing import hash_bytes, hash_stream
+from snapline.paths import STORE_DIR, UnsafePathError, disk_path
 from snapline.scanning import git_mode
 from snapline.snapshots.commit import now_iso
 from snapline.store import Store
 
-__all__ = ["RUN_OP", "ContentMismatchError", "PlannedWrite", "apply_writes", "recover"]
+__all__ = [
+    "DISCARD_OP",
+    "PARKED_DIR",
+    "RUN_OP",
+    "ContentMismatchError",
+    "PlannedWrite",
+    "apply_writes",
+    "recover",
+]
 
 RUN_OP = "run"
 """The journal entry of a shell command in progress (settled by recording its effects)."""
 
+DISCARD_OP = "discard"
+"""The journal entry listing parked files that a committed snapshot no longer needs."""
+
+PARKED_DIR = "parked"
+"""Where, inside the store directory, files that cannot be rebuilt wait for a commit."""
+
 T = TypeVar("T")
+
+log = logging.getLogger("snapline")
 
 
 class ContentMismatchError(SnaplineError):
@@ -63,6 +86,8 @@ class PlannedWrite:
     """One file to change: from (before_hash, before_mode) to (after_hash, after_mode).
 
     ``None`` hashes mean "absent". ``content`` is the new content (``None`` to delete).
+    ``park`` is set when the file's current content cannot be rebuilt from the store: it
+    is then moved aside under that token rather than overwritten (see the module doc).
     """
 
     path: str
@@ -71,6 +96,7 @@ class PlannedWrite:
     after_hash: str | None
     after_mode: int | None
     content: bytes | None
+    park: str | None = None
 
     def entry(self) -> dict[str, object]:
         data = asdict(self)
@@ -120,22 +146,37 @@ def apply_writes(
         )
     crash_point("journal-committed")
     touched: list[PlannedWrite] = []
+    parked = [w.park for w in writes if w.park is not None]
     try:
         for write in writes:
             touched.append(write)
+            if write.park is not None:
+                _park(root, write)
             _write(root, write.path, write.content, write.after_mode)
             crash_point("file-written")
         crash_point("files-written")
         with store.write():
             result = commit()
             store.delete_journal(entry_id)
+            if parked:
+                discard_id = store.add_journal(DISCARD_OP, now_iso(), json.dumps(parked))
         crash_point("snapshot-committed")
-        return result
     except BaseException:
         _undo(root, touched, rebuild_known)
         with contextlib.suppress(SnaplineError), store.write():
             store.delete_journal(entry_id)
         raise
+    # The snapshot is committed, so the operation has succeeded and nothing may be
+    # undone: a failure to remove a parked file only leaves the discard entry for the
+    # next open to finish, and is not the caller's error.
+    if parked:
+        try:
+            _discard(root, parked)
+            with store.write():
+                store.delete_journal(discard_id)
+        except (OSError, SnaplineError) as error:
+            log.warning("parked files are removed on the next open: %s", error)
+    return result
 
 
 def recover(
@@ -152,14 +193,19 @@ def recover(
     """
     notes: list[str] = []
     for row in store.journal():
-        if row.op == RUN_OP:
-            finish_run(json.loads(row.payload))
-            with store.write():
-                store.delete_journal(row.id)
-            continue
-        entries = json.loads(row.payload)
-        writes = [PlannedWrite(content=None, **entry) for entry in entries]
-        notes.extend(_undo(root, writes, rebuild_known, check=True))
+        try:
+            payload = json.loads(row.payload)
+            if row.op == RUN_OP:
+                finish_run(payload)
+            elif row.op == DISCARD_OP:
+                _discard(root, payload)
+            else:
+                writes = [PlannedWrite(**{**entry, "content": None}) for entry in payload]
+                notes.extend(_undo(root, writes, rebuild_known, check=True))
+        except (ValueError, TypeError, AttributeError) as error:
+            # The store may come from elsewhere: an entry snapline cannot have written
+            # is dropped, never acted on, so a damaged journal cannot block every open.
+            notes.append(f"dropped unreadable journal entry {row.id} ({row.op}): {error}")
         with store.write():
             store.delete_journal(row.id)
     return notes
@@ -170,9 +216,26 @@ def _undo(
 ) -> list[str]:
     notes = []
     for write in reversed(writes):
-        location = disk_path(root, write.path)
+        try:
+            location = disk_path(root, write.path)
+        except UnsafePathError as error:
+            # Nothing is ever written through an unsafe path (the write itself checks),
+            # so there is nothing to put back there, and the other files still are.
+            notes.append(f"{write.path}: not touched ({error})")
+            continue
         _remove_temp_files(location)
         current = _disk_hash(location)
+        parked = None if write.park is None else _parked(root, write.park)
+        if parked is not None and os.path.lexists(parked):
+            if check and current not in ((write.after_hash, write.after_mode), (None, None)):
+                notes.append(
+                    f"{write.path}: changed since the interrupted write; its previous "
+                    f"content is kept in {parked}"
+                )
+                continue
+            atomic.move_file(parked, location)
+            crash_point("file-restored")
+            continue
         if current == (write.before_hash, write.before_mode):
             continue
         if check and current != (write.after_hash, write.after_mode):
@@ -184,6 +247,7 @@ def _undo(
         else:
             content, mode = known
             atomic.write_file(location, content, mode)
+        crash_point("file-restored")
     return notes
 
 
@@ -196,6 +260,23 @@ def _write(root: Path, path: str, content: bytes | None, mode: int | None) -> No
         atomic.write_file(location, content, mode)
 
 
+def _parked(root: Path, token: str) -> Path:
+    # Tokens come from the journal, which may come from elsewhere: never a path.
+    if not (isinstance(token, str) and token.isascii() and token.isalnum()):
+        raise ValueError(f"a parked file's token is letters and digits only, not {token!r}")
+    return root / STORE_DIR / PARKED_DIR / token
+
+
+def _park(root: Path, write: PlannedWrite) -> None:
+    assert write.park is not None
+    atomic.move_file(disk_path(root, write.path), _parked(root, write.park))
+
+
+def _discard(root: Path, tokens: Sequence[str]) -> None:
+    for token in tokens:
+        atomic.remove_file(_parked(root, token))
+
+
 def _disk_hash(location: Path) -> tuple[str | None, int | None]:
     try:
         info = os.lstat(location)
@@ -206,8 +287,9 @@ def _disk_hash(location: Path) -> tuple[str | None, int | None]:
         return None, None
     if mode == 0o120000:
         return hash_bytes(os.fsencode(os.readlink(location))), mode
+    # Streamed: the file may be far above the large-file limit (memory stays bounded).
     with open(location, "rb") as handle:
-        return hash_bytes(handle.read()), mode
+        return hash_stream(handle)[0], mode
 
 
 def _remove_temp_files(location: Path) -> None:

@@ -10,6 +10,7 @@ journal and records it as one snapshot, or puts everything back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Sequence
@@ -171,6 +172,15 @@ def _parent_problem(root: Path, path: str, removed: set[str]) -> str | None:
 
 def _occupied(root: Path, step: Step, removed: set[str]) -> str | None:
     location = root.joinpath(*step.path.split("/"))
+    parent = root
+    for part in step.path.split("/")[:-1]:
+        parent = parent / part
+        with contextlib.suppress(OSError):
+            if not stat.S_ISDIR(os.lstat(parent).st_mode):
+                # A symlink or file on the way that the plan removes first (else
+                # _parent_problem reported it): nothing can stand at the path then,
+                # and looking through the link would look outside the root.
+                return None
     try:
         info = os.lstat(location)
     except (FileNotFoundError, NotADirectoryError):

@@ -16,6 +16,7 @@ from snapline.content import UnknownCodecError, decode_text, unpack
 from snapline.diffing import apply_delta
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
+from snapline.paths import check_recorded
 from snapline.store import ChangeRow, Store, StoreCorruptError
 
 __all__ = [
@@ -107,7 +108,13 @@ class Reconstructor:
         return self.rebuild(row)
 
     def rebuild(self, row: ChangeRow) -> bytes:
-        """The result content of one change row, hash-checked."""
+        """The result content of one change row, hash-checked.
+
+        Raises:
+            UnsafeRecordError: If the row records an unsafe path: content meant for a
+                place outside the root is never handed out.
+        """
+        check_recorded(row.path)
         if row.result_hash is None or row.storage == "none":
             raise NotInSnapshotError(row.path, row.snapshot)
         cached = self.cache.get(row.result_hash)

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -28,7 +29,7 @@ from snapline.hashing import hash_bytes
 from snapline.paths import STORE_DIR, UnsafePathError, disk_path
 from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, DiskFile, IgnoreRules, read_disk_file
 from snapline.snapshots.build import Limits, Prepared, prepare_changes
-from snapline.snapshots.commit import Header, append_snapshot, now_iso
+from snapline.snapshots.commit import Header, append_snapshot, check_parent, now_iso
 from snapline.snapshots.convert import to_snapshot
 from snapline.snapshots.detect import Detection, Drift, detect, ensure_in_sync
 from snapline.snapshots.journal import RUN_OP, PlannedWrite, apply_writes, recover
@@ -97,6 +98,8 @@ class Recorder:
         self.cache = ContentCache()
         self.rebuilder = Reconstructor(store, self.cache)
         self.last_skipped: tuple[SkippedPath, ...] = ()
+        # Chain hashes of snapshots checked before building on them (commit.check_parent).
+        self.trusted: set[str] = set()
         self._lock = filelock.FileLock(str(root / STORE_DIR / LOCK_NAME), timeout=timeout)
 
     @property
@@ -206,7 +209,9 @@ class Recorder:
                 self._said(tuple(skipped))
                 return None
             prepared = self.prepare(detection.drifts)
-            row, changes = append_snapshot(self.store, header, prepared, skipped)
+            row, changes = append_snapshot(
+                self.store, header, prepared, skipped, trusted=self.trusted
+            )
             crash_point("record-prepared")
         crash_point("snapshot-committed")
         self._remember(detection.drifts)
@@ -243,6 +248,7 @@ class Recorder:
             )
             self._said((SkippedPath(path=rel, reason="ignored: written but not recorded"),))
             return None
+        self._refuse_shadowing(rel)
         if executable is None:
             mode = known.mode if known else (current.mode if current else MODE_FILE)
         else:
@@ -272,6 +278,7 @@ class Recorder:
         known_dst, current_dst = self.file_in_sync(target)
         if current_dst is not None and not overwrite:
             raise NotTrackedError(target, "already exists; pass overwrite=True to replace it")
+        self._refuse_shadowing(target, moving=source)
         content = current_src.content
         if content is None:
             content = self.rebuilder.content_at(source, self.latest)
@@ -298,16 +305,42 @@ class Recorder:
         Either every file is written and the snapshot committed, or every file touched
         is put back and the error raised. Call while holding :meth:`writing`.
         """
+        self.check_tip()
         prepared = self.prepare(list(drifts), renames)
+        writes = [self._parking(write) for write in writes]
 
         def commit() -> tuple[SnapshotRow, list[ChangeRow]]:
-            return append_snapshot(self.store, header, prepared)
+            return append_snapshot(self.store, header, prepared, trusted=self.trusted)
 
         row, changes = apply_writes(self.root, self.store, op, writes, commit, self.known_content)
         self._remember(drifts)
         snapshot = to_snapshot(row, changes)
         self._said(snapshot.skipped)
         return snapshot
+
+    def check_tip(self) -> None:
+        """Refuse (``StoreCorruptError``) to build on a latest snapshot that was edited.
+
+        :func:`append_snapshot` checks again inside its transaction; checking first
+        spares writing files into the workspace only to put them back.
+        """
+        with self.store.read():
+            latest = self.store.latest_number()
+            parent = self.store.snapshot_row(latest) if latest is not None else None
+            if parent is not None:
+                check_parent(self.store, parent, self.trusted)
+
+    def _parking(self, write: PlannedWrite) -> PlannedWrite:
+        # The journal undoes a write by rebuilding the file's known content from the
+        # store. A file tracked by hash only has none there, so replacing or deleting it
+        # without a way back would lose it if the write failed or the process died: such
+        # a file is moved aside (parked) instead, and moved back on undo.
+        if write.before_hash is None or write.park is not None:
+            return write
+        row = self.rebuilder.version(write.path, self.latest)
+        if row is None or row.storage != "hash-only":
+            return write
+        return replace(write, park=secrets.token_hex(8))
 
     # -- shared helpers ------------------------------------------------------------------
 
@@ -355,6 +388,25 @@ class Recorder:
         ):
             ensure_in_sync(Detection(drifts=[Drift(rel, known, current)]))
         return known, current
+
+    def _refuse_shadowing(self, rel: str, moving: str | None = None) -> None:
+        """Refuse a new file where the known state has a file on its way or files below it.
+
+        A tracked file ``g`` deleted outside snapline leaves room on disk for ``g/h``;
+        recording ``g/h`` then would give the history a state holding both, which no disk
+        can hold and no rollback can restore. The outside change is what must be
+        recorded first, so it is named as one (``StateMismatchError``).
+        """
+        parts = rel.split("/")
+        ancestors = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
+        tracked = {*self.store.state(ancestors), *self.store.state_under(rel)} - {moving}
+        if not tracked:
+            return
+        with self.store.read():
+            ensure_in_sync(self.detect(sorted(tracked), want_content=False))
+        # In sync, such a file stands on disk in the way, and the write was refused
+        # before getting here; this is only reached if the disk changed meanwhile.
+        raise NotTrackedError(rel, f"cannot be written while {min(tracked)} is tracked")
 
     def known_content(self, rel: str) -> tuple[bytes, int] | None:
         """The content and mode of ``rel``'s known state (``None``: not tracked)."""

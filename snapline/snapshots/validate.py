@@ -18,7 +18,7 @@ from typing import Literal
 from snapline.content import UnknownCodecError, unpack
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, is_hash
-from snapline.paths import UnsafePathError, check_relpath
+from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.chain import GENESIS, chain_hash
 from snapline.snapshots.model import SNAPSHOT_VERSION, Problem
 from snapline.snapshots.reconstruct import Reconstructor
@@ -272,6 +272,8 @@ def _deep_check(store: Store) -> list[Problem]:
             continue
         try:
             rebuilder.rebuild(change)
+        except UnsafeRecordError:
+            continue  # reported as unsafe-path by the walk above
         except SnaplineError as error:
             problems.append(
                 Problem(
