@@ -590,9 +590,13 @@ class Store:
         """The known state of every tracked path inside directory ``prefix``."""
         low = prefix + "/"
         high = prefix + "0"  # '0' sorts right after '/'
+        # A path that is not UTF-8 is a BLOB (see _enc), and SQLite sorts every BLOB
+        # after every TEXT: such paths need the same range as bytes.
+        raw = (low.encode("utf-8", "surrogateescape"), high.encode("utf-8", "surrogateescape"))
         rows = self._query(
-            "SELECT path, hash, mode, size, snapshot FROM state WHERE path >= ? AND path < ?",
-            (low, high),
+            "SELECT path, hash, mode, size, snapshot FROM state "
+            "WHERE (path >= ? AND path < ?) OR (path >= ? AND path < ?)",
+            (_enc(low), _enc(high), *raw),
         )
         return {_dec(r[0]): StateRow(_dec(r[0]), r[1], r[2], r[3], r[4]) for r in rows}
 

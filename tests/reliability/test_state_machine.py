@@ -13,6 +13,7 @@ The ``ci`` profile of tests/conftest.py (deterministic) runs by default; with
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -40,7 +41,7 @@ from snapline.snapshots.history import state_at
 from tests.reliability import figures
 from tests.reliability.helpers import STRESS, tree
 
-PATHS = ["a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "g", "g/h.txt"]
+PATHS = ["a.txt", "b.txt", "d/c.txt", "d/e/f.txt", "g", "g/h.txt", os.fsdecode(b"d/\xff.txt")]
 LINES = ["alpha\n", "beta\n", "gamma\r\n", "delta", "\n", "é ü\n"]
 CONTENTS = st.one_of(
     st.sampled_from([b"", b"\xef\xbb\xbfbom\n", b"\x00\x01binary", b"x" * 300]),

@@ -425,6 +425,33 @@ def test_non_utf8_file_names(root: Path) -> None:
     figures.add("oddities")
 
 
+def test_non_utf8_names_inside_a_recorded_directory(root: Path) -> None:
+    """Regression: looking up the tracked files under a directory failed on a non-UTF-8
+    directory name, and missed non-UTF-8 names under a UTF-8 one (SQLite keeps them as
+    BLOBs, outside a TEXT range), so their deletion went unrecorded."""
+    base = os.fsencode(root)
+    os.makedirs(os.path.join(base, b"plain"))
+    os.makedirs(os.path.join(base, b"odd\xff"))
+    for name in (b"plain/caf\xe9.txt", b"plain/ok.txt", b"odd\xff/y.txt"):
+        with open(os.path.join(base, name), "wb") as handle:
+            handle.write(name + b"\n")
+    with Workspace.init(root) as ws:
+        os.unlink(os.path.join(base, b"plain/caf\xe9.txt"))
+        os.unlink(os.path.join(base, b"odd\xff/y.txt"))
+        snapshot = ws.record(["plain"], tool="edit")
+        assert snapshot is not None
+        assert [(f.path, f.kind.value) for f in snapshot.files] == [
+            (os.fsdecode(b"plain/caf\xe9.txt"), "deleted")
+        ]
+        snapshot = ws.record([os.fsdecode(b"odd\xff")], tool="edit")
+        assert snapshot is not None
+        assert [f.path for f in snapshot.files] == [os.fsdecode(b"odd\xff/y.txt")]
+        ws.rollback(0)
+    assert os.path.exists(os.path.join(base, b"plain/caf\xe9.txt"))
+    assert_healthy(root)
+    figures.add("oddities")
+
+
 _CONTENTS = {
     "empty": b"",
     "bom-only": b"\xef\xbb\xbf",
