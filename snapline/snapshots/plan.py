@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from snapline.errors import SnaplineError
 from snapline.paths import UnsafePathError, check_relpath
 from snapline.snapshots.commit import Header
 from snapline.snapshots.detect import Detection, Drift
@@ -26,9 +27,26 @@ from snapline.snapshots.recorder import Recorder, planned_file
 from snapline.snapshots.results import Conflict
 from snapline.store import StateRow
 
-__all__ = ["Step", "drift_conflicts", "execute", "obstacles", "unsafe_conflict"]
+__all__ = ["ConflictsError", "Step", "drift_conflicts", "execute", "obstacles", "unsafe_conflict"]
 
 _GIT_DIR = ".git"
+
+
+class ConflictsError(SnaplineError):
+    """Some files cannot be written safely; nothing was written.
+
+    Attributes:
+        conflicts: Every conflicting file, with what is wrong with it.
+        paths: The conflicting paths.
+    """
+
+    exit_code = 1
+
+    def __init__(self, what: str, conflicts: Sequence[Conflict]) -> None:
+        self.conflicts = list(conflicts)
+        self.paths = [c.path for c in self.conflicts]
+        more = f" (and {len(self.conflicts) - 1} more)" if len(self.conflicts) > 1 else ""
+        super().__init__(f"{what} refused, nothing was written: {self.conflicts[0].message}{more}")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,14 @@ from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, disk_path
 from snapline.snapshots.commit import Header
 from snapline.snapshots.history import Version, check_number
-from snapline.snapshots.plan import Step, drift_conflicts, execute, obstacles, unsafe_conflict
+from snapline.snapshots.plan import (
+    ConflictsError,
+    Step,
+    drift_conflicts,
+    execute,
+    obstacles,
+    unsafe_conflict,
+)
 from snapline.snapshots.reconstruct import ContentUnavailableError
 from snapline.snapshots.recorder import Recorder
 from snapline.snapshots.results import Conflict, Move, RevertResult
@@ -32,7 +39,7 @@ from snapline.store import ChangeRow, StateRow
 __all__ = ["BaselineRevertError", "RevertConflictError", "revert"]
 
 
-class RevertConflictError(SnaplineError):
+class RevertConflictError(ConflictsError):
     """Some of a snapshot's changes cannot be undone cleanly; nothing was written.
 
     Attributes:
@@ -41,17 +48,9 @@ class RevertConflictError(SnaplineError):
         paths: The conflicting paths.
     """
 
-    exit_code = 1
-
     def __init__(self, number: int, conflicts: Sequence[Conflict]) -> None:
         self.number = number
-        self.conflicts = list(conflicts)
-        self.paths = [c.path for c in self.conflicts]
-        more = f" (and {len(self.conflicts) - 1} more)" if len(self.conflicts) > 1 else ""
-        super().__init__(
-            f"revert of snapshot {number} refused, nothing was written: "
-            f"{self.conflicts[0].message}{more}"
-        )
+        super().__init__(f"revert of snapshot {number}", conflicts)
 
 
 class BaselineRevertError(SnaplineError):

@@ -15,11 +15,17 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from snapline.errors import SnaplineError
 from snapline.snapshots.commit import Header
 from snapline.snapshots.detect import Detection
 from snapline.snapshots.history import Version, check_number, in_scope, state_at
-from snapline.snapshots.plan import Step, drift_conflicts, execute, obstacles, unsafe_conflict
+from snapline.snapshots.plan import (
+    ConflictsError,
+    Step,
+    drift_conflicts,
+    execute,
+    obstacles,
+    unsafe_conflict,
+)
 from snapline.snapshots.reconstruct import ContentUnavailableError
 from snapline.snapshots.recorder import Recorder
 from snapline.snapshots.results import Conflict, RollbackResult
@@ -32,7 +38,7 @@ EXTERNAL_TOOL = "external"
 _OUTSIDE = frozenset({"modified", "deleted", "untracked"})
 
 
-class RollbackConflictError(SnaplineError):
+class RollbackConflictError(ConflictsError):
     """A rollback would destroy work that is not in the history; nothing was written.
 
     Attributes:
@@ -41,17 +47,9 @@ class RollbackConflictError(SnaplineError):
         paths: The conflicting paths.
     """
 
-    exit_code = 1
-
     def __init__(self, target: int, conflicts: Sequence[Conflict]) -> None:
         self.target = target
-        self.conflicts = list(conflicts)
-        self.paths = [c.path for c in self.conflicts]
-        more = f" (and {len(self.conflicts) - 1} more)" if len(self.conflicts) > 1 else ""
-        super().__init__(
-            f"rollback to snapshot {target} refused, nothing was written: "
-            f"{self.conflicts[0].message}{more}"
-        )
+        super().__init__(f"rollback to snapshot {target}", conflicts)
 
 
 @dataclass

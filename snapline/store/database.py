@@ -385,26 +385,16 @@ class Store:
         limit: int | None = None,
     ) -> list[SnapshotRow]:
         """Snapshot headers matching every given filter, in number order."""
-        where: list[str] = []
-        params: list[object] = []
-        if first is not None:
-            where.append("number >= ?")
-            params.append(first)
-        if last is not None:
-            where.append("number <= ?")
-            params.append(last)
-        if tool is not None:
-            where.append("tool = ?")
-            params.append(tool)
-        if session is not None:
-            where.append("session = ?")
-            params.append(session)
-        if since is not None:
-            where.append("time >= ?")
-            params.append(since)
-        if until is not None:
-            where.append("time <= ?")
-            params.append(until)
+        filters: list[tuple[str, object]] = [
+            ("number >= ?", first),
+            ("number <= ?", last),
+            ("tool = ?", tool),
+            ("session = ?", session),
+            ("time >= ?", since),
+            ("time <= ?", until),
+        ]
+        where = [clause for clause, value in filters if value is not None]
+        params = [value for _clause, value in filters if value is not None]
         if path is not None:
             where.append("number IN (SELECT snapshot FROM changes WHERE path = ? OR old_path = ?)")
             params.extend([_enc(path), _enc(path)])
