@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapline.scanning.ignore import IgnoreRules, Matchers
+from snapline.scanning.tracked import STAT_MODE_BITS, Expected, TrackedTree
 
 __all__ = ["Scan", "Skipped", "scan"]
 
@@ -22,14 +23,27 @@ class Skipped:
 
 @dataclass
 class Scan:
-    """What a walk found: files (with their ``lstat``), and what it left out."""
+    """What a walk found: files (with their ``lstat``), and what it left out.
+
+    With tracked files given, ``files`` leaves out those their expected stat vouches
+    for, ``missing`` names the tracked paths of listed directories that are not files
+    there, and ``listed`` holds every directory listed.
+    """
 
     files: dict[str, os.stat_result] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    listed: set[str] = field(default_factory=set)
 
 
-def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
+_NOT_TRACKED: dict[str, Expected | None] = {}
+_ABSENT = (-1, -1, -1, -1, -1)  # no lstat gives a negative size
+
+
+def scan(
+    root: Path, rules: IgnoreRules, under: str = "", tracked: TrackedTree | None = None
+) -> Scan:
     """Walk ``root`` (or only the directory ``under`` inside it).
 
     Symlinks are reported as files and never followed. Ignored directories are pruned
@@ -39,13 +53,17 @@ def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
         root: The workspace root.
         rules: Its ignore rules.
         under: A relative directory to limit the walk to ("" for everything).
+        tracked: The tracked files by directory. A tracked file is never matched
+            against ignore rules (as in git), and one whose ``lstat`` is what it is
+            expected to be is not reported at all: it is unchanged.
 
     Returns:
         The files found with their stat results, the ignored entries at the top of each
-        pruned subtree, and entries skipped for another reason (unreadable directories,
-        sockets, devices).
+        pruned subtree, entries skipped for another reason (unreadable directories,
+        sockets, devices), and with ``tracked``, the tracked paths found missing.
     """
     result = Scan()
+    tree = tracked if tracked is not None else {}
     # Each directory's own ignore files are loaded once it is listed (so only when they
     # are there); the stack carries the matchers of its parent.
     parent: Matchers = ()
@@ -66,15 +84,36 @@ def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
             continue
         except (FileNotFoundError, NotADirectoryError):
             continue
-        matchers = rules.enter(parent, reldir, {entry.name for entry in entries})
+        names = {entry.name for entry in entries}
+        matchers = rules.enter(parent, reldir, names)
+        here = tree.get(reldir, _NOT_TRACKED)
+        result.listed.add(reldir)
+        found = 0
+        not_files = []  # tracked names that vanished or are no longer files
         for entry in entries:
             name = entry.name
-            relpath = f"{reldir}/{name}" if reldir else name
             try:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
+                not_files.append(name)
                 continue
             mode = info.st_mode
+            expected = here.get(name, _ABSENT)
+            if expected is not _ABSENT:
+                if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+                    # The hot path of a whole-workspace check: one comparison a file.
+                    found += 1
+                    if expected != (
+                        info.st_size,
+                        info.st_mtime_ns,
+                        info.st_ino,
+                        info.st_ctime_ns,
+                        mode & STAT_MODE_BITS,
+                    ):
+                        result.files[f"{reldir}/{name}" if reldir else name] = info
+                    continue
+                not_files.append(name)  # now a directory (or a socket…): the file is gone
+            relpath = f"{reldir}/{name}" if reldir else name
             if stat.S_ISDIR(mode):
                 if rules.ignored(matchers, relpath, True, name):
                     if not rules.builtin(relpath):
@@ -88,4 +127,7 @@ def scan(root: Path, rules: IgnoreRules, under: str = "") -> Scan:
                 result.files[relpath] = info
             else:
                 result.skipped.append(Skipped(relpath, "not a regular file or symlink"))
+        if found != len(here):
+            gone = [name for name in here if name not in names or name in not_files]
+            result.missing.extend(f"{reldir}/{name}" if reldir else name for name in gone)
     return result

@@ -31,7 +31,7 @@ from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, DiskFile, IgnoreRules,
 from snapline.snapshots.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.commit import Header, append_snapshot, check_parent, now_iso
 from snapline.snapshots.convert import to_snapshot
-from snapline.snapshots.detect import Detection, Drift, detect, ensure_in_sync
+from snapline.snapshots.detect import Detection, Drift, TrackedCache, detect, ensure_in_sync
 from snapline.snapshots.journal import RUN_OP, PlannedWrite, apply_writes, recover
 from snapline.snapshots.model import SkippedPath, Snapshot
 from snapline.snapshots.reconstruct import ContentCache, Reconstructor
@@ -100,6 +100,7 @@ class Recorder:
         self.last_skipped: tuple[SkippedPath, ...] = ()
         # Chain hashes of snapshots checked before building on them (commit.check_parent).
         self.trusted: set[str] = set()
+        self.tracked = TrackedCache()
         self._lock = filelock.FileLock(str(root / STORE_DIR / LOCK_NAME), timeout=timeout)
 
     @property
@@ -367,6 +368,7 @@ class Recorder:
             rels,
             large_limit=self.limits.large_file_limit,
             want_content=want_content,
+            cache=self.tracked,
         )
 
     def file_in_sync(self, rel: str) -> tuple[StateRow | None, DiskFile | None]:

@@ -600,8 +600,8 @@ class Store:
 
     # -- stat cache ----------------------------------------------------------------------
 
-    def fingerprints(self, racy_window_ns: int) -> dict[str, tuple[str, int, Fingerprint | None]]:
-        """Every tracked path's known ``(hash, mode)`` and the stat fingerprint to trust.
+    def fingerprints(self, racy_window_ns: int) -> list[tuple[str, int, Fingerprint | None]]:
+        """Every tracked path's known mode and the stat fingerprint to trust, if any.
 
         The fingerprint ``(size, mtime_ns, ino, ctime_ns)`` comes from the stat cache,
         and only when that entry describes the known content and was hashed safely after
@@ -610,17 +610,31 @@ class Store:
         check runs this over every tracked file.
         """
         rows = self._query(
-            "SELECT s.path, s.hash, s.mode, c.size, c.mtime_ns, c.ino, c.ctime_ns "
+            "SELECT s.path, s.mode, c.size, c.mtime_ns, c.ino, c.ctime_ns "
             "FROM state AS s LEFT JOIN stat_cache AS c ON c.path = s.path "
             "AND c.hash = s.hash AND c.mode = s.mode "
             "AND max(c.mtime_ns, c.ctime_ns) < c.checked_ns - ?",
             (racy_window_ns,),
         )
-        result: dict[str, tuple[str, int, Fingerprint | None]] = {}
-        for path, hash_, mode, size, mtime_ns, ino, ctime_ns in rows:
-            key = None if size is None else (size, mtime_ns, ino, ctime_ns)
-            result[path if path.__class__ is str else _dec(path)] = (hash_, mode, key)
-        return result
+        return [
+            (
+                path if path.__class__ is str else _dec(path),
+                mode,
+                None if size is None else (size, mtime_ns, ino, ctime_ns),
+            )
+            for path, mode, size, mtime_ns, ino, ctime_ns in rows
+        ]
+
+    def generation(self) -> tuple[int, int]:
+        """A value that differs whenever anything may have been committed in between.
+
+        ``PRAGMA data_version`` changes when another connection commits, and
+        ``total_changes`` counts this connection's own row changes; equal values mean
+        the store holds what it held. Read inside :meth:`read` or :meth:`write`, to
+        describe the view that the next queries see.
+        """
+        rows = self._query("PRAGMA data_version")
+        return int(rows[0][0]), self._db.total_changes
 
     def stat_cache(self, paths: Iterable[str] | None = None) -> dict[str, StatRow]:
         if paths is None:
