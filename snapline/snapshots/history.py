@@ -7,6 +7,7 @@ since, not the length of the history.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -27,8 +28,10 @@ __all__ = [
     "in_scope",
     "modified_files",
     "state_at",
+    "touched_since",
     "unified_diff",
     "version_at",
+    "versions_at",
 ]
 
 
@@ -94,22 +97,37 @@ def state_at(store: Store, number: int) -> dict[str, Version]:
     Paths untouched since ``number`` keep their known state; the others are looked up in
     the history, which also finds a file that a later move overwrote.
     """
-    latest = store.latest_number() or 0
-    touched: set[str] = set()
-    for change in store.changes_in_range(number + 1, latest):
-        touched.add(change.path)
-        if change.old_path is not None:
-            touched.add(change.old_path)
+    touched = touched_since(store, number)
     state = {
         path: Version(row.hash, row.mode)
         for path, row in store.state().items()
         if path not in touched
     }
-    for path in touched:
+    state.update(versions_at(store, touched, number))
+    return state
+
+
+def touched_since(store: Store, number: int) -> set[str]:
+    """Every path a snapshot after ``number`` changed (as its path or its old path).
+
+    Any other tracked path has the same version after ``number`` as it has now.
+    """
+    touched: set[str] = set()
+    for change in store.changes_in_range(number + 1, store.latest_number() or 0):
+        touched.add(change.path)
+        if change.old_path is not None:
+            touched.add(change.old_path)
+    return touched
+
+
+def versions_at(store: Store, paths: Iterable[str], number: int) -> dict[str, Version]:
+    """The version after snapshot ``number`` of each of ``paths`` that existed then."""
+    versions = {}
+    for path in paths:
         version = version_at(store, path, number)
         if version is not None:
-            state[path] = version
-    return state
+            versions[path] = version
+    return versions
 
 
 def modified_files(store: Store, from_n: int = 0, to_n: int | None = None) -> list[ModifiedFile]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from snapline.snapshots.commit import Header
 from snapline.snapshots.detect import Detection
-from snapline.snapshots.history import Version, check_number, in_scope, state_at
+from snapline.snapshots.history import Version, check_number, in_scope, touched_since, versions_at
 from snapline.snapshots.plan import (
     ConflictsError,
     Step,
@@ -157,10 +157,15 @@ def _plan(recorder: Recorder, to: int, scopes: list[str] | None) -> _Plan:
     plan = _Plan()
     with store.read():
         check_number(store, to)
-        target = {p: v for p, v in state_at(store, to).items() if in_scope(p, scopes)}
-        known = {p: r for p, r in store.state().items() if in_scope(p, scopes)}
         detection = recorder.detect(scopes, want_content=False)
         plan.detection = detection
+        # Only paths changed since ``to`` or changed on disk can differ between the two
+        # states: every other tracked path is in its known state now and was then.
+        touched = {p for p in touched_since(store, to) if in_scope(p, scopes)}
+        outside = {d.path for d in detection.drifts} | {s.path for s in detection.skipped}
+        known = store.state(touched | outside)
+        target = {p: Version(r.hash, r.mode) for p, r in known.items() if p not in touched}
+        target.update(versions_at(store, touched, to))
         current = {p: Version(r.hash, r.mode) for p, r in known.items()}
         for drift in detection.drifts:
             if drift.disk is None:

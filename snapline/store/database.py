@@ -600,22 +600,34 @@ class Store:
 
     # -- stat cache ----------------------------------------------------------------------
 
-    def fingerprints(self, racy_window_ns: int) -> list[tuple[str, int, Fingerprint | None]]:
-        """Every tracked path's known mode and the stat fingerprint to trust, if any.
+    def fingerprints(
+        self, racy_window_ns: int, paths: Iterable[str] | None = None
+    ) -> list[tuple[str, int, Fingerprint | None]]:
+        """Each tracked path's known mode and the stat fingerprint to trust, if any.
 
         The fingerprint ``(size, mtime_ns, ino, ctime_ns)`` comes from the stat cache,
         and only when that entry describes the known content and was hashed safely after
         the file's last change (older than ``racy_window_ns``): a file whose stat still
         equals it need not be read. One query and plain tuples, because a whole-workspace
         check runs this over every tracked file.
+
+        Args:
+            racy_window_ns: How much older than its hashing a file must be.
+            paths: Only these paths (those that are tracked); ``None``: every one.
         """
-        rows = self._query(
+        sql = (
             "SELECT s.path, s.mode, c.size, c.mtime_ns, c.ino, c.ctime_ns "
             "FROM state AS s LEFT JOIN stat_cache AS c ON c.path = s.path "
             "AND c.hash = s.hash AND c.mode = s.mode "
-            "AND max(c.mtime_ns, c.ctime_ns) < c.checked_ns - ?",
-            (racy_window_ns,),
+            "AND max(c.mtime_ns, c.ctime_ns) < c.checked_ns - ?"
         )
+        if paths is None:
+            rows = self._query(sql, (racy_window_ns,))
+        else:
+            rows = []
+            for chunk in _chunks([_enc(p) for p in paths], 500):
+                marks = ",".join("?" * len(chunk))
+                rows += self._query(f"{sql} WHERE s.path IN ({marks})", (racy_window_ns, *chunk))
         return [
             (
                 path if path.__class__ is str else _dec(path),

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from snapline import ChangeKind, Workspace
+from snapline.scanning.tracked import TrackedTree, index_tracked
 from snapline.snapshots import detect as detect_module
 
 
@@ -136,3 +138,41 @@ def test_a_scoped_check_vouches_too(wide: Workspace, trusting: list[str]) -> Non
     os.remove(wide.root / "pkg1/mod1.py")
     problems = {p.path: p.kind for p in wide.check_sync(["pkg0", "pkg1/mod1.py"]).problems}
     assert problems == {"pkg0/mod6.py": "modified", "pkg1/mod1.py": "deleted"}
+
+
+def test_the_kept_tree_matches_a_fresh_one_after_every_operation(
+    wide: Workspace, trusting: list[str]
+) -> None:
+    recorder = wide._recorder  # the cache is internal; this compares it with the store
+    store = recorder.store
+
+    def fresh() -> TrackedTree:
+        return index_tracked(store.fingerprints(detect_module.RACY_WINDOW_NS))
+
+    def check() -> None:
+        assert wide.check_sync().ok
+        with store.read():
+            assert recorder.tracked.tree(store) == fresh()
+
+    check()
+    wide.write_file("pkg0/new.py", "new = 1\n")
+    check()
+    wide.move_file("pkg0/new.py", "pkg1/moved.py")
+    check()
+    wide.delete_file("pkg2/mod2.py")
+    check()
+    (wide.root / "pkg1/mod1.py").write_text("outside = True\n")
+    os.remove(wide.root / "pkg0/mod0.py")
+    assert wide.record() is not None
+    check()
+    wide.rollback(1)
+    check()
+    other = Workspace.open(wide.root)
+    try:
+        other.write_file("pkg2/by_other.py", "other = 1\n")
+        other.delete_file("pkg1/mod4.py")
+    finally:
+        other.close()
+    check()
+    time.sleep(0.01)
+    check()
