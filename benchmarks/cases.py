@@ -1192,6 +1192,8 @@ def method_notes(config: Config) -> list[str]:
         "commits with `synchronous=FULL` and fsyncs what it writes into the workspace. "
         "Where git writes, a second git column adds `core.fsync=all` with "
         "`core.fsyncMethod=batch`; the goals are judged against default git.",
+        "snapline's modules are byte-compiled before the run, as installing a wheel does, "
+        "so no CLI process compiles its own code.",
         "Rows that miss their goal are run once more under cProfile (or tracemalloc for "
         "memory) and the result is under *What limits it*.",
         f"Python {sys.version.split()[0]} at {config.python}.",

@@ -15,29 +15,29 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import filelock
 
 from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
-from snapline.milestones import Milestones, validate_milestones
 from snapline.paths import STORE_DIR, UnsafeRecordError, relpath_from_user
-from snapline.snapshots.baseline import capture_baseline
 from snapline.snapshots.build import Limits
-from snapline.snapshots.commit import make_header
+from snapline.snapshots.commit import EXTERNAL_TOOL, make_header
 from snapline.snapshots.convert import to_snapshot
 from snapline.snapshots.detect import sync_problems
 from snapline.snapshots.history import SnapshotNotFoundError, modified_files, unified_diff
 from snapline.snapshots.model import Problem, Report, SkippedPath, Snapshot
 from snapline.snapshots.recorder import LOCK_NAME, GcResult, Recorder, RunResult
 from snapline.snapshots.results import ModifiedFile, RevertResult, RollbackResult
-from snapline.snapshots.revert import revert as revert_snapshot
-from snapline.snapshots.rollback import EXTERNAL_TOOL
-from snapline.snapshots.rollback import rollback as roll_back
-from snapline.snapshots.validate import validate_history
 from snapline.store import DB_NAME, Store
+
+if TYPE_CHECKING:
+    from snapline.milestones import Milestones
+
+# Only what recording needs is imported here: the CLI runs one operation per process,
+# and rollback, revert, validation and milestones are imported where they are used.
 
 __all__ = [
     "AlreadyInitializedError",
@@ -108,7 +108,7 @@ class Workspace:
         self.root = root
         self._store = store
         self._recorder = Recorder(root, store, _limits(store.config()), timeout)
-        self._milestones = Milestones(self._recorder)
+        self._milestones: Milestones | None = None
 
     # -- opening ------------------------------------------------------------------------
 
@@ -154,6 +154,8 @@ class Workspace:
                 _remove_staging(store_dir)
                 store = Store.create(staging, _config(limits))
                 try:
+                    from snapline.snapshots.baseline import capture_baseline
+
                     capture_baseline(path, store, limits, description, progress)
                 finally:
                     store.close()
@@ -450,7 +452,9 @@ class Workspace:
         """
         header = make_header(tool, description or f"roll back to snapshot {to}", session, metadata)
         rels = self._scope(paths)
-        return roll_back(self._recorder, to, rels, dry_run=dry_run, force=force, header=header)
+        from snapline.snapshots.rollback import rollback
+
+        return rollback(self._recorder, to, rels, dry_run=dry_run, force=force, header=header)
 
     def revert(
         self,
@@ -485,7 +489,9 @@ class Workspace:
                 paths in the way); nothing is written.
         """
         header = make_header(tool, description or f"revert snapshot {number}", session, metadata)
-        return revert_snapshot(self._recorder, number, dry_run=dry_run, header=header)
+        from snapline.snapshots.revert import revert
+
+        return revert(self._recorder, number, dry_run=dry_run, header=header)
 
     @property
     def last_skipped(self) -> tuple[SkippedPath, ...]:
@@ -511,6 +517,10 @@ class Workspace:
         ``ws.milestones.create("parser done")`` closes everything recorded since the last
         milestone; see :class:`~snapline.milestones.Milestones`.
         """
+        if self._milestones is None:
+            from snapline.milestones import Milestones
+
+            self._milestones = Milestones(self._recorder)
         return self._milestones
 
     def snapshots(
@@ -622,6 +632,9 @@ class Workspace:
         Args:
             deep: Also rebuild every recorded version and check every stored blob.
         """
+        from snapline.milestones import validate_milestones
+        from snapline.snapshots.validate import validate_history
+
         with self._store.read():
             problems = validate_history(self._store, deep=deep)
             problems += validate_milestones(self._store)

@@ -17,6 +17,7 @@ from snapline.snapshots.model import SNAPSHOT_VERSION, SkippedPath
 from snapline.store import ChangeRow, SnapshotRow, StateRow, Store, StoreCorruptError
 
 __all__ = [
+    "EXTERNAL_TOOL",
     "Header",
     "MetadataError",
     "append_snapshot",
@@ -33,6 +34,10 @@ class MetadataError(SnaplineError):
     """Snapshot metadata or tool name that is not small, JSON-serialisable data."""
 
     exit_code = 2
+
+
+EXTERNAL_TOOL = "external"
+"""The tool name of a snapshot that adopts changes made outside snapline."""
 
 
 @dataclasses.dataclass(frozen=True)

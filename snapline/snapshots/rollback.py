@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from snapline.snapshots.commit import Header
+from snapline.snapshots.commit import EXTERNAL_TOOL, Header
 from snapline.snapshots.detect import Detection
 from snapline.snapshots.history import Version, check_number, in_scope, touched_since, versions_at
 from snapline.snapshots.plan import (
@@ -31,9 +31,6 @@ from snapline.snapshots.recorder import Recorder
 from snapline.snapshots.results import Conflict, RollbackResult
 
 __all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]
-
-EXTERNAL_TOOL = "external"
-"""The tool name of a snapshot that adopts changes made outside snapline."""
 
 _OUTSIDE = frozenset({"modified", "deleted", "untracked"})
 
