@@ -27,7 +27,8 @@ class Scan:
 
     With tracked files given, ``files`` leaves out those their expected stat vouches
     for, ``missing`` names the tracked paths of listed directories that are not files
-    there, and ``listed`` holds every directory listed.
+    there, and ``listed`` holds every directory listed. Without stats kept, the files
+    found are listed in ``names`` instead of ``files``.
     """
 
     files: dict[str, os.stat_result] = field(default_factory=dict)
@@ -35,6 +36,7 @@ class Scan:
     skipped: list[Skipped] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     listed: set[str] = field(default_factory=set)
+    names: list[str] = field(default_factory=list)
 
 
 _NOT_TRACKED: dict[str, Expected | None] = {}
@@ -42,7 +44,12 @@ _ABSENT = (-1, -1, -1, -1, -1)  # no lstat gives a negative size
 
 
 def scan(
-    root: Path, rules: IgnoreRules, under: str = "", tracked: TrackedTree | None = None
+    root: Path,
+    rules: IgnoreRules,
+    under: str = "",
+    tracked: TrackedTree | None = None,
+    *,
+    keep_stats: bool = True,
 ) -> Scan:
     """Walk ``root`` (or only the directory ``under`` inside it).
 
@@ -56,6 +63,8 @@ def scan(
         tracked: The tracked files by directory. A tracked file is never matched
             against ignore rules (as in git), and one whose ``lstat`` is what it is
             expected to be is not reported at all: it is unchanged.
+        keep_stats: Whether to keep each file's ``lstat`` (``files``) or only its path
+            (``names``): a stat result is half a kilobyte, 50 MB for 100k files.
 
     Returns:
         The files found with their stat results, the ignored entries at the top of each
@@ -124,7 +133,10 @@ def scan(
                 if not rules.builtin(relpath):
                     result.ignored.append(relpath)
             elif stat.S_ISREG(mode) or stat.S_ISLNK(mode):
-                result.files[relpath] = info
+                if keep_stats:
+                    result.files[relpath] = info
+                else:
+                    result.names.append(relpath)
             else:
                 result.skipped.append(Skipped(relpath, "not a regular file or symlink"))
         if found != len(here):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -9,15 +10,17 @@ from pathlib import Path
 
 from snapline.content import FAST, pack
 from snapline.scanning import FileChangingError, IgnoreRules, read_disk_file, scan
-from snapline.snapshots.build import Limits, Prepared
-from snapline.snapshots.commit import Header, append_snapshot
+from snapline.snapshots.build import Limits
+from snapline.snapshots.chain import GENESIS, ChainLines
+from snapline.snapshots.commit import Header, header_row, skipped_json
 from snapline.snapshots.model import SkippedPath
-from snapline.store import ChangeRow, StatRow, Store
+from snapline.store import ChangeRow, StateRow, StatRow, Store
 
 __all__ = ["capture_baseline"]
 
 _LARGE = "above the large-file limit: tracked by hash only"
 _BATCH = 256
+_BATCH_BYTES = 16 << 20
 
 
 def capture_baseline(
@@ -29,31 +32,38 @@ def capture_baseline(
 ) -> None:
     """Record every non-ignored file under ``root`` as snapshot 0, in one transaction.
 
-    Content is written to the store file by file (identical files share one blob), so
-    memory stays bounded however large the tree. Ignored entries, unreadable files and
-    files above the large-file limit are listed in the snapshot's ``skipped``.
+    Memory stays bounded however large the tree: each file's content, change row, known
+    state and stat-cache row are written to the store in batches as it is read, and the
+    change lines the chain hash covers wait in a temporary file (the header line, hashed
+    first, names the files left out, known only at the end). Ignored entries, unreadable
+    files and files above the large-file limit are listed in the snapshot's ``skipped``.
     """
-    found = scan(root, IgnoreRules(root))
+    # Only the names are kept: each file is looked at again just before it is read.
+    found = scan(root, IgnoreRules(root), keep_stats=False)
     skipped = [SkippedPath(path=p, reason="ignored") for p in sorted(found.ignored)]
     skipped += [SkippedPath(path=s.path, reason=s.reason) for s in found.skipped]
-    prepared = Prepared()
-    cache_rows = []
-    total = len(found.files)
+    paths = sorted(found.names)
+    del found
     now = time.time_ns()
-    batch: list[tuple[str, int, bytes]] = []
     base = os.fspath(root)
-    with store.write():
-        for done, (rel, info) in enumerate(sorted(found.files.items()), start=1):
+    row = header_row(0, None, Header(tool="init", description=description), ())
+    with store.write(), ChainLines() as lines:
+        if store.latest_number() is not None:
+            raise ValueError("a baseline goes into an empty store")
+        store.insert_snapshot(row, ())
+        batch = _Batch(store)
+        for done, rel in enumerate(paths, start=1):
+            location = os.path.join(base, rel)
             try:
+                info = os.lstat(location)
                 disk = read_disk_file(
-                    os.path.join(base, rel), rel, info,
-                    large_limit=limits.large_file_limit, want_content=True,
-                )  # fmt: skip
+                    location, rel, info, large_limit=limits.large_file_limit, want_content=True
+                )
             except PermissionError:
                 skipped.append(SkippedPath(path=rel, reason="unreadable (permission denied)"))
                 continue
-            except FileNotFoundError:
-                continue
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # gone since the walk
             except FileChangingError:
                 # The same policy as every later recording (detect.py): a file that
                 # never holds still is left out and named, rather than failing init.
@@ -63,28 +73,54 @@ def capture_baseline(
                 storage, content = "hash-only", None
                 skipped.append(SkippedPath(path=rel, reason=_LARGE))
             else:
-                # Written in batches as we go, not collected: memory stays bounded on
-                # large trees, and one statement per batch instead of per file.
-                batch.append((disk.hash, disk.size, pack(disk.content, FAST)))
-                if len(batch) >= _BATCH:
-                    store.put_blobs(batch)
-                    batch.clear()
+                packed = pack(disk.content, FAST)
+                batch.blobs.append((disk.hash, disk.size, packed))
+                batch.blob_bytes += len(packed)
                 storage, content = "full", disk.hash
-            prepared.changes.append(
-                ChangeRow(
-                    snapshot=0, path=rel, kind="added", old_path=None, base_hash=None,
-                    result_hash=disk.hash, base_mode=None, result_mode=disk.mode,
-                    size=disk.size, storage=storage, forward=None, reverse=None,
-                    content=content, chain=0, chain_bytes=0,
-                )
+            change = ChangeRow(
+                snapshot=0, path=rel, kind="added", old_path=None, base_hash=None,
+                result_hash=disk.hash, base_mode=None, result_mode=disk.mode,
+                size=disk.size, storage=storage, forward=None, reverse=None,
+                content=content, chain=0, chain_bytes=0,
             )  # fmt: skip
+            lines.add(change)
+            batch.changes.append(change)
+            batch.state.append(StateRow(rel, disk.hash, disk.mode, disk.size, 0))
             st = disk.stat
-            cache_rows.append(
+            batch.stats.append(
                 StatRow(rel, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns,
                         disk.mode, disk.hash, now)
             )  # fmt: skip
+            batch.flush_when_full()
             if progress is not None:
-                progress(done, total)
-        store.put_blobs(batch)
-        append_snapshot(store, Header(tool="init", description=description), prepared, skipped)
-        store.put_stat_cache(cache_rows)
+                progress(done, len(paths))
+        batch.flush()
+        row = dataclasses.replace(row, skipped=skipped_json(skipped))
+        store.seal_snapshot(0, row.skipped, lines.chain_hash(GENESIS, row))
+
+
+class _Batch:
+    """Rows on their way into the store, written a few hundred at a time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.blobs: list[tuple[str, int, bytes]] = []
+        self.changes: list[ChangeRow] = []
+        self.state: list[StateRow] = []
+        self.stats: list[StatRow] = []
+        self.blob_bytes = 0
+
+    def flush_when_full(self) -> None:
+        if len(self.changes) >= _BATCH or self.blob_bytes >= _BATCH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        self.store.put_blobs(self.blobs)
+        self.store.insert_changes(self.changes)
+        self.store.set_state(self.state, ())
+        self.store.put_stat_cache(self.stats)
+        self.blobs.clear()
+        self.changes.clear()
+        self.state.clear()
+        self.stats.clear()
+        self.blob_bytes = 0

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 from collections.abc import Iterable
 
 from snapline.store import ChangeRow, SnapshotRow
 
-__all__ = ["GENESIS", "chain_hash"]
+__all__ = ["GENESIS", "ChainLines", "chain_hash"]
 
 GENESIS = "sha256:" + "0" * 64
 """The chain value that snapshot 0 (the baseline) builds on."""
@@ -26,47 +27,91 @@ def chain_hash(previous: str, header: SnapshotRow, changes: Iterable[ChangeRow])
         header: The snapshot's row; its own ``chain_hash`` field is not covered.
         changes: Its file changes, in any order: they are hashed in path order.
     """
-    digest = hashlib.sha256()
-    fields = [
-        previous,
-        header.number,
-        header.id,
-        header.parent_id,
-        header.time,
-        header.tool,
-        header.description,
-        header.session,
-        header.metadata,
-        header.skipped,
-        header.version,
-    ]
-    digest.update(_line(fields))
+    digest = hashlib.sha256(_header_line(previous, header))
     # Path order as Python sorts the paths (code points, a non-UTF-8 name by its
     # surrogate escapes), as they were when the snapshot was appended. Not the store's
     # order: SQLite sorts such a name, stored as a BLOB, after every TEXT path, so
     # trusting it made any store holding one fail its own chain check.
-    for c in sorted(changes, key=lambda change: change.path):
-        digest.update(
-            _line(
-                [
-                    c.path,
-                    c.kind,
-                    c.old_path,
-                    c.base_hash,
-                    c.result_hash,
-                    c.base_mode,
-                    c.result_mode,
-                    c.size,
-                    c.storage,
-                    _digest(c.forward),
-                    _digest(c.reverse),
-                    c.content,
-                    c.chain,
-                    c.chain_bytes,
-                ]
-            )
-        )
+    for change in sorted(changes, key=lambda change: change.path):
+        digest.update(_change_line(change))
     return "sha256:" + digest.hexdigest()
+
+
+class ChainLines:
+    """A snapshot's change lines, added in path order, hashed once its header is known.
+
+    The header line comes first in the hash but, for the baseline, holds what is known
+    only at the end (the paths left out); the lines wait in a temporary file that stays
+    in memory while small, so 100k files do not keep 100k rows alive.
+    """
+
+    def __init__(self) -> None:
+        self._lines = tempfile.SpooledTemporaryFile(max_size=_SPOOL_LIMIT)  # noqa: SIM115 (closed by __exit__)
+        self._last: str | None = None
+
+    def __enter__(self) -> ChainLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lines.close()
+
+    def add(self, change: ChangeRow) -> None:
+        """Add the next change; its path must sort after the previous one's."""
+        if self._last is not None and change.path <= self._last:
+            raise ValueError(f"changes out of path order: {change.path!r} after {self._last!r}")
+        self._last = change.path
+        self._lines.write(_change_line(change))
+
+    def chain_hash(self, previous: str, header: SnapshotRow) -> str:
+        """:func:`chain_hash` of ``header`` with the changes added so far."""
+        digest = hashlib.sha256(_header_line(previous, header))
+        self._lines.seek(0)
+        for block in iter(lambda: self._lines.read(1 << 20), b""):
+            digest.update(block)
+        self._lines.seek(0, 2)
+        return "sha256:" + digest.hexdigest()
+
+
+_SPOOL_LIMIT = 4 << 20
+
+
+def _header_line(previous: str, header: SnapshotRow) -> bytes:
+    return _line(
+        [
+            previous,
+            header.number,
+            header.id,
+            header.parent_id,
+            header.time,
+            header.tool,
+            header.description,
+            header.session,
+            header.metadata,
+            header.skipped,
+            header.version,
+        ]
+    )
+
+
+def _change_line(c: ChangeRow) -> bytes:
+    return _line(
+        [
+            c.path,
+            c.kind,
+            c.old_path,
+            c.base_hash,
+            c.result_hash,
+            c.base_mode,
+            c.result_mode,
+            c.size,
+            c.storage,
+            _digest(c.forward),
+            _digest(c.reverse),
+            c.content,
+            c.chain,
+            c.chain_bytes,
+        ]
+    )
 
 
 def _line(values: list[object]) -> bytes:

@@ -22,8 +22,10 @@ __all__ = [
     "MetadataError",
     "append_snapshot",
     "check_parent",
+    "header_row",
     "make_header",
     "now_iso",
+    "skipped_json",
     "storable_text",
 ]
 
@@ -124,20 +126,7 @@ def append_snapshot(
     if parent is not None:
         check_parent(store, parent, set() if trusted is None else trusted)
     number = 0 if latest is None else latest + 1
-    all_skipped = [*skipped, *prepared.skipped]
-    row = SnapshotRow(
-        number=number,
-        id=uuid.uuid4().hex,
-        parent_id=parent.id if parent else None,
-        time=now_iso(),
-        tool=header.tool,
-        description=header.description,
-        session=header.session,
-        metadata=json.dumps(header.metadata, sort_keys=True, separators=(",", ":")),
-        skipped=json.dumps([[s.path, s.reason] for s in all_skipped], separators=(",", ":")),
-        version=SNAPSHOT_VERSION,
-        chain_hash="",
-    )
+    row = header_row(number, parent, header, [*skipped, *prepared.skipped])
     # Rows usually arrive unnumbered (-1); the baseline's are built as snapshot 0, and
     # copying 100k rows just to stamp the same number again costs seconds.
     changes = [
@@ -164,6 +153,30 @@ def append_snapshot(
     if trusted is not None:
         trusted.add(row.chain_hash)
     return row, changes
+
+
+def header_row(
+    number: int, parent: SnapshotRow | None, header: Header, skipped: Sequence[SkippedPath]
+) -> SnapshotRow:
+    """A new snapshot's row, with a fresh id and the time now; its chain hash is not set."""
+    return SnapshotRow(
+        number=number,
+        id=uuid.uuid4().hex,
+        parent_id=parent.id if parent else None,
+        time=now_iso(),
+        tool=header.tool,
+        description=header.description,
+        session=header.session,
+        metadata=json.dumps(header.metadata, sort_keys=True, separators=(",", ":")),
+        skipped=skipped_json(skipped),
+        version=SNAPSHOT_VERSION,
+        chain_hash="",
+    )
+
+
+def skipped_json(skipped: Sequence[SkippedPath]) -> str:
+    """How a snapshot row stores the paths its recording left out."""
+    return json.dumps([[s.path, s.reason] for s in skipped], separators=(",", ":"))
 
 
 def check_parent(store: Store, parent: SnapshotRow, trusted: set[str]) -> None:

@@ -426,9 +426,14 @@ class Store:
                 row.chain_hash,
             ),
         )
+        self.insert_changes(changes)
+
+    def insert_changes(self, changes: Iterable[ChangeRow]) -> None:
+        """Insert change rows of a snapshot already inserted; call inside :meth:`write`."""
+        self._require_tx()
         self._db.executemany(
             f"INSERT INTO changes ({_CHANGE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [
+            (
                 (
                     c.snapshot,
                     _enc(c.path),
@@ -447,7 +452,15 @@ class Store:
                     c.chain_bytes,
                 )
                 for c in changes
-            ],
+            ),
+        )
+
+    def seal_snapshot(self, number: int, skipped: str, chain_hash: str) -> None:
+        """Set what a snapshot inserted in this transaction learnt last (the baseline's)."""
+        self._require_tx()
+        self._db.execute(
+            "UPDATE snapshots SET skipped = ?, chain_hash = ? WHERE number = ?",
+            (skipped, chain_hash, number),
         )
 
     def changes(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
