@@ -648,7 +648,9 @@ def row_cli_record(bench: Bench) -> list[RowResult]:
     return [row]
 
 
-def _cli_profile(bench: Bench, root: Path, argv: list[str], stand_in: bool) -> Evidence:
+def _cli_profile(
+    bench: Bench, root: Path, argv: list[str], stand_in: bool, *, edit: bool = True
+) -> Evidence:
     script = bench.config.workdir / "cli_profile_target.py"
     if stand_in:
         script.write_text(argv[2] + "\n", encoding="utf-8")
@@ -656,12 +658,13 @@ def _cli_profile(bench: Bench, root: Path, argv: list[str], stand_in: bool) -> E
     else:
         target = [str(bench.snapline_bin), *argv[1:]]
     output = bench.config.workdir / "cli.prof"
-    bench.edit_on_disk(root, BIG_FILE, bench.next_index("main"))
+    if edit:
+        bench.edit_on_disk(root, BIG_FILE, bench.next_index("main"))
     run_process(
         [bench.config.python, "-m", "cProfile", "-o", str(output), *target],
         cwd=root,
         env=bench.cli_env,
-    ).check("profiled CLI record")
+    ).check(f"profiled {' '.join(argv[1:])}")
     return Evidence(
         "cProfile of the whole process (imports included)", profile=profile_summary(output)
     )
@@ -759,10 +762,25 @@ def row_nochange(bench: Bench, main: WorkerClient) -> list[RowResult]:
     def status(index: int) -> Sample:
         return bench.git_sample(repo, [["status"]], False, rss=bench.warming(index))
 
+    root = bench.tree("main").root
+    verify_argv = [str(bench.snapline_bin), "verify"]
+
+    def verify(index: int) -> Sample:
+        rss = bench.warming(index)
+        run = run_process(verify_argv, cwd=root, env=bench.cli_env, measure_rss=rss)
+        return Sample(run.check("snapline verify").seconds, run.peak_rss)
+
+    def fsck(index: int) -> Sample:
+        return bench.git_sample(repo, [["fsck", "--no-progress"]], False, rss=bench.warming(index))
+
     bench.log(f"row 6: nothing changed, {n:,} files")
     series = alternate(
         [("record", record), ("check", check), ("status", status)],
         **bench.rounds(bench.config.slow_repeats * 2),
+    )
+    verify_series = alternate(
+        [("verify", verify), ("status", status), ("fsck", fsck)],
+        **bench.rounds(bench.config.slow_repeats),
     )
     git = _figure("`git status`", series["status"])
     results = []
@@ -786,6 +804,28 @@ def row_nochange(bench: Bench, main: WorkerClient) -> list[RowResult]:
             reply = main.call(op, profile=True)
             row.evidence.append(_profile_evidence(f"cProfile of {label}", reply))
         results.append(row)
+    latest = main.call("latest")["latest"]
+    row = _ratio_row(
+        "6c",
+        f"CLI `snapline verify` with nothing changed, whole process, {n:,} files",
+        2.0,
+        _figure("`snapline verify` (whole process)", verify_series["verify"]),
+        _figure("`git status`", verify_series["status"]),
+        extra=[
+            _figure("`git fsck --no-progress` (git's check of its history)", verify_series["fsck"])
+        ],
+        notes=[
+            "`snapline verify` is what CI runs: the check of row 6b in a new process, plus the "
+            f"whole history validated again (SQLite's quick_check of the store, the sequence "
+            f"and the chain hash of every snapshot, 0 to {latest}, every change row, the "
+            "known state against the history, milestones). Its cost grows with the history "
+            "(the baseline alone has a change row for every file); git status checks the "
+            "workspace only, and `git fsck` is git's check of its history.",
+        ],
+    )
+    if not row.met:
+        row.evidence.append(_cli_profile(bench, root, verify_argv, False, edit=False))
+    results.append(row)
     return results
 
 
@@ -1113,7 +1153,24 @@ def row_large_file(bench: Bench) -> list[RowResult]:
 
 
 Row = Callable[[], list[RowResult]]
-ORDER = ("1", "2a", "2b", "3a", "3b", "4", "5", "6a", "6b", "7", "8", "9", "10a", "10b", "10c")
+ORDER = (
+    "1",
+    "2a",
+    "2b",
+    "3a",
+    "3b",
+    "4",
+    "5",
+    "6a",
+    "6b",
+    "6c",
+    "7",
+    "8",
+    "9",
+    "10a",
+    "10b",
+    "10c",
+)
 """Row numbers in the order of the issue's table."""
 
 
@@ -1152,7 +1209,7 @@ def run_all(
                 attempt(("7",), "rollback", lambda: row_rollback(bench, long))
                 attempt(("3a", "3b"), "history length", lambda: row_history(bench, main, long))
                 attempt(("2a", "2b"), "one-line edit", lambda: row_edit(bench, main))
-                attempt(("6a", "6b"), "nothing changed", lambda: row_nochange(bench, main))
+                attempt(("6a", "6b", "6c"), "nothing changed", lambda: row_nochange(bench, main))
     attempt(("4",), "CLI record", lambda: row_cli_record(bench))
     attempt(("5",), "--help", lambda: row_help(bench))
     attempt(("8",), "stored bytes", lambda: row_storage(bench))
