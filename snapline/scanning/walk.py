@@ -101,14 +101,15 @@ def scan(
         not_files = []  # tracked names that vanished or are no longer files
         for entry in entries:
             name = entry.name
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except FileNotFoundError:
-                not_files.append(name)
-                continue
-            mode = info.st_mode
             expected = here.get(name, _ABSENT)
+            info: os.stat_result | None = None
             if expected is not _ABSENT:
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    not_files.append(name)
+                    continue
+                mode = info.st_mode
                 if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
                     # The hot path of a whole-workspace check: one comparison a file.
                     found += 1
@@ -122,17 +123,29 @@ def scan(
                         result.files[f"{reldir}/{name}" if reldir else name] = info
                     continue
                 not_files.append(name)  # now a directory (or a socket…): the file is gone
+                is_dir = stat.S_ISDIR(mode)
+            else:
+                # The directory entry's type, without a system call where the
+                # filesystem reports it: directories and ignored files need no lstat.
+                is_dir = entry.is_dir(follow_symlinks=False)
             relpath = f"{reldir}/{name}" if reldir else name
-            if stat.S_ISDIR(mode):
+            if is_dir:
                 if rules.ignored(matchers, relpath, True, name):
                     if not rules.builtin(relpath):
                         result.ignored.append(relpath + "/")
                 else:
                     stack.append((relpath, matchers))
-            elif rules.ignored(matchers, relpath, False, name):
+                continue
+            if rules.ignored(matchers, relpath, False, name):
                 if not rules.builtin(relpath):
                     result.ignored.append(relpath)
-            elif stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+                continue
+            if info is None:
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+            if stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
                 if keep_stats:
                     result.files[relpath] = info
                 else:
