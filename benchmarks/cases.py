@@ -774,9 +774,14 @@ def row_nochange(bench: Bench, main: WorkerClient) -> list[RowResult]:
     def fsck(index: int) -> Sample:
         return bench.git_sample(repo, [["fsck", "--no-progress"]], False, rss=bench.warming(index))
 
+    def bare(_: int) -> Sample:
+        started = time.perf_counter()
+        _bare_walk(root)
+        return Sample(time.perf_counter() - started, None)
+
     bench.log(f"row 6: nothing changed, {n:,} files")
     series = alternate(
-        [("record", record), ("check", check), ("status", status)],
+        [("record", record), ("check", check), ("status", status), ("bare", bare)],
         **bench.rounds(bench.config.slow_repeats * 2),
     )
     verify_series = alternate(
@@ -795,6 +800,13 @@ def row_nochange(bench: Bench, main: WorkerClient) -> list[RowResult]:
             2.0,
             _figure(label + ", long-lived Workspace", series[key]),
             git,
+            extra=[
+                _figure(
+                    "Python's own `os.scandir` + `lstat` of the same tree, nothing else "
+                    "(the floor of any walk in Python; git lstats on several threads)",
+                    series["bare"],
+                )
+            ],
             notes=[
                 "Both run with warm stat caches (snapline's table, git's index) after the warm-up."
             ],
@@ -844,6 +856,21 @@ def row_nochange(bench: Bench, main: WorkerClient) -> list[RowResult]:
         row.evidence.append(dataclasses.replace(evidence, lines=tuple(lines)))
     results.append(row)
     return results
+
+
+def _bare_walk(root: Path) -> int:
+    """``os.scandir`` and ``lstat`` of every entry, skipping the ignored folders."""
+    skip = {".git", ".snapline", "node_modules", "build", "dist", "__pycache__", "generated"}
+    stack, count = [str(root)], 0
+    while stack:
+        for entry in os.scandir(stack.pop()):
+            entry.stat(follow_symlinks=False)
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in skip:
+                    stack.append(entry.path)
+            else:
+                count += 1
+    return count
 
 
 def _named_share(profile: dict[str, Any] | None, marker: str, what: str) -> float | None:
