@@ -13,11 +13,13 @@ The ``ci`` profile of tests/conftest.py (deterministic) runs by default; with
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -37,6 +39,7 @@ from snapline import (
     UnsafePathError,
     Workspace,
 )
+from snapline.snapshots import detect as detect_module
 from snapline.snapshots.history import state_at
 from tests.reliability import figures
 from tests.reliability.helpers import STRESS, tree
@@ -311,6 +314,37 @@ def test_random_histories_match_the_model() -> None:
         WorkspaceMachine,
         settings=settings(
             stateful_step_count=steps,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
+    )
+
+
+class TrustingMachine(WorkspaceMachine):
+    """The same, with a stat cache that trusts every entry at once (no racy window).
+
+    So unchanged files are vouched for by their ``lstat`` alone, and a long-lived
+    workspace keeps and refreshes its tracked index across every operation. Writes
+    behind snapline's back get distinct mtimes, as writes at different moments have;
+    within one timestamp tick only the racy window (switched off here) protects.
+    """
+
+    def _put(self, path: str, content: bytes) -> None:
+        super()._put(path, content)
+        stamp = next(_MTIMES)
+        os.utime(self.root / path, ns=(stamp, stamp))
+
+
+_MTIMES = itertools.count(1_000_000_000_000_000_000, 1_000_000_000)
+
+
+def test_random_histories_match_the_model_with_a_trusting_stat_cache(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(detect_module, "RACY_WINDOW_NS", 0)
+    run_state_machine_as_test(
+        TrustingMachine,
+        settings=settings(
+            stateful_step_count=100 if STRESS else 40,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
         ),
     )
