@@ -42,9 +42,16 @@ if TYPE_CHECKING:
         StateMismatchError,
         Storage,
     )
-    from snapline.snapshots.commit import MetadataError
-    from snapline.snapshots.history import SnapshotRangeError
-    from snapline.snapshots.recorder import CommandError, GcResult, NotTrackedError, RunResult
+    from snapline.snapshots.read.history import SnapshotRangeError
+    from snapline.snapshots.record.commit import MetadataError
+    from snapline.snapshots.record.recorder import (
+        CommandError,
+        GcResult,
+        NotTrackedError,
+        RunResult,
+    )
+    from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
+    from snapline.snapshots.restore.rollback import RollbackConflictError
     from snapline.snapshots.results import (
         Conflict,
         ModifiedFile,
@@ -52,8 +59,6 @@ if TYPE_CHECKING:
         RevertResult,
         RollbackResult,
     )
-    from snapline.snapshots.revert import BaselineRevertError, RevertConflictError
-    from snapline.snapshots.rollback import RollbackConflictError
     from snapline.store import StoreBusyError, StoreCorruptError, StoreVersionError
     from snapline.workspace import (
         AlreadyInitializedError,
@@ -69,22 +74,22 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "AlreadyInitializedError": "snapline.workspace",
     "ChangeKind": "snapline.snapshots",
-    "CommandError": "snapline.snapshots.recorder",
+    "CommandError": "snapline.snapshots.record.recorder",
     "ContentMismatchError": "snapline.snapshots",
     "ContentUnavailableError": "snapline.snapshots",
     "FileChange": "snapline.snapshots",
     "FileChangingError": "snapline.scanning",
-    "GcResult": "snapline.snapshots.recorder",
-    "MetadataError": "snapline.snapshots.commit",
-    "BaselineRevertError": "snapline.snapshots.revert",
+    "GcResult": "snapline.snapshots.record.recorder",
+    "MetadataError": "snapline.snapshots.record.commit",
+    "BaselineRevertError": "snapline.snapshots.restore.revert",
     "Conflict": "snapline.snapshots.results",
     "ModifiedFile": "snapline.snapshots.results",
     "Move": "snapline.snapshots.results",
-    "RevertConflictError": "snapline.snapshots.revert",
+    "RevertConflictError": "snapline.snapshots.restore.revert",
     "RevertResult": "snapline.snapshots.results",
-    "RollbackConflictError": "snapline.snapshots.rollback",
+    "RollbackConflictError": "snapline.snapshots.restore.rollback",
     "RollbackResult": "snapline.snapshots.results",
-    "SnapshotRangeError": "snapline.snapshots.history",
+    "SnapshotRangeError": "snapline.snapshots.read.history",
     "EmptyMilestoneError": "snapline.milestones",
     "Milestone": "snapline.milestones",
     "MilestoneArgumentError": "snapline.milestones",
@@ -97,10 +102,10 @@ _EXPORTS: dict[str, str] = {
     "OpenRange": "snapline.milestones",
     "NotInSnapshotError": "snapline.snapshots",
     "NotInitializedError": "snapline.workspace",
-    "NotTrackedError": "snapline.snapshots.recorder",
+    "NotTrackedError": "snapline.snapshots.record.recorder",
     "Problem": "snapline.snapshots",
     "Report": "snapline.snapshots",
-    "RunResult": "snapline.snapshots.recorder",
+    "RunResult": "snapline.snapshots.record.recorder",
     "SkippedPath": "snapline.snapshots",
     "SnaplineError": "snapline.errors",
     "Snapshot": "snapline.snapshots",

@@ -2,7 +2,7 @@
 
 Every mutating call takes the workspace's writer lock, undoes any write a dead process
 left half done, and commits through one SQLite transaction (see
-``snapshots/recorder.py``). Reading calls take no lock.
+``snapshots/record/recorder.py``). Reading calls take no lock.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.paths import STORE_DIR, UnsafeRecordError, relpath_from_user
-from snapline.snapshots.build import Limits
-from snapline.snapshots.commit import EXTERNAL_TOOL, make_header
-from snapline.snapshots.convert import to_snapshot
-from snapline.snapshots.detect import sync_problems
-from snapline.snapshots.history import SnapshotNotFoundError, modified_files, unified_diff
-from snapline.snapshots.model import Problem, Report, SkippedPath, Snapshot
-from snapline.snapshots.recorder import LOCK_NAME, GcResult, Recorder, RunResult
+from snapline.snapshots.read.convert import to_snapshot
+from snapline.snapshots.read.history import SnapshotNotFoundError, modified_files, unified_diff
+from snapline.snapshots.record.build import Limits
+from snapline.snapshots.record.commit import EXTERNAL_TOOL, make_header
+from snapline.snapshots.record.detect import sync_problems
+from snapline.snapshots.record.recorder import LOCK_NAME, GcResult, Recorder, RunResult
 from snapline.snapshots.results import ModifiedFile, RevertResult, RollbackResult
+from snapline.snapshots.snapshot import Problem, Report, SkippedPath, Snapshot
 from snapline.store import DB_NAME, Store
 
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ class Workspace:
                 _remove_staging(store_dir)
                 store = Store.create(staging, _config(limits))
                 try:
-                    from snapline.snapshots.baseline import capture_baseline
+                    from snapline.snapshots.record.baseline import capture_baseline
 
                     capture_baseline(path, store, limits, description, progress)
                 finally:
@@ -452,7 +452,7 @@ class Workspace:
         """
         header = make_header(tool, description or f"roll back to snapshot {to}", session, metadata)
         rels = self._scope(paths)
-        from snapline.snapshots.rollback import rollback
+        from snapline.snapshots.restore.rollback import rollback
 
         return rollback(self._recorder, to, rels, dry_run=dry_run, force=force, header=header)
 
@@ -489,7 +489,7 @@ class Workspace:
                 paths in the way); nothing is written.
         """
         header = make_header(tool, description or f"revert snapshot {number}", session, metadata)
-        from snapline.snapshots.revert import revert
+        from snapline.snapshots.restore.revert import revert
 
         return revert(self._recorder, number, dry_run=dry_run, header=header)
 
@@ -633,7 +633,7 @@ class Workspace:
             deep: Also rebuild every recorded version and check every stored blob.
         """
         from snapline.milestones import validate_milestones
-        from snapline.snapshots.validate import validate_history
+        from snapline.snapshots.check.sequence import validate_history
 
         with self._store.read():
             problems = validate_history(self._store, deep=deep)

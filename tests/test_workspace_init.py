@@ -79,7 +79,7 @@ def test_dangerous_roots_are_refused_unless_forced(
 
 def test_a_failed_init_leaves_no_store(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (root / "f").write_text("x")
-    import snapline.snapshots.baseline as baseline
+    import snapline.snapshots.record.baseline as baseline
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")

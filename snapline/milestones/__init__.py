@@ -1,5 +1,6 @@
 """Milestones: continuous, append-only ranges of snapshots (see docs/library.md)."""
 
+from snapline.milestones.continuity import validate_milestones
 from snapline.milestones.create import (
     EmptyMilestoneError,
     MilestoneArgumentError,
@@ -7,9 +8,8 @@ from snapline.milestones.create import (
     MilestoneRangeError,
 )
 from snapline.milestones.manager import Milestones
-from snapline.milestones.model import MILESTONE_VERSION, Milestone, MilestoneStats, OpenRange
+from snapline.milestones.milestone import MILESTONE_VERSION, Milestone, MilestoneStats, OpenRange
 from snapline.milestones.read import MilestoneNotFoundError, MilestoneRecordError
-from snapline.milestones.validate import validate_milestones
 
 __all__ = [
     "MILESTONE_VERSION",

@@ -7,9 +7,9 @@ import json
 from collections.abc import Iterable
 
 from snapline.errors import SnaplineError
-from snapline.milestones.chain import GENESIS, milestone_chain_hash
-from snapline.milestones.model import MILESTONE_VERSION
-from snapline.snapshots.commit import now_iso, storable_text
+from snapline.milestones.milestone import MILESTONE_VERSION
+from snapline.milestones.seal import GENESIS, milestone_chain_hash
+from snapline.snapshots.record.commit import now_iso, storable_text
 from snapline.store import MilestoneRow, Store
 
 __all__ = [

@@ -9,7 +9,7 @@ never be read as part of the patch.
 
 from __future__ import annotations
 
-from snapline.milestones.model import Milestone
+from snapline.milestones.milestone import Milestone
 
 __all__ = ["render_patch"]
 

@@ -11,13 +11,13 @@ from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.milestones.create import LATEST, append_milestone
 from snapline.milestones.export import render_patch
-from snapline.milestones.model import Milestone, MilestoneStats, OpenRange
+from snapline.milestones.milestone import Milestone, MilestoneStats, OpenRange
 from snapline.milestones.read import find_milestone, open_range, to_milestone
-from snapline.snapshots.commit import make_header
-from snapline.snapshots.history import modified_files, unified_diff
-from snapline.snapshots.recorder import Recorder
+from snapline.snapshots.read.history import modified_files, unified_diff
+from snapline.snapshots.record.commit import make_header
+from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.restore.rollback import rollback as roll_back
 from snapline.snapshots.results import ModifiedFile, RollbackResult
-from snapline.snapshots.rollback import rollback as roll_back
 
 __all__ = ["Milestones"]
 

@@ -6,7 +6,7 @@ import json
 
 from snapline.errors import SnaplineError
 from snapline.milestones.create import expected_start
-from snapline.milestones.model import MILESTONE_VERSION, Milestone, OpenRange
+from snapline.milestones.milestone import MILESTONE_VERSION, Milestone, OpenRange
 from snapline.store import MilestoneRow, Store
 
 __all__ = [

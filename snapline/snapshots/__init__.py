@@ -1,8 +1,9 @@
 """Snapshots: the model, detecting and recording changes, rebuilding and validating them."""
 
-from snapline.snapshots.detect import StateMismatchError
-from snapline.snapshots.journal import ContentMismatchError
-from snapline.snapshots.model import (
+from snapline.snapshots.read.reconstruct import ContentUnavailableError, NotInSnapshotError
+from snapline.snapshots.record.detect import StateMismatchError
+from snapline.snapshots.record.journal import ContentMismatchError
+from snapline.snapshots.snapshot import (
     ChangeKind,
     FileChange,
     Problem,
@@ -11,7 +12,6 @@ from snapline.snapshots.model import (
     Snapshot,
     Storage,
 )
-from snapline.snapshots.reconstruct import ContentUnavailableError, NotInSnapshotError
 
 __all__ = [
     "ChangeKind",

@@ -6,18 +6,13 @@ fields; paths are workspace-relative POSIX strings, sorted.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
-from snapline.snapshots.model import ChangeKind, Snapshot
+from snapline.snapshots.snapshot import ChangeKind, Snapshot
+from snapline.values import FrozenModel
 
 __all__ = ["Conflict", "ModifiedFile", "Move", "RevertResult", "RollbackResult"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
-
-
-class Conflict(_Frozen):
+class Conflict(FrozenModel):
     """One path a rollback or revert cannot change without losing someone's work.
 
     ``kind`` is one of ``modified``, ``deleted``, ``untracked`` (changed outside snapline),
@@ -33,14 +28,14 @@ class Conflict(_Frozen):
     actual: str | None = None
 
 
-class Move(_Frozen):
+class Move(FrozenModel):
     """A file moved from ``source`` to ``target``."""
 
     source: str
     target: str
 
 
-class RollbackResult(_Frozen):
+class RollbackResult(FrozenModel):
     """What a rollback changed (or, with ``dry_run``, would change).
 
     Attributes:
@@ -70,7 +65,7 @@ class RollbackResult(_Frozen):
         return tuple(sorted((*self.restored, *self.deleted, *self.recreated)))
 
 
-class RevertResult(_Frozen):
+class RevertResult(FrozenModel):
     """What a revert changed (or, with ``dry_run``, would change).
 
     Attributes:
@@ -95,7 +90,7 @@ class RevertResult(_Frozen):
     snapshot: Snapshot | None = None
 
 
-class ModifiedFile(_Frozen):
+class ModifiedFile(FrozenModel):
     """One path's net change over a range of snapshots.
 
     ``status`` is relative to the start of the range: ``added``, ``modified`` (content

@@ -8,7 +8,7 @@ import pytest
 
 from snapline import Workspace
 from snapline.milestones import MilestoneNotFoundError
-from snapline.snapshots.rollback import RollbackConflictError
+from snapline.snapshots.restore.rollback import RollbackConflictError
 from tests.conftest import tree
 
 

@@ -12,8 +12,8 @@ import dataclasses
 import sqlite3
 from pathlib import Path
 
-from snapline.milestones.chain import milestone_chain_hash
-from snapline.snapshots.chain import GENESIS, chain_hash
+from snapline.milestones.seal import milestone_chain_hash
+from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.store import Store
 
 __all__ = ["reseal", "sql"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from snapline import ContentUnavailableError, Workspace
 from snapline.crashpoints import ENV as CRASH_ENV
 from snapline.hashing import hash_bytes
-from snapline.snapshots.history import state_at
+from snapline.snapshots.read.history import state_at
 
 __all__ = [
     "KILLED",

@@ -20,7 +20,7 @@ from typing import IO, Any
 import pytest
 
 from snapline import SnaplineError, Workspace, atomic
-from snapline.snapshots.journal import DISCARD_OP
+from snapline.snapshots.record.journal import DISCARD_OP
 from tests.reliability import figures
 from tests.reliability.helpers import assert_healthy, tree
 

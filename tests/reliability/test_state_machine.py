@@ -39,8 +39,8 @@ from snapline import (
     UnsafePathError,
     Workspace,
 )
-from snapline.snapshots import detect as detect_module
-from snapline.snapshots.history import state_at
+from snapline.snapshots.read.history import state_at
+from snapline.snapshots.record import detect as detect_module
 from tests.reliability import figures
 from tests.reliability.helpers import STRESS, tree
 

@@ -565,8 +565,8 @@ def _big_report(stdout: str, stderr: str) -> dict[str, Any]:
 
 def test_order_comes_from_numbers_not_times(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import snapline.milestones.create as milestone_create
-    import snapline.snapshots.commit as commit
-    import snapline.snapshots.detect as detect
+    import snapline.snapshots.record.commit as commit
+    import snapline.snapshots.record.detect as detect
 
     times = iter(f"2030-01-{day:02d}T00:00:00.000000+00:00" for day in range(28, 0, -1))
     monkeypatch.setattr(commit, "now_iso", lambda: next(times))

@@ -19,9 +19,9 @@ from snapline.content import UnknownCodecError, unpack
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, is_hash
 from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
-from snapline.snapshots.chain import GENESIS, chain_hash
-from snapline.snapshots.model import SNAPSHOT_VERSION, Problem
-from snapline.snapshots.reconstruct import Reconstructor
+from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.snapshots.read.reconstruct import Reconstructor
+from snapline.snapshots.snapshot import SNAPSHOT_VERSION, Problem
 from snapline.store import ChangeRow, SnapshotRow, Store
 
 __all__ = ["validate_history"]

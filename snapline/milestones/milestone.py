@@ -8,18 +8,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from snapline.values import FrozenModel
 
 __all__ = ["MILESTONE_VERSION", "Milestone", "MilestoneStats", "OpenRange"]
 
 MILESTONE_VERSION = 1
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-
-class Milestone(_Frozen):
+class Milestone(FrozenModel):
     """A named, continuous range of snapshots ``first..last`` (both included).
 
     Milestone 1 starts at snapshot 1 (snapshot 0, the baseline, belongs to none) and
@@ -44,7 +43,7 @@ class Milestone(_Frozen):
         return self.last - self.first + 1
 
 
-class OpenRange(_Frozen):
+class OpenRange(FrozenModel):
     """The snapshots recorded since the last milestone: what ``create`` would close.
 
     ``end`` is ``None`` and ``count`` 0 when nothing was recorded since.
@@ -57,7 +56,7 @@ class OpenRange(_Frozen):
     version: int = MILESTONE_VERSION
 
 
-class MilestoneStats(_Frozen):
+class MilestoneStats(FrozenModel):
     """How much a milestone changed, from the state before ``first`` to the state after ``last``."""
 
     milestone: int = Field(ge=1)

@@ -6,7 +6,7 @@ import json
 
 from snapline.content import unpack
 from snapline.paths import check_recorded
-from snapline.snapshots.model import ChangeKind, FileChange, SkippedPath, Snapshot, Storage
+from snapline.snapshots.snapshot import ChangeKind, FileChange, SkippedPath, Snapshot, Storage
 from snapline.store import ChangeRow, SnapshotRow
 
 __all__ = ["to_file_change", "to_snapshot"]

@@ -11,7 +11,9 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from snapline.values import FrozenModel
 
 __all__ = [
     "SNAPSHOT_VERSION",
@@ -45,11 +47,8 @@ class Storage(str, Enum):
     HASH_ONLY = "hash-only"  # above the large-file limit: hash recorded, content not kept
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
 
-
-class FileChange(_Frozen):
+class FileChange(FrozenModel):
     """One file's change in a snapshot.
 
     ``forward``/``reverse`` are diff-match-patch deltas for text (``None`` when the
@@ -71,14 +70,14 @@ class FileChange(_Frozen):
     content_ref: str | None = None
 
 
-class SkippedPath(_Frozen):
+class SkippedPath(FrozenModel):
     """A path a recording did not capture (or captured by hash only), and why."""
 
     path: str
     reason: str
 
 
-class Snapshot(_Frozen):
+class Snapshot(FrozenModel):
     """One recorded change set, number ``number`` in the workspace's history.
 
     Snapshot 0 is the baseline captured by ``init``.
@@ -102,7 +101,7 @@ class Snapshot(_Frozen):
         return next((f for f in self.files if f.path == path), None)
 
 
-class Problem(_Frozen):
+class Problem(FrozenModel):
     """One thing wrong: in the store (validation) or between the store and the disk (sync)."""
 
     kind: str
@@ -114,7 +113,7 @@ class Problem(_Frozen):
     severity: Literal["error", "corrupt"] = "error"
 
 
-class Report(_Frozen):
+class Report(FrozenModel):
     """The result of ``validate()`` or ``check_sync()``: ``ok`` when ``problems`` is empty."""
 
     problems: tuple[Problem, ...] = ()

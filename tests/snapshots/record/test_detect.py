@@ -16,7 +16,7 @@ import pytest
 
 from snapline import ChangeKind, Workspace
 from snapline.scanning.tracked import TrackedTree, index_tracked
-from snapline.snapshots import detect as detect_module
+from snapline.snapshots.record import detect as detect_module
 
 
 @pytest.fixture

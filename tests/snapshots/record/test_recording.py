@@ -211,7 +211,7 @@ def test_ignored_paths_are_reported(ws: Workspace) -> None:
 def test_unreadable_files_are_skipped_and_named(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import snapline.snapshots.detect as detect
+    import snapline.snapshots.record.detect as detect
 
     (ws.root / "secret.txt").write_text("x")
     (ws.root / "open.txt").write_text("y")

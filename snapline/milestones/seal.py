@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from snapline.snapshots.chain import GENESIS
+from snapline.snapshots.check.chain import GENESIS
 from snapline.store import MilestoneRow
 
 __all__ = ["GENESIS", "milestone_chain_hash"]

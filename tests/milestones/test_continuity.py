@@ -12,7 +12,7 @@ import pytest
 
 from snapline import Workspace
 from snapline.milestones import MilestoneRecordError, validate_milestones
-from snapline.milestones.chain import GENESIS, milestone_chain_hash
+from snapline.milestones.seal import GENESIS, milestone_chain_hash
 from snapline.store import MilestoneRow, Store
 
 

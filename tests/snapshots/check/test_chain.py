@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snapline import Workspace
-from snapline.snapshots import chain as chain_module
-from snapline.snapshots.chain import GENESIS, ChainLines, chain_hash
+from snapline.snapshots.check import chain as chain_module
+from snapline.snapshots.check.chain import GENESIS, ChainLines, chain_hash
 from snapline.store import ChangeRow, SnapshotRow
 
 HEADER = SnapshotRow(

@@ -9,10 +9,10 @@ with ``milestone-``.
 
 from __future__ import annotations
 
-from snapline.milestones.chain import GENESIS, milestone_chain_hash
-from snapline.milestones.model import MILESTONE_VERSION
+from snapline.milestones.milestone import MILESTONE_VERSION
 from snapline.milestones.read import parse_tags
-from snapline.snapshots.model import Problem
+from snapline.milestones.seal import GENESIS, milestone_chain_hash
+from snapline.snapshots.snapshot import Problem
 from snapline.store import MilestoneRow, Store
 
 __all__ = ["validate_milestones"]

@@ -39,7 +39,7 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, hash_stream
 from snapline.paths import STORE_DIR, UnsafePathError, disk_path
 from snapline.scanning import git_mode
-from snapline.snapshots.commit import now_iso
+from snapline.snapshots.record.commit import now_iso
 from snapline.store import Store
 
 __all__ = [

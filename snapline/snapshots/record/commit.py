@@ -11,9 +11,9 @@ from typing import Any
 
 from snapline.errors import SnaplineError
 from snapline.paths import check_recorded
-from snapline.snapshots.build import Prepared
-from snapline.snapshots.chain import GENESIS, chain_hash
-from snapline.snapshots.model import SNAPSHOT_VERSION, SkippedPath
+from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.snapshots.record.build import Prepared
+from snapline.snapshots.snapshot import SNAPSHOT_VERSION, SkippedPath
 from snapline.store import ChangeRow, SnapshotRow, StateRow, Store, StoreCorruptError
 
 __all__ = [

@@ -19,12 +19,12 @@ from pathlib import Path
 
 from snapline.errors import SnaplineError
 from snapline.paths import UnsafePathError, check_relpath
-from snapline.snapshots.commit import Header
-from snapline.snapshots.detect import Detection, Drift
-from snapline.snapshots.journal import PlannedWrite
-from snapline.snapshots.model import Snapshot
-from snapline.snapshots.recorder import Recorder, planned_file
+from snapline.snapshots.record.commit import Header
+from snapline.snapshots.record.detect import Detection, Drift
+from snapline.snapshots.record.journal import PlannedWrite
+from snapline.snapshots.record.recorder import Recorder, planned_file
 from snapline.snapshots.results import Conflict
+from snapline.snapshots.snapshot import Snapshot
 from snapline.store import StateRow
 
 __all__ = ["ConflictsError", "Step", "drift_conflicts", "execute", "obstacles", "unsafe_conflict"]

@@ -13,11 +13,11 @@ from typing import NamedTuple
 
 from snapline.errors import SnaplineError
 from snapline.paths import check_recorded
-from snapline.snapshots.model import ChangeKind
-from snapline.snapshots.reconstruct import ContentUnavailableError
-from snapline.snapshots.recorder import Recorder
+from snapline.snapshots.read.reconstruct import ContentUnavailableError
+from snapline.snapshots.read.unidiff import Side, render_file_diff
+from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.results import ModifiedFile
-from snapline.snapshots.unidiff import Side, render_file_diff
+from snapline.snapshots.snapshot import ChangeKind
 from snapline.store import ChangeRow, Store
 
 __all__ = [

@@ -24,9 +24,9 @@ from snapline import (
 )
 from snapline.content import pack
 from snapline.hashing import hash_bytes
-from snapline.snapshots import journal
-from snapline.snapshots.commit import Header
-from snapline.snapshots.plan import Step, execute
+from snapline.snapshots.record import journal
+from snapline.snapshots.record.commit import Header
+from snapline.snapshots.record.plan import Step, execute
 from tests.snapshots.histories import OPS, Session
 from tests.snapshots.trees import files, stats
 

@@ -28,13 +28,13 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import STORE_DIR, UnsafePathError, disk_path
 from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, DiskFile, IgnoreRules, read_disk_file
-from snapline.snapshots.build import Limits, Prepared, prepare_changes
-from snapline.snapshots.commit import Header, append_snapshot, check_parent, now_iso
-from snapline.snapshots.convert import to_snapshot
-from snapline.snapshots.detect import Detection, Drift, TrackedCache, detect, ensure_in_sync
-from snapline.snapshots.journal import RUN_OP, PlannedWrite, apply_writes, recover
-from snapline.snapshots.model import SkippedPath, Snapshot
-from snapline.snapshots.reconstruct import ContentCache, Reconstructor
+from snapline.snapshots.read.convert import to_snapshot
+from snapline.snapshots.read.reconstruct import ContentCache, Reconstructor
+from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
+from snapline.snapshots.record.commit import Header, append_snapshot, check_parent, now_iso
+from snapline.snapshots.record.detect import Detection, Drift, TrackedCache, detect, ensure_in_sync
+from snapline.snapshots.record.journal import RUN_OP, PlannedWrite, apply_writes, recover
+from snapline.snapshots.snapshot import SkippedPath, Snapshot
 from snapline.store import (
     ChangeRow,
     SnapshotRow,

@@ -8,11 +8,11 @@ import pytest
 
 from snapline import Workspace, atomic
 from snapline.hashing import hash_bytes
-from snapline.snapshots import journal
+from snapline.snapshots.record import journal
 
 
 def test_a_failed_commit_puts_the_file_back(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    import snapline.snapshots.recorder as recorder
+    import snapline.snapshots.record.recorder as recorder
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError(5, "Input/output error")

@@ -18,7 +18,7 @@ from snapline.scanning import DiskFile, FileChangingError, IgnoreRules, Skipped,
 from snapline.scanning import scan as walk
 from snapline.scanning.fingerprint import RACY_WINDOW_NS, git_mode
 from snapline.scanning.tracked import Expected, TrackedTree, expected_stat, index_tracked
-from snapline.snapshots.model import Problem
+from snapline.snapshots.snapshot import Problem
 from snapline.store import Fingerprint, StateRow, StatRow, Store
 
 __all__ = [

@@ -15,10 +15,17 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from snapline.snapshots.commit import EXTERNAL_TOOL, Header
-from snapline.snapshots.detect import Detection
-from snapline.snapshots.history import Version, check_number, in_scope, touched_since, versions_at
-from snapline.snapshots.plan import (
+from snapline.snapshots.read.history import (
+    Version,
+    check_number,
+    in_scope,
+    touched_since,
+    versions_at,
+)
+from snapline.snapshots.read.reconstruct import ContentUnavailableError
+from snapline.snapshots.record.commit import EXTERNAL_TOOL, Header
+from snapline.snapshots.record.detect import Detection
+from snapline.snapshots.record.plan import (
     ConflictsError,
     Step,
     drift_conflicts,
@@ -26,8 +33,7 @@ from snapline.snapshots.plan import (
     obstacles,
     unsafe_conflict,
 )
-from snapline.snapshots.reconstruct import ContentUnavailableError
-from snapline.snapshots.recorder import Recorder
+from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.results import Conflict, RollbackResult
 
 __all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]

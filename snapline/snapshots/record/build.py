@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from snapline.content import decode_text, pack
 from snapline.diffing import compute_deltas
 from snapline.scanning import DiskFile
-from snapline.snapshots.detect import Drift
-from snapline.snapshots.model import SkippedPath
+from snapline.snapshots.record.detect import Drift
+from snapline.snapshots.snapshot import SkippedPath
 from snapline.store import ChangeRow, StateRow
 
 __all__ = ["Limits", "Prepared", "prepare_changes"]

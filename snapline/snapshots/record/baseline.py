@@ -10,10 +10,10 @@ from pathlib import Path
 
 from snapline.content import FAST, pack
 from snapline.scanning import FileChangingError, IgnoreRules, read_disk_file, scan
-from snapline.snapshots.build import Limits
-from snapline.snapshots.chain import GENESIS, ChainLines
-from snapline.snapshots.commit import Header, header_row, skipped_json
-from snapline.snapshots.model import SkippedPath
+from snapline.snapshots.check.chain import GENESIS, ChainLines
+from snapline.snapshots.record.build import Limits
+from snapline.snapshots.record.commit import Header, header_row, skipped_json
+from snapline.snapshots.snapshot import SkippedPath
 from snapline.store import ChangeRow, StateRow, StatRow, Store
 
 __all__ = ["capture_baseline"]

@@ -21,9 +21,10 @@ from snapline.diffing import carry_change
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, disk_path
-from snapline.snapshots.commit import Header
-from snapline.snapshots.history import Version, check_number
-from snapline.snapshots.plan import (
+from snapline.snapshots.read.history import Version, check_number
+from snapline.snapshots.read.reconstruct import ContentUnavailableError
+from snapline.snapshots.record.commit import Header
+from snapline.snapshots.record.plan import (
     ConflictsError,
     Step,
     drift_conflicts,
@@ -31,8 +32,7 @@ from snapline.snapshots.plan import (
     obstacles,
     unsafe_conflict,
 )
-from snapline.snapshots.reconstruct import ContentUnavailableError
-from snapline.snapshots.recorder import Recorder
+from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.results import Conflict, Move, RevertResult
 from snapline.store import ChangeRow, StateRow
 

@@ -1,0 +1,1 @@
+"""Checking the history: the sequence, the links, the chain hashes and the content."""

@@ -1,0 +1,1 @@
+"""Reading the history: queries, rebuilding content, and unified diffs."""

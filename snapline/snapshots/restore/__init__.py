@@ -1,0 +1,1 @@
+"""Restoring: rollback (to an earlier state) and revert (undo one snapshot)."""
