@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
-test: $(STAMP)
+# The README's test command, and what CI runs: lint, types, then the tests.
+test: lint typecheck
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)

@@ -42,14 +42,11 @@ if TYPE_CHECKING:
         StateMismatchError,
         Storage,
     )
+    from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
-    from snapline.snapshots.record.commit import MetadataError
-    from snapline.snapshots.record.recorder import (
-        CommandError,
-        GcResult,
-        NotTrackedError,
-        RunResult,
-    )
+    from snapline.snapshots.record.command import CommandError, RunResult
+    from snapline.snapshots.record.edits import NotTrackedError
+    from snapline.snapshots.record.gc import GcResult
     from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
     from snapline.snapshots.restore.rollback import RollbackConflictError
     from snapline.snapshots.results import (
@@ -74,13 +71,13 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     "AlreadyInitializedError": "snapline.workspace",
     "ChangeKind": "snapline.snapshots",
-    "CommandError": "snapline.snapshots.record.recorder",
+    "CommandError": "snapline.snapshots.record.command",
     "ContentMismatchError": "snapline.snapshots",
     "ContentUnavailableError": "snapline.snapshots",
     "FileChange": "snapline.snapshots",
     "FileChangingError": "snapline.scanning",
-    "GcResult": "snapline.snapshots.record.recorder",
-    "MetadataError": "snapline.snapshots.record.commit",
+    "GcResult": "snapline.snapshots.record.gc",
+    "MetadataError": "snapline.snapshots.info",
     "BaselineRevertError": "snapline.snapshots.restore.revert",
     "Conflict": "snapline.snapshots.results",
     "ModifiedFile": "snapline.snapshots.results",
@@ -102,13 +99,14 @@ _EXPORTS: dict[str, str] = {
     "OpenRange": "snapline.milestones",
     "NotInSnapshotError": "snapline.snapshots",
     "NotInitializedError": "snapline.workspace",
-    "NotTrackedError": "snapline.snapshots.record.recorder",
+    "NotTrackedError": "snapline.snapshots.record.edits",
     "Problem": "snapline.snapshots",
     "Report": "snapline.snapshots",
-    "RunResult": "snapline.snapshots.record.recorder",
+    "RunResult": "snapline.snapshots.record.command",
     "SkippedPath": "snapline.snapshots",
     "SnaplineError": "snapline.errors",
     "Snapshot": "snapline.snapshots",
+    "SnapshotInfo": "snapline.snapshots.info",
     "SnapshotNotFoundError": "snapline.workspace",
     "StateMismatchError": "snapline.snapshots",
     "Storage": "snapline.snapshots",
@@ -159,6 +157,7 @@ __all__ = [
     "SkippedPath",
     "SnaplineError",
     "Snapshot",
+    "SnapshotInfo",
     "SnapshotNotFoundError",
     "SnapshotRangeError",
     "StateMismatchError",

@@ -1,4 +1,4 @@
-"""Line-mode text deltas with diff-match-patch.
+r"""Line-mode text deltas with diff-match-patch.
 
 A delta is diff-match-patch's ``diff_toDelta`` format (``=keep\t-drop\t+insert``), an
 exact edit script against a known base. We strip the common prefix and suffix on line

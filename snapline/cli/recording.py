@@ -114,6 +114,7 @@ def init(
 
 def _baseline_summary(root: Path, baseline: Snapshot) -> dict[str, Any]:
     from snapline.paths import STORE_DIR
+    from snapline.scanning.reasons import SkipReason
 
     reasons = [item.reason for item in baseline.skipped]
     return {
@@ -122,9 +123,11 @@ def _baseline_summary(root: Path, baseline: Snapshot) -> dict[str, Any]:
         "snapshot": baseline.number,
         "files": len(baseline.files),
         "bytes": sum(change.size or 0 for change in baseline.files),
-        "ignored": reasons.count("ignored"),
-        "hash_only": sum("hash only" in reason for reason in reasons),
-        "unreadable": sum(reason.startswith("unreadable") for reason in reasons),
+        "ignored": reasons.count(SkipReason.IGNORED),
+        "hash_only": reasons.count(SkipReason.HASH_ONLY),
+        "unreadable": sum(
+            reason in (SkipReason.UNREADABLE, SkipReason.UNREADABLE_DIRECTORY) for reason in reasons
+        ),
         "skipped": [item.model_dump(mode="json") for item in baseline.skipped],
     }
 

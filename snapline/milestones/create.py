@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from snapline.errors import SnaplineError
 from snapline.milestones.milestone import MILESTONE_VERSION
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
-from snapline.snapshots.record.commit import now_iso, storable_text
+from snapline.snapshots.info import storable_text
+from snapline.snapshots.record.commit import now_iso
 from snapline.store import MilestoneRow, Store
 
 __all__ = [

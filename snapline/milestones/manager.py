@@ -13,11 +13,13 @@ from snapline.milestones.create import LATEST, append_milestone
 from snapline.milestones.export import render_patch
 from snapline.milestones.milestone import Milestone, MilestoneStats, OpenRange
 from snapline.milestones.read import find_milestone, open_range, to_milestone
+from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.history import modified_files, unified_diff
-from snapline.snapshots.record.commit import make_header
+from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.restore.rollback import rollback as roll_back
 from snapline.snapshots.results import ModifiedFile, RollbackResult
+from snapline.store import Store
 
 __all__ = ["Milestones"]
 
@@ -33,9 +35,10 @@ class Milestones:
     and ``rollback`` take the workspace's writer lock.
     """
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, store: Store, recorder: Recorder, reconstructor: Reconstructor) -> None:
+        self._store = store
         self._recorder = recorder
-        self._store = recorder.store
+        self._reconstructor = reconstructor
 
     # -- creating -------------------------------------------------------------------------
 
@@ -100,8 +103,12 @@ class Milestones:
             return open_range(self._store)
 
     def for_snapshot(self, number: int) -> Milestone | None:
-        """The milestone containing snapshot ``number``; ``None`` for the baseline, the
-        open range, or a snapshot that does not exist."""
+        """The milestone containing snapshot ``number``.
+
+        Returns:
+            The milestone; ``None`` for the baseline, the open range, or a snapshot
+            that does not exist.
+        """
         row = self._store.milestone_containing(number)
         return None if row is None else to_milestone(row)
 
@@ -115,7 +122,9 @@ class Milestones:
         """
         with self._store.read():
             milestone = find_milestone(self._store, number)
-            return unified_diff(self._recorder, milestone.first - 1, milestone.last, None)
+            return unified_diff(
+                self._store, self._reconstructor, milestone.first - 1, milestone.last, None
+            )
 
     def files(self, number: int) -> builtins.list[ModifiedFile]:
         """The paths the milestone changed, each with its status, in path order.
@@ -138,7 +147,9 @@ class Milestones:
         with self._store.read():
             milestone = find_milestone(self._store, number)
             files = modified_files(self._store, milestone.first - 1, milestone.last)
-            text = unified_diff(self._recorder, milestone.first - 1, milestone.last, None)
+            text = unified_diff(
+                self._store, self._reconstructor, milestone.first - 1, milestone.last, None
+            )
         added, removed = _count_lines(text)
         return MilestoneStats(
             milestone=milestone.number,
@@ -158,8 +169,7 @@ class Milestones:
         *,
         session: str | None = None,
     ) -> RollbackResult:
-        """Roll the workspace back to just before the milestone: the state after snapshot
-        ``first - 1``.
+        """Roll the workspace back to just before the milestone (after snapshot ``first - 1``).
 
         Same guarantees as ``ws.rollback``: the rollback is itself a new snapshot (so it
         can be rolled back), it is journaled and hash-checked, and it refuses to
@@ -181,15 +191,21 @@ class Milestones:
                 is false; nothing is written.
         """
         milestone = self.get(number)
-        header = make_header(
-            "rollback",
-            f"roll back milestone {milestone.number}: {milestone.title}",
-            session,
-            {"milestone": milestone.number},
+        info = SnapshotInfo(
+            tool="rollback",
+            description=f"roll back milestone {milestone.number}: {milestone.title}",
+            session=session,
+            metadata={"milestone": milestone.number},
         )
         # rollback() takes the writer lock itself and plans inside it.
         return roll_back(
-            self._recorder, milestone.first - 1, None, dry_run=dry_run, force=force, header=header
+            self._recorder,
+            self._reconstructor,
+            milestone.first - 1,
+            None,
+            dry_run=dry_run,
+            force=force,
+            info=info,
         )
 
     def export(self, number: int, path: str | os.PathLike[str] | None = None) -> str:

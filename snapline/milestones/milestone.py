@@ -17,7 +17,6 @@ __all__ = ["MILESTONE_VERSION", "Milestone", "MilestoneStats", "OpenRange"]
 MILESTONE_VERSION = 1
 
 
-
 class Milestone(FrozenModel):
     """A named, continuous range of snapshots ``first..last`` (both included).
 

@@ -1,5 +1,7 @@
-"""The milestone chain hash: each milestone's hash covers its own record, the previous
-milestone's hash and the chain hash of the snapshot it ends on.
+"""The milestone chain hash: a milestone's record, its predecessor's, and its last snapshot's.
+
+Each milestone's hash covers its own record, the previous milestone's hash and the
+chain hash of the snapshot it ends on.
 
 Because a snapshot's chain hash already covers every snapshot before it, a milestone
 pins the whole history up to its last snapshot: editing the milestone row, any earlier

@@ -79,6 +79,7 @@ def git_mode(info: os.stat_result) -> int | None:
 
 
 def same_stat(a: os.stat_result, b: os.stat_result) -> bool:
+    """Whether two ``lstat`` results describe the same unchanged file (git's rule)."""
     return (
         a.st_size == b.st_size
         and a.st_mtime_ns == b.st_mtime_ns

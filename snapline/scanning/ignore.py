@@ -68,6 +68,7 @@ class IgnoreRules:
         self._levels: dict[str, _Level | None] = {}
 
     def root_matchers(self) -> Matchers:
+        """The matchers in force at the root."""
         return self.enter((), "")
 
     def enter(

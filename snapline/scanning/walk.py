@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapline.scanning.ignore import IgnoreRules, Matchers
+from snapline.scanning.reasons import SkipReason
 from snapline.scanning.tracked import STAT_MODE_BITS, Expected, TrackedTree
 
 __all__ = ["Scan", "Skipped", "scan"]
@@ -89,7 +90,7 @@ def scan(
         try:
             entries = list(os.scandir(directory))
         except PermissionError:
-            result.skipped.append(Skipped(reldir or ".", "unreadable directory"))
+            result.skipped.append(Skipped(reldir or ".", SkipReason.UNREADABLE_DIRECTORY.value))
             continue
         except (FileNotFoundError, NotADirectoryError):
             continue
@@ -151,7 +152,7 @@ def scan(
                 else:
                     result.names.append(relpath)
             else:
-                result.skipped.append(Skipped(relpath, "not a regular file or symlink"))
+                result.skipped.append(Skipped(relpath, SkipReason.NOT_A_FILE.value))
         if found != len(here):
             gone = [name for name in here if name not in names or name in not_files]
             result.missing.extend(f"{reldir}/{name}" if reldir else name for name in gone)

@@ -47,7 +47,6 @@ class Storage(str, Enum):
     HASH_ONLY = "hash-only"  # above the large-file limit: hash recorded, content not kept
 
 
-
 class FileChange(FrozenModel):
     """One file's change in a snapshot.
 
@@ -120,6 +119,7 @@ class Report(FrozenModel):
 
     @property
     def ok(self) -> bool:
+        """Whether no problem was found."""
         return not self.problems
 
     @property
@@ -128,4 +128,5 @@ class Report(FrozenModel):
         return any(p.severity == "corrupt" for p in self.problems)
 
     def to_json(self) -> dict[str, Any]:
+        """The report's stable JSON shape: ``ok`` and the problems."""
         return {"ok": self.ok, "problems": [p.model_dump(mode="json") for p in self.problems]}

@@ -16,6 +16,8 @@ from snapline.store.database import (
 )
 from snapline.store.schema import FORMAT_VERSION
 
+SqliteStore = Store
+
 __all__ = [
     "DB_NAME",
     "FORMAT_VERSION",
@@ -24,6 +26,7 @@ __all__ = [
     "JournalRow",
     "MilestoneRow",
     "SnapshotRow",
+    "SqliteStore",
     "StatRow",
     "StateRow",
     "Store",

@@ -143,7 +143,7 @@ def test_unsafe_recorded_paths_are_refused(
             lambda: list(ws.snapshots()),
             lambda: ws.diff(0),
             lambda: ws.modified_files(0, 1),
-            lambda: ws._recorder.rebuilder.content_at(bad, 1),
+            lambda: ws._reconstructor.content_at(bad, 1),
         ):
             with pytest.raises(UnsafeRecordError) as caught:
                 load()

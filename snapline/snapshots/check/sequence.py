@@ -21,13 +21,13 @@ from snapline.hashing import hash_bytes, is_hash
 from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.read.reconstruct import Reconstructor
-from snapline.snapshots.snapshot import SNAPSHOT_VERSION, Problem
+from snapline.snapshots.snapshot import SNAPSHOT_VERSION, ChangeKind, Problem, Storage
 from snapline.store import ChangeRow, SnapshotRow, Store
 
 __all__ = ["validate_history"]
 
-_KINDS = {"added", "modified", "deleted", "renamed"}
-_STORAGES = {"delta", "full", "none", "hash-only"}
+_KINDS = {kind.value for kind in ChangeKind}
+_STORAGES = {storage.value for storage in Storage}
 
 
 def validate_history(store: Store, *, deep: bool = False) -> list[Problem]:
@@ -171,7 +171,7 @@ def _check_change(
                     message=f"{change.path} has a malformed hash {value!r}",
                 )
             )
-    source = change.old_path if change.kind == "renamed" else change.path
+    source = change.old_path if change.kind == ChangeKind.RENAMED else change.path
     known = replay.get(source) if source else None
     base = (change.base_hash, change.base_mode) if change.base_hash else None
     if known != base:
@@ -185,7 +185,7 @@ def _check_change(
                 f"{known[0] if known else 'nothing'} there",
             )
         )
-    if change.kind in ("added", "renamed") and change.path in replay:
+    if change.kind in (ChangeKind.ADDED, ChangeKind.RENAMED) and change.path in replay:
         problems.append(
             corrupt(
                 "continuity",
@@ -195,13 +195,13 @@ def _check_change(
                 actual=replay[change.path][0],
             )
         )
-    if change.kind == "renamed" and change.old_path is not None:
+    if change.kind == ChangeKind.RENAMED and change.old_path is not None:
         replay.pop(change.old_path, None)
     if change.result_hash is None:
         replay.pop(change.path, None)
     else:
         replay[change.path] = (change.result_hash, change.result_mode or 0)
-    if change.storage == "full" and (change.content is None or change.content not in blobs):
+    if change.storage == Storage.FULL and (change.content is None or change.content not in blobs):
         problems.append(
             corrupt(
                 "missing-content",
@@ -210,7 +210,7 @@ def _check_change(
                 f"({change.content}) is missing from the store",
             )
         )
-    if change.storage == "delta" and (change.forward is None or change.reverse is None):
+    if change.storage == Storage.DELTA and (change.forward is None or change.reverse is None):
         problems.append(
             corrupt(
                 "missing-content",

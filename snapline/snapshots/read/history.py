@@ -13,9 +13,8 @@ from typing import NamedTuple
 
 from snapline.errors import SnaplineError
 from snapline.paths import check_recorded
-from snapline.snapshots.read.reconstruct import ContentUnavailableError
+from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.snapshots.read.unidiff import Side, render_file_diff
-from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.results import ModifiedFile
 from snapline.snapshots.snapshot import ChangeKind
 from snapline.store import ChangeRow, Store
@@ -153,14 +152,21 @@ def modified_files(store: Store, from_n: int = 0, to_n: int | None = None) -> li
         return [net.public() for net in _net_changes(store, from_n, to_n)]
 
 
-def unified_diff(recorder: Recorder, from_n: int, to_n: int | None, paths: list[str] | None) -> str:
+def unified_diff(
+    store: Store,
+    reconstructor: Reconstructor,
+    from_n: int,
+    to_n: int | None,
+    paths: list[str] | None,
+) -> str:
     """A git-style unified diff from snapshot ``from_n`` to ``to_n`` (``None``: latest).
 
     ``git apply`` accepts it on a tree holding the state after ``from_n``. Binary files
     (and files tracked by hash only) are named, not dumped.
 
     Args:
-        recorder: The workspace's recorder (for its store and content cache).
+        store: The open store.
+        reconstructor: Rebuilds both sides of each file.
         from_n: The older snapshot.
         to_n: The newer snapshot (``None``: the latest).
         paths: Limit the diff to these files or directories (``None``: everything).
@@ -173,14 +179,13 @@ def unified_diff(recorder: Recorder, from_n: int, to_n: int | None, paths: list[
         SnapshotRangeError: If ``from_n`` comes after ``to_n``.
         StoreCorruptError: If a version cannot be rebuilt from the store.
     """
-    store = recorder.store
     parts = []
     with store.read():
         for net in _net_changes(store, from_n, to_n):
             if not (in_scope(net.path, paths) or (net.old_path and in_scope(net.old_path, paths))):
                 continue
-            old = _side(recorder, net.old_path or net.path, net.before, from_n)
-            new = _side(recorder, net.path, net.after, net.last)
+            old = _side(reconstructor, net.old_path or net.path, net.before, from_n)
+            new = _side(reconstructor, net.path, net.after, net.last)
             parts.append(render_file_diff(old, new))
     return "".join(parts)
 
@@ -264,15 +269,15 @@ def _follow(
     for change in changes:
         number = change.snapshot
         by_path.setdefault(change.path, set()).add(number)
-        if change.kind == "renamed" and change.old_path is not None:
+        if change.kind == ChangeKind.RENAMED and change.old_path is not None:
             by_path.setdefault(change.old_path, set()).add(number)
             by_file[change.path] = by_file.pop(change.old_path, set()) | {number}
             origin[change.path] = origin.get(change.old_path, change.old_path)
             origin[change.old_path] = None
-        elif change.kind == "deleted":
+        elif change.kind == ChangeKind.DELETED:
             by_file.pop(change.path, None)
             origin[change.path] = None
-        elif change.kind == "added":
+        elif change.kind == ChangeKind.ADDED:
             by_file[change.path] = {number}
             origin[change.path] = None
         else:
@@ -281,11 +286,13 @@ def _follow(
     return touched, origin
 
 
-def _side(recorder: Recorder, path: str, version: Version | None, number: int) -> Side | None:
+def _side(
+    reconstructor: Reconstructor, path: str, version: Version | None, number: int
+) -> Side | None:
     if version is None:
         return None
     try:
-        content: bytes | None = recorder.rebuilder.content_at(path, number)
+        content: bytes | None = reconstructor.content_at(path, number)
     except ContentUnavailableError:
         content = None
     return Side(path=path, mode=version.mode, content=content)

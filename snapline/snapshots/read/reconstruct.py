@@ -17,6 +17,7 @@ from snapline.diffing import apply_delta
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import check_recorded
+from snapline.snapshots.snapshot import ChangeKind, Storage
 from snapline.store import ChangeRow, Store, StoreCorruptError
 
 __all__ = [
@@ -63,6 +64,7 @@ class ContentCache:
         self._size = 0
 
     def get(self, hash_: str | None) -> bytes | None:
+        """The cached content with this hash, or ``None``."""
         if hash_ is None:
             return None
         data = self._items.get(hash_)
@@ -71,6 +73,7 @@ class ContentCache:
         return data
 
     def put(self, hash_: str, data: bytes) -> None:
+        """Keep ``data`` under its hash, unless it would crowd out the rest."""
         if len(data) > self._max // 4 or hash_ in self._items:
             return
         self._items[hash_] = data
@@ -90,7 +93,7 @@ class Reconstructor:
     def version(self, path: str, number: int) -> ChangeRow | None:
         """The change row that produced ``path``'s state after ``number``; ``None`` if absent."""
         row = self.store.version_at(path, number)
-        if row is None or row.path != path or row.storage == "none":
+        if row is None or row.path != path or row.storage == Storage.NONE:
             return None
         return row
 
@@ -115,12 +118,12 @@ class Reconstructor:
                 place outside the root is never handed out.
         """
         check_recorded(row.path)
-        if row.result_hash is None or row.storage == "none":
+        if row.result_hash is None or row.storage == Storage.NONE:
             raise NotInSnapshotError(row.path, row.snapshot)
         cached = self.cache.get(row.result_hash)
         if cached is not None:
             return cached
-        if row.storage == "hash-only":
+        if row.storage == Storage.HASH_ONLY:
             raise ContentUnavailableError(row.path, row.snapshot, row.result_hash)
         chain = self._delta_chain(row)
         start = chain.pop()
@@ -148,20 +151,20 @@ class Reconstructor:
         chain = [row]
         current = row
         batch: list[ChangeRow] = []
-        while current.storage == "delta" and self.cache.get(current.result_hash) is None:
-            if current.kind == "renamed" or not batch:
+        while current.storage == Storage.DELTA and self.cache.get(current.result_hash) is None:
+            if current.kind == ChangeKind.RENAMED or not batch:
                 base_path = current.old_path or current.path
                 batch = self.store.path_history(
                     base_path, last=current.snapshot - 1, count=current.chain + 1
                 )
-                if current.kind == "renamed":
+                if current.kind == ChangeKind.RENAMED:
                     batch = [r for r in batch if r.path == base_path]
             previous = batch.pop(0) if batch else None
             if previous is None or previous.result_hash != current.base_hash:
                 raise self._corrupt(current, "the version its delta is based on is missing")
             chain.append(previous)
             current = previous
-        if current.storage not in ("delta", "full"):
+        if current.storage not in (Storage.DELTA, Storage.FULL):
             raise self._corrupt(current, f"a delta chain reaches a {current.storage} version")
         return chain
 

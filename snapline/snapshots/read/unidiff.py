@@ -1,9 +1,9 @@
-"""Rendering one file's change as a git-style unified diff that ``git apply`` accepts.
+r"""Rendering one file's change as a git-style unified diff that ``git apply`` accepts.
 
 The output follows ``git diff --full-index``: ``diff --git`` headers, ``new file mode`` /
 ``deleted file mode`` / ``old mode``/``new mode``, ``rename from``/``rename to``, full
-``index`` lines with git blob ids, ``/dev/null`` for a missing side, and ``\\ No newline at
-end of file``. Lines are split on ``\\n`` only, so CRLF endings and a missing final newline
+``index`` lines with git blob ids, ``/dev/null`` for a missing side, and ``\ No newline at
+end of file``. Lines are split on ``\n`` only, so CRLF endings and a missing final newline
 survive the round trip. Binary content (a NUL byte, or not UTF-8) is named, never dumped;
 git can still apply such a section when it has the new blob, thanks to the full index.
 """

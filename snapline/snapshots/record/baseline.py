@@ -10,15 +10,16 @@ from pathlib import Path
 
 from snapline.content import FAST, pack
 from snapline.scanning import FileChangingError, IgnoreRules, read_disk_file, scan
+from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.check.chain import GENESIS, ChainLines
+from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.record.build import Limits
-from snapline.snapshots.record.commit import Header, header_row, skipped_json
-from snapline.snapshots.snapshot import SkippedPath
+from snapline.snapshots.record.commit import header_row, skipped_json
+from snapline.snapshots.snapshot import ChangeKind, SkippedPath, Storage
 from snapline.store import ChangeRow, StateRow, StatRow, Store
 
 __all__ = ["capture_baseline"]
 
-_LARGE = "above the large-file limit: tracked by hash only"
 _BATCH = 256
 _BATCH_BYTES = 16 << 20
 
@@ -40,13 +41,13 @@ def capture_baseline(
     """
     # Only the names are kept: each file is looked at again just before it is read.
     found = scan(root, IgnoreRules(root), keep_stats=False)
-    skipped = [SkippedPath(path=p, reason="ignored") for p in sorted(found.ignored)]
+    skipped = [SkippedPath(path=p, reason=SkipReason.IGNORED.value) for p in sorted(found.ignored)]
     skipped += [SkippedPath(path=s.path, reason=s.reason) for s in found.skipped]
     paths = sorted(found.names)
     del found
     now = time.time_ns()
     base = os.fspath(root)
-    row = header_row(0, None, Header(tool="init", description=description), ())
+    row = header_row(0, None, SnapshotInfo(tool="init", description=description), ())
     with store.write(), ChainLines() as lines:
         if store.latest_number() is not None:
             raise ValueError("a baseline goes into an empty store")
@@ -60,25 +61,25 @@ def capture_baseline(
                     location, rel, info, large_limit=limits.large_file_limit, want_content=True
                 )
             except PermissionError:
-                skipped.append(SkippedPath(path=rel, reason="unreadable (permission denied)"))
+                skipped.append(SkippedPath(path=rel, reason=SkipReason.UNREADABLE.value))
                 continue
             except (FileNotFoundError, NotADirectoryError):
                 continue  # gone since the walk
             except FileChangingError:
                 # The same policy as every later recording (detect.py): a file that
                 # never holds still is left out and named, rather than failing init.
-                skipped.append(SkippedPath(path=rel, reason="kept changing while being read"))
+                skipped.append(SkippedPath(path=rel, reason=SkipReason.CHANGING.value))
                 continue
             if disk.content is None:
-                storage, content = "hash-only", None
-                skipped.append(SkippedPath(path=rel, reason=_LARGE))
+                storage, content = Storage.HASH_ONLY.value, None
+                skipped.append(SkippedPath(path=rel, reason=SkipReason.HASH_ONLY.value))
             else:
                 packed = pack(disk.content, FAST)
                 batch.blobs.append((disk.hash, disk.size, packed))
                 batch.blob_bytes += len(packed)
-                storage, content = "full", disk.hash
+                storage, content = Storage.FULL.value, disk.hash
             change = ChangeRow(
-                snapshot=0, path=rel, kind="added", old_path=None, base_hash=None,
+                snapshot=0, path=rel, kind=ChangeKind.ADDED.value, old_path=None, base_hash=None,
                 result_hash=disk.hash, base_mode=None, result_mode=disk.mode,
                 size=disk.size, storage=storage, forward=None, reverse=None,
                 content=content, chain=0, chain_bytes=0,

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from snapline.content import decode_text, pack
 from snapline.diffing import compute_deltas
 from snapline.scanning import DiskFile
+from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.record.detect import Drift
-from snapline.snapshots.snapshot import SkippedPath
+from snapline.snapshots.snapshot import ChangeKind, SkippedPath, Storage
 from snapline.store import ChangeRow, StateRow
 
 __all__ = ["Limits", "Prepared", "prepare_changes"]
@@ -41,6 +42,7 @@ class Prepared:
     skipped: list[SkippedPath] = field(default_factory=list)
 
     def add_blob(self, hash_: str, content: bytes) -> None:
+        """Store ``content`` in full (compressed) under its hash, once."""
         if hash_ not in self.blobs:
             self.blobs[hash_] = (len(content), pack(content))
 
@@ -136,7 +138,7 @@ def _added(path: str, disk: DiskFile, prepared: Prepared) -> ChangeRow:
     return ChangeRow(
         snapshot=-1,
         path=path,
-        kind="added",
+        kind=ChangeKind.ADDED.value,
         old_path=None,
         base_hash=None,
         result_hash=disk.hash,
@@ -156,14 +158,14 @@ def _deleted(path: str, known: StateRow) -> ChangeRow:
     return ChangeRow(
         snapshot=-1,
         path=path,
-        kind="deleted",
+        kind=ChangeKind.DELETED.value,
         old_path=None,
         base_hash=known.hash,
         result_hash=None,
         base_mode=known.mode,
         result_mode=None,
         size=None,
-        storage="none",
+        storage=Storage.NONE.value,
         forward=None,
         reverse=None,
         content=None,
@@ -184,17 +186,18 @@ def _modified(
     old_path: str | None = None,
 ) -> ChangeRow:
     assert known is not None and disk is not None
+    kind = ChangeKind.MODIFIED if old_path is None else ChangeKind.RENAMED
     template = ChangeRow(
-        snapshot=-1, path=path, kind="renamed" if old_path is not None else "modified",
-        old_path=old_path, base_hash=known.hash, result_hash=disk.hash, base_mode=known.mode,
-        result_mode=disk.mode, size=disk.size, storage="full", forward=None, reverse=None,
-        content=None, chain=0, chain_bytes=0,
+        snapshot=-1, path=path, kind=kind.value, old_path=old_path, base_hash=known.hash,
+        result_hash=disk.hash, base_mode=known.mode, result_mode=disk.mode, size=disk.size,
+        storage=Storage.FULL.value, forward=None, reverse=None, content=None, chain=0,
+        chain_bytes=0,
     )  # fmt: skip
     deltas = _try_deltas(known, disk, limits, base_content, base_row)
     if deltas is not None:
         forward, reverse, chain, chain_bytes = deltas
-        return replace(template, storage="delta", forward=forward, reverse=reverse, chain=chain,
-                       chain_bytes=chain_bytes)  # fmt: skip
+        return replace(template, storage=Storage.DELTA.value, forward=forward, reverse=reverse,
+                       chain=chain, chain_bytes=chain_bytes)  # fmt: skip
     storage, content = _store_full(disk, prepared)
     return replace(template, storage=storage, content=content)
 
@@ -211,7 +214,7 @@ def _try_deltas(
     if known.size > limits.diff_limit or known.mode == 0o120000 or disk.mode == 0o120000:
         return None
     previous = base_row(known.path)
-    if previous is None or previous.storage not in ("delta", "full"):
+    if previous is None or previous.storage not in (Storage.DELTA, Storage.FULL):
         return None
     if previous.chain + 1 > limits.max_chain:
         return None
@@ -236,9 +239,7 @@ def _try_deltas(
 
 def _store_full(disk: DiskFile, prepared: Prepared) -> tuple[str, str | None]:
     if disk.content is None:
-        prepared.skipped.append(
-            SkippedPath(path=disk.path, reason="above the large-file limit: tracked by hash only")
-        )
-        return "hash-only", None
+        prepared.skipped.append(SkippedPath(path=disk.path, reason=SkipReason.HASH_ONLY.value))
+        return Storage.HASH_ONLY.value, None
     prepared.add_blob(disk.hash, disk.content)
-    return "full", disk.hash
+    return Storage.FULL.value, disk.hash

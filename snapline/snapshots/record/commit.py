@@ -7,95 +7,25 @@ import json
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
 
-from snapline.errors import SnaplineError
 from snapline.paths import check_recorded
 from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.record.build import Prepared
 from snapline.snapshots.snapshot import SNAPSHOT_VERSION, SkippedPath
 from snapline.store import ChangeRow, SnapshotRow, StateRow, Store, StoreCorruptError
 
-__all__ = [
-    "EXTERNAL_TOOL",
-    "Header",
-    "MetadataError",
-    "append_snapshot",
-    "check_parent",
-    "header_row",
-    "make_header",
-    "now_iso",
-    "skipped_json",
-    "storable_text",
-]
-
-_METADATA_LIMIT = 16 * 1024
-
-
-class MetadataError(SnaplineError):
-    """Snapshot metadata or tool name that is not small, JSON-serialisable data."""
-
-    exit_code = 2
-
-
-EXTERNAL_TOOL = "external"
-"""The tool name of a snapshot that adopts changes made outside snapline."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Header:
-    """What the caller says about a snapshot."""
-
-    tool: str
-    description: str
-    session: str | None = None
-    metadata: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-
-def make_header(
-    tool: str, description: str, session: str | None, metadata: dict[str, Any] | None
-) -> Header:
-    """Validate what a caller says about a snapshot.
-
-    Raises:
-        MetadataError: If the tool name is empty or the metadata is not small JSON.
-    """
-    if not tool or not isinstance(tool, str):
-        raise MetadataError("a snapshot needs a tool name (for example 'edit' or 'shell')")
-    data = dict(metadata or {})
-    try:
-        encoded = json.dumps(data, sort_keys=True)
-    except (TypeError, ValueError) as error:
-        raise MetadataError(f"metadata must be JSON-serialisable: {error}") from None
-    if len(encoded) > _METADATA_LIMIT:
-        raise MetadataError(
-            f"metadata is {len(encoded)} bytes as JSON; keep it under {_METADATA_LIMIT}"
-        )
-    return Header(
-        tool=storable_text(tool),
-        description=storable_text(description),
-        session=None if session is None else storable_text(session),
-        metadata=data,
-    )
-
-
-def storable_text(text: str) -> str:
-    """``text`` with anything UTF-8 cannot hold written as a ``\\udcXX`` escape.
-
-    A non-UTF-8 file name reaches Python as lone surrogates (and so does such a command
-    line argument); a description like ``write <that name>`` must still be storable as
-    TEXT, and readable, rather than fail the recording.
-    """
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+__all__ = ["append_snapshot", "check_parent", "header_row", "now_iso", "skipped_json"]
 
 
 def now_iso() -> str:
+    """The time now, as snapshots store it: UTC ISO 8601 with microseconds."""
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
 def append_snapshot(
     store: Store,
-    header: Header,
+    info: SnapshotInfo,
     prepared: Prepared,
     skipped: Sequence[SkippedPath] = (),
     *,
@@ -109,7 +39,7 @@ def append_snapshot(
 
     Args:
         store: The open store.
-        header: What the caller says about the snapshot.
+        info: What the caller says about the snapshot.
         prepared: Its change rows and the blobs they need.
         skipped: Paths the recording did not capture.
         trusted: Chain hashes already checked by :func:`check_parent` (kept by the
@@ -126,7 +56,7 @@ def append_snapshot(
     if parent is not None:
         check_parent(store, parent, set() if trusted is None else trusted)
     number = 0 if latest is None else latest + 1
-    row = header_row(number, parent, header, [*skipped, *prepared.skipped])
+    row = header_row(number, parent, info, [*skipped, *prepared.skipped])
     # Rows usually arrive unnumbered (-1); the baseline's are built as snapshot 0, and
     # copying 100k rows just to stamp the same number again costs seconds.
     changes = [
@@ -156,7 +86,7 @@ def append_snapshot(
 
 
 def header_row(
-    number: int, parent: SnapshotRow | None, header: Header, skipped: Sequence[SkippedPath]
+    number: int, parent: SnapshotRow | None, info: SnapshotInfo, skipped: Sequence[SkippedPath]
 ) -> SnapshotRow:
     """A new snapshot's row, with a fresh id and the time now; its chain hash is not set."""
     return SnapshotRow(
@@ -164,10 +94,10 @@ def header_row(
         id=uuid.uuid4().hex,
         parent_id=parent.id if parent else None,
         time=now_iso(),
-        tool=header.tool,
-        description=header.description,
-        session=header.session,
-        metadata=json.dumps(header.metadata, sort_keys=True, separators=(",", ":")),
+        tool=info.tool,
+        description=info.description,
+        session=info.session,
+        metadata=json.dumps(info.metadata, sort_keys=True, separators=(",", ":")),
         skipped=skipped_json(skipped),
         version=SNAPSHOT_VERSION,
         chain_hash="",

@@ -17,7 +17,9 @@ from snapline.paths import UnsafePathError, check_recorded, disk_path
 from snapline.scanning import DiskFile, FileChangingError, IgnoreRules, Skipped, read_disk_file
 from snapline.scanning import scan as walk
 from snapline.scanning.fingerprint import RACY_WINDOW_NS, git_mode
+from snapline.scanning.reasons import SkipReason
 from snapline.scanning.tracked import Expected, TrackedTree, expected_stat, index_tracked
+from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.snapshot import Problem
 from snapline.store import Fingerprint, StateRow, StatRow, Store
 
@@ -25,7 +27,6 @@ __all__ = [
     "Detection",
     "Drift",
     "StateMismatchError",
-    "TrackedCache",
     "detect",
     "ensure_in_sync",
     "sync_problems",
@@ -66,6 +67,7 @@ class Drift:
 
     @property
     def kind(self) -> str:
+        """``added``, ``deleted`` or ``modified``, relative to the known state."""
         if self.known is None:
             return "added"
         return "deleted" if self.disk is None else "modified"
@@ -79,80 +81,6 @@ class Detection:
     skipped: list[Skipped] = field(default_factory=list)
     cache_updates: list[StatRow] = field(default_factory=list)
     cache_deletes: list[str] = field(default_factory=list)
-
-
-class TrackedCache:
-    """The tracked tree of the last whole-workspace check, kept while it stays true.
-
-    Reading every tracked path and its stat-cache entry is a sixth of a nothing-changed
-    check of 100k files (measured), and an agent's long-lived ``Workspace`` checks again
-    and again. So the tree is kept, and when the store's generation moves it is brought
-    up to date for what can have changed: the paths of the snapshots added since (the
-    known state changes only with a snapshot) and the paths whose stat-cache entries this
-    process wrote. When the history did not simply grow (a different store, a rewritten
-    tip), it is read again whole.
-
-    Stat-cache entries another process wrote are not picked up; they are facts about
-    file contents that stay true, so a missed one only costs reading that file again.
-    """
-
-    def __init__(self) -> None:
-        self._generation: tuple[int, int] | None = None
-        self._tip: tuple[int, str] | None = None
-        self._tree: TrackedTree = {}
-        self._dirty: set[str] = set()
-
-    def tree(self, store: Store) -> TrackedTree:
-        """The tracked tree of ``store``; call inside one of its transactions."""
-        generation = store.generation()
-        if generation == self._generation:
-            return self._tree
-        tip = _tip(store)
-        if self._tip is not None and tip is not None and _extends(store, self._tip):
-            paths = self._dirty | _changed_since(store, self._tip[0], tip[0])
-            self._refresh(store, paths)
-        else:
-            self._tree = index_tracked(store.fingerprints(RACY_WINDOW_NS))
-        self._dirty.clear()
-        self._generation, self._tip = generation, tip
-        return self._tree
-
-    def note(self, detection: Detection) -> None:
-        """Remember the paths whose stat-cache entries a caller may now write."""
-        self._dirty.update(row.path for row in detection.cache_updates)
-        self._dirty.update(detection.cache_deletes)
-
-    def _refresh(self, store: Store, paths: set[str]) -> None:
-        for path in paths:
-            reldir, _, name = path.rpartition("/")
-            names = self._tree.get(reldir)
-            if names is not None:
-                names.pop(name, None)
-                if not names:
-                    del self._tree[reldir]
-        for reldir, names in index_tracked(store.fingerprints(RACY_WINDOW_NS, paths)).items():
-            self._tree.setdefault(reldir, {}).update(names)
-
-
-def _tip(store: Store) -> tuple[int, str] | None:
-    latest = store.latest_number()
-    row = store.snapshot_row(latest) if latest is not None else None
-    return None if row is None else (row.number, row.chain_hash)
-
-
-def _extends(store: Store, tip: tuple[int, str]) -> bool:
-    """Whether the history still holds snapshot ``tip`` unchanged (it grew, or stayed)."""
-    row = store.snapshot_row(tip[0])
-    return row is not None and row.chain_hash == tip[1]
-
-
-def _changed_since(store: Store, number: int, latest: int) -> set[str]:
-    paths: set[str] = set()
-    for change in store.changes_in_range(number + 1, latest):
-        paths.add(change.path)
-        if change.old_path is not None:
-            paths.add(change.old_path)
-    return paths
 
 
 def detect(
@@ -187,7 +115,7 @@ def detect(
     unaccounted: list[str] = []
     if paths is None:
         tree = (
-            cache.tree(store)
+            cache.tree(store, RACY_WINDOW_NS)
             if cache is not None
             else index_tracked(store.fingerprints(RACY_WINDOW_NS))
         )
@@ -225,14 +153,14 @@ def detect(
                 root / relpath, relpath, info, large_limit=large_limit, want_content=want_content
             )
         except PermissionError:
-            result.skipped.append(Skipped(relpath, "unreadable (permission denied)"))
+            result.skipped.append(Skipped(relpath, SkipReason.UNREADABLE.value))
             continue
         except FileNotFoundError:
             if entry is not None:
                 changed.append((relpath, None))
             continue
         except FileChangingError:
-            result.skipped.append(Skipped(relpath, "kept changing while being read"))
+            result.skipped.append(Skipped(relpath, SkipReason.CHANGING.value))
             continue
         st = disk.stat
         result.cache_updates.append(
@@ -250,7 +178,8 @@ def detect(
     )
     result.skipped.sort(key=lambda skipped: skipped.path)
     if cache is not None:
-        cache.note(result)
+        cache.note(row.path for row in result.cache_updates)
+        cache.note(result.cache_deletes)
     return result
 
 
@@ -299,7 +228,7 @@ def _collect_path(
     info = _lstat_path(location)
     if info is not None and os.path.isdir(location) and not os.path.islink(location):
         if rules.is_ignored(relpath, is_dir=True):
-            result.skipped.append(Skipped(relpath + "/", "ignored"))
+            result.skipped.append(Skipped(relpath + "/", SkipReason.IGNORED.value))
             unaccounted.extend(_tracked_under(tree, relpath))
             return
         _walk_into(root, rules, relpath, tree, found, unaccounted, result)
@@ -312,10 +241,10 @@ def _collect_path(
             unaccounted.append(relpath)
         return
     if not tracked and rules.is_ignored(relpath):
-        result.skipped.append(Skipped(relpath, "ignored"))
+        result.skipped.append(Skipped(relpath, SkipReason.IGNORED.value))
         return
     if git_mode(info) is None:
-        result.skipped.append(Skipped(relpath, "not a regular file or symlink"))
+        result.skipped.append(Skipped(relpath, SkipReason.NOT_A_FILE.value))
         if tracked:
             unaccounted.append(relpath)
         return

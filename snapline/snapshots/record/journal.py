@@ -99,6 +99,7 @@ class PlannedWrite:
     park: str | None = None
 
     def entry(self) -> dict[str, object]:
+        """The journal's record of this write: everything but the content."""
         data = asdict(self)
         del data["content"]
         return data

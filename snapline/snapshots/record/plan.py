@@ -1,11 +1,13 @@
-"""Planned workspace changes shared by rollback and revert: checks, then one journaled apply.
+"""Planned workspace changes: the one way anything is written into the workspace.
 
-A plan is a list of :class:`Step` (a tracked path, its known state, and the content and
-mode it must end with, or ``None`` to delete it). Before anything is written the plan is
-checked against the disk: outside changes, untracked files or directories in the way,
-symlinked parents, and paths inside ``.git/`` all become :class:`Conflict` entries. Then
-:func:`execute` hands the whole plan to :meth:`Recorder.apply`, which writes it under the
-journal and records it as one snapshot, or puts everything back.
+A plan is a list of :class:`Step` (a path, the version it must have now, and the content
+and mode it must end with, or ``None`` to delete it), run in the order given. Edits
+(write, delete, move), rollback and revert all build one, and
+:meth:`Recorder.apply <snapline.snapshots.record.recorder.Recorder.apply>` writes it
+under the journal and records it as one snapshot, or puts everything back. Before
+anything is written, rollback and revert check their plan against the disk: outside
+changes, untracked files or directories in the way, symlinked parents, and paths inside
+``.git/`` all become :class:`Conflict` entries.
 """
 
 from __future__ import annotations
@@ -18,16 +20,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, check_relpath
-from snapline.snapshots.record.commit import Header
+from snapline.scanning import DiskFile
+from snapline.scanning.reasons import SkipReason
+from snapline.snapshots.read.history import Version
 from snapline.snapshots.record.detect import Detection, Drift
 from snapline.snapshots.record.journal import PlannedWrite
-from snapline.snapshots.record.recorder import Recorder, planned_file
 from snapline.snapshots.results import Conflict
-from snapline.snapshots.snapshot import Snapshot
 from snapline.store import StateRow
 
-__all__ = ["ConflictsError", "Step", "drift_conflicts", "execute", "obstacles", "unsafe_conflict"]
+__all__ = [
+    "ConflictsError",
+    "Step",
+    "deletions_first",
+    "drift_conflicts",
+    "obstacles",
+    "planned_file",
+    "to_writes",
+    "unsafe_conflict",
+]
 
 _GIT_DIR = ".git"
 
@@ -51,12 +63,72 @@ class ConflictsError(SnaplineError):
 
 @dataclass(frozen=True)
 class Step:
-    """One tracked path and what it must become (``content`` ``None``: deleted)."""
+    """One path and what it must become (``content`` ``None``: deleted).
+
+    Attributes:
+        path: The workspace-relative path.
+        before: Its known version now (``None``: not tracked).
+        content: What it must hold afterwards (``None``: it is deleted).
+        mode: Its git-style mode afterwards (``None`` when deleted).
+    """
 
     path: str
-    known: StateRow | None
+    before: Version | None
     content: bytes | None
     mode: int | None
+
+
+def deletions_first(steps: Sequence[Step]) -> list[Step]:
+    """``steps`` with deletions first, deepest paths first, then the writes.
+
+    So a file can replace a directory the plan empties, and the reverse.
+    """
+    return sorted(
+        steps, key=lambda s: (s.content is not None, -s.path.count("/") if s.content is None else 0)
+    )
+
+
+def to_writes(
+    steps: Sequence[Step], known: dict[str, StateRow]
+) -> tuple[list[Drift], list[PlannedWrite]]:
+    """What recording and the journal need from a plan, step for step, in order.
+
+    Args:
+        steps: The plan.
+        known: The known state of the plan's paths, read under the writer lock.
+
+    Returns:
+        The drifts to record and the writes to journal.
+    """
+    drifts = []
+    writes = []
+    for step in steps:
+        before = known.get(step.path)
+        before_hash = before.hash if before else None
+        before_mode = before.mode if before else None
+        if step.content is None:
+            drifts.append(Drift(step.path, before, None))
+            writes.append(PlannedWrite(step.path, before_hash, before_mode, None, None, None))
+            continue
+        assert step.mode is not None
+        new = planned_file(step.path, step.content, step.mode)
+        drifts.append(Drift(step.path, before, new))
+        writes.append(
+            PlannedWrite(step.path, before_hash, before_mode, new.hash, new.mode, step.content)
+        )
+    return drifts, writes
+
+
+def planned_file(rel: str, data: bytes, mode: int) -> DiskFile:
+    """A :class:`DiskFile` for content about to be written (it has no stat yet)."""
+    return DiskFile(
+        path=rel,
+        hash=hash_bytes(data),
+        mode=mode,
+        size=len(data),
+        content=data,
+        stat=os.stat_result((0,) * 10),
+    )
 
 
 def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> list[Conflict]:
@@ -82,7 +154,9 @@ def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> l
             )
         )
     for skipped in detection.skipped:
-        if skipped.reason == "ignored" or (relevant is not None and skipped.path not in relevant):
+        if skipped.reason == SkipReason.IGNORED or (
+            relevant is not None and skipped.path not in relevant
+        ):
             continue
         conflicts.append(
             Conflict(
@@ -119,7 +193,7 @@ def obstacles(root: Path, steps: Sequence[Step]) -> list[Conflict]:
     directory holding such files, a symlinked parent directory) is reported, because
     writing would destroy it or land outside the root.
     """
-    removed = {s.path for s in steps if s.content is None and s.known is not None}
+    removed = {s.path for s in steps if s.content is None and s.before is not None}
     conflicts = []
     for step in steps:
         if step.content is None:
@@ -130,40 +204,6 @@ def obstacles(root: Path, steps: Sequence[Step]) -> list[Conflict]:
         if problem is not None:
             conflicts.append(Conflict(path=step.path, kind="in-the-way", message=problem))
     return conflicts
-
-
-def execute(
-    recorder: Recorder,
-    op: str,
-    steps: Sequence[Step],
-    header: Header,
-    renames: dict[str, str] | None = None,
-) -> Snapshot:
-    """Write ``steps`` into the workspace under the journal and record them as one snapshot.
-
-    Deletions run first (deepest paths first), so a file can replace a directory the plan
-    empties and the reverse. On any failure every file touched is put back and the
-    error is raised; the store is unchanged.
-    """
-    ordered = sorted(
-        steps, key=lambda s: (s.content is not None, -s.path.count("/") if s.content is None else 0)
-    )
-    drifts = []
-    writes = []
-    for step in ordered:
-        before_hash = step.known.hash if step.known else None
-        before_mode = step.known.mode if step.known else None
-        if step.content is None:
-            drifts.append(Drift(step.path, step.known, None))
-            writes.append(PlannedWrite(step.path, before_hash, before_mode, None, None, None))
-            continue
-        assert step.mode is not None
-        new = planned_file(step.path, step.content, step.mode)
-        drifts.append(Drift(step.path, step.known, new))
-        writes.append(
-            PlannedWrite(step.path, before_hash, before_mode, new.hash, new.mode, step.content)
-        )
-    return recorder.apply(op, drifts, writes, header, renames=renames)
 
 
 def _parent_problem(root: Path, path: str, removed: set[str]) -> str | None:
@@ -214,7 +254,7 @@ def _occupied(root: Path, step: Step, removed: set[str]) -> str | None:
                         "try again"
                     )
         return None
-    if step.known is None:
+    if step.before is None:
         return (
             f"{step.path} cannot be written: an untracked (perhaps ignored) file is there; "
             "move it away and try again"

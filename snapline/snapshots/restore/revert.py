@@ -12,7 +12,6 @@ snapshot (tool ``revert``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -21,19 +20,20 @@ from snapline.diffing import carry_change
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, disk_path
+from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.history import Version, check_number
-from snapline.snapshots.read.reconstruct import ContentUnavailableError
-from snapline.snapshots.record.commit import Header
+from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.snapshots.record.plan import (
     ConflictsError,
     Step,
+    deletions_first,
     drift_conflicts,
-    execute,
     obstacles,
     unsafe_conflict,
 )
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.results import Conflict, Move, RevertResult
+from snapline.snapshots.snapshot import ChangeKind
 from snapline.store import ChangeRow, StateRow
 
 __all__ = ["BaselineRevertError", "RevertConflictError", "revert"]
@@ -90,16 +90,24 @@ class _Plan:
         )
 
 
-def revert(recorder: Recorder, number: int, *, dry_run: bool, header: Header) -> RevertResult:
+def revert(
+    recorder: Recorder,
+    reconstructor: Reconstructor,
+    number: int,
+    *,
+    dry_run: bool,
+    info: SnapshotInfo,
+) -> RevertResult:
     """Undo the changes of snapshot ``number`` on today's workspace, as a new snapshot.
 
     Takes the writer lock (re-entrant, so callers already holding it may call this).
 
     Args:
-        recorder: The workspace's recorder.
+        recorder: The workspace's recorder (lock, detection, apply).
+        reconstructor: Rebuilds the versions the snapshot changed.
         number: The snapshot to undo (1 or later).
         dry_run: Only plan: report what would change and every conflict, write nothing.
-        header: Tool, description, session and metadata of the revert's snapshot.
+        info: Tool, description, session and metadata of the revert's snapshot.
 
     Returns:
         What was (or would be) restored, deleted, recreated and moved back, any
@@ -114,7 +122,7 @@ def revert(recorder: Recorder, number: int, *, dry_run: bool, header: Header) ->
         OSError: If writing fails; every file touched has been put back.
     """
     with recorder.writing():
-        plan = _plan(recorder, number)
+        plan = _plan(recorder, reconstructor, number)
         result = plan.result(number, dry_run)
         if dry_run:
             return result
@@ -122,18 +130,16 @@ def revert(recorder: Recorder, number: int, *, dry_run: bool, header: Header) ->
             raise RevertConflictError(number, plan.conflicts)
         if not plan.steps:
             return result
-        metadata = {**header.metadata, "reverts": number}
-        snapshot = execute(
-            recorder,
+        snapshot = recorder.apply(
             "revert",
-            plan.steps,
-            dataclasses.replace(header, metadata=metadata),
+            deletions_first(plan.steps),
+            info.with_metadata(reverts=number),
             renames=plan.renames,
         )
         return result.model_copy(update={"snapshot": snapshot})
 
 
-def _plan(recorder: Recorder, number: int) -> _Plan:
+def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Plan:
     store = recorder.store
     plan = _Plan()
     with store.read():
@@ -158,7 +164,7 @@ def _plan(recorder: Recorder, number: int) -> _Plan:
         detection = recorder.detect(checkable, want_content=False)
         plan.conflicts.extend(drift_conflicts(detection, relevant=touched))
         outside = {c.path for c in plan.conflicts}
-        undo = _Undo(recorder, number, latest, known, plan)
+        undo = _Undo(reconstructor, number, latest, known, plan)
         for change in changes:
             if {change.path, change.old_path, now_at.get(change.path)} & outside:
                 continue
@@ -181,9 +187,13 @@ def _locate(path: str, later: list[ChangeRow]) -> str | None:
     """
     current = path
     for change in later:
-        if change.kind == "renamed" and change.old_path == current:
+        if change.kind == ChangeKind.RENAMED and change.old_path == current:
             current = change.path
-        elif change.path == current and change.kind in ("deleted", "renamed", "added"):
+        elif change.path == current and change.kind in (
+            ChangeKind.DELETED,
+            ChangeKind.RENAMED,
+            ChangeKind.ADDED,
+        ):
             return None
     return current
 
@@ -192,7 +202,7 @@ def _locate(path: str, later: list[ChangeRow]) -> str | None:
 class _Undo:
     """Plans the undoing of one change row of snapshot ``number``."""
 
-    recorder: Recorder
+    reconstructor: Reconstructor
     number: int
     latest: int
     known: dict[str, StateRow]
@@ -200,11 +210,11 @@ class _Undo:
 
     def change(self, change: ChangeRow, now_at: str | None) -> None:
         try:
-            if change.kind == "added":
+            if change.kind == ChangeKind.ADDED:
                 self._added(change, now_at)
-            elif change.kind == "deleted":
+            elif change.kind == ChangeKind.DELETED:
                 self._deleted(change)
-            elif change.kind == "modified":
+            elif change.kind == ChangeKind.MODIFIED:
                 self._modified(change, now_at)
             else:
                 self._renamed(change, now_at)
@@ -231,7 +241,7 @@ class _Undo:
                 change.path, f"{change.path} was created again after snapshot {self.number}"
             )
             return
-        content = self.recorder.rebuilder.content_at(change.path, self.number - 1)
+        content = self.reconstructor.content_at(change.path, self.number - 1)
         self._step(change.path, content, change.base_mode)
         self.plan.recreated.append(change.path)
 
@@ -271,9 +281,9 @@ class _Undo:
         if undone is None:
             return
         # A move may have replaced a file already at its destination: bring it back.
-        overwritten = self.recorder.rebuilder.version(change.path, self.number - 1)
+        overwritten = self.reconstructor.version(change.path, self.number - 1)
         if overwritten is not None and now_at == change.path:
-            content = self.recorder.rebuilder.rebuild(overwritten)
+            content = self.reconstructor.rebuild(overwritten)
             self._step(now_at, content, overwritten.result_mode)
             self.plan.restored.append(now_at)
         else:
@@ -290,10 +300,10 @@ class _Undo:
         ``base_path`` is where the file was before the snapshot, ``now_at`` where it is.
         """
         if today.hash == change.result_hash:
-            content = self.recorder.rebuilder.content_at(base_path, self.number - 1)
+            content = self.reconstructor.content_at(base_path, self.number - 1)
         elif today.hash == change.base_hash:
             # The content edit was already taken back; only the mode may be left.
-            content = self.recorder.rebuilder.content_at(now_at, self.latest)
+            content = self.reconstructor.content_at(now_at, self.latest)
         else:
             carried = self._carried(change, base_path, now_at)
             if carried is None:
@@ -304,7 +314,7 @@ class _Undo:
         return content, mode
 
     def _carried(self, change: ChangeRow, base_path: str, now_at: str) -> bytes | None:
-        rebuild = self.recorder.rebuilder
+        rebuild = self.reconstructor
         base = decode_text(rebuild.content_at(base_path, self.number - 1))
         result = decode_text(rebuild.content_at(change.path, self.number))
         today = decode_text(rebuild.content_at(now_at, self.latest))
@@ -333,7 +343,7 @@ class _Undo:
         return None if row is None else Version(row.hash, row.mode)
 
     def _step(self, path: str, content: bytes | None, mode: int | None) -> None:
-        self.plan.steps.append(Step(path, self.known.get(path), content, mode))
+        self.plan.steps.append(Step(path, self._version(path), content, mode))
 
     def _changed_since(self, path: str, message: str) -> None:
         self.plan.conflict(path, "changed-since", message + "; edit it by hand")

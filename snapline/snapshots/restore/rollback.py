@@ -11,10 +11,10 @@ touches the disk, and the writes go through the journal, all or nothing.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from snapline.snapshots.info import EXTERNAL_TOOL, SnapshotInfo
 from snapline.snapshots.read.history import (
     Version,
     check_number,
@@ -22,14 +22,13 @@ from snapline.snapshots.read.history import (
     touched_since,
     versions_at,
 )
-from snapline.snapshots.read.reconstruct import ContentUnavailableError
-from snapline.snapshots.record.commit import EXTERNAL_TOOL, Header
+from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.snapshots.record.detect import Detection
 from snapline.snapshots.record.plan import (
     ConflictsError,
     Step,
+    deletions_first,
     drift_conflicts,
-    execute,
     obstacles,
     unsafe_conflict,
 )
@@ -82,26 +81,28 @@ class _Plan:
 
 def rollback(
     recorder: Recorder,
+    reconstructor: Reconstructor,
     to: int,
     paths: list[str] | None,
     *,
     dry_run: bool,
     force: bool,
-    header: Header,
+    info: SnapshotInfo,
 ) -> RollbackResult:
     """Make every tracked file under ``paths`` equal to its version after snapshot ``to``.
 
     Takes the writer lock (re-entrant, so callers already holding it may call this).
 
     Args:
-        recorder: The workspace's recorder.
+        recorder: The workspace's recorder (lock, detection, apply).
+        reconstructor: Rebuilds the target versions.
         to: The snapshot to go back to (0 is the baseline).
         paths: Checked relative paths (files or directories) to limit the rollback to;
             ``None`` rolls back the whole workspace.
         dry_run: Only plan: report what would change and every conflict, write nothing.
         force: Record outside changes first (as a snapshot with tool ``external``), then
             roll back over them.
-        header: Tool, description, session and metadata of the rollback's snapshot.
+        info: Tool, description, session and metadata of the rollback's snapshot.
 
     Returns:
         What was (or would be) restored, deleted and recreated, any conflicts, and the
@@ -116,7 +117,7 @@ def rollback(
     """
     scopes = None if paths is None else sorted(set(paths))
     with recorder.writing():
-        plan = _plan(recorder, to, scopes)
+        plan = _plan(recorder, reconstructor, to, scopes)
         # Keep what the drift check learnt: without it, files hashed too soon after
         # they were written (racy) were re-read on every rollback (measured: 9,992 of
         # 10,000 files in one rollback of a fresh workspace).
@@ -126,14 +127,14 @@ def rollback(
         if plan.outside and force and not dry_run:
             external = recorder.record(
                 scopes,
-                Header(
+                SnapshotInfo(
                     tool=EXTERNAL_TOOL,
                     description=f"outside changes, recorded before rolling back to snapshot {to}",
-                    session=header.session,
+                    session=info.session,
                     metadata={"recorded_by": "rollback --force"},
                 ),
             )
-            plan = _plan(recorder, to, scopes)
+            plan = _plan(recorder, reconstructor, to, scopes)
         result = plan.result(to, dry_run).model_copy(update={"external": external})
         if dry_run:
             return result
@@ -141,16 +142,17 @@ def rollback(
             raise RollbackConflictError(to, plan.conflicts)
         if not plan.steps:
             return result
-        metadata = {**header.metadata, "rollback_to": to}
+        extra: dict[str, object] = {"rollback_to": to}
         if scopes is not None:
-            metadata["paths"] = scopes
-        snapshot = execute(
-            recorder, "rollback", plan.steps, dataclasses.replace(header, metadata=metadata)
-        )
+            extra["paths"] = scopes
+        steps = deletions_first(plan.steps)
+        snapshot = recorder.apply("rollback", steps, info.with_metadata(**extra))
         return result.model_copy(update={"snapshot": snapshot})
 
 
-def _plan(recorder: Recorder, to: int, scopes: list[str] | None) -> _Plan:
+def _plan(
+    recorder: Recorder, reconstructor: Reconstructor, to: int, scopes: list[str] | None
+) -> _Plan:
     """Compare the target state with what is on disk now, without writing anything.
 
     Paths changed outside snapline are planned from their disk state (what a forced
@@ -169,7 +171,8 @@ def _plan(recorder: Recorder, to: int, scopes: list[str] | None) -> _Plan:
         known = store.state(touched | outside)
         target = {p: Version(r.hash, r.mode) for p, r in known.items() if p not in touched}
         target.update(versions_at(store, touched, to))
-        current = {p: Version(r.hash, r.mode) for p, r in known.items()}
+        before = {p: Version(r.hash, r.mode) for p, r in known.items()}
+        current = dict(before)
         for drift in detection.drifts:
             if drift.disk is None:
                 current.pop(drift.path, None)
@@ -185,15 +188,15 @@ def _plan(recorder: Recorder, to: int, scopes: list[str] | None) -> _Plan:
                 plan.conflicts.append(unsafe)
                 continue
             if then is None:
-                plan.steps.append(Step(path, known.get(path), None, None))
+                plan.steps.append(Step(path, before.get(path), None, None))
                 plan.deleted.append(path)
                 continue
             try:
-                content = recorder.rebuilder.content_at(path, to)
+                content = reconstructor.content_at(path, to)
             except ContentUnavailableError as error:
                 plan.conflicts.append(Conflict(path=path, kind="unavailable", message=str(error)))
                 continue
-            plan.steps.append(Step(path, known.get(path), content, then.mode))
+            plan.steps.append(Step(path, before.get(path), content, then.mode))
             (plan.recreated if now is None else plan.restored).append(path)
     conflicting = {c.path for c in plan.conflicts}
     plan.conflicts.extend(

@@ -152,7 +152,7 @@ def test_the_kept_tree_matches_a_fresh_one_after_every_operation(
     def check() -> None:
         assert wide.check_sync().ok
         with store.read():
-            assert recorder.tracked.tree(store) == fresh()
+            assert recorder.tracked.tree(store, detect_module.RACY_WINDOW_NS) == fresh()
 
     check()
     wide.write_file("pkg0/new.py", "new = 1\n")

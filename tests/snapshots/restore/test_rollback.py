@@ -24,9 +24,10 @@ from snapline import (
 )
 from snapline.content import pack
 from snapline.hashing import hash_bytes
+from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.read.history import Version
 from snapline.snapshots.record import journal
-from snapline.snapshots.record.commit import Header
-from snapline.snapshots.record.plan import Step, execute
+from snapline.snapshots.record.plan import Step
 from tests.snapshots.histories import OPS, Session
 from tests.snapshots.trees import files, stats
 
@@ -326,17 +327,13 @@ def test_git_directory_is_never_written(root: Path) -> None:
         git_before = stats(root / ".git")
         ws.write_file("a.txt", "b\n")
         # A store can come from elsewhere: one naming a path inside .git/ is refused.
-        header = Header(tool="write", description="")
-        execute(
-            ws._recorder,
-            "write",
-            [Step(".git/hooks/post-checkout", None, b"evil", 0o100755)],
-            header,
+        info = SnapshotInfo(tool="write")
+        ws._recorder.apply(
+            "write", [Step(".git/hooks/post-checkout", None, b"evil", 0o100755)], info
         )
         known = ws._store.state([".git/hooks/post-checkout"])[".git/hooks/post-checkout"]
-        execute(
-            ws._recorder, "delete", [Step(".git/hooks/post-checkout", known, None, None)], header
-        )
+        before = Version(known.hash, known.mode)
+        ws._recorder.apply("delete", [Step(".git/hooks/post-checkout", before, None, None)], info)
         assert not (root / ".git" / "hooks" / "post-checkout").exists()
         with pytest.raises(RollbackConflictError) as caught:
             ws.rollback(to=2)
@@ -420,7 +417,7 @@ def test_rebuilt_content_is_hash_checked_before_it_touches_the_disk(
     with sqlite3.connect(ws._store.path) as db:
         db.execute("UPDATE blobs SET data = ? WHERE hash = ?", (pack(b"tampered\n"), app_hash))
     ws._recorder.cache = type(ws._recorder.cache)()
-    ws._recorder.rebuilder.cache = ws._recorder.cache
+    ws._reconstructor.cache = ws._recorder.cache
     before_files, before_stats = files(ws.root), stats(ws.root)
     with pytest.raises(StoreCorruptError):
         ws.rollback(to=0)

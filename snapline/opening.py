@@ -1,0 +1,239 @@
+"""Creating, finding and opening a workspace's store: what ``Workspace.init/open/find`` do.
+
+``init`` builds the store under a staging name and renames it into place only once the
+baseline is in it, so an interrupted init never leaves a store that looks usable. It
+refuses the filesystem root and the home directory unless forced. Opening assembles the
+parts a :class:`~snapline.workspace.Workspace` holds: the store, the recorder and the
+reconstructor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import filelock
+
+from snapline import atomic
+from snapline.crashpoints import crash_point
+from snapline.errors import SnaplineError
+from snapline.paths import STORE_DIR
+from snapline.snapshots.read.reconstruct import Reconstructor
+from snapline.snapshots.record.build import Limits
+from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
+from snapline.store import DB_NAME, Store
+
+__all__ = [
+    "AlreadyInitializedError",
+    "NotInitializedError",
+    "Opened",
+    "UnsafeRootError",
+    "create_store",
+    "find_root",
+    "open_store",
+]
+
+_INIT_SUFFIX = ".init"
+
+
+class NotInitializedError(SnaplineError):
+    """There is no snapline store at (or above) the given root."""
+
+    exit_code = 2
+
+    def __init__(self, root: Path) -> None:
+        self.path = str(root)
+        super().__init__(f"{root} has no snapline store; run `snapline init` there first")
+
+
+class AlreadyInitializedError(SnaplineError):
+    """``init`` was called on a root that already has a store."""
+
+    exit_code = 2
+
+    def __init__(self, root: Path) -> None:
+        self.path = str(root)
+        super().__init__(
+            f"{root} already has a snapline store in {STORE_DIR}/; open it instead, "
+            "or delete that directory to start over"
+        )
+
+
+class UnsafeRootError(SnaplineError):
+    """``init`` was pointed at the filesystem root or a home directory."""
+
+    exit_code = 2
+
+    def __init__(self, root: Path, what: str) -> None:
+        self.path = str(root)
+        super().__init__(
+            f"refusing to snapshot {root}: it is {what}; choose a project directory, "
+            "or pass force=True (--force) if you really mean it"
+        )
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The parts of an open workspace.
+
+    Attributes:
+        root: The absolute workspace root.
+        store: The open store.
+        recorder: Lock, recovery, detection and recording.
+        reconstructor: Rebuilds recorded versions (shares the recorder's cache).
+    """
+
+    root: Path
+    store: Store
+    recorder: Recorder
+    reconstructor: Reconstructor
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+
+def create_store(
+    path: Path,
+    *,
+    force: bool,
+    limits: Limits,
+    description: str,
+    timeout: float,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """Create ``<path>/.snapline/`` holding the workspace as it is, as snapshot 0.
+
+    Args:
+        path: The absolute root, an existing directory.
+        force: Allow the filesystem root or the home directory.
+        limits: The content settings to keep in the store.
+        description: The baseline's description.
+        timeout: Seconds to wait for another process holding the lock.
+        progress: Called as ``progress(done, total)`` while files are captured.
+
+    Raises:
+        AlreadyInitializedError: If the root already has a store.
+        UnsafeRootError: If the root is ``/`` or the home directory and not forced.
+        NotADirectoryError: If the root is not a directory.
+    """
+    from snapline.store import SqliteStore
+
+    if not path.is_dir():
+        raise NotADirectoryError(f"{path} is not a directory; create it first")
+    _refuse_dangerous_root(path, force)
+    store_dir = path / STORE_DIR
+    if (store_dir / DB_NAME).exists():
+        raise AlreadyInitializedError(path)
+    created_dir = not store_dir.exists()
+    store_dir.mkdir(exist_ok=True)
+    staging = store_dir / (DB_NAME + _INIT_SUFFIX)
+    try:
+        with filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout):
+            _remove_staging(store_dir)
+            store = SqliteStore.create(staging, _config(limits))
+            try:
+                from snapline.snapshots.record.baseline import capture_baseline
+
+                capture_baseline(path, store, limits, description, progress)
+            finally:
+                store.close()
+            crash_point("baseline-built")
+            # The store only appears under its real name once the baseline is in
+            # it, so an interrupted init never leaves a store that looks usable;
+            # and init only returns once that name is on disk, or a power cut
+            # could take the whole store back with it.
+            os.replace(staging, store_dir / DB_NAME)
+            atomic.sync_directory(store_dir)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            _remove_staging(store_dir)
+            if created_dir:
+                shutil.rmtree(store_dir)
+        raise
+
+
+def open_store(path: Path, timeout: float) -> Opened:
+    """Open the store at ``<path>/.snapline/`` and assemble the workspace's parts.
+
+    A write that a crashed process left half done is undone first, when no other
+    process is writing.
+
+    Args:
+        path: The absolute root.
+        timeout: Seconds to wait for another process holding the store.
+
+    Returns:
+        The open parts.
+
+    Raises:
+        NotInitializedError: If there is no store.
+        StoreCorruptError: If the store cannot be read.
+        StoreVersionError: If the store is newer than this snapline.
+    """
+    from snapline.store import SqliteStore
+
+    db = path / STORE_DIR / DB_NAME
+    if not db.is_file():
+        raise NotInitializedError(path)
+    store = SqliteStore.open(db, busy_timeout=timeout)
+    reconstructor = Reconstructor(store)
+    recorder = Recorder(path, store, reconstructor, _limits(store.config()), timeout)
+    recorder.recover_if_idle()
+    return Opened(root=path, store=store, recorder=recorder, reconstructor=reconstructor)
+
+
+def find_root(start: Path) -> Path:
+    """The nearest directory from ``start`` upwards that has a store (as git finds ``.git``).
+
+    Raises:
+        NotInitializedError: If there is none.
+    """
+    for candidate in (start, *start.parents):
+        if (candidate / STORE_DIR / DB_NAME).is_file():
+            return candidate
+    raise NotInitializedError(start)
+
+
+def _limits(config: dict[str, Any]) -> Limits:
+    defaults = Limits()
+    return Limits(
+        large_file_limit=int(config.get("large_file_limit", defaults.large_file_limit)),
+        diff_limit=int(config.get("diff_limit", defaults.diff_limit)),
+        max_chain=int(config.get("max_chain", defaults.max_chain)),
+        diff_deadline=float(config.get("diff_deadline", defaults.diff_deadline)),
+    )
+
+
+def _config(limits: Limits) -> dict[str, Any]:
+    return {
+        "large_file_limit": limits.large_file_limit,
+        "diff_limit": limits.diff_limit,
+        "max_chain": limits.max_chain,
+        "diff_deadline": limits.diff_deadline,
+    }
+
+
+def _remove_staging(store_dir: Path) -> None:
+    for leftover in store_dir.glob(DB_NAME + _INIT_SUFFIX + "*"):
+        leftover.unlink()
+
+
+def _refuse_dangerous_root(path: Path, force: bool) -> None:
+    if force:
+        return
+    real = Path(os.path.realpath(path))
+    if real == Path(real.anchor):
+        raise UnsafeRootError(path, "the filesystem root")
+    homes = set()
+    if os.environ.get("HOME"):
+        homes.add(Path(os.path.realpath(os.environ["HOME"])))
+    with contextlib.suppress(RuntimeError, KeyError):
+        homes.add(Path(os.path.realpath(Path.home())))
+    if real in homes:
+        raise UnsafeRootError(path, "your home directory")

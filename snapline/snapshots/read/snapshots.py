@@ -1,0 +1,98 @@
+"""Listing and loading snapshots, and the known state, as the public records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from snapline.snapshots.read.convert import to_snapshot
+from snapline.snapshots.read.history import SnapshotNotFoundError
+from snapline.snapshots.read.reconstruct import Reconstructor
+from snapline.snapshots.snapshot import Snapshot
+from snapline.store import Store
+
+__all__ = ["content_at", "known_hashes", "latest_number", "load_snapshot", "select_snapshots"]
+
+
+def latest_number(store: Store) -> int:
+    """The number of the latest snapshot (0: only the baseline)."""
+    number = store.latest_number()
+    return 0 if number is None else number
+
+
+def select_snapshots(
+    store: Store,
+    *,
+    first: int | None = None,
+    last: int | None = None,
+    tool: str | None = None,
+    session: str | None = None,
+    path: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    descending: bool = False,
+    limit: int | None = None,
+) -> Iterator[Snapshot]:
+    """Snapshots matching every given filter, in number order, without their diffs.
+
+    Args:
+        store: The open store.
+        first: The lowest number.
+        last: The highest number.
+        tool: Only this tool's.
+        session: Only this session's.
+        path: Only snapshots that touched this path (as its path or old path).
+        since: Only from this stored time on (UTC ISO text).
+        until: Only up to this stored time.
+        descending: Newest first.
+        limit: At most this many.
+
+    Yields:
+        The matching snapshots.
+    """
+    rows = store.snapshot_rows(
+        first=first,
+        last=last,
+        tool=tool,
+        session=session,
+        path=path,
+        since=since,
+        until=until,
+        descending=descending,
+        limit=limit,
+    )
+    for row in rows:
+        yield to_snapshot(row, store.changes(row.number, deltas=False))
+
+
+def load_snapshot(store: Store, number: int) -> Snapshot:
+    """One snapshot with its diffs.
+
+    Raises:
+        SnapshotNotFoundError: If there is no such snapshot.
+    """
+    with store.read():
+        row = store.snapshot_row(number)
+        if row is None:
+            raise SnapshotNotFoundError(number, latest_number(store))
+        return to_snapshot(row, store.changes(number, deltas=True))
+
+
+def content_at(store: Store, reconstructor: Reconstructor, path: str, number: int | None) -> bytes:
+    """The bytes of ``path`` after snapshot ``number`` (``None``: the latest), hash-checked.
+
+    Raises:
+        NotInSnapshotError: If the file did not exist then.
+        ContentUnavailableError: If that version was tracked by hash only.
+        SnapshotNotFoundError: If there is no snapshot ``number``.
+    """
+    with store.read():
+        latest = latest_number(store)
+        at = latest if number is None else number
+        if not 0 <= at <= latest:
+            raise SnapshotNotFoundError(at, latest)
+        return reconstructor.content_at(path, at)
+
+
+def known_hashes(store: Store) -> dict[str, str]:
+    """Every tracked path with its content hash, sorted by path."""
+    return {path: row.hash for path, row in sorted(store.state().items())}

@@ -1,0 +1,85 @@
+"""Running a shell command and recording its side effects as one snapshot.
+
+A command's effects are unknown in advance, so the workspace must be in sync first (the
+snapshot then holds exactly what the command did), the writer lock is held throughout
+(nobody else's writes mix in), and a journal entry makes a crash mid-command settle by
+recording on the next open.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from snapline.crashpoints import crash_point
+from snapline.errors import SnaplineError
+from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.record.commit import now_iso
+from snapline.snapshots.record.detect import ensure_in_sync
+from snapline.snapshots.record.journal import RUN_OP
+from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.snapshot import Snapshot
+
+__all__ = ["CommandError", "RunResult", "run_command"]
+
+
+class CommandError(SnaplineError):
+    """A command given to ``run`` could not be started."""
+
+    exit_code = 2
+
+    def __init__(self, argv: Sequence[str], detail: str) -> None:
+        self.argv = list(argv)
+        super().__init__(f"cannot run {' '.join(argv)!r}: {detail}; check the command name")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A command's exit code and the snapshot of its side effects (``None``: none)."""
+
+    exit_code: int
+    snapshot: Snapshot | None
+
+
+def run_command(
+    recorder: Recorder, argv: Sequence[str], info: SnapshotInfo, cwd: Path | None
+) -> RunResult:
+    """Run ``argv`` and record what it changed. Call while holding ``recorder.writing()``.
+
+    Args:
+        recorder: The workspace's recorder.
+        argv: The command and its arguments (no shell is involved).
+        info: What the caller says about the snapshot; the exit code is added to its
+            metadata.
+        cwd: Working directory (default: the root).
+
+    Returns:
+        The exit code and the snapshot (``None`` if the command changed nothing).
+
+    Raises:
+        StateMismatchError: If the workspace has drifted.
+        CommandError: If the command cannot be started.
+    """
+    store = recorder.store
+    with store.read():
+        detection = recorder.detect(None, want_content=False)
+    ensure_in_sync(detection)
+    payload = {"argv": json.dumps(list(argv)), "tool": info.tool, "description": info.description}
+    with store.write():
+        entry_id = store.add_journal(RUN_OP, now_iso(), json.dumps(payload))
+    crash_point("run-journaled")
+    try:
+        completed = subprocess.run(list(argv), cwd=cwd or recorder.root, check=False)
+        exit_code = completed.returncode
+    except OSError as error:
+        with store.write():
+            store.delete_journal(entry_id)
+        raise CommandError(argv, str(error)) from None
+    crash_point("run-finished")
+    with store.write():
+        snapshot = recorder.record(None, info.with_metadata(exit_code=exit_code))
+        store.delete_journal(entry_id)
+    return RunResult(exit_code=exit_code, snapshot=snapshot)

@@ -1,0 +1,183 @@
+"""Reading: the workspace methods that query, diff and check the history."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from snapline.paths import UnsafeRecordError
+from snapline.snapshots.read import snapshots as reading
+from snapline.snapshots.read.history import modified_files, unified_diff
+from snapline.snapshots.record.build import Limits
+from snapline.snapshots.record.detect import sync_problems
+from snapline.snapshots.results import ModifiedFile
+from snapline.snapshots.snapshot import Problem, Report, Snapshot
+from snapline.workspace.base import PathArg, WorkspaceBase
+
+if TYPE_CHECKING:
+    from snapline.milestones import Milestones
+
+__all__ = ["Reading"]
+
+
+class Reading(WorkspaceBase):
+    """Reading methods of :class:`~snapline.workspace.Workspace`."""
+
+    @property
+    def latest(self) -> int:
+        """The number of the latest snapshot (0: only the baseline)."""
+        return reading.latest_number(self._store)
+
+    @property
+    def limits(self) -> Limits:
+        """This store's content settings."""
+        return self._recorder.limits
+
+    @property
+    def milestones(self) -> Milestones:
+        """The workspace's milestones: named, continuous ranges of snapshots.
+
+        ``ws.milestones.create("parser done")`` closes everything recorded since the last
+        milestone; see :class:`~snapline.milestones.Milestones`.
+        """
+        if self._milestones is None:
+            from snapline.milestones import Milestones
+
+            self._milestones = Milestones(self._store, self._recorder, self._reconstructor)
+        return self._milestones
+
+    def snapshots(
+        self,
+        *,
+        file: PathArg | None = None,
+        tool: str | None = None,
+        session: str | None = None,
+        since: datetime | int | None = None,
+        until: datetime | int | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> Iterator[Snapshot]:
+        """Iterate snapshots in number order, without loading their diffs.
+
+        Args:
+            file: Only snapshots that touched this path.
+            tool: Only snapshots recorded by this tool.
+            session: Only snapshots of this session.
+            since: A snapshot number or a time; only snapshots from it on.
+            until: A snapshot number or a time; only snapshots up to it.
+            limit: At most this many.
+            newest_first: Newest first instead.
+        """
+        yield from reading.select_snapshots(
+            self._store,
+            first=since if isinstance(since, int) else None,
+            last=until if isinstance(until, int) else None,
+            tool=tool,
+            session=session,
+            path=None if file is None else self._relpath(file),
+            since=_stored_time(since) if isinstance(since, datetime) else None,
+            until=_stored_time(until) if isinstance(until, datetime) else None,
+            descending=newest_first,
+            limit=limit,
+        )
+
+    def snapshot(self, number: int) -> Snapshot:
+        """One snapshot with its diffs.
+
+        Raises:
+            SnapshotNotFoundError: If there is no such snapshot.
+        """
+        return reading.load_snapshot(self._store, number)
+
+    def content_at(self, path: PathArg, number: int | None = None) -> bytes:
+        """The bytes of ``path`` after snapshot ``number`` (default: the latest).
+
+        Rebuilt from the store alone and checked against the recorded hash.
+
+        Raises:
+            NotInSnapshotError: If the file did not exist then.
+            ContentUnavailableError: If that version was tracked by hash only.
+            SnapshotNotFoundError: If there is no snapshot ``number``.
+        """
+        rel = self._relpath(path)
+        return reading.content_at(self._store, self._reconstructor, rel, number)
+
+    def modified_files(self, from_n: int = 0, to_n: int | None = None) -> list[ModifiedFile]:
+        """Each path changed between snapshots ``from_n`` and ``to_n`` (default: latest).
+
+        Statuses are relative to ``from_n``: ``added``, ``modified``, ``deleted``, or
+        ``renamed`` (with ``old_path``); each lists the snapshots that touched the file.
+        A file added and deleted again inside the range is not listed.
+
+        Raises:
+            SnapshotNotFoundError: If either number does not exist.
+            SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+        """
+        return modified_files(self._store, from_n, to_n)
+
+    def diff(
+        self,
+        from_n: int,
+        to_n: int | None = None,
+        paths: Iterable[PathArg] | PathArg | None = None,
+    ) -> str:
+        r"""A git-style unified diff from snapshot ``from_n`` to ``to_n`` (default: latest).
+
+        ``git apply`` accepts it on a tree in the state after ``from_n``: it has
+        ``diff --git`` headers, new/deleted file and mode-change lines, renames, full
+        ``index`` lines, and ``\ No newline at end of file``. Binary files are named,
+        not dumped.
+
+        Raises:
+            SnapshotNotFoundError: If either number does not exist.
+            SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+        """
+        rels = self._scope(paths)
+        return unified_diff(self._store, self._reconstructor, from_n, to_n, rels)
+
+    def tracked(self) -> dict[str, str]:
+        """The known state: every tracked path with its content hash, sorted by path."""
+        return reading.known_hashes(self._store)
+
+    def validate(self, *, deep: bool = False) -> Report:
+        """Check the history for gaps, broken links, chain mismatches and missing content.
+
+        Args:
+            deep: Also rebuild every recorded version and check every stored blob.
+        """
+        from snapline.validation import validate
+
+        return Report(problems=tuple(validate(self._store, deep=deep)))
+
+    def verify(self, *, deep: bool = False) -> Report:
+        """Everything CI holds a workspace to: :meth:`validate` plus :meth:`check_sync`."""
+        history = self.validate(deep=deep)
+        try:
+            sync = self.check_sync()
+        except UnsafeRecordError as error:
+            # The disk cannot be compared with a known state that names a path outside
+            # the root; say so once, next to what validation found.
+            if any(p.kind == "unsafe-path" and p.path == error.path for p in history.problems):
+                return history
+            problem = Problem(
+                kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
+            )
+            return Report(problems=(*history.problems, problem))
+        return Report(problems=history.problems + sync.problems)
+
+    def check_sync(self, paths: Iterable[PathArg] | PathArg | None = None) -> Report:
+        """Report files whose disk content differs from the known state.
+
+        Problems have kind ``modified``, ``deleted``, ``untracked`` (new and not
+        ignored) or ``unreadable``, each with its ``path``.
+        """
+        rels = self._scope(paths)
+        detection = self._recorder.compare(rels)
+        return Report(problems=tuple(sync_problems(detection)))
+
+
+def _stored_time(moment: datetime) -> str:
+    # Snapshot times are stored as UTC ISO strings with microseconds and compared as
+    # text, so a bound must be written the same way (a naive datetime is local time).
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")

@@ -1,0 +1,263 @@
+"""Recording: the workspace methods that make snapshots from edits, commands and the disk."""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from snapline.snapshots.info import EXTERNAL_TOOL, SnapshotInfo, info_from
+from snapline.snapshots.snapshot import SkippedPath, Snapshot
+from snapline.workspace.base import PathArg, WorkspaceBase
+
+if TYPE_CHECKING:
+    from snapline.snapshots.record.command import RunResult
+    from snapline.snapshots.record.gc import GcResult
+
+__all__ = ["Recording", "Tracking"]
+
+
+@dataclass
+class Tracking:
+    """What ``ws.track(...)`` yields; ``snapshot`` is set when the block ends."""
+
+    paths: list[str]
+    snapshot: Snapshot | None = None
+
+
+class Recording(WorkspaceBase):
+    """Recording methods of :class:`~snapline.workspace.Workspace`.
+
+    Every method that records takes ``tool``, ``description``, ``session`` and
+    ``metadata`` keyword arguments, or one :class:`~snapline.SnapshotInfo` as ``info=``
+    in their place.
+    """
+
+    def record(
+        self,
+        paths: Iterable[PathArg] | PathArg | None = None,
+        *,
+        tool: str = "record",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> Snapshot | None:
+        """Record whatever changed on disk since the known state.
+
+        This is how the side effects of a shell command are recorded: new, modified and
+        deleted files, for the given paths (files or directories) or the whole workspace.
+
+        Returns:
+            The new snapshot, or ``None`` when nothing changed. What was not captured
+            (unreadable, ignored when named, tracked by hash only) is in the snapshot's
+            ``skipped`` and in :attr:`last_skipped`.
+        """
+        info = info_from(info, tool, description, session, metadata)
+        rels = self._scope(paths)
+        with self._recorder.writing():
+            return self._recorder.record(rels, info)
+
+    @contextlib.contextmanager
+    def track(
+        self,
+        paths: Iterable[PathArg] | PathArg,
+        *,
+        tool: str = "",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> Iterator[Tracking]:
+        """Wrap an agent tool's edit of ``paths``: check them first, record them after.
+
+        On entry the paths must match their known state: an outside change raises
+        :class:`StateMismatchError` before the tool runs. When the block ends normally,
+        what changed under the paths is recorded as one snapshot, available as
+        ``tracking.snapshot`` (``None`` if nothing changed). When it raises, nothing is
+        recorded and the store is left as it was.
+
+        Raises:
+            StateMismatchError: If a path was changed outside snapline.
+        """
+        info = info_from(info, tool, description, session, metadata)
+        rels = self._relpaths(paths)
+        self._recorder.ensure_in_sync(rels)
+        tracking = Tracking(paths=rels)
+        yield tracking
+        with self._recorder.writing():
+            tracking.snapshot = self._recorder.record(rels, info)
+
+    def write_file(
+        self,
+        path: PathArg,
+        content: str | bytes,
+        *,
+        executable: bool | None = None,
+        tool: str = "write",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> Snapshot | None:
+        """Write a file and record the change, in one call.
+
+        Args:
+            path: Relative to the root (or absolute inside it).
+            content: ``str`` is written as UTF-8; ``bytes`` exactly.
+            executable: The executable bit; ``None`` keeps the current one.
+            tool: The tool recorded with the snapshot.
+            description: Why (free text); a default is derived from the call.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            The new snapshot, or ``None`` when that content was already there (or the
+            path is ignored: then it is written, not recorded, and said in
+            :attr:`last_skipped`).
+
+        Raises:
+            StateMismatchError: If the file was changed outside snapline.
+        """
+        info = info_from(info, tool, description or f"write {path}", session, metadata)
+        rel = self._relpath(path)
+        data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        from snapline.snapshots.record.edits import write_file
+
+        with self._recorder.writing():
+            return write_file(self._recorder, rel, data, executable, info)
+
+    def delete_file(
+        self,
+        path: PathArg,
+        *,
+        tool: str = "delete",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> Snapshot:
+        """Delete a tracked file and record the deletion.
+
+        Raises:
+            NotTrackedError: If the path is not a tracked file.
+            StateMismatchError: If the file was changed outside snapline.
+        """
+        info = info_from(info, tool, description or f"delete {path}", session, metadata)
+        rel = self._relpath(path)
+        from snapline.snapshots.record.edits import delete_file
+
+        with self._recorder.writing():
+            return delete_file(self._recorder, rel, info)
+
+    def move_file(
+        self,
+        src: PathArg,
+        dst: PathArg,
+        *,
+        overwrite: bool = False,
+        tool: str = "move",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> Snapshot:
+        """Move a tracked file and record it as a rename.
+
+        Raises:
+            NotTrackedError: If ``src`` is not tracked, or ``dst`` exists and
+                ``overwrite`` is false.
+            StateMismatchError: If either file was changed outside snapline.
+        """
+        info = info_from(info, tool, description or f"move {src} -> {dst}", session, metadata)
+        source, target = self._relpath(src), self._relpath(dst)
+        from snapline.snapshots.record.edits import move_file
+
+        with self._recorder.writing():
+            return move_file(self._recorder, source, target, overwrite, info)
+
+    def run(
+        self,
+        argv: list[str],
+        *,
+        tool: str = "shell",
+        description: str | None = None,
+        cwd: PathArg | None = None,
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> RunResult:
+        """Run a shell command and record its side effects as one snapshot.
+
+        Refuses to start when the workspace has drifted from its known state (the
+        snapshot must hold exactly what the command did). Holds the writer lock while
+        the command runs, so other writers wait. If the process dies mid-command, the
+        next open records what the command did.
+
+        Args:
+            argv: The command and its arguments (no shell is involved).
+            description: Defaults to the command line.
+            cwd: Working directory (default: the root).
+            tool: The tool recorded with the snapshot.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            The command's exit code and the snapshot (``None`` if it changed nothing).
+
+        Raises:
+            StateMismatchError: If the workspace has drifted.
+            CommandError: If the command cannot be started.
+        """
+        text = description if description is not None else shlex.join(argv)
+        info = info_from(info, tool, text, session, metadata)
+        from snapline.snapshots.record.command import run_command
+
+        with self._recorder.writing():
+            return run_command(self._recorder, argv, info, None if cwd is None else Path(cwd))
+
+    def gc(self) -> GcResult:
+        """Remove stored content that no snapshot refers to, and compact the store."""
+        from snapline.snapshots.record.gc import collect_garbage
+
+        with self._recorder.writing():
+            return collect_garbage(self._store)
+
+    def resync(
+        self,
+        *,
+        description: str = "",
+        paths: Iterable[PathArg] | PathArg | None = None,
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> Snapshot | None:
+        """Adopt changes made outside snapline as an explicit snapshot (tool ``external``).
+
+        This is the way out of a :class:`StateMismatchError`: the outside change becomes
+        part of the history, so continuity holds and it can be rolled back like any other.
+
+        Args:
+            description: Why the workspace changed (for example "ran the formatter").
+            paths: Only these files or directories (default: the whole workspace).
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            The new snapshot, or ``None`` when the disk already matched the history.
+        """
+        info = info_from(info, EXTERNAL_TOOL, description or "outside changes", session, metadata)
+        rels = self._scope(paths)
+        with self._recorder.writing():
+            return self._recorder.record(rels, info)
+
+    @property
+    def last_skipped(self) -> tuple[SkippedPath, ...]:
+        """What the last recording call did not capture, also when it recorded nothing."""
+        return self._recorder.last_skipped

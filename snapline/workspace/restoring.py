@@ -1,0 +1,112 @@
+"""Restoring: the workspace methods that roll back and revert, as new snapshots."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from snapline.snapshots.info import SnapshotInfo, info_from
+from snapline.snapshots.results import RevertResult, RollbackResult
+from snapline.workspace.base import PathArg, WorkspaceBase
+
+__all__ = ["Restoring"]
+
+
+class Restoring(WorkspaceBase):
+    """Rollback and revert methods of :class:`~snapline.workspace.Workspace`."""
+
+    def rollback(
+        self,
+        to: int,
+        paths: Iterable[PathArg] | PathArg | None = None,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        tool: str = "rollback",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> RollbackResult:
+        """Make every tracked file (or only ``paths``) what it was after snapshot ``to``.
+
+        Modified files are rewritten, files added since are deleted and files deleted
+        since are recreated, with their mode; files already right are not touched.
+        Untracked and ignored files are left alone, and nothing under ``.git/`` is ever
+        written. The rollback is recorded as a new snapshot, so it can be rolled back in
+        turn. Writes are journaled: on failure every file is put back.
+
+        Args:
+            to: The snapshot to go back to (0 is the baseline).
+            paths: Only these files or directories (default: the whole workspace).
+            dry_run: Only report what would change, and the conflicts; write nothing.
+            force: Overwrite files changed outside snapline: their content is first
+                recorded as a snapshot of its own (tool ``external``), so it is not lost.
+            tool: The tool recorded with the snapshot.
+            description: Why (free text); a default is derived from the call.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            A :class:`RollbackResult`: the paths restored, deleted and recreated, any
+            conflicts, and the new snapshot (``None`` if nothing changed or dry run).
+
+        Raises:
+            SnapshotNotFoundError: If there is no snapshot ``to``.
+            RollbackConflictError: If files were changed outside snapline (and ``force``
+                is false) or a path is in the way; nothing is written.
+            OSError: If writing fails; the workspace and the store are left as they were.
+        """
+        info = info_from(
+            info, tool, description or f"roll back to snapshot {to}", session, metadata
+        )
+        rels = self._scope(paths)
+        from snapline.snapshots.restore.rollback import rollback
+
+        return rollback(
+            self._recorder, self._reconstructor, to, rels, dry_run=dry_run, force=force, info=info
+        )
+
+    def revert(
+        self,
+        number: int,
+        *,
+        dry_run: bool = False,
+        tool: str = "revert",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> RevertResult:
+        """Undo the changes of snapshot ``number`` only, keeping later ones (like ``git revert``).
+
+        Text files edited since get the snapshot's change patched out of today's content;
+        a file the snapshot added is deleted if unchanged since, one it deleted is
+        recreated if the path is free, and a rename is moved back. Recorded as a new
+        snapshot.
+
+        Args:
+            number: The snapshot to undo (1 or later).
+            dry_run: Only report what would change, and the conflicts; write nothing.
+            tool: The tool recorded with the snapshot.
+            description: Why (free text); a default is derived from the call.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            A :class:`RevertResult`: the paths restored, deleted, recreated and moved
+            back, conflicts (dry run only), and the new snapshot.
+
+        Raises:
+            SnapshotNotFoundError: If there is no snapshot ``number``.
+            BaselineRevertError: If ``number`` is 0.
+            RevertConflictError: If some change cannot be undone cleanly (per file:
+                hunks that no longer apply, binary files changed since, outside changes,
+                paths in the way); nothing is written.
+        """
+        info = info_from(info, tool, description or f"revert snapshot {number}", session, metadata)
+        from snapline.snapshots.restore.revert import revert
+
+        return revert(self._recorder, self._reconstructor, number, dry_run=dry_run, info=info)
