@@ -212,7 +212,9 @@ def _sections(
             )
         )
     rest = tuple(e for e in entries[index:] if e.number >= open_start)
-    if rest or (scope.milestone is None and last >= open_start and scope.session is None):
+    # The whole history's page says so even when nothing is open: that is news too.
+    whole = scope.milestone is None and scope.session is None and scope.end is None
+    if rest or (whole and (last >= open_start or open_start > 1)):
         sections.append(
             Section(
                 number=None,
