@@ -143,7 +143,7 @@ def story(demo: Demo, report: Path) -> None:
 
     demo.say("The work so far becomes milestone 1: it closes snapshots 1..latest.")
     demo.snapline(
-        "milestone", "create", "--title", "greeter works", "--to", "latest",
+        "milestone", "create", "--title", "greeter works", "--to", "latest", "--tag", "v1",
         shows=("created milestone 1: greeter works (snapshots 1..3",),
     )  # fmt: skip
 

@@ -56,8 +56,8 @@ section.range { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 1
 section.range > header { background: var(--soft); padding: 12px 16px;
   border-bottom: 1px solid var(--line); border-radius: 8px 8px 0 0; }
 section.range.open > header { background: #fff8c5; }
-.tags { display: inline; margin: 0 0 0 8px; padding: 0; }
-.tags li { display: inline-block; background: #ddf4ff; color: #0550ae; border-radius: 10px;
+.tags { margin-left: 8px; }
+.tag { display: inline-block; background: #ddf4ff; color: #0550ae; border-radius: 10px;
   padding: 0 8px; margin-right: 4px; font-size: 12px; }
 .description { white-space: pre-wrap; margin: 6px 0 0; }
 article.snapshot { padding: 10px 16px; border-top: 1px solid var(--line); }

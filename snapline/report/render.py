@@ -196,8 +196,10 @@ def _section(section: Section, opened: bool) -> Iterator[str]:
     yield f'<section class="{css}" id="{ident}" data-milestone="{number}">\n<header>\n'
     yield f"<h2>{heading}"
     if section.tags:
-        yield '<ul class="tags">' + "".join(f"<li>{_e(tag)}</li>" for tag in section.tags)
-        yield "</ul>"
+        # Phrasing content only: a heading may not hold a list.
+        yield '<span class="tags">'
+        yield "".join(f'<span class="tag">{_e(tag)}</span>' for tag in section.tags)
+        yield "</span>"
     yield "</h2>\n"
     when = f" · closed {_e(_time(section.time))}" if section.time is not None else ""
     yield f'<p class="meta">{span}{when}</p>\n'

@@ -148,7 +148,7 @@ def test_everything_from_the_history_is_text_not_markup(history: Workspace) -> N
     milestone = doc.by_id("m-1")
     assert milestone is not None
     assert MILESTONE_TITLE in milestone.find("h2").text
-    assert milestone.find("ul", "tags").text == MILESTONE_TAG
+    assert milestone.find("span", "tag").text == MILESTONE_TAG
     assert milestone.find("p", "description").text == MILESTONE_DESCRIPTION
     options = [o.text for o in doc.by_id("f-session").find_all("option")]  # type: ignore[union-attr]
     assert options == ["all", "agent-1", HOSTILE_SESSION, "(no session)"]
