@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench bench-full clean
+.PHONY: demo test lint typecheck bench bench-full screenshot clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,21 @@ bench: $(STAMP)
 
 bench-full: $(STAMP)
 	$(BIN)/python -m benchmarks --full
+
+# docs/report.png: the demo story's review page, as headless Chromium draws it. Installs
+# nothing: without Chromium it says how to get it. No network: the page needs none, and
+# Chromium's own background traffic is switched off.
+CHROMIUM ?= /usr/bin/chromium
+
+screenshot: $(STAMP)
+	@test -x $(CHROMIUM) || { echo "make screenshot needs Chromium at $(CHROMIUM): apt-get install chromium" >&2; exit 1; }
+	set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(BIN)/python scripts/demo.py --report "$$tmp/report.html" > "$$tmp/demo.log"; \
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$$tmp/profile" --screenshot=docs/report.png --window-size=1280,1600 \
+		"file://$$tmp/report.html" 2> "$$tmp/chromium.log" || { cat "$$tmp/chromium.log" >&2; exit 1; }; \
+	echo "wrote docs/report.png"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.page import row_report_page
 from benchmarks.report import (
     Evidence,
     Figure,
@@ -1227,8 +1228,9 @@ ORDER = (
     "10a",
     "10b",
     "10c",
+    "11",
 )
-"""Row numbers in the order of the issue's table."""
+"""Row numbers in the order of the issue's table (11: the review page, issue 17)."""
 
 
 def run_all(
@@ -1272,6 +1274,7 @@ def run_all(
     attempt(("8",), "stored bytes", lambda: row_storage(bench))
     attempt(("9",), "10% of a large file", lambda: row_scattered(bench))
     attempt(("10b", "10c"), "200 MiB file", lambda: row_large_file(bench))
+    attempt(("11",), "review page", lambda: row_report_page(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 

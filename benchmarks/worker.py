@@ -134,6 +134,14 @@ class _Session:
             return reply
         if op == "history":
             return self._history(request["paths"], request["count"])
+        if op == "page_history":
+            return self._page_history(
+                request["paths"], request["count"], request["milestone_every"]
+            )
+        if op == "report":
+            reply = _timed(lambda: self.workspace.report(request["path"]), profile)
+            reply["bytes"] = len(reply.pop("result").encode("utf-8"))
+            return reply
         if op == "rollback":
             return _snapshot_reply(
                 _timed(lambda: _rollback(self.workspace, request["to"]), profile)
@@ -156,6 +164,25 @@ class _Session:
         start = time.perf_counter()
         for path, data in history_versions(ws.root, paths, count):
             ws.write_file(path, data)
+        self.texts.clear()
+        return {"seconds": time.perf_counter() - start, "latest": ws.latest}
+
+    def _page_history(self, paths: list[str], count: int, every: int) -> Reply:
+        """One-line edits by three sessions and tools, closed into a milestone every ``every``."""
+        ws = self.workspace
+        start = time.perf_counter()
+        tools = ("edit", "write", "shell")
+        versions = history_versions(ws.root, paths, count)
+        for index, (path, data) in enumerate(versions, start=1):
+            ws.write_file(
+                path,
+                data,
+                tool=tools[index % 3],
+                session=f"agent-{index * 3 // (count + 1)}",
+                description=f"edit {index} of {path}",
+            )
+            if index % every == 0:
+                ws.milestones.create(f"step {index // every}", tags=["bench"])
         self.texts.clear()
         return {"seconds": time.perf_counter() - start, "latest": ws.latest}
 

@@ -2,11 +2,14 @@
 
 It runs the real ``snapline`` console script, shows every command with its output, and
 checks that each step behaves as described, so it doubles as a smoke test: the exit
-status is non-zero as soon as one step does not.
+status is non-zero as soon as one step does not. It ends by writing the story's review
+page (``snapline report``) outside the throwaway workspace, and says where:
+``--report PATH`` chooses the place (``make screenshot`` uses it).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
 import shutil
@@ -95,7 +98,7 @@ class Demo:
         print(f"   ok: {what}")
 
 
-def story(demo: Demo) -> None:
+def story(demo: Demo, report: Path) -> None:
     root = demo.root
     print(f"A throwaway project in {root}, driven by the real `snapline` command.")
 
@@ -140,7 +143,7 @@ def story(demo: Demo) -> None:
 
     demo.say("The work so far becomes milestone 1: it closes snapshots 1..latest.")
     demo.snapline(
-        "milestone", "create", "--title", "greeter works", "--to", "latest",
+        "milestone", "create", "--title", "greeter works", "--to", "latest", "--tag", "v1",
         shows=("created milestone 1: greeter works (snapshots 1..3",),
     )  # fmt: skip
 
@@ -186,18 +189,40 @@ def story(demo: Demo) -> None:
     demo.snapline("verify", shows=("ok: snapshots 0..6 verified",))
     demo.snapline("diff", "3", "6", shows=("Say hello to anyone.",))
 
+    demo.say(
+        "For the person reviewing the agent's work: `report` writes one HTML page with the "
+        "verification result, the milestones, every snapshot and its diff. It opens from "
+        "disk; CI can publish it with `snapline verify --report FILE`."
+    )
+    demo.snapline("report", "-o", str(report), shows=("wrote the review page",))
+    page = report.read_text(encoding="utf-8")
+    demo.check(
+        "Milestone 1: greeter works" in page and "refactor greet" in page,
+        "the page has the milestones and the snapshots",
+    )
 
-def main() -> int:
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="snapline's end-to-end story")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "snapline-demo-report.html",
+        help="where to write the story's review page (default: in the temp directory)",
+    )
+    report = parser.parse_args(argv).report.resolve()
     with tempfile.TemporaryDirectory(prefix="snapline-demo-") as tmp:
         root = Path(tmp) / "greeter"
         root.mkdir()
         demo = Demo(root)
         try:
-            story(demo)
+            story(demo, report)
         except DemoFailed as failure:
             print(f"\ndemo FAILED at step {demo.steps}: {failure}", file=sys.stderr)
             return 1
     print(f"\ndemo finished: {demo.steps} steps, every one behaved as described.")
+    print(f"The review page of this story: {report}")
+    print(f"Open it in a browser: file://{report}")
     return 0
 
 

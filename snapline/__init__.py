@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         OpenRange,
     )
     from snapline.paths import UnsafePathError, UnsafeRecordError
+    from snapline.report import ReportOutputError, ReportScopeError
     from snapline.scanning import FileChangingError
     from snapline.snapshots import (
         ChangeKind,
@@ -102,6 +103,8 @@ _EXPORTS: dict[str, str] = {
     "NotTrackedError": "snapline.snapshots.record.edits",
     "Problem": "snapline.snapshots",
     "Report": "snapline.snapshots",
+    "ReportOutputError": "snapline.report",
+    "ReportScopeError": "snapline.report",
     "RunResult": "snapline.snapshots.record.command",
     "SkippedPath": "snapline.snapshots",
     "SnaplineError": "snapline.errors",
@@ -149,6 +152,8 @@ __all__ = [
     "OpenRange",
     "Problem",
     "Report",
+    "ReportOutputError",
+    "ReportScopeError",
     "RevertConflictError",
     "RevertResult",
     "RollbackConflictError",

@@ -16,7 +16,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "snapline"
 
 LAYERS: list[tuple[str, ...]] = [
     ("snapline.cli", "snapline.__main__"),
-    ("snapline.workspace", "snapline.opening", "snapline.validation", "snapline"),
+    (
+        "snapline.workspace",
+        "snapline.report",
+        "snapline.opening",
+        "snapline.validation",
+        "snapline",
+    ),
     ("snapline.milestones",),
     ("snapline.snapshots.restore",),
     ("snapline.snapshots.record",),
@@ -113,4 +119,3 @@ def test_the_facade_and_the_cli_never_import_the_store(facade: str) -> None:
     assert paths
     for path in paths:
         assert not any(name.startswith("snapline.store") for name in _imports(path)), path
-

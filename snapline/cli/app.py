@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from snapline.cli import history, milestones, recording, restore, verify
+from snapline.cli import history, milestones, recording, report, restore, verify
 from snapline.cli.context import DEFAULT_TIMEOUT, State, state
 from snapline.cli.errors import exit_code_for
 
@@ -97,6 +97,7 @@ history.register(app)
 restore.register(app)
 milestones.register(app)
 verify.register(app)
+report.register(app)
 
 
 def run() -> None:

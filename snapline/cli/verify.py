@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,6 +13,7 @@ from snapline.cli.context import JsonOption, state, workspace
 from snapline.cli.errors import EXIT_CORRUPT, EXIT_FAILURE, exit_code_for
 from snapline.cli.output import echo, echo_json, format_bytes, github_annotation, plural
 from snapline.cli.render import echo_problems
+from snapline.cli.report import ReportOption, note_untracked, untracked_inside
 
 if TYPE_CHECKING:
     from snapline import Problem, Report
@@ -46,6 +49,7 @@ def verify(
         bool,
         typer.Option("--deep", help="Also rebuild every recorded version (reads all content)."),
     ] = False,
+    report_path: ReportOption = None,
 ) -> None:
     """Check the history and the workspace (for CI).
 
@@ -53,7 +57,7 @@ def verify(
     the workspace matches the latest snapshot.
 
     Exits 0 when everything holds, 1 when there are problems, 3 when the store is
-    corrupt. Meant for CI.
+    corrupt. Meant for CI; --report also writes the review page (same exit codes).
     """
     from snapline import Problem, SnaplineError
 
@@ -82,10 +86,24 @@ def verify(
         _echo_summary(report, latest, list_problems=False)
     else:
         _echo_summary(report, latest, list_problems=True)
+    if report_path is not None:
+        _write_page(ctx, report_path, report)
     if report.corrupt:
         raise typer.Exit(EXIT_CORRUPT)
     if not report.ok:
         raise typer.Exit(EXIT_FAILURE)
+
+
+def _write_page(ctx: typer.Context, path: Path, report: Report) -> None:
+    # Outside verify's own error handling: a page that cannot be written is an error of
+    # its own, not a problem of the store. The page shows this very result (--deep's
+    # too) rather than checking a second time.
+    with workspace(ctx) as ws:
+        ws.report(path, verification=report)
+        untracked = untracked_inside(ws, os.path.abspath(path))
+    echo(f"wrote the review page {os.path.abspath(path)}", err=True)
+    if untracked:
+        note_untracked(os.path.abspath(path))
 
 
 def _echo_problems(problems: list[Problem], as_json: bool) -> None:

@@ -166,6 +166,53 @@ class Reading(WorkspaceBase):
             return Report(problems=(*history.problems, problem))
         return Report(problems=history.problems + sync.problems)
 
+    def report(
+        self,
+        path: PathArg | None = None,
+        *,
+        milestone: int | None = None,
+        start: int | None = None,
+        end: int | None = None,
+        session: str | None = None,
+        verification: Report | None = None,
+    ) -> str:
+        """The review page: one self-contained HTML file of the history, by milestone.
+
+        It leads with the verification result and the totals, then shows each milestone
+        (and the open range after the last one) with its snapshots and their diffs. See
+        docs/report.md.
+
+        Args:
+            path: When given, also write the page there (atomically).
+            milestone: Only this milestone.
+            start: Only snapshots from this number on.
+            end: Only snapshots up to this number.
+            session: Only snapshots of this session.
+            verification: A :meth:`verify` result already at hand (default: run it).
+
+        Returns:
+            The HTML text.
+
+        Raises:
+            ReportOutputError: If ``path`` is inside ``.snapline/``.
+            ReportScopeError: If ``milestone`` is given with ``start`` or ``end``.
+            MilestoneNotFoundError: If there is no such milestone.
+            SnapshotNotFoundError: If ``start`` or ``end`` does not exist.
+            SnapshotRangeError: If ``start`` comes after ``end``.
+        """
+        from snapline import atomic
+        from snapline.report import Scope, build_page, output_path
+        from snapline.workspace import Workspace
+
+        # The page reads through the public API, which only the whole Workspace has.
+        assert isinstance(self, Workspace)
+        target = None if path is None else output_path(self.root, path)
+        scope = Scope(milestone=milestone, start=start, end=end, session=session)
+        page = build_page(self, scope, verification=verification)
+        if target is not None:
+            atomic.write_file(target, page.encode("utf-8"), 0o100644)
+        return page
+
     def check_sync(self, paths: Iterable[PathArg] | PathArg | None = None) -> Report:
         """Report files whose disk content differs from the known state.
 

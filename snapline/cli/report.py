@@ -1,0 +1,97 @@
+"""``snapline report``: the review page of the history, one self-contained HTML file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from snapline.cli.context import JsonOption, workspace
+from snapline.cli.output import echo, echo_json, format_bytes
+
+if TYPE_CHECKING:
+    from snapline import Workspace
+
+__all__ = ["DEFAULT_OUTPUT", "ReportOption", "note_untracked", "register", "untracked_inside"]
+
+DEFAULT_OUTPUT = "snapline-report.html"
+
+ReportOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        metavar="FILE",
+        dir_okay=False,
+        help="Also write the review page (HTML) there, for CI to publish.",
+    ),
+]
+"""``--report FILE`` on ``snapline verify``."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("report")(report)
+
+
+def report(
+    ctx: typer.Context,
+    output: Annotated[
+        Path,
+        typer.Option(
+            "-o", "--output", metavar="FILE", dir_okay=False, help="Where to write the page."
+        ),
+    ] = Path(DEFAULT_OUTPUT),
+    milestone: Annotated[
+        int | None,
+        typer.Option("--milestone", metavar="M", min=1, help="Only this milestone."),
+    ] = None,
+    start: Annotated[
+        int | None,
+        typer.Option("--from", metavar="A", min=0, help="Only snapshots from A on."),
+    ] = None,
+    end: Annotated[
+        int | None, typer.Option("--to", metavar="B", min=0, help="Only snapshots up to B.")
+    ] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", metavar="ID", help="Only snapshots of this session.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write the review page: milestones, snapshots and diffs in one HTML file.
+
+    The page opens from disk in any browser and needs no network. It leads with the
+    verification result (as `snapline verify`) and the totals. Exits 0 whatever the
+    verification found; `snapline verify --report FILE` fails CI as verify does.
+    """
+    with workspace(ctx) as ws:
+        page = ws.report(output, milestone=milestone, start=start, end=end, session=session)
+        path = os.path.abspath(output)
+        untracked = untracked_inside(ws, path)
+    size = len(page.encode("utf-8"))
+    if as_json:
+        echo_json({"path": path, "bytes": size})
+    else:
+        echo(("wrote the review page ", "green"), f"{path} ({format_bytes(size)})")
+    if untracked:
+        note_untracked(path)
+
+
+def untracked_inside(ws: Workspace, path: str) -> bool:
+    """Whether the page at ``path`` lies in the workspace, not ignored (so it is drift)."""
+    root = os.path.realpath(ws.root)
+    real = os.path.realpath(path)
+    if not real.startswith(root.rstrip(os.sep) + os.sep):
+        return False
+    return any(problem.kind == "untracked" for problem in ws.check_sync([path]).problems)
+
+
+def note_untracked(path: str) -> None:
+    """Say on stderr that a page written into the workspace will show as untracked."""
+    echo(
+        ("note: ", "yellow"),
+        f"{path} is inside the workspace and not ignored: `snapline verify` will report it "
+        "as untracked; add it to .gitignore or write the page elsewhere",
+        err=True,
+    )

@@ -1,0 +1,231 @@
+"""Gathering a page's records from a workspace, through its public API only.
+
+Each snapshot's diff is ``ws.diff(n - 1, n)``: what that one snapshot changed, from
+which its lines added and removed are counted. Milestones come from
+``ws.milestones.list()``; the verification result from ``ws.verify()`` unless the
+caller already has one (``snapline verify --report``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from snapline.errors import SnaplineError
+from snapline.report.diffs import Budget, binary_paths, count_lines, cut_lines
+from snapline.report.model import (
+    FileEntry,
+    PageModel,
+    ProblemEntry,
+    Scope,
+    Section,
+    SnapshotEntry,
+    Totals,
+    Verdict,
+)
+
+if TYPE_CHECKING:
+    from snapline import Milestone, Report, Snapshot, Workspace
+
+__all__ = ["ReportScopeError", "collect", "verdict_of"]
+
+# Problems of these kinds mean only that the disk differs from the history.
+_DRIFT_KINDS = frozenset({"modified", "deleted", "untracked", "unreadable"})
+
+
+class ReportScopeError(SnaplineError):
+    """A page's scope that cannot be honoured (a milestone together with a range)."""
+
+    exit_code = 2
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(f"{detail}; give either a milestone or a snapshot range")
+
+
+def collect(
+    ws: Workspace,
+    scope: Scope,
+    *,
+    verification: Report | None = None,
+    budget: Budget | None = None,
+) -> PageModel:
+    """Gather everything the page for ``scope`` shows.
+
+    Args:
+        ws: An open workspace.
+        scope: The part of the history to show.
+        verification: A result of ``ws.verify()`` already at hand; ``None`` runs it.
+        budget: How much diff text the page may hold (default :class:`Budget`).
+
+    Returns:
+        The page's records.
+
+    Raises:
+        ReportScopeError: If both a milestone and a snapshot range are given.
+        MilestoneNotFoundError: If the milestone does not exist.
+        SnapshotNotFoundError: If the range names a snapshot that does not exist.
+        SnapshotRangeError: If the range runs backwards.
+    """
+    first, last = _range(ws, scope)
+    milestones = ws.milestones.list()
+    verdict, problems = _verification(ws, verification)
+    budget = budget or Budget()
+    # Snapshot 0 is the baseline: the whole workspace as it was found, not a change to
+    # review (and with every file of a large tree, no small thing to load).
+    entries = [
+        _entry(ws, snapshot, budget)
+        for snapshot in ws.snapshots(since=max(first, 1), until=last, session=scope.session)
+        if snapshot.number >= 1
+    ]
+    sections = _sections(milestones, entries, scope, first, last)
+    shown = tuple(entries)
+    return PageModel(
+        title=os.path.basename(os.fspath(ws.root)) or os.fspath(ws.root),
+        root=os.fspath(ws.root),
+        generated=datetime.now(timezone.utc),
+        latest=ws.latest,
+        scope=scope,
+        verdict=verdict,
+        problems=problems,
+        totals=Totals.of(shown),
+        milestones=sum(1 for s in sections if s.number is not None),
+        sections=sections,
+    )
+
+
+def verdict_of(report: Report) -> Verdict:
+    """The headline of a verification result: ok, drift, problems or a damaged store."""
+    if report.ok:
+        return Verdict.OK
+    if report.corrupt:
+        return Verdict.DAMAGED
+    if all(p.kind in _DRIFT_KINDS for p in report.problems):
+        return Verdict.DRIFT
+    return Verdict.PROBLEMS
+
+
+def _range(ws: Workspace, scope: Scope) -> tuple[int, int]:
+    from snapline import SnapshotNotFoundError, SnapshotRangeError
+
+    latest = ws.latest
+    if scope.milestone is not None:
+        if scope.start is not None or scope.end is not None:
+            raise ReportScopeError(
+                f"milestone {scope.milestone} and a snapshot range were both given"
+            )
+        milestone = ws.milestones.get(scope.milestone)
+        return milestone.first, milestone.last
+    first = 0 if scope.start is None else scope.start
+    last = latest if scope.end is None else scope.end
+    for number in (first, last):
+        if not 0 <= number <= latest:
+            raise SnapshotNotFoundError(number, latest)
+    if first > last:
+        raise SnapshotRangeError(first, last)
+    return first, last
+
+
+def _verification(ws: Workspace, report: Report | None) -> tuple[Verdict, tuple[ProblemEntry, ...]]:
+    if report is None:
+        try:
+            report = ws.verify()
+        except SnaplineError as error:
+            # The history could still be read this far: show it, headed by why the
+            # check itself failed.
+            problem = ProblemEntry(kind="store", message=str(error), path=None, corrupt=True)
+            return Verdict.DAMAGED, (problem,)
+    problems = tuple(
+        ProblemEntry(kind=p.kind, message=p.message, path=p.path, corrupt=p.severity == "corrupt")
+        for p in report.problems
+    )
+    return verdict_of(report), problems
+
+
+def _entry(ws: Workspace, snapshot: Snapshot, budget: Budget) -> SnapshotEntry:
+    from snapline import Storage
+
+    diff = ws.diff(snapshot.number - 1, snapshot.number)
+    added, removed = count_lines(diff)
+    binary = binary_paths(diff) if "\nBinary files " in diff else set()
+    files = tuple(
+        FileEntry(
+            path=change.path,
+            kind=change.kind.value,
+            old_path=change.old_path,
+            size=change.size,
+            binary=change.path in binary,
+            hash_only=change.storage is Storage.HASH_ONLY,
+        )
+        for change in snapshot.files
+    )
+    return SnapshotEntry(
+        number=snapshot.number,
+        time=snapshot.time,
+        tool=snapshot.tool,
+        session=snapshot.session,
+        description=snapshot.description,
+        files=files,
+        lines_added=added,
+        lines_removed=removed,
+        diff=cut_lines(diff, budget),
+    )
+
+
+def _sections(
+    milestones: Iterable[Milestone],
+    entries: list[SnapshotEntry],
+    scope: Scope,
+    first: int,
+    last: int,
+) -> tuple[Section, ...]:
+    sections = []
+    index = 0
+    open_start = 1
+    for milestone in milestones:
+        open_start = milestone.last + 1
+        if milestone.last < first or milestone.first > last:
+            continue
+        if scope.milestone is not None and milestone.number != scope.milestone:
+            continue
+        members = []
+        while index < len(entries) and entries[index].number <= milestone.last:
+            if entries[index].number >= milestone.first:
+                members.append(entries[index])
+            index += 1
+        if not members and scope.session is not None:
+            continue
+        chosen = tuple(members)
+        sections.append(
+            Section(
+                number=milestone.number,
+                title=milestone.title,
+                description=milestone.description,
+                tags=milestone.tags,
+                time=milestone.time,
+                first=milestone.first,
+                last=milestone.last,
+                snapshots=chosen,
+                totals=Totals.of(chosen),
+            )
+        )
+    rest = tuple(e for e in entries[index:] if e.number >= open_start)
+    # The whole history's page says so even when nothing is open: that is news too.
+    whole = scope.milestone is None and scope.session is None and scope.end is None
+    if rest or (whole and (last >= open_start or open_start > 1)):
+        sections.append(
+            Section(
+                number=None,
+                title="Open: not in a milestone yet",
+                description="",
+                tags=(),
+                time=None,
+                first=open_start,
+                last=rest[-1].number if rest else None,
+                snapshots=rest,
+                totals=Totals.of(rest),
+            )
+        )
+    return tuple(sections)
