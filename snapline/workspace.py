@@ -31,7 +31,7 @@ from snapline.snapshots.history import SnapshotNotFoundError, modified_files, un
 from snapline.snapshots.model import Problem, Report, SkippedPath, Snapshot
 from snapline.snapshots.recorder import LOCK_NAME, GcResult, Recorder, RunResult
 from snapline.snapshots.results import ModifiedFile, RevertResult, RollbackResult
-from snapline.store import DB_NAME, Store
+from snapline.store import DB_NAME, SqliteStore, Store
 
 if TYPE_CHECKING:
     from snapline.milestones import Milestones
@@ -152,7 +152,7 @@ class Workspace:
         try:
             with filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout):
                 _remove_staging(store_dir)
-                store = Store.create(staging, _config(limits))
+                store = SqliteStore.create(staging, _config(limits))
                 try:
                     from snapline.snapshots.baseline import capture_baseline
 
@@ -190,7 +190,7 @@ class Workspace:
         db = path / STORE_DIR / DB_NAME
         if not db.is_file():
             raise NotInitializedError(path)
-        workspace = cls(path, Store.open(db, busy_timeout=timeout), timeout)
+        workspace = cls(path, SqliteStore.open(db, busy_timeout=timeout), timeout)
         workspace._recorder.recover_if_idle()
         return workspace
 
@@ -545,7 +545,7 @@ class Workspace:
             limit: At most this many.
             newest_first: Newest first instead.
         """
-        rows = self._store.snapshot_rows(
+        rows = self._store.snapshots.select(
             first=since if isinstance(since, int) else None,
             last=until if isinstance(until, int) else None,
             tool=tool,
@@ -557,7 +557,7 @@ class Workspace:
             limit=limit,
         )
         for row in rows:
-            yield to_snapshot(row, self._store.changes(row.number, deltas=False))
+            yield to_snapshot(row, self._store.changes.of(row.number, deltas=False))
 
     def snapshot(self, number: int) -> Snapshot:
         """One snapshot with its diffs.
@@ -566,10 +566,10 @@ class Workspace:
             SnapshotNotFoundError: If there is no such snapshot.
         """
         with self._store.read():
-            row = self._store.snapshot_row(number)
+            row = self._store.snapshots.get(number)
             if row is None:
                 raise SnapshotNotFoundError(number, self.latest)
-            return to_snapshot(row, self._store.changes(number, deltas=True))
+            return to_snapshot(row, self._store.changes.of(number, deltas=True))
 
     def content_at(self, path: PathArg, number: int | None = None) -> bytes:
         """The bytes of ``path`` after snapshot ``number`` (default: the latest).
@@ -624,7 +624,7 @@ class Workspace:
 
     def tracked(self) -> dict[str, str]:
         """The known state: every tracked path with its content hash, sorted by path."""
-        return {path: row.hash for path, row in sorted(self._store.state().items())}
+        return {path: row.hash for path, row in sorted(self._store.state.get().items())}
 
     def validate(self, *, deep: bool = False) -> Report:
         """Check the history for gaps, broken links, chain mismatches and missing content.

@@ -112,7 +112,7 @@ class TrackedCache:
             paths = self._dirty | _changed_since(store, self._tip[0], tip[0])
             self._refresh(store, paths)
         else:
-            self._tree = index_tracked(store.fingerprints(RACY_WINDOW_NS))
+            self._tree = index_tracked(store.stat_cache.fingerprints(RACY_WINDOW_NS))
         self._dirty.clear()
         self._generation, self._tip = generation, tip
         return self._tree
@@ -130,25 +130,27 @@ class TrackedCache:
                 names.pop(name, None)
                 if not names:
                     del self._tree[reldir]
-        for reldir, names in index_tracked(store.fingerprints(RACY_WINDOW_NS, paths)).items():
+        for reldir, names in index_tracked(
+            store.stat_cache.fingerprints(RACY_WINDOW_NS, paths)
+        ).items():
             self._tree.setdefault(reldir, {}).update(names)
 
 
 def _tip(store: Store) -> tuple[int, str] | None:
-    latest = store.latest_number()
-    row = store.snapshot_row(latest) if latest is not None else None
+    latest = store.snapshots.latest_number()
+    row = store.snapshots.get(latest) if latest is not None else None
     return None if row is None else (row.number, row.chain_hash)
 
 
 def _extends(store: Store, tip: tuple[int, str]) -> bool:
     """Whether the history still holds snapshot ``tip`` unchanged (it grew, or stayed)."""
-    row = store.snapshot_row(tip[0])
+    row = store.snapshots.get(tip[0])
     return row is not None and row.chain_hash == tip[1]
 
 
 def _changed_since(store: Store, number: int, latest: int) -> set[str]:
     paths: set[str] = set()
-    for change in store.changes_in_range(number + 1, latest):
+    for change in store.changes.in_range(number + 1, latest):
         paths.add(change.path)
         if change.old_path is not None:
             paths.add(change.old_path)
@@ -189,14 +191,14 @@ def detect(
         tree = (
             cache.tree(store)
             if cache is not None
-            else index_tracked(store.fingerprints(RACY_WINDOW_NS))
+            else index_tracked(store.stat_cache.fingerprints(RACY_WINDOW_NS))
         )
         _walk_into(root, rules, "", tree, found, unaccounted, result)
     else:
         states: dict[str, StateRow] = {}
         for relpath in paths:
-            states.update(store.state([relpath]))
-            states.update(store.state_under(relpath))
+            states.update(store.state.get([relpath]))
+            states.update(store.state.under(relpath))
         tree = index_tracked(_fingerprints(store, states))
         for relpath in paths:
             _collect_path(root, rules, tree, relpath, found, unaccounted, result)
@@ -365,8 +367,8 @@ def _known_rows(store: Store, paths: list[str]) -> dict[str, StateRow]:
     """The known state of ``paths``: usually a few, all of them in a fresh workspace."""
     if len(paths) > _WHOLE_STATE_ABOVE:
         wanted = set(paths)
-        return {path: row for path, row in store.state().items() if path in wanted}
-    return store.state(paths)
+        return {path: row for path, row in store.state.get().items() if path in wanted}
+    return store.state.get(paths)
 
 
 _WHOLE_STATE_ABOVE = 5_000
@@ -390,8 +392,8 @@ def _lstat_path(location: Path) -> os.stat_result | None:
 def _fingerprints(
     store: Store, states: dict[str, StateRow]
 ) -> list[tuple[str, int, Fingerprint | None]]:
-    """``Store.fingerprints`` for a few paths: the same trust rule, applied here."""
-    cache = store.stat_cache(states.keys())
+    """``store.stat_cache.fingerprints`` for a few paths: the same trust rule, applied here."""
+    cache = store.stat_cache.get(states.keys())
     result: list[tuple[str, int, Fingerprint | None]] = []
     for path, state in states.items():
         entry = cache.get(path)

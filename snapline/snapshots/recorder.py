@@ -105,7 +105,7 @@ class Recorder:
 
     @property
     def latest(self) -> int:
-        number = self.store.latest_number()
+        number = self.store.snapshots.latest_number()
         return 0 if number is None else number
 
     # -- locking and recovery ----------------------------------------------------------
@@ -126,7 +126,7 @@ class Recorder:
             # not usable for writing, which is a store problem, not a usage error.
             raise StoreCorruptError(self.store.path.parent / LOCK_NAME, str(error)) from None
         try:
-            if self.store.journal():
+            if self.store.journal.entries():
                 self._recover()
             yield
         finally:
@@ -134,7 +134,7 @@ class Recorder:
 
     def recover_if_idle(self) -> None:
         """Undo a dead process's half-done write, unless a live writer holds the lock."""
-        if self.store.journal():
+        if self.store.journal.entries():
             with contextlib.suppress(filelock.Timeout), self._lock.acquire(timeout=0):
                 self._recover()
 
@@ -168,21 +168,21 @@ class Recorder:
             "description": header.description,
         }
         with self.store.write():
-            entry_id = self.store.add_journal(RUN_OP, now_iso(), json.dumps(payload))
+            entry_id = self.store.journal.add(RUN_OP, now_iso(), json.dumps(payload))
         crash_point("run-journaled")
         try:
             completed = subprocess.run(list(argv), cwd=cwd or self.root, check=False)
             exit_code = completed.returncode
         except OSError as error:
             with self.store.write():
-                self.store.delete_journal(entry_id)
+                self.store.journal.delete(entry_id)
             raise CommandError(argv, str(error)) from None
         crash_point("run-finished")
         with self.store.write():
             snapshot = self.record(
                 None, replace(header, metadata={**header.metadata, "exit_code": exit_code})
             )
-            self.store.delete_journal(entry_id)
+            self.store.journal.delete(entry_id)
         return RunResult(exit_code=exit_code, snapshot=snapshot)
 
     # -- maintenance ---------------------------------------------------------------------
@@ -190,8 +190,8 @@ class Recorder:
     def gc(self) -> GcResult:
         """Delete stored content no snapshot refers to. Call while holding :meth:`writing`."""
         with self.store.write():
-            unused = set(self.store.blob_hashes()) - self.store.referenced_blobs()
-            freed = self.store.delete_blobs(sorted(unused))
+            unused = set(self.store.blobs.hashes()) - self.store.blobs.referenced()
+            freed = self.store.blobs.delete(sorted(unused))
         self.store.vacuum()
         return GcResult(blobs_removed=len(unused), bytes_freed=freed)
 
@@ -204,7 +204,7 @@ class Recorder:
         """
         with self.store.write():
             detection = self.detect(rels, want_content=True)
-            self.store.put_stat_cache(detection.cache_updates, detection.cache_deletes)
+            self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
             skipped = [SkippedPath(path=s.path, reason=s.reason) for s in detection.skipped]
             if not detection.drifts:
                 self._said(tuple(skipped))
@@ -326,8 +326,8 @@ class Recorder:
         spares writing files into the workspace only to put them back.
         """
         with self.store.read():
-            latest = self.store.latest_number()
-            parent = self.store.snapshot_row(latest) if latest is not None else None
+            latest = self.store.snapshots.latest_number()
+            parent = self.store.snapshots.get(latest) if latest is not None else None
             if parent is not None:
                 check_parent(self.store, parent, self.trusted)
 
@@ -374,7 +374,7 @@ class Recorder:
     def file_in_sync(self, rel: str) -> tuple[StateRow | None, DiskFile | None]:
         """The known state and disk file of one path, refusing an outside change."""
         location = disk_path(self.root, rel)
-        known = self.store.state([rel]).get(rel)
+        known = self.store.state.get([rel]).get(rel)
         try:
             info = os.lstat(location)
         except (FileNotFoundError, NotADirectoryError):
@@ -401,7 +401,7 @@ class Recorder:
         """
         parts = rel.split("/")
         ancestors = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
-        tracked = {*self.store.state(ancestors), *self.store.state_under(rel)} - {moving}
+        tracked = {*self.store.state.get(ancestors), *self.store.state.under(rel)} - {moving}
         if not tracked:
             return
         with self.store.read():
@@ -412,7 +412,7 @@ class Recorder:
 
     def known_content(self, rel: str) -> tuple[bytes, int] | None:
         """The content and mode of ``rel``'s known state (``None``: not tracked)."""
-        known = self.store.state([rel]).get(rel)
+        known = self.store.state.get([rel]).get(rel)
         if known is None:
             return None
         cached = self.cache.get(known.hash)
@@ -428,7 +428,7 @@ class Recorder:
             self._lock.acquire(timeout=0),
             self.store.write(),
         ):
-            self.store.put_stat_cache(detection.cache_updates, detection.cache_deletes)
+            self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
 
     def rules(self) -> IgnoreRules:
         # Ignore files can change between calls (an agent edits .gitignore), so rules are
