@@ -5,12 +5,12 @@ from __future__ import annotations
 from snapline.milestones import validate_milestones
 from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.snapshot import Problem
-from snapline.store import Store
+from snapline.store import StoreReader
 
 __all__ = ["validate"]
 
 
-def validate(store: Store, *, deep: bool = False) -> list[Problem]:
+def validate(store: StoreReader, *, deep: bool = False) -> list[Problem]:
     """Every problem of the history: gaps, broken links, chain mismatches, milestones.
 
     Args:

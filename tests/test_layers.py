@@ -63,9 +63,9 @@ def _rank(module: str) -> int:
     best = None
     for rank, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
-            if module == prefix or (prefix != "snapline" and module.startswith(prefix + ".")):
-                if best is None or len(prefix) > best[1]:
-                    best = (rank, len(prefix))
+            inside = module == prefix or (prefix != "snapline" and module.startswith(prefix + "."))
+            if inside and (best is None or len(prefix) > best[1]):
+                best = (rank, len(prefix))
     assert best is not None, f"{module} is in no layer: add it to LAYERS"
     return best[0]
 
@@ -119,3 +119,8 @@ def test_the_facade_and_the_cli_never_import_the_store(facade: str) -> None:
     assert paths
     for path in paths:
         assert not any(name.startswith("snapline.store") for name in _imports(path)), path
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = {_module(p): n for p in SOURCES if (n := len(p.read_text().splitlines())) > 400}
+    assert long == {}

@@ -13,12 +13,12 @@ from snapline.milestones.milestone import MILESTONE_VERSION
 from snapline.milestones.read import parse_tags
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
 from snapline.snapshots.snapshot import Problem
-from snapline.store import MilestoneRow, Store
+from snapline.store import MilestoneRow, StoreReader
 
 __all__ = ["validate_milestones"]
 
 
-def validate_milestones(store: Store) -> list[Problem]:
+def validate_milestones(store: StoreReader) -> list[Problem]:
     """Every continuity and integrity problem in the stored milestones.
 
     Args:
@@ -28,9 +28,9 @@ def validate_milestones(store: Store) -> list[Problem]:
         The problems found, in milestone order; empty when the milestones are sound.
     """
     problems: list[Problem] = []
-    latest = store.latest_number()
+    latest = store.snapshots.latest_number()
     previous: MilestoneRow | None = None
-    for row in store.milestone_rows():
+    for row in store.milestones.all():
         problems.extend(_check_record(row, previous))
         problems.extend(_check_range(row, previous, latest))
         problems.extend(_check_chain(store, row, previous))
@@ -144,8 +144,10 @@ def _check_range(
     return problems
 
 
-def _check_chain(store: Store, row: MilestoneRow, previous: MilestoneRow | None) -> list[Problem]:
-    snapshot = store.snapshot_row(row.last)
+def _check_chain(
+    store: StoreReader, row: MilestoneRow, previous: MilestoneRow | None
+) -> list[Problem]:
+    snapshot = store.snapshots.get(row.last)
     expected = milestone_chain_hash(
         previous.chain_hash if previous else GENESIS,
         row,

@@ -99,7 +99,7 @@ class EmptyMilestoneError(MilestoneRangeError):
 
 def expected_start(store: Store) -> tuple[int, int]:
     """The next milestone's number and the snapshot it must start at."""
-    previous = store.latest_milestone_row()
+    previous = store.milestones.latest()
     if previous is None:
         return 1, 1
     return previous.number + 1, previous.last + 1
@@ -129,7 +129,7 @@ def append_milestone(
     if not isinstance(description, str):
         raise MilestoneArgumentError("a milestone description must be a string")
     number, expected = expected_start(store)
-    latest = store.latest_number() or 0
+    latest = store.snapshots.latest_number() or 0
     end = _resolve_to(to, latest)
     actual = expected if start is None else _int(start, "start")
     if actual != expected:
@@ -156,8 +156,8 @@ def append_milestone(
             end=end,
             latest=latest,
         )
-    previous = store.latest_milestone_row()
-    last_snapshot = store.snapshot_row(end)
+    previous = store.milestones.latest()
+    last_snapshot = store.snapshots.get(end)
     assert last_snapshot is not None  # 0 < end <= latest and snapshots have no gaps
     row = MilestoneRow(
         number=number,
@@ -174,7 +174,7 @@ def append_milestone(
         previous.chain_hash if previous else GENESIS, row, last_snapshot.chain_hash
     )
     row = dataclasses.replace(row, chain_hash=chain)
-    store.insert_milestone(row)
+    store.milestones.insert(row)
     return row
 
 

@@ -87,7 +87,7 @@ class Milestones:
 
     def list(self) -> builtins.list[Milestone]:
         """Every milestone, in number order."""
-        return [to_milestone(row) for row in self._store.milestone_rows()]
+        return [to_milestone(row) for row in self._store.milestones.all()]
 
     def get(self, number: int) -> Milestone:
         """Milestone ``number``.
@@ -109,7 +109,7 @@ class Milestones:
             The milestone; ``None`` for the baseline, the open range, or a snapshot
             that does not exist.
         """
-        row = self._store.milestone_containing(number)
+        row = self._store.milestones.containing(number)
         return None if row is None else to_milestone(row)
 
     # -- what a milestone changed ---------------------------------------------------------

@@ -98,9 +98,9 @@ def find_milestone(store: Store, number: int) -> Milestone:
     Raises:
         MilestoneNotFoundError: If there is no such milestone.
     """
-    row = store.milestone_row(number)
+    row = store.milestones.get(number)
     if row is None:
-        last = store.latest_milestone_row()
+        last = store.milestones.latest()
         raise MilestoneNotFoundError(number, last.number if last else 0)
     return to_milestone(row)
 
@@ -108,7 +108,7 @@ def find_milestone(store: Store, number: int) -> Milestone:
 def open_range(store: Store) -> OpenRange:
     """The snapshots recorded since the last milestone (what ``create()`` would close)."""
     number, start = expected_start(store)
-    latest = store.latest_number() or 0
+    latest = store.snapshots.latest_number() or 0
     if latest < start:
         return OpenRange(milestone=number, start=start, end=None, count=0)
     return OpenRange(milestone=number, start=start, end=latest, count=latest - start + 1)

@@ -1,7 +1,31 @@
-"""The SQLite store behind ``.snapline/store.db``."""
+"""The store: the seam between the domain and where the history is kept.
 
-from snapline.store.database import (
-    DB_NAME,
+The domain is typed against the protocols (:class:`Store`, :class:`StoreReader` and one
+reader and writer per table); :class:`SqliteStore` implements them over
+``.snapline/store.db``. Rows cross the seam as the records of :mod:`snapline.store.rows`,
+and failures as :class:`StoreBusyError` or :class:`StoreCorruptError`.
+"""
+
+from snapline.store.errors import StoreBusyError, StoreCorruptError, StoreVersionError
+from snapline.store.protocol import (
+    BlobReader,
+    BlobWriter,
+    ChangeReader,
+    ChangeWriter,
+    JournalReader,
+    JournalWriter,
+    KnownStateReader,
+    KnownStateWriter,
+    MilestoneReader,
+    MilestoneWriter,
+    SnapshotReader,
+    SnapshotWriter,
+    StatCacheReader,
+    StatCacheWriter,
+    Store,
+    StoreReader,
+)
+from snapline.store.rows import (
     ChangeRow,
     Fingerprint,
     JournalRow,
@@ -9,28 +33,38 @@ from snapline.store.database import (
     SnapshotRow,
     StateRow,
     StatRow,
-    Store,
-    StoreBusyError,
-    StoreCorruptError,
-    StoreVersionError,
 )
 from snapline.store.schema import FORMAT_VERSION
-
-SqliteStore = Store
+from snapline.store.sqlite import DB_NAME, SqliteStore
 
 __all__ = [
     "DB_NAME",
     "FORMAT_VERSION",
+    "BlobReader",
+    "BlobWriter",
+    "ChangeReader",
     "ChangeRow",
+    "ChangeWriter",
     "Fingerprint",
+    "JournalReader",
     "JournalRow",
+    "JournalWriter",
+    "KnownStateReader",
+    "KnownStateWriter",
+    "MilestoneReader",
     "MilestoneRow",
+    "MilestoneWriter",
+    "SnapshotReader",
     "SnapshotRow",
+    "SnapshotWriter",
     "SqliteStore",
+    "StatCacheReader",
+    "StatCacheWriter",
     "StatRow",
     "StateRow",
     "Store",
     "StoreBusyError",
     "StoreCorruptError",
+    "StoreReader",
     "StoreVersionError",
 ]

@@ -13,7 +13,7 @@ import pytest
 from snapline import Workspace
 from snapline.milestones import MilestoneRecordError, validate_milestones
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
-from snapline.store import MilestoneRow, Store
+from snapline.store import MilestoneRow, SqliteStore
 
 
 def _db(ws: Workspace) -> Path:
@@ -41,22 +41,22 @@ def _forge(ws: Workspace, ranges: list[tuple[int, int]]) -> None:
 
     So a range problem is caught by the range checks, not only by the chain.
     """
-    with contextlib.closing(Store.open(_db(ws))) as store, store.write():
+    with contextlib.closing(SqliteStore.open(_db(ws))) as store, store.write():
         previous = GENESIS
         for number, (first, last) in enumerate(ranges, start=1):
             row = MilestoneRow(
                 number, f"m{number}", "", "[]", "2024-01-01T00:00:00+00:00", first, last, 1, ""
             )
-            snapshot = store.snapshot_row(last)
+            snapshot = store.snapshots.get(last)
             chain = milestone_chain_hash(previous, row, snapshot.chain_hash if snapshot else None)
-            store.insert_milestone(dataclasses.replace(row, chain_hash=chain))
+            store.milestones.insert(dataclasses.replace(row, chain_hash=chain))
             previous = chain
 
 
 def test_sound_milestones_validate(ws: Workspace) -> None:
     _two_milestones(ws)
     assert ws.validate().ok
-    with contextlib.closing(Store.open(_db(ws))) as store:
+    with contextlib.closing(SqliteStore.open(_db(ws))) as store:
         assert validate_milestones(store) == []
 
 

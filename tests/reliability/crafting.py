@@ -14,7 +14,7 @@ from pathlib import Path
 
 from snapline.milestones.seal import milestone_chain_hash
 from snapline.snapshots.check.chain import GENESIS, chain_hash
-from snapline.store import Store
+from snapline.store import SqliteStore
 
 __all__ = ["reseal", "sql"]
 
@@ -31,18 +31,18 @@ def sql(root: Path, statement: str, *params: object) -> list[tuple[object, ...]]
 
 def reseal(root: Path) -> None:
     """Recompute every snapshot and milestone chain hash, so the chain validates again."""
-    store = Store.open(root / ".snapline" / "store.db")
+    store = SqliteStore.open(root / ".snapline" / "store.db")
     try:
         previous = GENESIS
         sealed: dict[int, str] = {}
         updates = []
-        for row in store.snapshot_rows():
-            value = chain_hash(previous, row, store.changes(row.number, deltas=True))
+        for row in store.snapshots.select():
+            value = chain_hash(previous, row, store.changes.of(row.number, deltas=True))
             updates.append((value, row.number))
             sealed[row.number] = previous = value
         milestone_updates = []
         previous = GENESIS
-        for milestone in store.milestone_rows():
+        for milestone in store.milestones.all():
             row = dataclasses.replace(milestone, chain_hash="")
             value = milestone_chain_hash(previous, row, sealed.get(milestone.last))
             milestone_updates.append((value, milestone.number))

@@ -126,7 +126,7 @@ def assert_healthy(
         in_sync: Also require the disk to match the latest snapshot (no drift).
     """
     with Workspace.open(root) as ws:
-        assert ws._store.journal() == [], "the journal was not settled on open"
+        assert ws._store.journal.entries() == [], "the journal was not settled on open"
         report = ws.validate()
         assert report.ok, json.dumps(report.to_json(), indent=1)
         numbers = [s.number for s in ws.snapshots()]

@@ -177,7 +177,7 @@ def test_nth_call_fails(
                 # exception is removing a parked file after the commit, which the next
                 # open finishes (its journal entry says so).
                 if faults.fired:
-                    assert [row.op for row in ws._store.journal()] == [DISCARD_OP], (
+                    assert [row.op for row in ws._store.journal.entries()] == [DISCARD_OP], (
                         f"the failed {kind} #{n} was swallowed"
                     )
                 failed = False

@@ -243,7 +243,7 @@ def test_a_crafted_symlink_is_never_written_through(
         with pytest.raises(UnsafePathError, match="symlink"):
             ws.rollback(1)
         assert tree(root) == before and not (root / "link").is_symlink()
-        assert ws._store.journal() == []
+        assert ws._store.journal.entries() == []
     assert_healthy(root)
     result = cli(root, "rollback", "--to", "1")
     assert result.returncode in (2, 3) and "symlink" in result.stderr

@@ -107,7 +107,7 @@ def _acks(read: int) -> list[Ack]:
 def _check(root: Path, acknowledged: dict[int, str], fresh: list[Ack]) -> None:
     assert_healthy(root)
     with Workspace.open(root) as ws:
-        ids = {row.number: row.id for row in ws._store.snapshot_rows()}
+        ids = {row.number: row.id for row in ws._store.snapshots.select()}
         lost = [n for n, id_ in acknowledged.items() if ids.get(n) != id_]
         figures.add("kill_loop_acknowledged_lost", len(lost))
         assert lost == [], f"acknowledged snapshots lost or replaced: {lost}"

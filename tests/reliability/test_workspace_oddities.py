@@ -378,7 +378,7 @@ def test_the_stat_cache_is_trusted_only_when_safely_older(root: Path, hashed_aft
             max(st.st_mtime_ns, st.st_ctime_ns) + hashed_after_ns,
         )
         with ws._store.write():
-            ws._store.put_stat_cache([forged])
+            ws._store.stat_cache.put([forged])
         kinds = [p.kind for p in ws.check_sync().problems]
     if hashed_after_ns < fingerprint.RACY_WINDOW_NS:
         assert kinds == ["modified"]
@@ -511,10 +511,10 @@ _BIG_DRIVER = textwrap.dedent(
     entry = {"path": "big.bin", "before_hash": None, "before_mode": None,
              "after_hash": hash_bytes(b"x"), "after_mode": 0o100644}
     with ws._store.write():
-        ws._store.add_journal("write", "t", json.dumps([entry]))
+        ws._store.journal.add("write", "t", json.dumps([entry]))
     ws.close()
     ws = Workspace.open(root)
-    assert ws._store.journal() == []
+    assert ws._store.journal.entries() == []
     deleted = ws.delete_file("big.bin")  # parked, then discarded
     try:
         ws.rollback(snapshot.number)

@@ -22,7 +22,7 @@ from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.snapshot import SNAPSHOT_VERSION, ChangeKind, Problem, Storage
-from snapline.store import ChangeRow, SnapshotRow, Store
+from snapline.store import ChangeRow, SnapshotRow, StoreReader
 
 __all__ = ["validate_history"]
 
@@ -30,7 +30,7 @@ _KINDS = {kind.value for kind in ChangeKind}
 _STORAGES = {storage.value for storage in Storage}
 
 
-def validate_history(store: Store, *, deep: bool = False) -> list[Problem]:
+def validate_history(store: StoreReader, *, deep: bool = False) -> list[Problem]:
     """Every continuity and integrity problem in the snapshot history.
 
     Args:
@@ -44,11 +44,11 @@ def validate_history(store: Store, *, deep: bool = False) -> list[Problem]:
     problems: list[Problem] = []
     for detail in store.integrity_problems():
         problems.append(Problem(kind="sqlite", message=detail, severity="corrupt"))
-    rows = store.snapshot_rows()
+    rows = store.snapshots.select()
     changes_by_number: dict[int, list[ChangeRow]] = {}
-    for change in store.iter_changes(deltas=True):
+    for change in store.changes.iter(deltas=True):
         changes_by_number.setdefault(change.snapshot, []).append(change)
-    blobs = set(store.blob_hashes())
+    blobs = set(store.blobs.hashes())
     replay: dict[str, tuple[str, int]] = {}
     previous: SnapshotRow | None = None
     ids: set[str] = set()
@@ -220,9 +220,9 @@ def _check_change(
     return problems
 
 
-def _check_state(store: Store, replay: dict[str, tuple[str, int]]) -> list[Problem]:
+def _check_state(store: StoreReader, replay: dict[str, tuple[str, int]]) -> list[Problem]:
     problems = []
-    state = store.state()
+    state = store.state.get()
     for path in sorted(state.keys() | replay.keys()):
         row = state.get(path)
         expected = replay.get(path)
@@ -241,9 +241,9 @@ def _check_state(store: Store, replay: dict[str, tuple[str, int]]) -> list[Probl
     return problems
 
 
-def _deep_check(store: Store) -> list[Problem]:
+def _deep_check(store: StoreReader) -> list[Problem]:
     problems = []
-    for hash_, _size, packed in store.iter_blobs():
+    for hash_, _size, packed in store.blobs.iter():
         try:
             actual = hash_bytes(unpack(packed))
         except (UnknownCodecError, zlib.error) as error:
@@ -267,7 +267,7 @@ def _deep_check(store: Store) -> list[Problem]:
                 )
             )
     rebuilder = Reconstructor(store)
-    for change in store.iter_changes(deltas=True):
+    for change in store.changes.iter(deltas=True):
         if change.storage not in ("delta", "full"):
             continue
         try:

@@ -17,7 +17,7 @@ from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconst
 from snapline.snapshots.read.unidiff import Side, render_file_diff
 from snapline.snapshots.results import ModifiedFile
 from snapline.snapshots.snapshot import ChangeKind
-from snapline.store import ChangeRow, Store
+from snapline.store import ChangeRow, StoreReader
 
 __all__ = [
     "SnapshotNotFoundError",
@@ -63,13 +63,13 @@ class Version(NamedTuple):
     mode: int
 
 
-def check_number(store: Store, number: int) -> int:
+def check_number(store: StoreReader, number: int) -> int:
     """Return the latest snapshot number, after checking that ``number`` exists.
 
     Raises:
         SnapshotNotFoundError: If ``number`` is negative or after the latest snapshot.
     """
-    latest = store.latest_number() or 0
+    latest = store.snapshots.latest_number() or 0
     if not 0 <= number <= latest:
         raise SnapshotNotFoundError(number, latest)
     return latest
@@ -82,15 +82,15 @@ def in_scope(path: str, scopes: list[str] | None) -> bool:
     return any(path == scope or path.startswith(scope + "/") for scope in scopes)
 
 
-def version_at(store: Store, path: str, number: int) -> Version | None:
+def version_at(store: StoreReader, path: str, number: int) -> Version | None:
     """The version of ``path`` after snapshot ``number`` (``None``: it did not exist)."""
-    row = store.version_at(path, number)
+    row = store.changes.version_at(path, number)
     if row is None or row.path != path or row.result_hash is None or row.result_mode is None:
         return None
     return Version(row.result_hash, row.result_mode)
 
 
-def state_at(store: Store, number: int) -> dict[str, Version]:
+def state_at(store: StoreReader, number: int) -> dict[str, Version]:
     """Every tracked path after snapshot ``number`` with its version.
 
     Paths untouched since ``number`` keep their known state; the others are looked up in
@@ -99,27 +99,27 @@ def state_at(store: Store, number: int) -> dict[str, Version]:
     touched = touched_since(store, number)
     state = {
         path: Version(row.hash, row.mode)
-        for path, row in store.state().items()
+        for path, row in store.state.get().items()
         if path not in touched
     }
     state.update(versions_at(store, touched, number))
     return state
 
 
-def touched_since(store: Store, number: int) -> set[str]:
+def touched_since(store: StoreReader, number: int) -> set[str]:
     """Every path a snapshot after ``number`` changed (as its path or its old path).
 
     Any other tracked path has the same version after ``number`` as it has now.
     """
     touched: set[str] = set()
-    for change in store.changes_in_range(number + 1, store.latest_number() or 0):
+    for change in store.changes.in_range(number + 1, store.snapshots.latest_number() or 0):
         touched.add(change.path)
         if change.old_path is not None:
             touched.add(change.old_path)
     return touched
 
 
-def versions_at(store: Store, paths: Iterable[str], number: int) -> dict[str, Version]:
+def versions_at(store: StoreReader, paths: Iterable[str], number: int) -> dict[str, Version]:
     """The version after snapshot ``number`` of each of ``paths`` that existed then."""
     versions = {}
     for path in paths:
@@ -129,7 +129,9 @@ def versions_at(store: Store, paths: Iterable[str], number: int) -> dict[str, Ve
     return versions
 
 
-def modified_files(store: Store, from_n: int = 0, to_n: int | None = None) -> list[ModifiedFile]:
+def modified_files(
+    store: StoreReader, from_n: int = 0, to_n: int | None = None
+) -> list[ModifiedFile]:
     """Each path whose content or mode differs between snapshots ``from_n`` and ``to_n``.
 
     A file added and deleted again inside the range is not listed; a file moved (and
@@ -153,7 +155,7 @@ def modified_files(store: Store, from_n: int = 0, to_n: int | None = None) -> li
 
 
 def unified_diff(
-    store: Store,
+    store: StoreReader,
     reconstructor: Reconstructor,
     from_n: int,
     to_n: int | None,
@@ -206,13 +208,13 @@ class _Net:
         )
 
 
-def _net_changes(store: Store, from_n: int, to_n: int | None) -> list[_Net]:
+def _net_changes(store: StoreReader, from_n: int, to_n: int | None) -> list[_Net]:
     latest = check_number(store, from_n)
     last = latest if to_n is None else to_n
     check_number(store, last)
     if from_n > last:
         raise SnapshotRangeError(from_n, last)
-    changes = store.changes_in_range(from_n + 1, last)
+    changes = store.changes.in_range(from_n + 1, last)
     touched, origin = _follow(changes)
     nets: dict[str, _Net] = {}
     for path in sorted(touched):

@@ -18,7 +18,7 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import check_recorded
 from snapline.snapshots.snapshot import ChangeKind, Storage
-from snapline.store import ChangeRow, Store, StoreCorruptError
+from snapline.store import ChangeRow, StoreCorruptError, StoreReader
 
 __all__ = [
     "ContentCache",
@@ -86,13 +86,13 @@ class ContentCache:
 class Reconstructor:
     """Rebuilds file versions from a store, checking each against its hash."""
 
-    def __init__(self, store: Store, cache: ContentCache | None = None) -> None:
+    def __init__(self, store: StoreReader, cache: ContentCache | None = None) -> None:
         self.store = store
         self.cache = cache or ContentCache()
 
     def version(self, path: str, number: int) -> ChangeRow | None:
         """The change row that produced ``path``'s state after ``number``; ``None`` if absent."""
-        row = self.store.version_at(path, number)
+        row = self.store.changes.version_at(path, number)
         if row is None or row.path != path or row.storage == Storage.NONE:
             return None
         return row
@@ -154,7 +154,7 @@ class Reconstructor:
         while current.storage == Storage.DELTA and self.cache.get(current.result_hash) is None:
             if current.kind == ChangeKind.RENAMED or not batch:
                 base_path = current.old_path or current.path
-                batch = self.store.path_history(
+                batch = self.store.changes.path_history(
                     base_path, last=current.snapshot - 1, count=current.chain + 1
                 )
                 if current.kind == ChangeKind.RENAMED:
@@ -171,7 +171,7 @@ class Reconstructor:
     def _full(self, row: ChangeRow) -> bytes:
         if row.content is None:
             raise self._corrupt(row, "no stored content is referenced")
-        packed = self.store.blob(row.content)
+        packed = self.store.blobs.get(row.content)
         if packed is None:
             raise self._corrupt(row, f"stored content {row.content} is missing")
         try:

@@ -8,19 +8,19 @@ from snapline.snapshots.read.convert import to_snapshot
 from snapline.snapshots.read.history import SnapshotNotFoundError
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.snapshot import Snapshot
-from snapline.store import Store
+from snapline.store import StoreReader
 
 __all__ = ["content_at", "known_hashes", "latest_number", "load_snapshot", "select_snapshots"]
 
 
-def latest_number(store: Store) -> int:
+def latest_number(store: StoreReader) -> int:
     """The number of the latest snapshot (0: only the baseline)."""
-    number = store.latest_number()
+    number = store.snapshots.latest_number()
     return 0 if number is None else number
 
 
 def select_snapshots(
-    store: Store,
+    store: StoreReader,
     *,
     first: int | None = None,
     last: int | None = None,
@@ -49,7 +49,7 @@ def select_snapshots(
     Yields:
         The matching snapshots.
     """
-    rows = store.snapshot_rows(
+    rows = store.snapshots.select(
         first=first,
         last=last,
         tool=tool,
@@ -61,23 +61,25 @@ def select_snapshots(
         limit=limit,
     )
     for row in rows:
-        yield to_snapshot(row, store.changes(row.number, deltas=False))
+        yield to_snapshot(row, store.changes.of(row.number, deltas=False))
 
 
-def load_snapshot(store: Store, number: int) -> Snapshot:
+def load_snapshot(store: StoreReader, number: int) -> Snapshot:
     """One snapshot with its diffs.
 
     Raises:
         SnapshotNotFoundError: If there is no such snapshot.
     """
     with store.read():
-        row = store.snapshot_row(number)
+        row = store.snapshots.get(number)
         if row is None:
             raise SnapshotNotFoundError(number, latest_number(store))
-        return to_snapshot(row, store.changes(number, deltas=True))
+        return to_snapshot(row, store.changes.of(number, deltas=True))
 
 
-def content_at(store: Store, reconstructor: Reconstructor, path: str, number: int | None) -> bytes:
+def content_at(
+    store: StoreReader, reconstructor: Reconstructor, path: str, number: int | None
+) -> bytes:
     """The bytes of ``path`` after snapshot ``number`` (``None``: the latest), hash-checked.
 
     Raises:
@@ -93,6 +95,6 @@ def content_at(store: Store, reconstructor: Reconstructor, path: str, number: in
         return reconstructor.content_at(path, at)
 
 
-def known_hashes(store: Store) -> dict[str, str]:
+def known_hashes(store: StoreReader) -> dict[str, str]:
     """Every tracked path with its content hash, sorted by path."""
-    return {path: row.hash for path, row in sorted(store.state().items())}
+    return {path: row.hash for path, row in sorted(store.state.get().items())}

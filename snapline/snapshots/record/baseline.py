@@ -49,9 +49,9 @@ def capture_baseline(
     base = os.fspath(root)
     row = header_row(0, None, SnapshotInfo(tool="init", description=description), ())
     with store.write(), ChainLines() as lines:
-        if store.latest_number() is not None:
+        if store.snapshots.latest_number() is not None:
             raise ValueError("a baseline goes into an empty store")
-        store.insert_snapshot(row, ())
+        store.snapshots.insert(row, ())
         batch = _Batch(store)
         for done, rel in enumerate(paths, start=1):
             location = os.path.join(base, rel)
@@ -97,7 +97,7 @@ def capture_baseline(
                 progress(done, len(paths))
         batch.flush()
         row = dataclasses.replace(row, skipped=skipped_json(skipped))
-        store.seal_snapshot(0, row.skipped, lines.chain_hash(GENESIS, row))
+        store.snapshots.seal(0, row.skipped, lines.chain_hash(GENESIS, row))
 
 
 class _Batch:
@@ -116,10 +116,10 @@ class _Batch:
             self.flush()
 
     def flush(self) -> None:
-        self.store.put_blobs(self.blobs)
-        self.store.insert_changes(self.changes)
-        self.store.set_state(self.state, ())
-        self.store.put_stat_cache(self.stats)
+        self.store.blobs.put_many(self.blobs)
+        self.store.changes.insert(self.changes)
+        self.store.state.set(self.state, ())
+        self.store.stat_cache.put(self.stats)
         self.blobs.clear()
         self.changes.clear()
         self.state.clear()

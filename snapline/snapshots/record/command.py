@@ -69,17 +69,17 @@ def run_command(
     ensure_in_sync(detection)
     payload = {"argv": json.dumps(list(argv)), "tool": info.tool, "description": info.description}
     with store.write():
-        entry_id = store.add_journal(RUN_OP, now_iso(), json.dumps(payload))
+        entry_id = store.journal.add(RUN_OP, now_iso(), json.dumps(payload))
     crash_point("run-journaled")
     try:
         completed = subprocess.run(list(argv), cwd=cwd or recorder.root, check=False)
         exit_code = completed.returncode
     except OSError as error:
         with store.write():
-            store.delete_journal(entry_id)
+            store.journal.delete(entry_id)
         raise CommandError(argv, str(error)) from None
     crash_point("run-finished")
     with store.write():
         snapshot = recorder.record(None, info.with_metadata(exit_code=exit_code))
-        store.delete_journal(entry_id)
+        store.journal.delete(entry_id)
     return RunResult(exit_code=exit_code, snapshot=snapshot)

@@ -51,8 +51,8 @@ def append_snapshot(
     Raises:
         StoreCorruptError: If the latest snapshot does not match its chain hash.
     """
-    latest = store.latest_number()
-    parent = store.snapshot_row(latest) if latest is not None else None
+    latest = store.snapshots.latest_number()
+    parent = store.snapshots.get(latest) if latest is not None else None
     if parent is not None:
         check_parent(store, parent, set() if trusted is None else trusted)
     number = 0 if latest is None else latest + 1
@@ -66,8 +66,8 @@ def append_snapshot(
     previous_chain = parent.chain_hash if parent else GENESIS
     row = dataclasses.replace(row, chain_hash=chain_hash(previous_chain, row, changes))
     for hash_, (size, packed) in prepared.blobs.items():
-        store.put_blob(hash_, size, packed)
-    store.insert_snapshot(row, changes)
+        store.blobs.put(hash_, size, packed)
+    store.snapshots.insert(row, changes)
     upserts, deletes = [], []
     for change in changes:
         if change.old_path is not None:
@@ -79,7 +79,7 @@ def append_snapshot(
             upserts.append(
                 StateRow(change.path, change.result_hash, change.result_mode, change.size, number)
             )
-    store.set_state(upserts, deletes)
+    store.state.set(upserts, deletes)
     if trusted is not None:
         trusted.add(row.chain_hash)
     return row, changes
@@ -127,7 +127,7 @@ def check_parent(store: Store, parent: SnapshotRow, trusted: set[str]) -> None:
     """
     if parent.chain_hash in trusted:
         return
-    grandparent = store.snapshot_row(parent.number - 1) if parent.number > 0 else None
+    grandparent = store.snapshots.get(parent.number - 1) if parent.number > 0 else None
     if parent.number > 0 and (grandparent is None or parent.parent_id != grandparent.id):
         raise StoreCorruptError(
             store.path,
@@ -135,7 +135,7 @@ def check_parent(store: Store, parent: SnapshotRow, trusted: set[str]) -> None:
             "run `snapline verify`",
         )
     previous = grandparent.chain_hash if grandparent is not None else GENESIS
-    changes = store.changes(parent.number, deltas=True)
+    changes = store.changes.of(parent.number, deltas=True)
     for change in changes:
         # A crafted store can reseal its chain; its paths it cannot make safe.
         check_recorded(change.path)

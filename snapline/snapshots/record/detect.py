@@ -117,14 +117,14 @@ def detect(
         tree = (
             cache.tree(store, RACY_WINDOW_NS)
             if cache is not None
-            else index_tracked(store.fingerprints(RACY_WINDOW_NS))
+            else index_tracked(store.stat_cache.fingerprints(RACY_WINDOW_NS))
         )
         _walk_into(root, rules, "", tree, found, unaccounted, result)
     else:
         states: dict[str, StateRow] = {}
         for relpath in paths:
-            states.update(store.state([relpath]))
-            states.update(store.state_under(relpath))
+            states.update(store.state.get([relpath]))
+            states.update(store.state.under(relpath))
         tree = index_tracked(_fingerprints(store, states))
         for relpath in paths:
             _collect_path(root, rules, tree, relpath, found, unaccounted, result)
@@ -294,8 +294,8 @@ def _known_rows(store: Store, paths: list[str]) -> dict[str, StateRow]:
     """The known state of ``paths``: usually a few, all of them in a fresh workspace."""
     if len(paths) > _WHOLE_STATE_ABOVE:
         wanted = set(paths)
-        return {path: row for path, row in store.state().items() if path in wanted}
-    return store.state(paths)
+        return {path: row for path, row in store.state.get().items() if path in wanted}
+    return store.state.get(paths)
 
 
 _WHOLE_STATE_ABOVE = 5_000
@@ -320,7 +320,7 @@ def _fingerprints(
     store: Store, states: dict[str, StateRow]
 ) -> list[tuple[str, int, Fingerprint | None]]:
     """``Store.fingerprints`` for a few paths: the same trust rule, applied here."""
-    cache = store.stat_cache(states.keys())
+    cache = store.stat_cache.get(states.keys())
     result: list[tuple[str, int, Fingerprint | None]] = []
     for path, state in states.items():
         entry = cache.get(path)

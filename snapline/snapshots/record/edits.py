@@ -143,7 +143,7 @@ def move_file(
 def _in_sync(recorder: Recorder, rel: str) -> tuple[StateRow | None, DiskFile | None]:
     """The known state and disk file of one path, refusing an outside change."""
     location = disk_path(recorder.root, rel)
-    known = recorder.store.state([rel]).get(rel)
+    known = recorder.store.state.get([rel]).get(rel)
     try:
         info = os.lstat(location)
     except (FileNotFoundError, NotADirectoryError):
@@ -172,7 +172,7 @@ def _refuse_shadowing(recorder: Recorder, rel: str, moving: str | None = None) -
     parts = rel.split("/")
     ancestors = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
     store = recorder.store
-    tracked = {*store.state(ancestors), *store.state_under(rel)} - {moving}
+    tracked = {*store.state.get(ancestors), *store.state.under(rel)} - {moving}
     if not tracked:
         return
     with store.read():

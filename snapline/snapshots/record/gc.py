@@ -27,7 +27,7 @@ def collect_garbage(store: Store) -> GcResult:
         How many blobs were removed and the bytes they took.
     """
     with store.write():
-        unused = set(store.blob_hashes()) - store.referenced_blobs()
-        freed = store.delete_blobs(sorted(unused))
+        unused = set(store.blobs.hashes()) - store.blobs.referenced()
+        freed = store.blobs.delete(sorted(unused))
     store.vacuum()
     return GcResult(blobs_removed=len(unused), bytes_freed=freed)

@@ -142,7 +142,7 @@ def apply_writes(
             if actual != write.after_hash:
                 raise ContentMismatchError(write.path, write.after_hash, actual)
     with store.write():
-        entry_id = store.add_journal(
+        entry_id = store.journal.add(
             op, now_iso(), json.dumps([w.entry() for w in writes], ensure_ascii=True)
         )
     crash_point("journal-committed")
@@ -158,14 +158,14 @@ def apply_writes(
         crash_point("files-written")
         with store.write():
             result = commit()
-            store.delete_journal(entry_id)
+            store.journal.delete(entry_id)
             if parked:
-                discard_id = store.add_journal(DISCARD_OP, now_iso(), json.dumps(parked))
+                discard_id = store.journal.add(DISCARD_OP, now_iso(), json.dumps(parked))
         crash_point("snapshot-committed")
     except BaseException:
         _undo(root, touched, rebuild_known)
         with contextlib.suppress(SnaplineError), store.write():
-            store.delete_journal(entry_id)
+            store.journal.delete(entry_id)
         raise
     # The snapshot is committed, so the operation has succeeded and nothing may be
     # undone: a failure to remove a parked file only leaves the discard entry for the
@@ -174,7 +174,7 @@ def apply_writes(
         try:
             _discard(root, parked)
             with store.write():
-                store.delete_journal(discard_id)
+                store.journal.delete(discard_id)
         except (OSError, SnaplineError) as error:
             log.warning("parked files are removed on the next open: %s", error)
     return result
@@ -193,7 +193,7 @@ def recover(
         One line per file that could not be put back (it was changed since).
     """
     notes: list[str] = []
-    for row in store.journal():
+    for row in store.journal.entries():
         try:
             payload = json.loads(row.payload)
             if row.op == RUN_OP:
@@ -208,7 +208,7 @@ def recover(
             # is dropped, never acted on, so a damaged journal cannot block every open.
             notes.append(f"dropped unreadable journal entry {row.id} ({row.op}): {error}")
         with store.write():
-            store.delete_journal(row.id)
+            store.journal.delete(row.id)
     return notes
 
 

@@ -85,7 +85,7 @@ class Recorder:
     @property
     def latest(self) -> int:
         """The number of the latest snapshot (0: only the baseline)."""
-        number = self.store.latest_number()
+        number = self.store.snapshots.latest_number()
         return 0 if number is None else number
 
     # -- locking and recovery ----------------------------------------------------------
@@ -109,7 +109,7 @@ class Recorder:
             # not usable for writing, which is a store problem, not a usage error.
             raise StoreCorruptError(self.store.path.parent / LOCK_NAME, str(error)) from None
         try:
-            if self.store.journal():
+            if self.store.journal.entries():
                 self._recover()
             yield
         finally:
@@ -117,7 +117,7 @@ class Recorder:
 
     def recover_if_idle(self) -> None:
         """Undo a dead process's half-done write, unless a live writer holds the lock."""
-        if self.store.journal():
+        if self.store.journal.entries():
             with contextlib.suppress(filelock.Timeout), self._lock.acquire(timeout=0):
                 self._recover()
 
@@ -150,7 +150,7 @@ class Recorder:
         """
         with self.store.write():
             detection = self.detect(paths, want_content=True)
-            self.store.put_stat_cache(detection.cache_updates, detection.cache_deletes)
+            self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
             skipped = [SkippedPath(path=s.path, reason=s.reason) for s in detection.skipped]
             if not detection.drifts:
                 self.said(tuple(skipped))
@@ -206,7 +206,7 @@ class Recorder:
             The new snapshot.
         """
         self.check_tip()
-        known = self.store.state({step.path for step in steps})
+        known = self.store.state.get({step.path for step in steps})
         drifts, writes = to_writes(steps, known)
         prepared = self.prepare(drifts, renames)
         writes = [self._parking(write) for write in writes]
@@ -227,8 +227,8 @@ class Recorder:
         spares writing files into the workspace only to put them back.
         """
         with self.store.read():
-            latest = self.store.latest_number()
-            parent = self.store.snapshot_row(latest) if latest is not None else None
+            latest = self.store.snapshots.latest_number()
+            parent = self.store.snapshots.get(latest) if latest is not None else None
             if parent is not None:
                 check_parent(self.store, parent, self.trusted)
 
@@ -291,7 +291,7 @@ class Recorder:
 
     def known_content(self, rel: str) -> tuple[bytes, int] | None:
         """The content and mode of ``rel``'s known state (``None``: not tracked)."""
-        known = self.store.state([rel]).get(rel)
+        known = self.store.state.get([rel]).get(rel)
         if known is None:
             return None
         cached = self.cache.get(known.hash)
@@ -308,7 +308,7 @@ class Recorder:
             self._lock.acquire(timeout=0),
             self.store.write(),
         ):
-            self.store.put_stat_cache(detection.cache_updates, detection.cache_deletes)
+            self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
 
     def rules(self) -> IgnoreRules:
         """The ignore rules as they are on disk now."""

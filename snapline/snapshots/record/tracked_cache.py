@@ -47,7 +47,7 @@ class TrackedCache:
             paths = self._dirty | _changed_since(store, self._tip[0], tip[0])
             self._refresh(store, paths, racy_window_ns)
         else:
-            self._tree = index_tracked(store.fingerprints(racy_window_ns))
+            self._tree = index_tracked(store.stat_cache.fingerprints(racy_window_ns))
         self._dirty.clear()
         self._generation, self._tip = generation, tip
         return self._tree
@@ -64,25 +64,27 @@ class TrackedCache:
                 names.pop(name, None)
                 if not names:
                     del self._tree[reldir]
-        for reldir, names in index_tracked(store.fingerprints(racy_window_ns, paths)).items():
+        for reldir, names in index_tracked(
+            store.stat_cache.fingerprints(racy_window_ns, paths)
+        ).items():
             self._tree.setdefault(reldir, {}).update(names)
 
 
 def _tip(store: Store) -> tuple[int, str] | None:
-    latest = store.latest_number()
-    row = store.snapshot_row(latest) if latest is not None else None
+    latest = store.snapshots.latest_number()
+    row = store.snapshots.get(latest) if latest is not None else None
     return None if row is None else (row.number, row.chain_hash)
 
 
 def _extends(store: Store, tip: tuple[int, str]) -> bool:
     """Whether the history still holds snapshot ``tip`` unchanged (it grew, or stayed)."""
-    row = store.snapshot_row(tip[0])
+    row = store.snapshots.get(tip[0])
     return row is not None and row.chain_hash == tip[1]
 
 
 def _changed_since(store: Store, number: int, latest: int) -> set[str]:
     paths: set[str] = set()
-    for change in store.changes_in_range(number + 1, latest):
+    for change in store.changes.in_range(number + 1, latest):
         paths.add(change.path)
         if change.old_path is not None:
             paths.add(change.old_path)

@@ -146,12 +146,12 @@ def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Pla
         latest = check_number(store, number)
         if number == 0:
             raise BaselineRevertError()
-        changes = store.changes(number, deltas=False)
-        later = store.changes_in_range(number + 1, latest)
+        changes = store.changes.of(number, deltas=False)
+        later = store.changes.in_range(number + 1, latest)
         now_at = {c.path: _locate(c.path, later) for c in changes if c.result_hash is not None}
         touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
         touched |= {p for p in now_at.values() if p is not None}
-        known = store.state(touched)
+        known = store.state.get(touched)
         checkable = []
         for path in sorted(touched):
             try:

@@ -168,7 +168,7 @@ def _plan(
         # states: every other tracked path is in its known state now and was then.
         touched = {p for p in touched_since(store, to) if in_scope(p, scopes)}
         outside = {d.path for d in detection.drifts} | {s.path for s in detection.skipped}
-        known = store.state(touched | outside)
+        known = store.state.get(touched | outside)
         target = {p: Version(r.hash, r.mode) for p, r in known.items() if p not in touched}
         target.update(versions_at(store, touched, to))
         before = {p: Version(r.hash, r.mode) for p, r in known.items()}

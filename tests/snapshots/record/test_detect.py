@@ -147,7 +147,7 @@ def test_the_kept_tree_matches_a_fresh_one_after_every_operation(
     store = recorder.store
 
     def fresh() -> TrackedTree:
-        return index_tracked(store.fingerprints(detect_module.RACY_WINDOW_NS))
+        return index_tracked(store.stat_cache.fingerprints(detect_module.RACY_WINDOW_NS))
 
     def check() -> None:
         assert wide.check_sync().ok

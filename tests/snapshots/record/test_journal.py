@@ -26,7 +26,7 @@ def test_a_failed_commit_puts_the_file_back(ws: Workspace, monkeypatch: pytest.M
     assert (ws.root / "src/app.py").exists() and not (ws.root / "moved.py").exists()
     monkeypatch.undo()
     assert ws.latest == 0 and ws.validate().ok and ws.check_sync().ok
-    assert ws._store.journal() == []
+    assert ws._store.journal.entries() == []
 
 
 def test_a_failed_second_write_undoes_the_first(
@@ -61,20 +61,20 @@ def test_a_crash_after_the_write_is_undone_on_open(ws: Workspace) -> None:
         "after_mode": 0o100644,
     }
     with ws._store.write():
-        ws._store.add_journal("write", "t", json.dumps([entry]))
+        ws._store.journal.add("write", "t", json.dumps([entry]))
     path.write_text("crashed\n")
     (path.parent / ".app.py.snapline-tmp-dead").write_text("leftover")
     ws.close()
     with Workspace.open(ws.root) as reopened:
         assert path.read_text() == "print('hello')\n"
         assert sorted(p.name for p in path.parent.iterdir()) == ["app.py"]
-        assert reopened._store.journal() == []
+        assert reopened._store.journal.entries() == []
         assert reopened.check_sync().ok and reopened.validate().ok
 
 
 def test_a_crash_during_run_is_settled_by_recording(ws: Workspace) -> None:
     with ws._store.write():
-        ws._store.add_journal(
+        ws._store.journal.add(
             "run", "t", json.dumps({"argv": "[]", "tool": "shell", "description": "make"})
         )
     (ws.root / "made.txt").write_text("by the command\n")

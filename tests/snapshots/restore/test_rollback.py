@@ -331,7 +331,7 @@ def test_git_directory_is_never_written(root: Path) -> None:
         ws._recorder.apply(
             "write", [Step(".git/hooks/post-checkout", None, b"evil", 0o100755)], info
         )
-        known = ws._store.state([".git/hooks/post-checkout"])[".git/hooks/post-checkout"]
+        known = ws._store.state.get([".git/hooks/post-checkout"])[".git/hooks/post-checkout"]
         before = Version(known.hash, known.mode)
         ws._recorder.apply("delete", [Step(".git/hooks/post-checkout", before, None, None)], info)
         assert not (root / ".git" / "hooks" / "post-checkout").exists()
@@ -382,7 +382,7 @@ def test_a_failure_half_way_leaves_workspace_and_store_as_they_were(
     monkeypatch.undo()
     assert files(ws.root) == before_files
     assert _store_bytes(ws) == before_store
-    assert ws._store.journal() == []
+    assert ws._store.journal.entries() == []
     assert ws.validate().ok and ws.check_sync().ok
     assert not [p for p in files(ws.root) if atomic.is_temp_name(p)]
     ws.rollback(to=0)  # and the same rollback then succeeds
@@ -407,7 +407,7 @@ def test_a_rollback_killed_half_way_is_undone_on_the_next_open(
         assert files(ws.root) == before_files
         assert _store_bytes(reopened) == before_store
         assert reopened.validate().ok and reopened.check_sync().ok
-        assert reopened._store.journal() == []
+        assert reopened._store.journal.entries() == []
 
 
 def test_rebuilt_content_is_hash_checked_before_it_touches_the_disk(
@@ -436,7 +436,7 @@ def test_rollback_keeps_what_its_drift_check_learnt(tmp_path: Path) -> None:
         ws.write_file("f0.txt", "changed\n")
         before = time.time_ns()
         ws.rollback(to=0)
-        cache = ws._store.stat_cache()
+        cache = ws._store.stat_cache.get()
         assert {p for p, row in cache.items() if row.checked_ns >= before} >= {
             f"f{i}.txt" for i in range(1, 5)
         }

@@ -1,0 +1,157 @@
+"""The ``changes`` table: one row per file a snapshot changed, with its deltas."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from snapline.store.connection import Connection, decode_path, encode_path
+from snapline.store.rows import ChangeRow
+
+__all__ = ["ChangeTable"]
+
+_COLUMNS = (
+    "snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size, "
+    "storage, forward, reverse, content, chain, chain_bytes"
+)
+# The same row without its deltas, which are most of its bytes.
+_NO_DELTAS = (
+    "snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size, "
+    "storage, NULL, NULL, content, chain, chain_bytes"
+)
+
+
+def _row(values: Sequence[Any]) -> ChangeRow:
+    row = list(values)
+    row[1] = decode_path(row[1])
+    row[3] = decode_path(row[3])
+    return ChangeRow(*row)
+
+
+class ChangeTable:
+    """File changes: read by snapshot, range or path, inserted with their snapshot."""
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the store's connection.
+
+        Args:
+            connection: The connection every table of the store shares.
+        """
+        self._c = connection
+
+    def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
+        """The file changes of one snapshot, ordered by path.
+
+        Args:
+            snapshot: The snapshot number.
+            deltas: Load the forward and reverse deltas too (else they are ``None``).
+        """
+        columns = _COLUMNS if deltas else _NO_DELTAS
+        rows = self._c.query(
+            f"SELECT {columns} FROM changes WHERE snapshot = ? ORDER BY path", (snapshot,)
+        )
+        return [_row(row) for row in rows]
+
+    def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
+        """Every file change of snapshots ``first..last``, in (snapshot, path) order.
+
+        Args:
+            first: The first snapshot number.
+            last: The last snapshot number (included).
+            deltas: Load the forward and reverse deltas too (else they are ``None``).
+        """
+        columns = _COLUMNS if deltas else _NO_DELTAS
+        rows = self._c.query(
+            f"SELECT {columns} FROM changes WHERE snapshot BETWEEN ? AND ? ORDER BY snapshot, path",
+            (first, last),
+        )
+        return [_row(row) for row in rows]
+
+    def iter(self, *, deltas: bool = True) -> Iterator[ChangeRow]:
+        """Every change row of the store in (snapshot, path) order, streamed.
+
+        Args:
+            deltas: Load the forward and reverse deltas too (else they are ``None``).
+
+        Yields:
+            The change rows.
+        """
+        columns = _COLUMNS if deltas else _NO_DELTAS
+        for row in self._c.stream(f"SELECT {columns} FROM changes ORDER BY snapshot, path"):
+            yield _row(row)
+
+    def version_at(self, path: str, at: int) -> ChangeRow | None:
+        """The last change that touched ``path`` (as its path or old path) at or before ``at``.
+
+        Args:
+            path: The file's path.
+            at: The snapshot number to look back from.
+
+        Returns:
+            That change (the one that made ``path`` when a snapshot both renamed it away
+            and made it anew), or ``None`` when no change touched it.
+        """
+        key = encode_path(path)
+        rows = self._c.query(
+            f"SELECT {_COLUMNS} FROM changes WHERE path = ? AND snapshot <= ? "
+            "ORDER BY snapshot DESC LIMIT 1",
+            (key, at),
+        )
+        moved = self._c.query(
+            f"SELECT {_COLUMNS} FROM changes WHERE old_path = ? AND snapshot <= ? "
+            "ORDER BY snapshot DESC LIMIT 1",
+            (key, at),
+        )
+        candidates = [_row(row) for row in rows + moved]
+        if not candidates:
+            return None
+        return max(candidates, key=lambda c: (c.snapshot, c.path == path))
+
+    def path_history(self, path: str, *, last: int, count: int) -> list[ChangeRow]:
+        """Up to ``count`` changes of ``path`` at or before ``last``, newest first.
+
+        Args:
+            path: The file's path (changes that renamed it away are not included).
+            last: The snapshot number to look back from.
+            count: At most this many.
+        """
+        rows = self._c.query(
+            f"SELECT {_COLUMNS} FROM changes WHERE path = ? AND snapshot <= ? "
+            "ORDER BY snapshot DESC LIMIT ?",
+            (encode_path(path), last, count),
+        )
+        return [_row(row) for row in rows]
+
+    def insert(self, changes: Iterable[ChangeRow]) -> None:
+        """Insert change rows of a snapshot already inserted; call inside ``write()``.
+
+        Args:
+            changes: The rows.
+
+        Raises:
+            RuntimeError: Outside a transaction.
+        """
+        self._c.require_transaction()
+        self._c.db.executemany(
+            f"INSERT INTO changes ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                (
+                    c.snapshot,
+                    encode_path(c.path),
+                    c.kind,
+                    None if c.old_path is None else encode_path(c.old_path),
+                    c.base_hash,
+                    c.result_hash,
+                    c.base_mode,
+                    c.result_mode,
+                    c.size,
+                    c.storage,
+                    c.forward,
+                    c.reverse,
+                    c.content,
+                    c.chain,
+                    c.chain_bytes,
+                )
+                for c in changes
+            ),
+        )

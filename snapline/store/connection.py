@@ -1,0 +1,311 @@
+"""The shared SQLite connection of a store: opening, transactions and query helpers.
+
+Every change to the store happens inside :meth:`Connection.write`, one
+``BEGIN IMMEDIATE`` transaction: a snapshot, its content and its sequence number commit
+or vanish together, and SQLite serialises concurrent writers. WAL mode lets readers go on
+meanwhile and always see whole snapshots. The table objects of this package hold one
+:class:`Connection` between them and speak SQL through it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from snapline.store.errors import StoreCorruptError, StoreVersionError, translate
+from snapline.store.schema import FORMAT_VERSION, SCHEMA
+
+__all__ = ["DEFAULT_BUSY_TIMEOUT", "Connection", "decode_path", "encode_path"]
+
+DEFAULT_BUSY_TIMEOUT = 30.0
+_CHUNK = 500  # parameters per IN (...) list, well under SQLite's limit
+
+
+def encode_path(path: str) -> str | bytes:
+    """A path as the store keeps it: text, or raw bytes when it is not valid UTF-8.
+
+    Args:
+        path: A path, with surrogate escapes for bytes that are not UTF-8.
+
+    Returns:
+        ``path`` itself, or its bytes when SQLite could not store it as TEXT.
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape")
+    return path
+
+
+def decode_path(value: str | bytes | None) -> Any:
+    """The path that :func:`encode_path` stored as ``value`` (``None`` stays ``None``).
+
+    Args:
+        value: A path column as SQLite returns it.
+
+    Returns:
+        The path as ``str`` (with surrogate escapes where it was bytes), or ``None``.
+    """
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    return value
+
+
+class Connection:
+    """One open ``store.db``: the SQLite connection and its transaction depth.
+
+    Use :meth:`create` or :meth:`open`, then :meth:`close`.
+
+    Attributes:
+        path: The database file.
+        db: The SQLite connection, in autocommit mode: transactions are explicit.
+        busy_timeout: How long to wait for another process's lock, in seconds.
+    """
+
+    def __init__(self, path: Path, db: sqlite3.Connection, busy_timeout: float) -> None:
+        """Wrap an SQLite connection; use :meth:`create` or :meth:`open` instead.
+
+        Args:
+            path: The database file.
+            db: A connection opened by :meth:`_connect`.
+            busy_timeout: How long to wait for another process's lock, in seconds.
+        """
+        self.path = path
+        self.db = db
+        self.busy_timeout = busy_timeout
+        self._depth = 0
+
+    @classmethod
+    def create(cls, path: Path, config: dict[str, Any], busy_timeout: float) -> Connection:
+        """Create a new store at ``path``: the schema, its format version and ``config``.
+
+        Args:
+            path: Where the database file goes; it must not exist yet.
+            config: The workspace configuration to keep in the store.
+            busy_timeout: How long to wait for another process's lock, in seconds.
+
+        Returns:
+            The open connection.
+
+        Raises:
+            StoreBusyError: If another process holds the file.
+            StoreCorruptError: If SQLite cannot create it.
+        """
+        connection = cls(path, cls._connect(path, busy_timeout), busy_timeout)
+        with connection.write():
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    connection.db.execute(statement)
+            connection.db.executemany(
+                "INSERT INTO meta(key, value) VALUES (?, ?)",
+                [("format_version", str(FORMAT_VERSION)), ("config", json.dumps(config))],
+            )
+        return connection
+
+    @classmethod
+    def open(cls, path: Path, busy_timeout: float) -> Connection:
+        """Open an existing store, refusing one that is corrupt or too new.
+
+        Args:
+            path: The database file.
+            busy_timeout: How long to wait for another process's lock, in seconds.
+
+        Returns:
+            The open connection.
+
+        Raises:
+            StoreBusyError: If another process holds the file past the timeout.
+            StoreCorruptError: If the file is not a snapline store; it is left untouched.
+            StoreVersionError: If its format is newer than this version reads.
+        """
+        version = cls._probe_version(path, busy_timeout)
+        if version > FORMAT_VERSION:
+            raise StoreVersionError(path, version)
+        return cls(path, cls._connect(path, busy_timeout), busy_timeout)
+
+    @staticmethod
+    def _probe_version(path: Path, busy_timeout: float) -> int:
+        # Read the format version through a read-only connection first: _connect switches
+        # the file to WAL mode, which writes to it, and a file that is not a snapline
+        # store (another database, an empty or damaged file) must be left as it is.
+        try:
+            db = sqlite3.connect(
+                f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=busy_timeout
+            )
+        except sqlite3.Error as error:
+            raise StoreCorruptError(path, str(error)) from None
+        try:
+            rows = db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchall()
+            return int(rows[0][0])
+        except sqlite3.DatabaseError as error:
+            detail = f"no readable format version ({error})"
+            raise translate(error, path, busy_timeout, detail) from None
+        except (IndexError, TypeError, ValueError) as error:
+            raise StoreCorruptError(path, f"no readable format version ({error})") from None
+        finally:
+            db.close()
+
+    @staticmethod
+    def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+        try:
+            db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as error:
+            raise translate(error, path, busy_timeout) from None
+        return db
+
+    def close(self) -> None:
+        """Close the SQLite connection."""
+        self.db.close()
+
+    # -- transactions --------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[None]:
+        """Run the block in one write transaction (``BEGIN IMMEDIATE``); nests.
+
+        An exception leaving the outermost block rolls everything back.
+
+        Raises:
+            StoreBusyError: If another writer holds the store past the busy timeout.
+            StoreCorruptError: If SQLite reports the database as damaged.
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self.run("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        try:
+            self.run("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[None]:
+        """Run the block against one consistent view of the store (a read transaction).
+
+        Inside :meth:`write` (or another :meth:`read`) it joins the open transaction.
+
+        Raises:
+            StoreBusyError: If the store stays locked past the busy timeout.
+            StoreCorruptError: If SQLite reports the database as damaged.
+        """
+        if self._depth:
+            yield
+            return
+        self.run("BEGIN")
+        self._depth = 1
+        try:
+            yield
+        finally:
+            self._depth = 0
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("COMMIT")
+
+    def require_transaction(self) -> None:
+        """Refuse a change made outside :meth:`write`.
+
+        Raises:
+            RuntimeError: If no transaction is open.
+        """
+        if not self._depth:
+            raise RuntimeError("store writes must happen inside Store.write()")
+
+    # -- queries -------------------------------------------------------------------
+
+    def run(self, statement: str) -> None:
+        """Execute a statement that returns nothing (``BEGIN``, ``VACUUM``, ...).
+
+        Args:
+            statement: The SQL statement.
+
+        Raises:
+            StoreBusyError: If the store stays locked past the busy timeout.
+            StoreCorruptError: If SQLite fails otherwise.
+        """
+        try:
+            self.db.execute(statement)
+        except sqlite3.DatabaseError as error:
+            raise translate(error, self.path, self.busy_timeout) from None
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        """Every row of one query.
+
+        Args:
+            sql: The query.
+            params: Its parameters.
+
+        Returns:
+            The rows, as tuples.
+
+        Raises:
+            StoreBusyError: If the store stays locked past the busy timeout.
+            StoreCorruptError: If SQLite fails otherwise.
+        """
+        try:
+            return self.db.execute(sql, tuple(params)).fetchall()
+        except sqlite3.DatabaseError as error:
+            raise translate(error, self.path, self.busy_timeout) from None
+
+    def query_paths(
+        self, sql: str, paths: Iterable[str], params: tuple[Any, ...] = ()
+    ) -> list[Any]:
+        """The rows of a query over a list of paths, run in chunks of bound parameters.
+
+        Args:
+            sql: The query, with ``{marks}`` where the ``IN`` list of paths goes.
+            paths: The paths, encoded here with :func:`encode_path`.
+            params: Parameters that come before the paths.
+
+        Returns:
+            The rows of every chunk, as tuples.
+
+        Raises:
+            StoreBusyError: If the store stays locked past the busy timeout.
+            StoreCorruptError: If SQLite fails otherwise.
+        """
+        keys = [encode_path(path) for path in paths]
+        rows: list[Any] = []
+        for start in range(0, len(keys), _CHUNK):
+            chunk = keys[start : start + _CHUNK]
+            rows += self.query(sql.format(marks=",".join("?" * len(chunk))), (*params, *chunk))
+        return rows
+
+    def stream(self, sql: str, params: Iterable[Any] = ()) -> Iterator[Any]:
+        """The rows of one query, fetched as they are consumed.
+
+        Args:
+            sql: The query.
+            params: Its parameters.
+
+        Yields:
+            The rows, as tuples.
+
+        Raises:
+            StoreBusyError: If the store stays locked past the busy timeout.
+            StoreCorruptError: If SQLite fails otherwise.
+        """
+        try:
+            yield from self.db.execute(sql, tuple(params))
+        except sqlite3.DatabaseError as error:
+            raise translate(error, self.path, self.busy_timeout) from None

@@ -1,0 +1,114 @@
+"""The ``blobs`` table: packed full contents, addressed by their hash."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from snapline.store.connection import Connection
+
+__all__ = ["BlobTable"]
+
+
+class BlobTable:
+    """Content-addressed blobs: each content is kept once, however often it recurs."""
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the store's connection.
+
+        Args:
+            connection: The connection every table of the store shares.
+        """
+        self._c = connection
+
+    def put(self, hash_: str, size: int, packed: bytes) -> bool:
+        """Store packed content under its hash unless present; call inside ``write()``.
+
+        Args:
+            hash_: The hash of the unpacked content.
+            size: The unpacked size, in bytes.
+            packed: The packed (compressed) content.
+
+        Returns:
+            Whether it was new.
+
+        Raises:
+            RuntimeError: Outside a transaction.
+        """
+        self._c.require_transaction()
+        cursor = self._c.db.execute(
+            "INSERT OR IGNORE INTO blobs(hash, size, data) VALUES (?, ?, ?)",
+            (hash_, size, packed),
+        )
+        return cursor.rowcount == 1
+
+    def put_many(self, blobs: Sequence[tuple[str, int, bytes]]) -> None:
+        """Store many ``(hash, size, packed)`` blobs at once, skipping those present.
+
+        Args:
+            blobs: The blobs, as :meth:`put` takes them.
+
+        Raises:
+            RuntimeError: Outside a transaction.
+        """
+        self._c.require_transaction()
+        self._c.db.executemany(
+            "INSERT OR IGNORE INTO blobs(hash, size, data) VALUES (?, ?, ?)", blobs
+        )
+
+    def has(self, hash_: str) -> bool:
+        """Whether a blob with this hash is stored.
+
+        Args:
+            hash_: The content hash.
+        """
+        return bool(self._c.query("SELECT 1 FROM blobs WHERE hash = ?", (hash_,)))
+
+    def get(self, hash_: str) -> bytes | None:
+        """The packed content stored under ``hash_``, or ``None``.
+
+        Args:
+            hash_: The content hash.
+        """
+        rows = self._c.query("SELECT data FROM blobs WHERE hash = ?", (hash_,))
+        return bytes(rows[0][0]) if rows else None
+
+    def hashes(self) -> list[str]:
+        """The hash of every stored blob."""
+        return [row[0] for row in self._c.query("SELECT hash FROM blobs")]
+
+    def iter(self) -> Iterator[tuple[str, int, bytes]]:
+        """Every stored blob as ``(hash, size, packed)``, streamed.
+
+        Yields:
+            The blobs.
+        """
+        for hash_, size, data in self._c.stream("SELECT hash, size, data FROM blobs"):
+            yield hash_, size, bytes(data)
+
+    def referenced(self) -> set[str]:
+        """The hash of every blob that a recorded change refers to."""
+        rows = self._c.query("SELECT DISTINCT content FROM changes WHERE content IS NOT NULL")
+        return {row[0] for row in rows}
+
+    def delete(self, hashes: Iterable[str]) -> int:
+        """Delete blobs (those nothing refers to); call inside ``write()``.
+
+        Args:
+            hashes: The hashes to delete; absent ones are ignored.
+
+        Returns:
+            The packed bytes freed.
+
+        Raises:
+            RuntimeError: Outside a transaction.
+        """
+        self._c.require_transaction()
+        freed = 0
+        for hash_ in hashes:
+            rows = self._c.db.execute(
+                "SELECT length(data) FROM blobs WHERE hash = ?", (hash_,)
+            ).fetchall()
+            if rows:
+                freed += int(rows[0][0])
+                self._c.db.execute("DELETE FROM blobs WHERE hash = ?", (hash_,))
+        return freed

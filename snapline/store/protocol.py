@@ -1,0 +1,318 @@
+"""What the domain needs from a store, as protocols: the seam between them.
+
+Code above the store is typed against these, never against an implementation, so that
+another store (the ledger, issue 13) can stand in. Each table has a reader (what
+history, reconstruction and validation use) and a writer (the reader plus its changes);
+:class:`StoreReader` and :class:`Store` gather them. Every implementation must pass the
+contract suite in ``tests/store/``.
+
+Changes happen only inside :meth:`Store.write`; a writer method called outside it raises
+``RuntimeError``. Reads raise :class:`~snapline.store.errors.StoreBusyError` or
+:class:`~snapline.store.errors.StoreCorruptError` when the store cannot answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol
+
+from snapline.store.rows import (
+    ChangeRow,
+    Fingerprint,
+    JournalRow,
+    MilestoneRow,
+    SnapshotRow,
+    StateRow,
+    StatRow,
+)
+
+__all__ = [
+    "BlobReader",
+    "BlobWriter",
+    "ChangeReader",
+    "ChangeWriter",
+    "JournalReader",
+    "JournalWriter",
+    "KnownStateReader",
+    "KnownStateWriter",
+    "MilestoneReader",
+    "MilestoneWriter",
+    "SnapshotReader",
+    "SnapshotWriter",
+    "StatCacheReader",
+    "StatCacheWriter",
+    "Store",
+    "StoreReader",
+]
+
+
+class SnapshotReader(Protocol):
+    """Snapshot headers, read."""
+
+    def latest_number(self) -> int | None:
+        """The highest snapshot number, or ``None`` when nothing is recorded."""
+
+    def get(self, number: int) -> SnapshotRow | None:
+        """The header of snapshot ``number``, or ``None``."""
+
+    def select(
+        self,
+        *,
+        first: int | None = None,
+        last: int | None = None,
+        tool: str | None = None,
+        session: str | None = None,
+        path: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        descending: bool = False,
+        limit: int | None = None,
+    ) -> list[SnapshotRow]:
+        """Headers matching every given filter (``path``: as path or old path), by number."""
+
+
+class SnapshotWriter(SnapshotReader, Protocol):
+    """Snapshot headers, read and inserted."""
+
+    def insert(self, row: SnapshotRow, changes: Sequence[ChangeRow]) -> None:
+        """Insert one snapshot with its changes."""
+
+    def seal(self, number: int, skipped: str, chain_hash: str) -> None:
+        """Set the skipped paths and chain hash of a snapshot inserted in this transaction."""
+
+
+class ChangeReader(Protocol):
+    """File changes, read."""
+
+    def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
+        """The changes of one snapshot, by path; without deltas they are ``None``."""
+
+    def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
+        """The changes of snapshots ``first..last``, in (snapshot, path) order."""
+
+    def iter(self, *, deltas: bool = True) -> Iterator[ChangeRow]:
+        """Every change, in (snapshot, path) order, streamed."""
+
+    def version_at(self, path: str, at: int) -> ChangeRow | None:
+        """The last change at or before ``at`` that touched ``path`` (path or old path)."""
+
+    def path_history(self, path: str, *, last: int, count: int) -> list[ChangeRow]:
+        """Up to ``count`` changes made to ``path`` at or before ``last``, newest first."""
+
+
+class ChangeWriter(ChangeReader, Protocol):
+    """File changes, read and inserted."""
+
+    def insert(self, changes: Iterable[ChangeRow]) -> None:
+        """Insert changes of a snapshot already inserted."""
+
+
+class BlobReader(Protocol):
+    """Content-addressed blobs, read."""
+
+    def has(self, hash_: str) -> bool:
+        """Whether a blob with this hash is stored."""
+
+    def get(self, hash_: str) -> bytes | None:
+        """The packed content stored under ``hash_``, or ``None``."""
+
+    def hashes(self) -> list[str]:
+        """The hash of every stored blob."""
+
+    def iter(self) -> Iterator[tuple[str, int, bytes]]:
+        """Every blob as ``(hash, size, packed)``, streamed."""
+
+    def referenced(self) -> set[str]:
+        """The hash of every blob a recorded change refers to."""
+
+
+class BlobWriter(BlobReader, Protocol):
+    """Content-addressed blobs, read, stored and deleted."""
+
+    def put(self, hash_: str, size: int, packed: bytes) -> bool:
+        """Store a blob unless present; returns whether it was new."""
+
+    def put_many(self, blobs: Sequence[tuple[str, int, bytes]]) -> None:
+        """Store many ``(hash, size, packed)`` blobs, skipping those present."""
+
+    def delete(self, hashes: Iterable[str]) -> int:
+        """Delete blobs (absent ones are ignored); returns the packed bytes freed."""
+
+
+class KnownStateReader(Protocol):
+    """The known state of tracked paths, read."""
+
+    def get(self, paths: Iterable[str] | None = None) -> dict[str, StateRow]:
+        """The state of the given tracked paths (all when ``None``), by path."""
+
+    def under(self, prefix: str) -> dict[str, StateRow]:
+        """The state of every tracked path inside directory ``prefix``, by path."""
+
+
+class KnownStateWriter(KnownStateReader, Protocol):
+    """The known state of tracked paths, read and changed."""
+
+    def set(self, upserts: Iterable[StateRow], deletes: Iterable[str]) -> None:
+        """Insert or replace ``upserts``; stop tracking ``deletes``."""
+
+
+class StatCacheReader(Protocol):
+    """The stat cache, read."""
+
+    def fingerprints(
+        self, racy_window_ns: int, paths: Iterable[str] | None = None
+    ) -> list[tuple[str, int, Fingerprint | None]]:
+        """``(path, known mode, fingerprint to trust or None)`` of tracked paths.
+
+        A fingerprint is trusted when its entry has the known hash and mode and its
+        file's mtime and ctime are older than its hashing by more than
+        ``racy_window_ns``.
+        """
+
+    def get(self, paths: Iterable[str] | None = None) -> dict[str, StatRow]:
+        """The entries of the given paths (all when ``None``), by path."""
+
+
+class StatCacheWriter(StatCacheReader, Protocol):
+    """The stat cache, read and changed."""
+
+    def put(self, entries: Iterable[StatRow], deletes: Iterable[str] = ()) -> None:
+        """Insert or replace ``entries``; drop the entries of ``deletes``."""
+
+
+class MilestoneReader(Protocol):
+    """Milestones, read."""
+
+    def all(self) -> list[MilestoneRow]:
+        """Every milestone, by number."""
+
+    def get(self, number: int) -> MilestoneRow | None:
+        """Milestone ``number``, or ``None``."""
+
+    def latest(self) -> MilestoneRow | None:
+        """The milestone with the highest number, or ``None``."""
+
+    def containing(self, snapshot: int) -> MilestoneRow | None:
+        """The lowest-numbered milestone whose range includes ``snapshot``, or ``None``."""
+
+
+class MilestoneWriter(MilestoneReader, Protocol):
+    """Milestones, read and inserted."""
+
+    def insert(self, row: MilestoneRow) -> None:
+        """Insert one milestone."""
+
+
+class JournalReader(Protocol):
+    """The journal of workspace changes under way, read."""
+
+    def entries(self) -> list[JournalRow]:
+        """Every entry, oldest first."""
+
+
+class JournalWriter(JournalReader, Protocol):
+    """The journal of workspace changes under way, read and changed."""
+
+    def add(self, op: str, created: str, payload: str) -> int:
+        """Add one entry; returns its id."""
+
+    def delete(self, entry_id: int) -> None:
+        """Delete one entry (an absent one is ignored)."""
+
+
+class StoreReader(Protocol):
+    """What reading code needs from a store: every table's reader and a consistent view."""
+
+    @property
+    def path(self) -> Path:
+        """Where the store lives."""
+
+    @property
+    def snapshots(self) -> SnapshotReader:
+        """Snapshot headers."""
+
+    @property
+    def changes(self) -> ChangeReader:
+        """File changes."""
+
+    @property
+    def blobs(self) -> BlobReader:
+        """Content-addressed blobs."""
+
+    @property
+    def state(self) -> KnownStateReader:
+        """The known state."""
+
+    @property
+    def stat_cache(self) -> StatCacheReader:
+        """The stat cache."""
+
+    @property
+    def milestones(self) -> MilestoneReader:
+        """Milestones."""
+
+    @property
+    def journal(self) -> JournalReader:
+        """The journal."""
+
+    def read(self) -> AbstractContextManager[None]:
+        """A block that sees one consistent view; inside ``write()`` it joins it."""
+
+    def config(self) -> dict[str, Any]:
+        """The workspace configuration kept in the store."""
+
+    def format_version(self) -> int:
+        """The store's format version."""
+
+    def generation(self) -> tuple[int, int]:
+        """A value that differs whenever anything may have been committed in between."""
+
+    def integrity_problems(self) -> list[str]:
+        """What is physically damaged in the store; empty when it is sound."""
+
+
+class Store(StoreReader, Protocol):
+    """Everything the domain needs from a store: the readers, the writers, transactions."""
+
+    @property
+    def snapshots(self) -> SnapshotWriter:
+        """Snapshot headers."""
+
+    @property
+    def changes(self) -> ChangeWriter:
+        """File changes."""
+
+    @property
+    def blobs(self) -> BlobWriter:
+        """Content-addressed blobs."""
+
+    @property
+    def state(self) -> KnownStateWriter:
+        """The known state."""
+
+    @property
+    def stat_cache(self) -> StatCacheWriter:
+        """The stat cache."""
+
+    @property
+    def milestones(self) -> MilestoneWriter:
+        """Milestones."""
+
+    @property
+    def journal(self) -> JournalWriter:
+        """The journal."""
+
+    def write(self) -> AbstractContextManager[None]:
+        """A block run as one transaction: all of it commits, or none; nests.
+
+        Raises:
+            StoreBusyError: If another writer holds the store past the busy timeout.
+        """
+
+    def vacuum(self) -> None:
+        """Give the space of deleted rows back to the file system; outside ``write()``."""
+
+    def close(self) -> None:
+        """Release the store; it cannot be used afterwards."""

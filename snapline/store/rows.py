@@ -1,0 +1,182 @@
+"""The plain records that cross the store boundary, one per table row.
+
+They mirror the columns of ``store.db`` (see :mod:`snapline.store.schema` and
+docs/format.md); the layers above turn them into the public models. Paths are ``str``
+throughout: a file name that is not valid UTF-8 carries surrogate escapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ChangeRow",
+    "Fingerprint",
+    "JournalRow",
+    "MilestoneRow",
+    "SnapshotRow",
+    "StatRow",
+    "StateRow",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotRow:
+    """The header of one snapshot.
+
+    Attributes:
+        number: Its sequence number (0 is the baseline).
+        id: Its unique id.
+        parent_id: The id of snapshot ``number - 1``; ``None`` for the baseline.
+        time: When it was recorded (ISO 8601, UTC).
+        tool: What recorded it.
+        description: What it did, in words.
+        session: The agent session or person that recorded it, if known.
+        metadata: Free-form metadata, a JSON object.
+        skipped: The paths it skipped and why, a JSON list.
+        version: The format version of the record.
+        chain_hash: The hash that chains it to the snapshot before.
+    """
+
+    number: int
+    id: str
+    parent_id: str | None
+    time: str
+    tool: str
+    description: str
+    session: str | None
+    metadata: str
+    skipped: str
+    version: int
+    chain_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRow:
+    """One file changed by one snapshot.
+
+    Attributes:
+        snapshot: The number of the snapshot.
+        path: The file's path after the change.
+        kind: added, modified, deleted or renamed.
+        old_path: The path before a rename, else ``None``.
+        base_hash: The content hash before, ``None`` when added.
+        result_hash: The content hash after, ``None`` when deleted.
+        base_mode: The file mode before, if any.
+        result_mode: The file mode after, if any.
+        size: The size after, in bytes, if any.
+        storage: How the content is stored (delta, full, hash only, ...).
+        forward: The forward delta, or ``None`` (not stored or not loaded).
+        reverse: The reverse delta, or ``None`` (not stored or not loaded).
+        content: The blob hash holding the full content, if any.
+        chain: How many deltas lead back to a full copy.
+        chain_bytes: How many delta bytes lead back to a full copy.
+    """
+
+    snapshot: int
+    path: str
+    kind: str
+    old_path: str | None
+    base_hash: str | None
+    result_hash: str | None
+    base_mode: int | None
+    result_mode: int | None
+    size: int | None
+    storage: str
+    forward: bytes | None
+    reverse: bytes | None
+    content: str | None
+    chain: int
+    chain_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class StateRow:
+    """The known state of one tracked path.
+
+    Attributes:
+        path: The tracked path.
+        hash: The hash of its content after the latest snapshot.
+        mode: Its file mode.
+        size: Its size in bytes.
+        snapshot: The snapshot that last changed it.
+    """
+
+    path: str
+    hash: str
+    mode: int
+    size: int
+    snapshot: int
+
+
+@dataclass(frozen=True, slots=True)
+class StatRow:
+    """One stat cache entry: what ``lstat`` said when a file was last hashed.
+
+    Attributes:
+        path: The file's path.
+        size: Its size in bytes.
+        mtime_ns: Its modification time.
+        ino: Its inode number.
+        ctime_ns: Its status change time.
+        mode: Its file mode.
+        hash: The hash of its content then.
+        checked_ns: When it was hashed.
+    """
+
+    path: str
+    size: int
+    mtime_ns: int
+    ino: int
+    ctime_ns: int
+    mode: int
+    hash: str
+    checked_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class MilestoneRow:
+    """One milestone: a titled range of snapshots.
+
+    Attributes:
+        number: Its sequence number.
+        title: Its title.
+        description: What it covers, in words.
+        tags: Its tags, a JSON list.
+        time: When it was created (ISO 8601, UTC).
+        first: The first snapshot number it covers.
+        last: The last snapshot number it covers.
+        version: The format version of the record.
+        chain_hash: The hash that chains it to the milestone before.
+    """
+
+    number: int
+    title: str
+    description: str
+    tags: str
+    time: str
+    first: int
+    last: int
+    version: int
+    chain_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRow:
+    """One journal entry: work on the workspace that must be finished or undone.
+
+    Attributes:
+        id: Its id, in the order entries were added.
+        op: The operation.
+        created: When it was added (ISO 8601, UTC).
+        payload: What to finish or undo, as JSON.
+    """
+
+    id: int
+    op: str
+    created: str
+    payload: str
+
+
+Fingerprint = tuple[int, int, int, int]
+"""``(size, mtime_ns, ino, ctime_ns)`` of a file, as ``lstat`` reports it."""

@@ -1,0 +1,137 @@
+"""The ``snapshots`` table: one header row per recorded snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from snapline.store.changes import ChangeTable
+from snapline.store.connection import Connection, encode_path
+from snapline.store.rows import ChangeRow, SnapshotRow
+
+__all__ = ["SnapshotTable"]
+
+
+class SnapshotTable:
+    """Snapshot headers: read by number or filter, inserted with their changes."""
+
+    def __init__(self, connection: Connection, changes: ChangeTable) -> None:
+        """Bind the table to the store's connection.
+
+        Args:
+            connection: The connection every table of the store shares.
+            changes: The change table, which :meth:`insert` fills too.
+        """
+        self._c = connection
+        self._changes = changes
+
+    def latest_number(self) -> int | None:
+        """The highest snapshot number, or ``None`` when nothing is recorded."""
+        rows = self._c.query("SELECT MAX(number) FROM snapshots")
+        value = rows[0][0] if rows else None
+        return None if value is None else int(value)
+
+    def get(self, number: int) -> SnapshotRow | None:
+        """The header of snapshot ``number``, or ``None`` when there is none.
+
+        Args:
+            number: The snapshot number.
+        """
+        rows = self._c.query("SELECT * FROM snapshots WHERE number = ?", (number,))
+        return SnapshotRow(*rows[0]) if rows else None
+
+    def select(
+        self,
+        *,
+        first: int | None = None,
+        last: int | None = None,
+        tool: str | None = None,
+        session: str | None = None,
+        path: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        descending: bool = False,
+        limit: int | None = None,
+    ) -> list[SnapshotRow]:
+        """Snapshot headers matching every given filter, in number order.
+
+        Args:
+            first: The lowest number to include.
+            last: The highest number to include.
+            tool: Only snapshots recorded by this tool.
+            session: Only snapshots of this session.
+            path: Only snapshots that changed this path (as its path or old path).
+            since: Only snapshots recorded at or after this ISO time.
+            until: Only snapshots recorded at or before this ISO time.
+            descending: Newest first.
+            limit: At most this many.
+
+        Returns:
+            The matching headers.
+        """
+        filters: list[tuple[str, object]] = [
+            ("number >= ?", first),
+            ("number <= ?", last),
+            ("tool = ?", tool),
+            ("session = ?", session),
+            ("time >= ?", since),
+            ("time <= ?", until),
+        ]
+        where = [clause for clause, value in filters if value is not None]
+        params = [value for _clause, value in filters if value is not None]
+        if path is not None:
+            where.append("number IN (SELECT snapshot FROM changes WHERE path = ? OR old_path = ?)")
+            params.extend([encode_path(path), encode_path(path)])
+        sql = "SELECT * FROM snapshots"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY number" + (" DESC" if descending else "")
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [SnapshotRow(*row) for row in self._c.query(sql, params)]
+
+    def insert(self, row: SnapshotRow, changes: Sequence[ChangeRow]) -> None:
+        """Insert one snapshot with its changes; call inside ``write()``.
+
+        Args:
+            row: The header.
+            changes: Its file changes.
+
+        Raises:
+            RuntimeError: Outside a transaction.
+        """
+        self._c.require_transaction()
+        self._c.db.execute(
+            "INSERT INTO snapshots VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                row.number,
+                row.id,
+                row.parent_id,
+                row.time,
+                row.tool,
+                row.description,
+                row.session,
+                row.metadata,
+                row.skipped,
+                row.version,
+                row.chain_hash,
+            ),
+        )
+        self._changes.insert(changes)
+
+    def seal(self, number: int, skipped: str, chain_hash: str) -> None:
+        """Set what a snapshot inserted in this transaction learnt last (the baseline's).
+
+        Args:
+            number: The snapshot number.
+            skipped: Its skipped paths, a JSON list.
+            chain_hash: Its chain hash.
+
+        Raises:
+            RuntimeError: Outside a transaction.
+        """
+        self._c.require_transaction()
+        self._c.db.execute(
+            "UPDATE snapshots SET skipped = ?, chain_hash = ? WHERE number = ?",
+            (skipped, chain_hash, number),
+        )

@@ -1,0 +1,83 @@
+"""The store implementations the contract suite runs over, and what it needs from each.
+
+The suite (every ``test_*.py`` here) speaks to a store only through the
+:class:`~snapline.store.Store` protocol. What the protocol cannot say - how to create and
+open a store, how another process holds it, how a newer format is written - a
+:class:`Backend` says. To put a new implementation behind the seam, write its backend
+and add it to :data:`BACKENDS`; it must pass the whole suite unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from snapline.store import DB_NAME, SqliteStore, Store
+
+__all__ = ["BACKENDS", "Backend", "SqliteBackend"]
+
+
+class Backend(Protocol):
+    """How the contract suite creates, opens and interferes with one implementation."""
+
+    name: str
+
+    def location(self, directory: Path) -> Path:
+        """Where a store of this kind lives inside ``directory``."""
+        ...
+
+    def create(self, path: Path, config: dict[str, Any], busy_timeout: float) -> Store:
+        """Create a new, empty store at ``path``."""
+        ...
+
+    def open(self, path: Path, busy_timeout: float) -> Store:
+        """Open the existing store at ``path``."""
+        ...
+
+    def hold(self, path: Path) -> contextlib.AbstractContextManager[None]:
+        """A block during which another process holds the store for writing."""
+        ...
+
+    def declare_version(self, path: Path, version: int) -> None:
+        """Make the closed store at ``path`` claim format ``version``, as a newer one would."""
+        ...
+
+
+class SqliteBackend:
+    """:class:`~snapline.store.SqliteStore` over one ``store.db`` file."""
+
+    name = "sqlite"
+
+    def location(self, directory: Path) -> Path:
+        """``directory/store.db``."""
+        return directory / DB_NAME
+
+    def create(self, path: Path, config: dict[str, Any], busy_timeout: float) -> Store:
+        """:meth:`SqliteStore.create`."""
+        return SqliteStore.create(path, config, busy_timeout)
+
+    def open(self, path: Path, busy_timeout: float) -> Store:
+        """:meth:`SqliteStore.open`."""
+        return SqliteStore.open(path, busy_timeout)
+
+    @contextlib.contextmanager
+    def hold(self, path: Path) -> Iterator[None]:
+        """Another connection inside ``BEGIN IMMEDIATE``, as a writing process is."""
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            yield
+            other.execute("ROLLBACK")
+        finally:
+            other.close()
+
+    def declare_version(self, path: Path, version: int) -> None:
+        """Rewrite the ``format_version`` row of ``meta``."""
+        with contextlib.closing(sqlite3.connect(path)) as db, db:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'format_version'", (str(version),))
+
+
+BACKENDS: list[Backend] = [SqliteBackend()]

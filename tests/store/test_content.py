@@ -1,0 +1,55 @@
+"""Content-addressed blobs: deduplication, lookups, references and deletion."""
+
+from __future__ import annotations
+
+from snapline.store import Store
+from tests.store.builders import change, record
+
+
+def test_put_stores_once_and_says_whether_it_was_new(store: Store) -> None:
+    with store.write():
+        assert store.blobs.put("sha256:a", 5, b"packed-a")
+        assert not store.blobs.put("sha256:a", 5, b"other bytes")
+    assert store.blobs.get("sha256:a") == b"packed-a"
+    assert store.blobs.hashes() == ["sha256:a"]
+
+
+def test_lookups(store: Store) -> None:
+    with store.write():
+        store.blobs.put("sha256:a", 5, b"packed-a")
+        store.blobs.put("sha256:empty", 0, b"")
+    assert store.blobs.has("sha256:a")
+    assert store.blobs.has("sha256:empty")
+    assert not store.blobs.has("sha256:b")
+    assert store.blobs.get("sha256:empty") == b""
+    assert store.blobs.get("sha256:b") is None
+    assert sorted(store.blobs.hashes()) == ["sha256:a", "sha256:empty"]
+    assert sorted(store.blobs.iter()) == [("sha256:a", 5, b"packed-a"), ("sha256:empty", 0, b"")]
+
+
+def test_put_many_skips_those_present(store: Store) -> None:
+    with store.write():
+        store.blobs.put("sha256:a", 5, b"first")
+        store.blobs.put_many([("sha256:a", 5, b"second"), ("sha256:b", 2, b"bb")])
+    assert sorted(store.blobs.iter()) == [("sha256:a", 5, b"first"), ("sha256:b", 2, b"bb")]
+
+
+def test_referenced_are_the_blobs_changes_point_at(store: Store) -> None:
+    with store.write():
+        store.blobs.put_many([(f"sha256:{n}", 1, b"x") for n in "abc"])
+    record(store, 0, change(0, "one", content="sha256:a"), change(0, "two", content=None))
+    record(store, 1, change(1, "one", content="sha256:a"), change(1, "two", content="sha256:b"))
+    assert store.blobs.referenced() == {"sha256:a", "sha256:b"}
+
+
+def test_delete_frees_the_packed_bytes_and_ignores_absent_blobs(store: Store) -> None:
+    with store.write():
+        store.blobs.put_many([("sha256:a", 100, b"aaaa"), ("sha256:b", 100, b"bbbbbb")])
+    with store.write():
+        assert store.blobs.delete(["sha256:a", "sha256:missing"]) == 4
+    assert store.blobs.hashes() == ["sha256:b"]
+    assert store.blobs.get("sha256:a") is None
+    with store.write():
+        assert store.blobs.delete([]) == 0
+        assert store.blobs.delete(["sha256:b", "sha256:b"]) == 6
+    assert store.blobs.hashes() == []
