@@ -158,6 +158,14 @@ _CASES: dict[str, tuple[dict[str, str | bytes], list[str], list[str]]] = {
         {".gitignore": "build/\n!build/keep\n", "build/keep": "", "build/.gitignore": "!*\n"},
         [], ["build/keep", "build/.gitignore"],
     ),
+    # A regex engine that backtracks takes hours on the first (git answers at once); on
+    # the second git's own time grows exponentially with the number of "**/" (four are
+    # quick), snapline's does not.
+    "many stars against a long name, '**/' against a deep path": (
+        {".gitignore": "*a*a*a*a*a*a*a*a*a*a*b\n**/**/**/**/x\n",
+         "a" * 200: "", "a" * 199 + "b": "", "d/" * 40 + "y": "", "d/" * 40 + "x": ""},
+        ["a" * 200, "d/" * 40 + "y"], ["a" * 199 + "b", "d/" * 40 + "x"],
+    ),
     "a symlinked .gitignore is not read (as git 2.32+)": (
         {"rules": "secret\n", "secret": ""},
         ["secret"], [],
