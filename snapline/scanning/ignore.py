@@ -30,10 +30,12 @@ _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class _Kind:
-    """The patterns of one level that can match one kind of entry (files, or directories),
-    split so that the usual question, "could any pattern match?", is cheap: a set lookup
-    for plain names, ``str.endswith`` for ``*.ext``, one regex for the other basename
-    patterns and one for the patterns with a slash."""
+    """The patterns of one level that can match one kind of entry (files, or directories).
+
+    They are split so that the usual question, "could any pattern match?", is cheap: a
+    set lookup for plain names, ``str.endswith`` for ``*.ext``, one regex for the other
+    basename patterns and one for the patterns with a slash.
+    """
 
     __slots__ = ("_compiled", "name_any", "names", "path_any", "patterns", "suffixes")
 

@@ -1,11 +1,11 @@
-"""Git's ignore-file syntax, translated to regular expressions that match as git does.
+r"""Git's ignore-file syntax, translated to regular expressions that match as git does.
 
 A line of a ``.gitignore`` becomes a :class:`GitPattern` by the steps of git's ``dir.c``
 (``add_patterns_from_buffer``, ``trim_trailing_spaces``, ``parse_path_pattern``), and its
 glob becomes a regular expression with the meaning ``wildmatch.c`` gives it: ``*`` and
 ``?`` never match ``/`` in a pattern that holds one, ``**`` only between slashes (or at
 either end) spans directories, a bracket expression is parsed character by character as
-git parses it (``[]]``, ``[\\]]``, ``[!…]``, ``[^…]``, ranges, reversed ranges that match
+git parses it (``[]]``, ``[\]]``, ``[!…]``, ``[^…]``, ranges, reversed ranges that match
 nothing, the POSIX classes of git's own ``ctype``), and a pattern git could never match
 (a trailing backslash, an unclosed bracket, an unknown ``[:class:]``) matches nothing.
 
