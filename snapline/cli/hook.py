@@ -26,14 +26,19 @@ def fast_path(args: list[str]) -> int | None:
         args: The arguments after ``hook``.
 
     Returns:
-        The exit code, or ``None`` when the arguments need the full command line
-        (help, an unknown host or option), which then parses and reports them.
+        The exit code, or ``None`` for help (and no arguments), which the full command
+        line shows. An unknown host or option is a warning with exit 0, not the usage
+        error's exit 2: a hook command that exits 2 would block every tool call.
     """
-    if not args or args[0] not in HOSTS:
+    if not args or any(arg in ("-h", "--help") for arg in args):
         return None
     options = args[1:]
-    if any(option != _MILESTONE_FLAG for option in options):
-        return None
+    if args[0] not in HOSTS or any(option != _MILESTONE_FLAG for option in options):
+        sys.stderr.write(
+            f"snapline: warning: unknown hook arguments {' '.join(args)!r} (hosts: "
+            f"{', '.join(HOSTS)}; option: {_MILESTONE_FLAG}); nothing done\n"
+        )
+        return 0
     return run(milestone_per_prompt=True if options else None)
 
 

@@ -235,3 +235,10 @@ def test_the_hook_path_loads_neither_typer_nor_rich(project: Path) -> None:
 
     assert done.stderr == "(0, [])"
     assert _latest(project) == 1
+
+
+def test_a_misconfigured_hook_command_warns_but_never_blocks(project: Path) -> None:
+    done = hook(_edit("PreToolUse", project, "src/app.py"), "--bogus", cwd=project)
+
+    assert done.returncode == 0
+    assert done.stderr.startswith("snapline: warning: unknown hook arguments")
