@@ -55,6 +55,7 @@ MILESTONE_ENV = "SNAPLINE_MILESTONE_PER_PROMPT"
 """Set to ``1`` to close a milestone per prompt (as ``--milestone-per-prompt`` does)."""
 
 _BASH = "Bash"
+_DRIFT_KINDS = ("modified", "deleted", "untracked")
 _PROMPT_FILE = "claude-code-prompt.json"
 _MAX_DESCRIPTION = 200
 _MAX_TITLE = 100
@@ -158,7 +159,8 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
     target = tool_input.get("file_path") or tool_input.get("notebook_path")
     if not isinstance(target, str) or not target:
         return _warn(f"{tool} event without a file path; nothing recorded")
-    from snapline.paths import UnsafePathError
+    from snapline.paths import UnsafePathError, relpath_from_user
+    from snapline.scanning import IgnoreRules
 
     cwd = _cwd(event)
     path = os.path.normpath(os.path.join(cwd, target))
@@ -166,6 +168,8 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
         if ws is None:
             return HookOutcome()
         try:
+            if IgnoreRules(ws.root).is_ignored(relpath_from_user(ws.root, path)):
+                return HookOutcome()  # ignored: never recorded, so never guarded
             if pre:
                 return _refuse_drift(ws.check_sync([path]).problems)
             shown = os.path.relpath(path, ws.root)
@@ -221,6 +225,8 @@ def _prompt(event: Mapping[str, Any], *, timeout: float) -> HookOutcome:
 
 
 def _refuse_drift(problems: tuple[Problem, ...]) -> HookOutcome:
+    # Only an outside change refuses; a file snapline cannot read is not one.
+    problems = tuple(p for p in problems if p.kind in _DRIFT_KINDS)
     if not problems:
         return HookOutcome()
     named = ", ".join(f"{p.path} ({p.kind})" for p in problems[:_MAX_NAMED])

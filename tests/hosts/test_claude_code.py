@@ -242,3 +242,18 @@ def test_a_misconfigured_hook_command_warns_but_never_blocks(project: Path) -> N
 
     assert done.returncode == 0
     assert done.stderr.startswith("snapline: warning: unknown hook arguments")
+
+
+def test_ignored_files_are_neither_guarded_nor_recorded(project: Path) -> None:
+    (project / ".gitignore").write_text("*.log\n")
+    with Workspace.open(project) as ws:
+        ws.record(".gitignore")
+    (project / "debug.log").write_text("written by a person\n")
+    write = {"file_path": "debug.log", "content": "x\n"}
+
+    done = hook(event("PreToolUse", project, "Write", tool_input=write), cwd=project)
+    after = hook(event("PostToolUse", project, "Write", tool_input=write), cwd=project)
+
+    assert (done.returncode, done.stderr) == (0, "")
+    assert (after.returncode, after.stderr) == (0, "")
+    assert _latest(project) == 1
