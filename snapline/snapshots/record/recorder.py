@@ -31,7 +31,12 @@ from snapline.snapshots.read.reconstruct import ContentCache, Reconstructor
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
-from snapline.snapshots.record.journal import PlannedWrite, apply_writes, recover
+from snapline.snapshots.record.journal import (
+    PlannedWrite,
+    RecoveryBlockedError,
+    apply_writes,
+    recover,
+)
 from snapline.snapshots.record.plan import Step, to_writes
 from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.snapshot import SkippedPath, Snapshot, Storage
@@ -44,11 +49,35 @@ from snapline.store import (
     StoreCorruptError,
 )
 
-__all__ = ["LOCK_NAME", "Recorder"]
+__all__ = ["LOCK_NAME", "Recorder", "StoreVanishedError"]
 
 log = logging.getLogger("snapline")
 
 LOCK_NAME = "lock"
+
+
+class StoreVanishedError(SnaplineError):
+    """The store file was deleted or replaced while an operation held it open.
+
+    SQLite keeps writing into the open (now nameless) file, so a commit would report a
+    snapshot that no later command can see: the operation fails instead, and nothing
+    is recorded.
+
+    Attributes:
+        path: The store file.
+        what: ``deleted`` or ``replaced``.
+    """
+
+    exit_code = 3
+
+    def __init__(self, path: Path, what: str) -> None:
+        self.path = str(path)
+        self.what = what
+        super().__init__(
+            f"the store {path} was {what} during the operation (by the command run, or "
+            "another process), so nothing was recorded and the changes are only on disk; "
+            "restore .snapline/ from a copy, or run `snapline init` to start a new history"
+        )
 
 
 class Recorder:
@@ -81,6 +110,7 @@ class Recorder:
         self.trusted: set[str] = set()
         self.tracked = TrackedCache()
         self._lock = filelock.FileLock(str(root / STORE_DIR / LOCK_NAME), timeout=timeout)
+        self._identity = _file_identity(store.path)
 
     @property
     def latest(self) -> int:
@@ -116,10 +146,17 @@ class Recorder:
             self._lock.release()
 
     def recover_if_idle(self) -> None:
-        """Undo a dead process's half-done write, unless a live writer holds the lock."""
+        """Undo a dead process's half-done write, unless a live writer holds the lock.
+
+        An obstacle that blocks recovery is only logged here, so that reading commands
+        keep working; :meth:`writing` raises it (``RecoveryBlockedError``).
+        """
         if self.store.journal.entries():
             with contextlib.suppress(filelock.Timeout), self._lock.acquire(timeout=0):
-                self._recover()
+                try:
+                    self._recover()
+                except RecoveryBlockedError as error:
+                    log.warning("%s", error)
 
     def _recover(self) -> None:
         for note in recover(self.root, self.store, self.known_content, self._finish_run):
@@ -159,6 +196,7 @@ class Recorder:
             row, changes = append_snapshot(
                 self.store, info, prepared, skipped, trusted=self.trusted
             )
+            self.check_store_present()
             crash_point("record-prepared")
         crash_point("snapshot-committed")
         self._remember(detection.drifts)
@@ -212,13 +250,29 @@ class Recorder:
         writes = [self._parking(write) for write in writes]
 
         def commit() -> tuple[SnapshotRow, list[ChangeRow]]:
-            return append_snapshot(self.store, info, prepared, trusted=self.trusted)
+            appended = append_snapshot(self.store, info, prepared, trusted=self.trusted)
+            self.check_store_present()
+            return appended
 
         row, changes = apply_writes(self.root, self.store, op, writes, commit, self.known_content)
         self._remember(drifts)
         snapshot = to_snapshot(row, changes)
         self.said(snapshot.skipped)
         return snapshot
+
+    def check_store_present(self) -> None:
+        """Refuse to commit into a store file that was deleted or replaced since it was opened.
+
+        Call inside the write transaction, so raising rolls the snapshot back.
+
+        Raises:
+            StoreVanishedError: If the store's path no longer names the open file.
+        """
+        if self._identity is None:
+            return
+        now = _file_identity(self.store.path)
+        if now != self._identity:
+            raise StoreVanishedError(self.store.path, "deleted" if now is None else "replaced")
 
     def check_tip(self) -> None:
         """Refuse (``StoreCorruptError``) to build on a latest snapshot that was edited.
@@ -335,3 +389,11 @@ class Recorder:
         self.last_skipped = skipped
         for item in skipped:
             log.warning("not captured: %s (%s)", item.path, item.reason)
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
