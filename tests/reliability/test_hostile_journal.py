@@ -97,11 +97,30 @@ def test_recovery_never_deletes_inside_git(tmp_path: Path, kind: str, op: str) -
 
 
 @pytest.mark.parametrize(
-    "path", [".git/hooks/post-checkout", "sub/.git/hooks/pre-commit", ".git/config"]
+    "path",
+    [
+        ".git/hooks/post-checkout",
+        "sub/.git/hooks/pre-commit",
+        ".git/config",
+        "link/planted.txt",
+        "../outside.txt",
+        "/tmp/outside.txt",
+        ".snapline/planted",
+    ],
 )
-def test_recovery_never_moves_a_parked_file_into_git(tmp_path: Path, path: str) -> None:
-    """A "parked" file is moved back on undo: a crafted one must not become a git hook."""
+def test_recovery_never_moves_a_parked_file_where_no_rollback_writes(
+    tmp_path: Path, path: str
+) -> None:
+    """A "parked" file is moved back on undo: a crafted one must not become a git hook.
+
+    Nor land through a symlinked parent, outside the root, or inside the store.
+    """
     root = _workspace(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (root / "link").symlink_to(outside)
+    with Workspace.open(root) as ws:
+        ws.record()
     parked = root / ".snapline" / "parked"
     parked.mkdir()
     (parked / "deadbeef").write_bytes(_HOOK)
@@ -111,28 +130,10 @@ def test_recovery_never_moves_a_parked_file_into_git(tmp_path: Path, path: str) 
         "rollback",
         [_entry(path, before_hash=hash_bytes(_HOOK), before_mode=0o100755, park="deadbeef")],
     )
-    before = _git_files(root)
-    _healthy(root)
-    assert _git_files(root) == before
-    figures.add("hostile_journal")
-
-
-@pytest.mark.parametrize(
-    "path", ["link/planted.txt", "../outside.txt", "/tmp/outside.txt", ".snapline/planted"]
-)
-def test_recovery_never_writes_through_links_or_outside(tmp_path: Path, path: str) -> None:
-    root = _workspace(tmp_path)
-    outside = tmp_path / "elsewhere"
-    outside.mkdir()
-    (root / "link").symlink_to(outside)
-    with Workspace.open(root) as ws:
-        ws.record()
-    parked = root / ".snapline" / "parked"
-    parked.mkdir()
-    (parked / "cafe").write_bytes(_HOOK)
-    _journal(root, "rollback", [_entry(path, before_hash=hash_bytes(_HOOK), park="cafe")])
     before = tree(root)
+    before_git = _git_files(root)
     _healthy(root)
+    assert _git_files(root) == before_git
     assert list(outside.iterdir()) == []
     assert not (tmp_path / "outside.txt").exists()
     assert tree(root) == before

@@ -68,33 +68,23 @@ def test_rolling_back_a_symlink_rolls_back_only_the_link(tmp_path: Path, link: s
         cli = _cli(root, cwd, "rollback", "--to", "0", arg)
         assert cli.exit_code == 0, cli.output
         assert tree(root) == before, (cwd, arg, cli.output)
-    figures.add("symlink_scope", 3)
-
-
-@pytest.mark.parametrize(
-    "path", ["here/a.txt", "to-dir/b.txt", "d/up/a.txt", "chain/d/b.txt", "to-sub/c.txt", "here/d"]
-)
-def test_a_path_through_a_symlinked_parent_is_refused(tmp_path: Path, path: str) -> None:
-    root = _workspace(tmp_path)
-    before = tree(root)
+    # Through the link (every one here points to a directory) is refused, not followed.
+    through = f"{link}/a.txt"
     with Workspace.open(root) as ws:
         for operation in (
-            lambda: ws.rollback(0, path),
-            lambda: ws.record(path),
-            lambda: ws.write_file(path, "x\n"),
+            lambda: ws.rollback(0, through),
+            lambda: ws.record(through),
+            lambda: ws.write_file(through, "x\n"),
         ):
             with pytest.raises(UnsafePathError) as caught:
                 operation()
             assert "symlink" in str(caught.value)
-    cli = _cli(root, root, "rollback", "--to", "0", path)
+    cli = _cli(root, root, "rollback", "--to", "0", through)
     assert cli.exit_code == 2 and "symlink" in cli.output
     assert tree(root) == before
-    figures.add("symlink_scope", 4)
-
-
-def test_the_root_itself_still_means_everything(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
+    # The root itself, named from below, still means everything.
     cli = _cli(root, root / "d", "rollback", "--to", "0", "..")
     assert cli.exit_code == 0, cli.output
     assert (root / "d" / "b.txt").read_text() == "v1\n"
     assert (root / "a.txt").read_text() == "v1\n"
+    figures.add("symlink_scope", 7)
