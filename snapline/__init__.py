@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import NotTrackedError
     from snapline.snapshots.record.gc import GcResult
+    from snapline.snapshots.record.journal import RecoveryBlockedError
+    from snapline.snapshots.record.recorder import StoreVanishedError
     from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
     from snapline.snapshots.restore.rollback import RollbackConflictError
     from snapline.snapshots.results import (
@@ -83,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     "Conflict": "snapline.snapshots.results",
     "ModifiedFile": "snapline.snapshots.results",
     "Move": "snapline.snapshots.results",
+    "RecoveryBlockedError": "snapline.snapshots.record.journal",
     "RevertConflictError": "snapline.snapshots.restore.revert",
     "RevertResult": "snapline.snapshots.results",
     "RollbackConflictError": "snapline.snapshots.restore.rollback",
@@ -115,6 +118,7 @@ _EXPORTS: dict[str, str] = {
     "Storage": "snapline.snapshots",
     "StoreBusyError": "snapline.store",
     "StoreCorruptError": "snapline.store",
+    "StoreVanishedError": "snapline.snapshots.record.recorder",
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
     "UnsafePathError": "snapline.paths",
@@ -151,6 +155,7 @@ __all__ = [
     "NotTrackedError",
     "OpenRange",
     "Problem",
+    "RecoveryBlockedError",
     "Report",
     "ReportOutputError",
     "ReportScopeError",
@@ -169,6 +174,7 @@ __all__ = [
     "Storage",
     "StoreBusyError",
     "StoreCorruptError",
+    "StoreVanishedError",
     "StoreVersionError",
     "Tracking",
     "UnsafePathError",
