@@ -15,6 +15,8 @@ before anyone writes it.
 
 from __future__ import annotations
 
+import bisect
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -23,6 +25,10 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 
 __all__ = ["MergeCheckError", "Merged", "merge3", "split_lines"]
+
+# Lines on one side times lines on the other that a gap between anchors may have to be
+# aligned by the (quadratic at worst) longest-matching-block diff.
+_GAP_LIMIT = 1_000_000
 
 
 class MergeCheckError(SnaplineError):
@@ -149,7 +155,63 @@ def _sync_regions(
 
 
 def _matching_blocks(base: Sequence[bytes], other: Sequence[bytes]) -> list[tuple[int, int, int]]:
+    """Equal runs of lines, in order on both sides: ``(base index, other index, length)``.
+
+    Patience-style, as ``git diff --patience``: the common head and tail first, then
+    lines that occur once on each side as anchors (their longest run in the same order),
+    and a longest-matching-block diff only inside the gaps between anchors. A gap too
+    large for that is left unmatched: exact, and at worst a conflict, never a guess.
+    """
+    head = 0
+    limit = min(len(base), len(other))
+    while head < limit and base[head] == other[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and base[-1 - tail] == other[-1 - tail]:
+        tail += 1
+    a, b = base[head : len(base) - tail], other[head : len(other) - tail]
+    blocks = [(0, 0, head)] if head else []
+    i0 = j0 = 0
+    for i, j in [*_anchors(a, b), (len(a), len(b))]:
+        blocks += [(x + i0 + head, y + j0 + head, n) for x, y, n in _gap_blocks(a[i0:i], b[j0:j])]
+        if i < len(a):
+            blocks.append((i + head, j + head, 1))
+        i0, j0 = i + 1, j + 1
+    if tail:
+        blocks.append((len(base) - tail, len(other) - tail, tail))
+    return blocks
+
+
+def _anchors(a: Sequence[bytes], b: Sequence[bytes]) -> list[tuple[int, int]]:
+    count_a = Counter(a)
+    count_b = Counter(b)
+    where_b = {line: j for j, line in enumerate(b) if count_b[line] == 1}
+    pairs = [(i, where_b[x]) for i, x in enumerate(a) if count_a[x] == 1 and x in where_b]
+    # The longest subsequence increasing on both sides (patience sorting, O(n log n)).
+    tails: list[int] = []
+    ends: list[int] = []
+    previous: list[int] = []
+    for index, (_i, j) in enumerate(pairs):
+        k = bisect.bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            ends.append(index)
+        else:
+            tails[k] = j
+            ends[k] = index
+        previous.append(ends[k - 1] if k else -1)
+    run = []
+    index = ends[-1] if ends else -1
+    while index != -1:
+        run.append(pairs[index])
+        index = previous[index]
+    return run[::-1]
+
+
+def _gap_blocks(a: Sequence[bytes], b: Sequence[bytes]) -> list[tuple[int, int, int]]:
+    if not a or not b or len(a) * len(b) > _GAP_LIMIT:
+        return []
     # autojunk off: a line repeated in a long file (a blank line, a brace) is still a
     # line to align on, or the alignment, and with it the merge, would depend on length.
-    matcher = SequenceMatcher(None, base, other, autojunk=False)
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
     return [(m.a, m.b, m.size) for m in matcher.get_matching_blocks() if m.size]
