@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import NotTrackedError
     from snapline.snapshots.record.gc import GcResult
+    from snapline.snapshots.record.journal import RecoveryBlockedError
+    from snapline.snapshots.record.presence import StoreVanishedError
     from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
     from snapline.snapshots.restore.rollback import RollbackConflictError
     from snapline.snapshots.results import (
@@ -88,6 +90,7 @@ _EXPORTS: dict[str, str] = {
     "Conflict": "snapline.snapshots.results",
     "ModifiedFile": "snapline.snapshots.results",
     "Move": "snapline.snapshots.results",
+    "RecoveryBlockedError": "snapline.snapshots.record.journal",
     "RevertConflictError": "snapline.snapshots.restore.revert",
     "RevertResult": "snapline.snapshots.results",
     "RollbackConflictError": "snapline.snapshots.restore.rollback",
@@ -121,6 +124,7 @@ _EXPORTS: dict[str, str] = {
     "StoreAccessError": "snapline.store",
     "StoreBusyError": "snapline.store",
     "StoreCorruptError": "snapline.store",
+    "StoreVanishedError": "snapline.snapshots.record.presence",
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
     "UnsafePathError": "snapline.paths",
@@ -157,6 +161,7 @@ __all__ = [
     "NotTrackedError",
     "OpenRange",
     "Problem",
+    "RecoveryBlockedError",
     "Report",
     "ReportOutputError",
     "ReportScopeError",
@@ -176,6 +181,7 @@ __all__ = [
     "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
+    "StoreVanishedError",
     "StoreVersionError",
     "Tracking",
     "UnsafePathError",
