@@ -57,7 +57,12 @@ if TYPE_CHECKING:
         RevertResult,
         RollbackResult,
     )
-    from snapline.store import StoreBusyError, StoreCorruptError, StoreVersionError
+    from snapline.store import (
+        StoreBusyError,
+        StoreCorruptError,
+        StoreUsageError,
+        StoreVersionError,
+    )
     from snapline.workspace import (
         AlreadyInitializedError,
         NotInitializedError,
@@ -115,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     "Storage": "snapline.snapshots",
     "StoreBusyError": "snapline.store",
     "StoreCorruptError": "snapline.store",
+    "StoreUsageError": "snapline.store",
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
     "UnsafePathError": "snapline.paths",
@@ -169,6 +175,7 @@ __all__ = [
     "Storage",
     "StoreBusyError",
     "StoreCorruptError",
+    "StoreUsageError",
     "StoreVersionError",
     "Tracking",
     "UnsafePathError",

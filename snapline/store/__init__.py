@@ -6,7 +6,12 @@ reader and writer per table); :class:`SqliteStore` implements them over
 and failures as :class:`StoreBusyError` or :class:`StoreCorruptError`.
 """
 
-from snapline.store.errors import StoreBusyError, StoreCorruptError, StoreVersionError
+from snapline.store.errors import (
+    StoreBusyError,
+    StoreCorruptError,
+    StoreUsageError,
+    StoreVersionError,
+)
 from snapline.store.protocol import (
     BlobReader,
     BlobWriter,
@@ -66,5 +71,6 @@ __all__ = [
     "StoreBusyError",
     "StoreCorruptError",
     "StoreReader",
+    "StoreUsageError",
     "StoreVersionError",
 ]

@@ -1,8 +1,10 @@
 """The store's errors, and the one place that turns an SQLite error into one of them.
 
 Reads and transaction boundaries report failures as :class:`StoreBusyError` (another
-process holds the store) or :class:`StoreCorruptError` (anything else SQLite refuses);
-:func:`translate` is the only code that decides which.
+process holds the store), :class:`StoreUsageError` (the calling code used the store in
+a way SQLite refuses, such as after closing it: the file is fine) or
+:class:`StoreCorruptError` (anything else SQLite refuses); :func:`translate` is the only
+code that decides which.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from pathlib import Path
 from snapline.errors import SnaplineError
 from snapline.store.schema import FORMAT_VERSION
 
-__all__ = ["StoreBusyError", "StoreCorruptError", "StoreVersionError", "translate"]
+__all__ = [
+    "StoreBusyError",
+    "StoreCorruptError",
+    "StoreUsageError",
+    "StoreVersionError",
+    "translate",
+]
 
 # SQLITE_BUSY and SQLITE_LOCKED: the primary result codes of "someone else holds it".
 _BUSY_CODES = frozenset({5, 6})
@@ -94,9 +102,37 @@ class StoreBusyError(SnaplineError):
         )
 
 
+class StoreUsageError(SnaplineError):
+    """The store was used in a way SQLite refuses (closed, misused); the file is fine.
+
+    Never a sign of damage: the advice of :class:`StoreCorruptError` (start a new
+    history) would destroy a sound one, so misuse is reported apart.
+
+    Attributes:
+        path: The store file.
+        detail: What SQLite reported.
+    """
+
+    exit_code = 2
+
+    def __init__(self, path: Path | str, detail: str) -> None:
+        """Describe a use of the store that SQLite refused.
+
+        Args:
+            path: The store file.
+            detail: What SQLite reported.
+        """
+        self.path = str(path)
+        self.detail = detail
+        super().__init__(
+            f"the store at {path} cannot be used this way: {detail}; the store is "
+            "unchanged. Open the workspace again (Workspace.open) and use it while it is open"
+        )
+
+
 def translate(
     error: sqlite3.Error, path: Path | str, busy_timeout: float, detail: str | None = None
-) -> StoreBusyError | StoreCorruptError:
+) -> StoreBusyError | StoreCorruptError | StoreUsageError:
     """The snapline error to raise for an SQLite error met while using the store.
 
     Callers raise what this returns (``raise translate(...) from None``), so that the
@@ -110,8 +146,12 @@ def translate(
 
     Returns:
         :class:`StoreBusyError` when another connection held a lock past the timeout,
-        else :class:`StoreCorruptError`.
+        :class:`StoreUsageError` when SQLite refused how it was called (a closed
+        connection, a thread mistake: ``sqlite3.ProgrammingError``), else
+        :class:`StoreCorruptError`.
     """
+    if isinstance(error, sqlite3.ProgrammingError):
+        return StoreUsageError(path, str(error))
     if isinstance(error, sqlite3.OperationalError) and _is_busy(error):
         return StoreBusyError(path, busy_timeout)
     return StoreCorruptError(path, str(error) if detail is None else detail)
