@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     )
     from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
+    from snapline.snapshots.read.refs import SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import NotTrackedError
     from snapline.snapshots.record.gc import GcResult
@@ -93,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "RollbackConflictError": "snapline.snapshots.restore.rollback",
     "RollbackResult": "snapline.snapshots.results",
     "SnapshotRangeError": "snapline.snapshots.read.history",
+    "SnapshotRefError": "snapline.snapshots.read.refs",
     "EmptyMilestoneError": "snapline.milestones",
     "Milestone": "snapline.milestones",
     "MilestoneArgumentError": "snapline.milestones",
@@ -171,6 +173,7 @@ __all__ = [
     "SnapshotInfo",
     "SnapshotNotFoundError",
     "SnapshotRangeError",
+    "SnapshotRefError",
     "StateMismatchError",
     "Storage",
     "StoreBusyError",

@@ -61,7 +61,10 @@ def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force
 def rollback(
     ctx: typer.Context,
     to: Annotated[
-        int, typer.Option("--to", metavar="N", min=0, help="The snapshot to go back to.")
+        str,
+        typer.Option(
+            "--to", metavar="N", help="The snapshot to go back to: a number, latest or latest~N."
+        ),
     ],
     paths: Annotated[
         list[str] | None,
@@ -95,7 +98,9 @@ def rollback(
 
 def revert(
     ctx: typer.Context,
-    number: Annotated[int, typer.Argument(metavar="N", min=1, help="The snapshot to undo.")],
+    number: Annotated[
+        str, typer.Argument(metavar="N", help="The snapshot to undo: a number, latest or latest~N.")
+    ],
     dry_run: DryRunOption = False,
     message: MessageOption = "",
     as_json: JsonOption = False,
