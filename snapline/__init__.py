@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.record.gc import GcResult
     from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
     from snapline.snapshots.restore.rollback import RollbackConflictError
+    from snapline.snapshots.restore.undo import NothingToRedoError, NothingToUndoError
     from snapline.snapshots.results import (
         Conflict,
         ModifiedFile,
@@ -106,6 +107,8 @@ _EXPORTS: dict[str, str] = {
     "Milestones": "snapline.milestones",
     "OpenRange": "snapline.milestones",
     "NotInSnapshotError": "snapline.snapshots",
+    "NothingToRedoError": "snapline.snapshots.restore.undo",
+    "NothingToUndoError": "snapline.snapshots.restore.undo",
     "NotInitializedError": "snapline.workspace",
     "NotTrackedError": "snapline.snapshots.record.edits",
     "Problem": "snapline.snapshots",
@@ -157,6 +160,8 @@ __all__ = [
     "NotInSnapshotError",
     "NotInitializedError",
     "NotTrackedError",
+    "NothingToRedoError",
+    "NothingToUndoError",
     "OpenRange",
     "Problem",
     "Report",

@@ -1,4 +1,4 @@
-"""Restoring: the workspace methods that roll back and revert, as new snapshots."""
+"""Restoring: the workspace methods that roll back, revert, undo and redo, as new snapshots."""
 
 from __future__ import annotations
 
@@ -129,3 +129,80 @@ class Restoring(WorkspaceBase):
                 info, tool, description or f"revert snapshot {target}", session, metadata
             )
             return revert(self._recorder, self._reconstructor, target, dry_run=dry_run, info=info)
+
+    def undo(
+        self,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        tool: str = "undo",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> RollbackResult:
+        """Roll back what the latest change did, as a new snapshot; several levels, like an editor.
+
+        The files the change touched go back to their state before it. Undoing again
+        goes one change further back; :meth:`redo` puts an undone change back, until a
+        new change clears what was undone. The stacks are read from the history
+        (``undo_of`` / ``redo_of`` in the snapshots' metadata), so they work across
+        processes.
+
+        Args:
+            dry_run: Only report what would change, and the conflicts; write nothing.
+            force: Overwrite files changed outside snapline (recorded first, as rollback).
+            tool: The tool recorded with the snapshot.
+            description: Why (free text); default ``undo snapshot N``.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            The :class:`RollbackResult`; ``target`` is the state restored.
+
+        Raises:
+            NothingToUndoError: If everything down to the baseline is undone.
+            RollbackConflictError: If the files were changed outside snapline (and
+                ``force`` is false); nothing is written.
+        """
+        from snapline.snapshots.restore.undo import undo
+
+        info = info_from(info, tool, description, session, metadata)
+        return undo(self._recorder, self._reconstructor, dry_run=dry_run, force=force, info=info)
+
+    def redo(
+        self,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        tool: str = "redo",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> RollbackResult:
+        """Roll back the last :meth:`undo`, as a new snapshot.
+
+        Args:
+            dry_run: Only report what would change, and the conflicts; write nothing.
+            force: Overwrite files changed outside snapline (recorded first, as rollback).
+            tool: The tool recorded with the snapshot.
+            description: Why (free text); default ``redo snapshot N``.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            The :class:`RollbackResult`; ``target`` is the state restored.
+
+        Raises:
+            NothingToRedoError: If no undo waits to be redone (none yet, or a new
+                change came after it).
+            RollbackConflictError: If the files were changed outside snapline (and
+                ``force`` is false); nothing is written.
+        """
+        from snapline.snapshots.restore.undo import redo
+
+        info = info_from(info, tool, description, session, metadata)
+        return redo(self._recorder, self._reconstructor, dry_run=dry_run, force=force, info=info)
