@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.read.history import SnapshotRangeError
     from snapline.snapshots.read.refs import SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
-    from snapline.snapshots.record.edits import NotTrackedError
+    from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
     from snapline.snapshots.record.gc import GcResult
     from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
     from snapline.snapshots.restore.rollback import RollbackConflictError
@@ -96,6 +96,7 @@ _EXPORTS: dict[str, str] = {
     "RollbackResult": "snapline.snapshots.results",
     "SnapshotRangeError": "snapline.snapshots.read.history",
     "SnapshotRefError": "snapline.snapshots.read.refs",
+    "EditMatchError": "snapline.snapshots.record.edits",
     "EmptyMilestoneError": "snapline.milestones",
     "Milestone": "snapline.milestones",
     "MilestoneArgumentError": "snapline.milestones",
@@ -142,6 +143,7 @@ __all__ = [
     "Conflict",
     "ContentMismatchError",
     "ContentUnavailableError",
+    "EditMatchError",
     "EmptyMilestoneError",
     "FileChange",
     "FileChangingError",
