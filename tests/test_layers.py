@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.report",
         "snapline.opening",
         "snapline.validation",
+        "snapline.hosts",
         "snapline",
     ),
     ("snapline.milestones",),
