@@ -125,8 +125,8 @@ class StoreUsageError(SnaplineError):
         self.path = str(path)
         self.detail = detail
         super().__init__(
-            f"the store at {path} cannot be used this way: {detail}; the store is "
-            "unchanged. Open the workspace again (Workspace.open) and use it while it is open"
+            f"the store at {path} cannot be used this way: {detail}; the store is sound "
+            "and unchanged. If the workspace was closed, open it again (Workspace.open)"
         )
 
 
