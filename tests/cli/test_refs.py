@@ -21,6 +21,9 @@ def test_cli_takes_refs(cli: Invoke, project: Path) -> None:
     assert (project / "n.txt").read_text() == "1\n"
     created = as_json(cli("milestone", "create", "--title", "t", "--to", "latest~1", "--json"))
     assert created["last"] == 4
+    page = project.parent / "page.html"
+    assert cli("report", "-o", str(page), "--from", "latest~1", "--to", "latest").exit_code == 0
+    assert "n=3" not in page.read_text(encoding="utf-8")
 
 
 def test_cli_bad_ref_exits_2_and_missing_exits_1(cli: Invoke, project: Path) -> None:
