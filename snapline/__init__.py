@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         RollbackResult,
     )
     from snapline.store import (
+        StoreAccessError,
         StoreBusyError,
         StoreCorruptError,
         StoreUsageError,
@@ -124,6 +125,7 @@ _EXPORTS: dict[str, str] = {
     "SnapshotNotFoundError": "snapline.workspace",
     "StateMismatchError": "snapline.snapshots",
     "Storage": "snapline.snapshots",
+    "StoreAccessError": "snapline.store",
     "StoreBusyError": "snapline.store",
     "StoreCorruptError": "snapline.store",
     "StoreUsageError": "snapline.store",
@@ -183,6 +185,7 @@ __all__ = [
     "SnapshotRefError",
     "StateMismatchError",
     "Storage",
+    "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
     "StoreUsageError",

@@ -16,12 +16,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "snapline"
 
 LAYERS: list[tuple[str, ...]] = [
     ("snapline.cli", "snapline.__main__"),
+    ("snapline.hosts",),
     (
         "snapline.workspace",
         "snapline.report",
         "snapline.opening",
         "snapline.validation",
-        "snapline.hosts",
         "snapline",
     ),
     ("snapline.milestones",),

@@ -14,7 +14,17 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from snapline.cli import history, mcp, milestones, recording, report, restore, verify
+from snapline.cli import (
+    history,
+    integrate,
+    mcp,
+    milestones,
+    recording,
+    report,
+    restore,
+    verify,
+    watch,
+)
 from snapline.cli.context import DEFAULT_TIMEOUT, State, state
 from snapline.cli.errors import exit_code_for
 
@@ -98,6 +108,8 @@ restore.register(app)
 milestones.register(app)
 verify.register(app)
 report.register(app)
+integrate.register(app)
+watch.register(app)
 mcp.register(app)
 
 

@@ -7,10 +7,13 @@ and failures as :class:`StoreBusyError` or :class:`StoreCorruptError`.
 """
 
 from snapline.store.errors import (
+    AccessProblem,
+    StoreAccessError,
     StoreBusyError,
     StoreCorruptError,
     StoreUsageError,
     StoreVersionError,
+    access_problem,
 )
 from snapline.store.protocol import (
     BlobReader,
@@ -38,6 +41,7 @@ from snapline.store.rows import (
     SnapshotRow,
     StateRow,
     StatRow,
+    shape_problem,
 )
 from snapline.store.schema import FORMAT_VERSION
 from snapline.store.sqlite import DB_NAME, SqliteStore
@@ -45,6 +49,7 @@ from snapline.store.sqlite import DB_NAME, SqliteStore
 __all__ = [
     "DB_NAME",
     "FORMAT_VERSION",
+    "AccessProblem",
     "BlobReader",
     "BlobWriter",
     "ChangeReader",
@@ -68,9 +73,12 @@ __all__ = [
     "StatRow",
     "StateRow",
     "Store",
+    "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
     "StoreReader",
     "StoreUsageError",
     "StoreVersionError",
+    "access_problem",
+    "shape_problem",
 ]
