@@ -285,7 +285,7 @@ _AREAS = (
     ("hashing (SHA-256)", ("sha256", "hashlib", "hexdigest", "openssl")),
     ("compression (zlib)", ("zlib",)),
     ("diffing (diff-match-patch)", ("diff_match_patch", "snapline/diffing.py")),
-    ("ignore rules (pathspec)", ("pathspec", "scanning/ignore.py")),
+    ("ignore rules (wildmatch)", ("scanning/wildmatch.py", "scanning/ignore.py")),
     # After the ignore rules: a regex compiled while importing a module is not one.
     ("regular expressions (re)", ("re.Pattern", "/re/")),
     ("directory walk (scandir, lstat)", ("scandir", "DirEntry", "scanning/walk.py", "lstat")),

@@ -9,12 +9,22 @@ meanwhile and always see whole snapshots. The table objects of this package hold
 One connection serves every thread of a process: a re-entrant lock is held for the whole
 of each transaction (and each query outside one), so a thread never runs a statement
 inside another thread's transaction and every read view is whole.
+
+SQLite's locks are POSIX locks, which the operating system drops as soon as the process
+closes *any* descriptor of the file: a ``shutil.copytree``, tar or zip of the workspace
+made by the process that holds the store open is enough ("How To Corrupt An SQLite
+Database File", 2.2). Another process then believes it is alone and, closing, deletes
+the WAL and its index; this process would go on writing into a deleted file. Before each
+transaction the connection checks that the WAL and its index are still the files it
+opened, and reconnects when they are not, so what it writes lands where every reader
+looks and its numbers follow the latest snapshot.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -90,6 +100,7 @@ class Connection:
         self._depth = 0
         # Held by the thread whose transaction is open; _depth belongs to that thread.
         self._mutex = threading.RLock()
+        self._companions = _companions(path)
 
     @classmethod
     def create(cls, path: Path, config: dict[str, Any], busy_timeout: float) -> Connection:
@@ -181,8 +192,12 @@ class Connection:
             self.db.close()
 
     @contextlib.contextmanager
-    def _hold(self) -> Iterator[None]:
+    def _hold(self, *, fresh: bool = True) -> Iterator[None]:
         """Hold the connection for this thread, waiting at most the busy timeout.
+
+        Outside a transaction, first make sure the connection's locks still stand (see
+        the module doc), reconnecting when another process has reset the WAL; ``fresh``
+        false skips that, for the statement that ends a transaction.
 
         Raises:
             StoreBusyError: If another thread of this process held it past the timeout.
@@ -190,9 +205,25 @@ class Connection:
         if not self._mutex.acquire(timeout=self.busy_timeout):
             raise StoreBusyError(self.path, self.busy_timeout)
         try:
+            if fresh and not self._depth:
+                self._reconnect_if_reset()
             yield
         finally:
             self._mutex.release()
+
+    def _reconnect_if_reset(self) -> None:
+        # While this connection is open the WAL and its index exist and are never
+        # replaced, unless another process believed it was alone: only then did it
+        # delete them. The connection's view (and the file it appends to) is stale.
+        now = _companions(self.path)
+        if all(old is None or old == new for old, new in zip(self._companions, now, strict=True)):
+            # Unchanged, or created since (a new store's first transaction makes them).
+            self._companions = now
+            return
+        with contextlib.suppress(sqlite3.Error):
+            self.db.close()
+        self.db = self._connect(self.path, self.busy_timeout)
+        self._companions = _companions(self.path)
 
     # -- transactions --------------------------------------------------------------
 
@@ -232,7 +263,7 @@ class Connection:
             raise
         self._depth = 0
         try:
-            self.run("COMMIT")
+            self.run("COMMIT", fresh=False)
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
@@ -275,18 +306,19 @@ class Connection:
 
     # -- queries -------------------------------------------------------------------
 
-    def run(self, statement: str) -> None:
+    def run(self, statement: str, *, fresh: bool = True) -> None:
         """Execute a statement that returns nothing (``BEGIN``, ``VACUUM``, ...).
 
         Args:
             statement: The SQL statement.
+            fresh: Check the connection's locks first (not when ending a transaction).
 
         Raises:
             StoreBusyError: If the store stays locked past the busy timeout.
             StoreCorruptError: If SQLite fails otherwise.
         """
         try:
-            with self._hold():
+            with self._hold(fresh=fresh):
                 self.db.execute(statement)
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
@@ -356,3 +388,16 @@ class Connection:
                 yield from self.db.execute(sql, tuple(params))
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
+
+
+def _companions(path: Path) -> tuple[tuple[int, int] | None, ...]:
+    """The identity (device, inode) of the database's WAL and WAL index, if present."""
+    identities: list[tuple[int, int] | None] = []
+    for suffix in ("-wal", "-shm"):
+        try:
+            info = os.stat(f"{path}{suffix}")
+        except OSError:
+            identities.append(None)
+        else:
+            identities.append((info.st_dev, info.st_ino))
+    return tuple(identities)

@@ -195,10 +195,9 @@ def _shape(record: type) -> tuple[tuple[str, tuple[type, ...], str], ...]:
     return tuple(fields)
 
 
-_SHAPES: dict[type, tuple[tuple[str, tuple[type, ...], str], ...]] = {
-    record: _shape(record)
-    for record in (SnapshotRow, ChangeRow, StateRow, StatRow, MilestoneRow, JournalRow)
-}
+# Built on first use: a process that never reads a row back (a hook's record) does not
+# pay for it at import.
+_SHAPES: dict[type, tuple[tuple[str, tuple[type, ...], str], ...]] = {}
 
 
 def shape_problem(row: object) -> str | None:
@@ -215,7 +214,10 @@ def shape_problem(row: object) -> str | None:
         A short description of the first bad value (``"its size is the text 'big', not
         int | None"``), or ``None`` when every value has its declared type.
     """
-    for name, allowed, declared in _SHAPES[type(row)]:
+    shape = _SHAPES.get(type(row))
+    if shape is None:
+        shape = _SHAPES[type(row)] = _shape(type(row))
+    for name, allowed, declared in shape:
         value = getattr(row, name)
         # bool is an int to Python, never a value SQLite returns for these columns.
         if not isinstance(value, allowed) or isinstance(value, bool):
