@@ -23,6 +23,8 @@ __all__ = ["DEFAULT_BUSY_TIMEOUT", "Connection", "decode_path", "encode_path"]
 
 DEFAULT_BUSY_TIMEOUT = 30.0
 _CHUNK = 500  # parameters per IN (...) list, well under SQLite's limit
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
 
 
 def encode_path(path: str) -> str | bytes:
@@ -263,7 +265,7 @@ class Connection:
             StoreCorruptError: If SQLite fails otherwise.
         """
         try:
-            return self.db.execute(sql, tuple(params)).fetchall()
+            return self.db.execute(sql, _bounded(params)).fetchall()
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
 
@@ -306,6 +308,19 @@ class Connection:
             StoreCorruptError: If SQLite fails otherwise.
         """
         try:
-            yield from self.db.execute(sql, tuple(params))
+            yield from self.db.execute(sql, _bounded(params))
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
+
+
+def _bounded(params: Iterable[Any]) -> tuple[Any, ...]:
+    # A number a caller typed (`show 2**70`) can exceed SQLite's 64-bit INTEGER, which
+    # raises OverflowError. Nothing stored can be outside that range, so the nearest
+    # bound compares the same way: such a snapshot or milestone is simply not found,
+    # and a limit that large means no limit.
+    return tuple(
+        min(max(value, _INT64_MIN), _INT64_MAX)
+        if isinstance(value, int) and not isinstance(value, bool)
+        else value
+        for value in params
+    )
