@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         MilestoneStats,
         OpenRange,
     )
-    from snapline.paths import UnsafePathError, UnsafeRecordError
+    from snapline.paths import OutputInStoreError, UnsafePathError, UnsafeRecordError
     from snapline.report import ReportOutputError, ReportScopeError
     from snapline.scanning import FileChangingError
     from snapline.snapshots import (
@@ -98,6 +98,7 @@ _EXPORTS: dict[str, str] = {
     "MilestoneStats": "snapline.milestones",
     "Milestones": "snapline.milestones",
     "OpenRange": "snapline.milestones",
+    "OutputInStoreError": "snapline.paths",
     "NotInSnapshotError": "snapline.snapshots",
     "NotInitializedError": "snapline.workspace",
     "NotTrackedError": "snapline.snapshots.record.edits",
@@ -150,6 +151,7 @@ __all__ = [
     "NotInitializedError",
     "NotTrackedError",
     "OpenRange",
+    "OutputInStoreError",
     "Problem",
     "Report",
     "ReportOutputError",
