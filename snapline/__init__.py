@@ -63,6 +63,7 @@ if TYPE_CHECKING:
         NotInitializedError,
         SnapshotNotFoundError,
         Tracking,
+        UnknownPathError,
         UnsafeRootError,
         Workspace,
     )
@@ -118,6 +119,7 @@ _EXPORTS: dict[str, str] = {
     "StoreCorruptError": "snapline.store",
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
+    "UnknownPathError": "snapline.workspace",
     "UnsafePathError": "snapline.paths",
     "UnsafeRecordError": "snapline.paths",
     "UnsafeRootError": "snapline.workspace",
@@ -173,6 +175,7 @@ __all__ = [
     "StoreCorruptError",
     "StoreVersionError",
     "Tracking",
+    "UnknownPathError",
     "UnsafePathError",
     "UnsafeRecordError",
     "UnsafeRootError",

@@ -65,16 +65,20 @@ class AlreadyInitializedError(SnaplineError):
 
 
 class UnsafeRootError(SnaplineError):
-    """``init`` was pointed at the filesystem root or a home directory."""
+    """``init`` was pointed at the filesystem root or a home directory.
+
+    Attributes:
+        path: The root.
+        problem: The message without its advice, which names ``force=True`` (the
+            command line names ``--force``).
+    """
 
     exit_code = 2
 
     def __init__(self, root: Path, what: str) -> None:
         self.path = str(root)
-        super().__init__(
-            f"refusing to snapshot {root}: it is {what}; choose a project directory, "
-            "or pass force=True (--force) if you really mean it"
-        )
+        self.problem = f"refusing to snapshot {root}: it is {what}; choose a project directory"
+        super().__init__(f"{self.problem}, or pass force=True if you really mean it")
 
 
 @dataclass(frozen=True)
