@@ -92,7 +92,7 @@ def error_json(message: str, kind: str, code: int) -> dict[str, Any]:
     Returns:
         ``{"error": message, "kind": kind, "exit_code": code}``.
     """
-    return {"error": _one_line(message), "kind": kind, "exit_code": code}
+    return {"error": _line(message), "kind": kind, "exit_code": code}
 
 
 def _print_json(data: dict[str, Any]) -> None:
@@ -124,10 +124,14 @@ def _os_message(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def _one_line(message: str) -> str:
-    return " ".join(message.split())
+def _line(message: str) -> str:
+    from snapline.cli.quoting import quote_text
+
+    # One line, whatever the library put in the message: a file name in it may hold a
+    # newline (a fake second line), a carriage return or a terminal escape. Escaped,
+    # not collapsed, so the name still reads exactly.
+    return quote_text(message.strip())
 
 
 def _say(message: str) -> None:
-    # One line, whatever the library put in the message.
-    sys.stderr.write(f"snapline: error: {_one_line(message)}\n")
+    sys.stderr.write(f"snapline: error: {_line(message)}\n")

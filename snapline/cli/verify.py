@@ -12,6 +12,7 @@ import typer
 from snapline.cli.context import JsonOption, state, workspace
 from snapline.cli.errors import EXIT_CORRUPT, EXIT_FAILURE, describe, error_json, exit_code_for
 from snapline.cli.output import echo, echo_json, format_bytes, github_annotation, plural
+from snapline.cli.quoting import quote_text
 from snapline.cli.render import echo_problems
 from snapline.cli.report import ReportOption, note_untracked, untracked_inside
 
@@ -112,7 +113,7 @@ def _write_page(ctx: typer.Context, path: Path, report: Report) -> None:
     with workspace(ctx) as ws:
         ws.report(path, verification=report)
         untracked = untracked_inside(ws, os.path.abspath(path))
-    echo(f"wrote the review page {os.path.abspath(path)}", err=True)
+    echo(f"wrote the review page {quote_text(os.path.abspath(path))}", err=True)
     if untracked:
         note_untracked(os.path.abspath(path))
 
