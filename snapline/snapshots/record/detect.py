@@ -32,6 +32,9 @@ __all__ = [
     "sync_problems",
 ]
 
+# Skipped for a reason no recording can settle: notes, never problems.
+_NOT_DRIFT = frozenset({SkipReason.NOT_A_FILE.value})
+
 
 class StateMismatchError(SnaplineError):
     """A file on disk differs from its known state: it was changed outside snapline.
@@ -190,7 +193,11 @@ def ensure_in_sync(detection: Detection) -> None:
 
 
 def sync_problems(detection: Detection) -> list[Problem]:
-    """Render a detection as sync problems (``modified``, ``deleted``, ``untracked``…)."""
+    """Render a detection as sync problems (``modified``, ``deleted``, ``untracked``…).
+
+    A FIFO, socket or device is not drift (git skips them too): it can never be
+    recorded, so counting it would fail ``verify`` for good. It stays a note.
+    """
     problems = []
     for drift in detection.drifts:
         kind = {"added": "untracked", "deleted": "deleted", "modified": "modified"}[drift.kind]
@@ -205,6 +212,8 @@ def sync_problems(detection: Detection) -> list[Problem]:
             )
         )
     for skipped in detection.skipped:
+        if skipped.reason in _NOT_DRIFT:
+            continue
         problems.append(
             Problem(
                 kind="unreadable",

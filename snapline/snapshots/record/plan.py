@@ -154,7 +154,9 @@ def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> l
             )
         )
     for skipped in detection.skipped:
-        if skipped.reason == SkipReason.IGNORED or (
+        # A FIFO or socket is no outside change to protect: it matters only where a
+        # write would land on it, which obstacles() reports.
+        if skipped.reason in (SkipReason.IGNORED, SkipReason.NOT_A_FILE) or (
             relevant is not None and skipped.path not in relevant
         ):
             continue
@@ -254,9 +256,11 @@ def _occupied(root: Path, step: Step, removed: set[str]) -> str | None:
                         "try again"
                     )
         return None
-    if step.before is None:
-        return (
-            f"{step.path} cannot be written: an untracked (perhaps ignored) file is there; "
-            "move it away and try again"
+    if step.before is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+        what = (
+            "an untracked (perhaps ignored) file"
+            if stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)
+            else "a FIFO, socket or device (never tracked)"
         )
+        return f"{step.path} cannot be written: {what} is there; move it away and try again"
     return None
