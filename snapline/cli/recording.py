@@ -127,7 +127,9 @@ def _baseline_summary(root: Path, baseline: Snapshot) -> dict[str, Any]:
         "ignored": reasons.count(SkipReason.IGNORED),
         "hash_only": reasons.count(SkipReason.HASH_ONLY),
         "unreadable": sum(
-            reason in (SkipReason.UNREADABLE, SkipReason.UNREADABLE_DIRECTORY) for reason in reasons
+            reason
+            in (SkipReason.UNREADABLE, SkipReason.UNREADABLE_DIRECTORY, SkipReason.UNREACHABLE)
+            for reason in reasons
         ),
         "skipped": [item.model_dump(mode="json") for item in baseline.skipped],
     }

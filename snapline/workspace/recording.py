@@ -90,8 +90,13 @@ class Recording(WorkspaceBase):
     def _refuse_unknown(self, rels: list[str] | None) -> None:
         # Under the writer lock: another writer cannot track or untrack a path meanwhile.
         for rel in rels or ():
-            if os.path.lexists(os.path.join(self.root, rel)):
+            try:
+                os.lstat(os.path.join(self.root, rel))
                 continue
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+            except OSError:
+                continue  # there, but out of reach: detection notes it
             with self._store.read():
                 if self._store.state.get([rel]) or self._store.state.under(rel):
                     continue

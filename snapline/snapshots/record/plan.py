@@ -41,6 +41,12 @@ __all__ = [
     "unsafe_conflict",
 ]
 
+# Skipped for reasons a rollback need not protect (compared by value: the reasons
+# arrive as the stored text).
+_NOT_CONFLICTS = frozenset(
+    reason.value for reason in (SkipReason.IGNORED, SkipReason.NOT_A_FILE, SkipReason.UNREACHABLE)
+)
+
 _GIT_DIR = ".git"
 
 
@@ -154,9 +160,9 @@ def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> l
             )
         )
     for skipped in detection.skipped:
-        # A FIFO or socket is no outside change to protect: it matters only where a
-        # write would land on it, which obstacles() reports.
-        if skipped.reason in (SkipReason.IGNORED, SkipReason.NOT_A_FILE) or (
+        # A FIFO, a socket or a path the OS cannot reach is no outside change to
+        # protect: it matters only where a write would land on it (obstacles()).
+        if skipped.reason in _NOT_CONFLICTS or (
             relevant is not None and skipped.path not in relevant
         ):
             continue
