@@ -140,6 +140,9 @@ def test_rollback_refuses_to_write_over_a_special_file(
         assert "FIFO, socket or device" in result.stderr
         assert "permissions" not in result.stderr
         assert stat.S_ISFIFO(os.lstat(target).st_mode)
+    dry = cli("rollback", "--to", "1", "--dry-run")
+    assert dry.exit_code == 1
+    assert "move what stands in the way" in dry.stderr and "resync" not in dry.stderr
     target.unlink()
     assert cli("rollback", "--to", "1").exit_code == 0
     assert target.read_text() == "tracked once\n"
