@@ -57,7 +57,12 @@ if TYPE_CHECKING:
         RevertResult,
         RollbackResult,
     )
-    from snapline.store import StoreBusyError, StoreCorruptError, StoreVersionError
+    from snapline.store import (
+        StoreAccessError,
+        StoreBusyError,
+        StoreCorruptError,
+        StoreVersionError,
+    )
     from snapline.workspace import (
         AlreadyInitializedError,
         NotInitializedError,
@@ -115,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     "SnapshotNotFoundError": "snapline.workspace",
     "StateMismatchError": "snapline.snapshots",
     "Storage": "snapline.snapshots",
+    "StoreAccessError": "snapline.store",
     "StoreBusyError": "snapline.store",
     "StoreCorruptError": "snapline.store",
     "StoreVersionError": "snapline.store",
@@ -171,6 +177,7 @@ __all__ = [
     "SnapshotRangeError",
     "StateMismatchError",
     "Storage",
+    "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
     "StoreVersionError",

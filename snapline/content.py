@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["FAST", "decode_text", "pack", "unpack"]
+__all__ = [
+    "FAST",
+    "MAX_DELTA_BYTES",
+    "PackedSizeError",
+    "UnknownCodecError",
+    "decode_text",
+    "pack",
+    "unpack",
+]
 
 # One leading byte names the codec, so a reader knows how to unpack without a schema
 # change if a better codec is added (a reader refuses codecs it does not know).
@@ -17,8 +25,18 @@ default level for about 18% more bytes, which makes compression no longer the la
 half of ``init``."""
 
 
+MAX_DELTA_BYTES = 256 << 20
+"""No delta of a file within the diff limit (16 MiB by default) unpacks to more: a delta
+names each inserted byte as at most three characters, and a file above the limit is
+stored in full instead."""
+
+
 class UnknownCodecError(ValueError):
     """A packed value starts with a codec byte this version does not know."""
+
+
+class PackedSizeError(ValueError):
+    """A packed value unpacks to more bytes than its recorded size allows."""
 
 
 def pack(data: bytes, level: int = _LEVEL) -> bytes:
@@ -30,17 +48,37 @@ def pack(data: bytes, level: int = _LEVEL) -> bytes:
     return _RAW + data
 
 
-def unpack(packed: bytes) -> bytes:
-    """Invert :func:`pack`.
+def unpack(packed: bytes, *, limit: int) -> bytes:
+    """Invert :func:`pack`, never producing more than ``limit`` bytes.
+
+    Stored values may come from elsewhere (a store can be committed, mailed, crafted):
+    300 KB of zlib can inflate to gigabytes, so inflation stops one byte past the size
+    the record allows instead of trusting the stream.
+
+    Args:
+        packed: A value :func:`pack` made.
+        limit: The most bytes it may unpack to (its recorded size, or a bound on it).
+
+    Returns:
+        The original bytes.
 
     Raises:
         UnknownCodecError: If the codec byte is unknown.
-        zlib.error: If compressed data is damaged.
+        PackedSizeError: If it unpacks to more than ``limit`` bytes.
+        zlib.error: If compressed data is damaged or truncated.
     """
     codec, body = packed[:1], packed[1:]
     if codec == _ZLIB:
-        return zlib.decompress(body)
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(body, limit + 1)
+        if len(data) > limit or inflater.unconsumed_tail:
+            raise PackedSizeError(f"it unpacks to more than the {limit} bytes recorded")
+        if not inflater.eof:
+            raise zlib.error("the compressed data is truncated")
+        return data
     if codec == _RAW:
+        if len(body) > limit:
+            raise PackedSizeError(f"it holds more than the {limit} bytes recorded")
         return bytes(body)
     raise UnknownCodecError(f"unknown codec {codec!r}")
 

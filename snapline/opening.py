@@ -27,7 +27,7 @@ from snapline.paths import STORE_DIR
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
-from snapline.store import DB_NAME, Store, StoreBusyError
+from snapline.store import DB_NAME, Store, StoreBusyError, StoreCorruptError
 
 __all__ = [
     "AlreadyInitializedError",
@@ -234,7 +234,7 @@ def open_store(path: Path, timeout: float) -> Opened:
         raise NotInitializedError(path)
     store = SqliteStore.open(db, busy_timeout=timeout)
     reconstructor = Reconstructor(store)
-    recorder = Recorder(path, store, reconstructor, _limits(store.config()), timeout)
+    recorder = Recorder(path, store, reconstructor, _limits(store.config(), store.path), timeout)
     recorder.recover_if_idle()
     return Opened(root=path, store=store, recorder=recorder, reconstructor=reconstructor)
 
@@ -251,14 +251,23 @@ def find_root(start: Path) -> Path:
     raise NotInitializedError(start)
 
 
-def _limits(config: dict[str, Any]) -> Limits:
+def _limits(config: dict[str, Any], store_path: Path) -> Limits:
     defaults = Limits()
-    return Limits(
-        large_file_limit=int(config.get("large_file_limit", defaults.large_file_limit)),
-        diff_limit=int(config.get("diff_limit", defaults.diff_limit)),
-        max_chain=int(config.get("max_chain", defaults.max_chain)),
-        diff_deadline=float(config.get("diff_deadline", defaults.diff_deadline)),
-    )
+    values: dict[str, Any] = {}
+    for name, kind in (
+        ("large_file_limit", int),
+        ("diff_limit", int),
+        ("max_chain", int),
+        ("diff_deadline", float),
+    ):
+        value = config.get(name, getattr(defaults, name))
+        # JSON gives int, float, str, bool...: only a plain number is a setting.
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise StoreCorruptError(
+                store_path, f"the configuration's {name} is {value!r}, not a number"
+            )
+        values[name] = kind(value)
+    return Limits(**values)
 
 
 def _config(limits: Limits) -> dict[str, Any]:

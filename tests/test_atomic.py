@@ -7,8 +7,10 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from snapline import atomic
+from snapline import Workspace, atomic
 
 
 def test_write_replaces_content_and_sets_mode(tmp_path: Path) -> None:
@@ -49,3 +51,80 @@ def test_remove_prunes_empty_directories_up_to_the_root(tmp_path: Path) -> None:
     atomic.remove_file(target, root=tmp_path)
     assert not (tmp_path / "a").exists()
     assert tmp_path.exists()
+
+
+# Names at and near NAME_MAX (255 bytes): ASCII, two- and three-byte UTF-8, a byte that is
+# not UTF-8 at the very end, and a name that itself looks like a temporary name.
+_LONG_NAMES = [
+    "a" * 255,
+    "b" * 254,
+    "é" * 127,
+    "é" * 127 + "a",
+    "€" * 85,
+    os.fsdecode(b"x" * 254 + b"\xff"),
+    ("n" * 200) + ".snapline-tmp-" + "0" * 41,
+]
+
+
+@pytest.mark.parametrize("name", _LONG_NAMES, ids=lambda n: f"{len(os.fsencode(n))}B")
+def test_a_name_of_any_legal_length_is_written_atomically(tmp_path: Path, name: str) -> None:
+    target = tmp_path / name
+    atomic.write_file(target, b"first", 0o100644)
+    atomic.write_file(target, b"second", 0o100755)
+    assert target.read_bytes() == b"second"
+    link = tmp_path / "links" / name
+    atomic.write_file(link, b"elsewhere", 0o120000)
+    assert os.readlink(link) == "elsewhere"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["links", name])
+
+
+def test_a_file_with_a_255_byte_name_is_restored_by_a_rollback(root: Path) -> None:
+    name = "r" * 251 + ".txt"
+    (root / "sub").mkdir()
+    (root / "sub" / name).write_text("v0\n")
+    with Workspace.init(root) as ws:
+        ws.write_file(f"sub/{name}", "v1\n")
+        ws.rollback(to=0)
+        assert (root / "sub" / name).read_text() == "v0\n"
+        assert ws.check_sync().ok
+
+
+@given(
+    name=st.text(
+        st.characters(blacklist_categories=("Cs",), blacklist_characters="/\0"),
+        min_size=1,
+        max_size=255,
+    ).filter(lambda n: len(n.encode()) <= 255 and n not in (".", "..")),
+    other=st.text(min_size=1, max_size=40).filter(lambda n: "/" not in n),
+)
+@example(name="a" * 255, other="a" * 254)
+@example(name="x", other="x.snapline-tmp-y")
+def test_temp_names_fit_are_recognised_and_belong_to_one_name(name: str, other: str) -> None:
+    temp = atomic.temp_name(name)
+    assert len(os.fsencode(temp)) <= 255 and "/" not in temp
+    assert atomic.is_temp_name(temp) and atomic.is_temp_name(f"some/dir/{temp}")
+    assert temp.startswith(atomic.temp_prefix(name))
+    assert not atomic.is_temp_name(name)
+    if other != name:
+        assert not atomic.temp_name(other).startswith(atomic.temp_prefix(name))
+
+
+_LOOK_ALIKES = [
+    "notes.snapline-tmp-x.txt",
+    ".notes.snapline-tmp-x",
+    ".a.snapline-tmp-0123456789abcdef",
+    ".a.snapline-tmp-deadbeef",
+    ".snapline-tmp-0123456789abcdef",
+    "a.snapline-tmp-" + "0" * 16,
+]
+
+
+def test_only_our_own_temp_files_are_left_out_of_a_workspace(root: Path) -> None:
+    for name in _LOOK_ALIKES:
+        (root / name).write_text("a user's file\n")
+    (root / "deep").mkdir()
+    (root / "deep" / _LOOK_ALIKES[0]).write_text("a user's file\n")
+    (root / atomic.temp_name("crashed.txt")).write_text("left by a crash\n")
+    (root / "deep" / atomic.temp_name("a" * 255)).write_text("left by a crash\n")
+    with Workspace.init(root) as ws:
+        assert sorted(ws.tracked()) == sorted([*_LOOK_ALIKES, f"deep/{_LOOK_ALIKES[0]}"])

@@ -13,7 +13,7 @@ from snapline.milestones.milestone import MILESTONE_VERSION
 from snapline.milestones.read import parse_tags
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
 from snapline.snapshots.snapshot import Problem
-from snapline.store import MilestoneRow, StoreReader
+from snapline.store import MilestoneRow, StoreReader, shape_problem
 
 __all__ = ["validate_milestones"]
 
@@ -31,6 +31,12 @@ def validate_milestones(store: StoreReader) -> list[Problem]:
     latest = store.snapshots.latest_number()
     previous: MilestoneRow | None = None
     for row in store.milestones.all():
+        damage = shape_problem(row)
+        if damage is not None:
+            # A value of the wrong type cannot be compared: report it, check no further.
+            message = f"milestone {row.number} holds a value no snapline writes: {damage}"
+            problems.append(_problem("bad-record", row, message))
+            return problems
         problems.extend(_check_record(row, previous))
         problems.extend(_check_range(row, previous, latest))
         problems.extend(_check_chain(store, row, previous))

@@ -7,7 +7,7 @@ import json
 from snapline.errors import SnaplineError
 from snapline.milestones.create import expected_start
 from snapline.milestones.milestone import MILESTONE_VERSION, Milestone, OpenRange
-from snapline.store import MilestoneRow, Store
+from snapline.store import MilestoneRow, Store, shape_problem
 
 __all__ = [
     "MilestoneNotFoundError",
@@ -56,6 +56,9 @@ def to_milestone(row: MilestoneRow) -> Milestone:
     Raises:
         MilestoneRecordError: If the row has a newer format version or unreadable tags.
     """
+    damage = shape_problem(row)
+    if damage is not None:
+        raise MilestoneRecordError(row.number, damage, "run `snapline verify`")
     if row.version > MILESTONE_VERSION:
         raise MilestoneRecordError(
             row.number,

@@ -6,7 +6,14 @@ reader and writer per table); :class:`SqliteStore` implements them over
 and failures as :class:`StoreBusyError` or :class:`StoreCorruptError`.
 """
 
-from snapline.store.errors import StoreBusyError, StoreCorruptError, StoreVersionError
+from snapline.store.errors import (
+    AccessProblem,
+    StoreAccessError,
+    StoreBusyError,
+    StoreCorruptError,
+    StoreVersionError,
+    access_problem,
+)
 from snapline.store.protocol import (
     BlobReader,
     BlobWriter,
@@ -33,6 +40,7 @@ from snapline.store.rows import (
     SnapshotRow,
     StateRow,
     StatRow,
+    shape_problem,
 )
 from snapline.store.schema import FORMAT_VERSION
 from snapline.store.sqlite import DB_NAME, SqliteStore
@@ -40,6 +48,7 @@ from snapline.store.sqlite import DB_NAME, SqliteStore
 __all__ = [
     "DB_NAME",
     "FORMAT_VERSION",
+    "AccessProblem",
     "BlobReader",
     "BlobWriter",
     "ChangeReader",
@@ -63,8 +72,11 @@ __all__ = [
     "StatRow",
     "StateRow",
     "Store",
+    "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
     "StoreReader",
     "StoreVersionError",
+    "access_problem",
+    "shape_problem",
 ]

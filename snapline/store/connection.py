@@ -139,7 +139,7 @@ class Connection:
                 f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=busy_timeout
             )
         except sqlite3.Error as error:
-            raise StoreCorruptError(path, str(error)) from None
+            raise translate(error, path, busy_timeout) from None
         try:
             rows = db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchall()
             return int(rows[0][0])
@@ -189,10 +189,14 @@ class Connection:
         self._depth = 1
         try:
             yield
-        except BaseException:
+        except BaseException as error:
             self._depth = 0
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
+            if isinstance(error, sqlite3.Error):
+                # An insert the disk refused (full, a file-size limit) or a damaged
+                # page met mid-transaction: rolled back, and said as what it is.
+                raise translate(error, self.path, self.busy_timeout) from None
             raise
         self._depth = 0
         try:

@@ -1,22 +1,39 @@
 """The store's errors, and the one place that turns an SQLite error into one of them.
 
-Reads and transaction boundaries report failures as :class:`StoreBusyError` (another
-process holds the store) or :class:`StoreCorruptError` (anything else SQLite refuses);
-:func:`translate` is the only code that decides which.
+Reads, writes and transaction boundaries report failures as :class:`StoreBusyError`
+(another process holds the store), :class:`StoreAccessError` (the operating system
+refused: permissions, a full disk, a file-size limit, an I/O error) or
+:class:`StoreCorruptError` (the data itself cannot be read); :func:`translate` is the
+only code that decides which. No message advises starting a new history: only a check
+that proves the store damaged may (``snapline verify``).
 """
 
 from __future__ import annotations
 
+import errno
 import sqlite3
+from enum import Enum
 from pathlib import Path
 
 from snapline.errors import SnaplineError
 from snapline.store.schema import FORMAT_VERSION
 
-__all__ = ["StoreBusyError", "StoreCorruptError", "StoreVersionError", "translate"]
+__all__ = [
+    "AccessProblem",
+    "StoreAccessError",
+    "StoreBusyError",
+    "StoreCorruptError",
+    "StoreVersionError",
+    "access_problem",
+    "translate",
+]
 
-# SQLITE_BUSY and SQLITE_LOCKED: the primary result codes of "someone else holds it".
-_BUSY_CODES = frozenset({5, 6})
+# SQLite's primary result codes (https://sqlite.org/rescode.html).
+_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED: someone else holds it
+_PERMISSION_CODES = frozenset({3, 8, 23})  # SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH
+_CANTOPEN = 14  # SQLITE_CANTOPEN
+_FULL = 13  # SQLITE_FULL
+_IOERR = 10  # SQLITE_IOERR: a write or read the OS refused (EFBIG, ENOSPC, EIO...)
 
 
 class StoreCorruptError(SnaplineError):
@@ -40,8 +57,8 @@ class StoreCorruptError(SnaplineError):
         self.detail = detail
         super().__init__(
             f"the store at {path} is corrupt or unreadable: {detail}; nothing was written. "
-            "Restore .snapline/ from a backup, or move it aside and run `snapline init` "
-            "to start a new history"
+            "Run `snapline verify` to check the whole store, and restore .snapline/ from a "
+            "backup or from git if it is damaged"
         )
 
 
@@ -67,6 +84,62 @@ class StoreVersionError(StoreCorruptError):
         )
         self.path = str(path)
         self.detail = f"format version {found}"
+
+
+class AccessProblem(str, Enum):
+    """What the operating system refused when the store was used."""
+
+    PERMISSION = "permission"
+    OPEN = "open"
+    SPACE = "space"
+    IO = "io"
+
+
+_ACCESS_ADVICE = {
+    AccessProblem.PERMISSION: (
+        "permission denied (a read-only file, directory or file system); give this user "
+        "write access to .snapline/ and try again"
+    ),
+    AccessProblem.OPEN: (
+        "the file or its directory cannot be opened (missing, or no permission); check "
+        ".snapline/ and its permissions and try again"
+    ),
+    AccessProblem.SPACE: "the disk is full; free some space and try again",
+    AccessProblem.IO: (
+        "the operating system refused to read or write it (no space left, a file-size "
+        "limit reached, or a failing disk); free space or raise the limit and try again"
+    ),
+}
+
+
+class StoreAccessError(SnaplineError):
+    """The operating system refused the store: permissions, space, limits or I/O.
+
+    The store itself is not known to be damaged, and nothing was written.
+
+    Attributes:
+        path: The store file.
+        problem: What was refused.
+        detail: What SQLite reported.
+    """
+
+    exit_code = 1
+
+    def __init__(self, path: Path | str, problem: AccessProblem, detail: str) -> None:
+        """Describe a store the operating system would not let snapline use.
+
+        Args:
+            path: The store file.
+            problem: What was refused.
+            detail: What SQLite (or the OS) reported.
+        """
+        self.path = str(path)
+        self.problem = problem
+        self.detail = detail
+        super().__init__(
+            f"cannot use the store at {path} ({detail}): {_ACCESS_ADVICE[problem]}; "
+            "nothing was recorded"
+        )
 
 
 class StoreBusyError(SnaplineError):
@@ -96,7 +169,7 @@ class StoreBusyError(SnaplineError):
 
 def translate(
     error: sqlite3.Error, path: Path | str, busy_timeout: float, detail: str | None = None
-) -> StoreBusyError | StoreCorruptError:
+) -> StoreBusyError | StoreAccessError | StoreCorruptError:
     """The snapline error to raise for an SQLite error met while using the store.
 
     Callers raise what this returns (``raise translate(...) from None``), so that the
@@ -110,18 +183,60 @@ def translate(
 
     Returns:
         :class:`StoreBusyError` when another connection held a lock past the timeout,
-        else :class:`StoreCorruptError`.
+        :class:`StoreAccessError` when the operating system refused (permissions, space,
+        limits, I/O), else :class:`StoreCorruptError`.
     """
-    if isinstance(error, sqlite3.OperationalError) and _is_busy(error):
+    code = _primary_code(error)
+    if code in _BUSY_CODES:
         return StoreBusyError(path, busy_timeout)
+    problem = _ACCESS_CODES.get(code) if code is not None else None
+    if problem is not None:
+        return StoreAccessError(path, problem, str(error))
     return StoreCorruptError(path, str(error) if detail is None else detail)
 
 
-def _is_busy(error: sqlite3.OperationalError) -> bool:
+_ACCESS_CODES = {
+    **dict.fromkeys(_PERMISSION_CODES, AccessProblem.PERMISSION),
+    _CANTOPEN: AccessProblem.OPEN,
+    _FULL: AccessProblem.SPACE,
+    _IOERR: AccessProblem.IO,
+}
+
+# Python 3.10 does not expose the result code: SQLite's fixed messages for each
+# (sqlite3ErrStr) stand in for it there.
+_MESSAGES = (
+    ("database is locked", 5),
+    ("database table is locked", 6),
+    ("attempt to write a readonly database", 8),
+    ("unable to open database file", 14),
+    ("access permission denied", 3),
+    ("database or disk is full", 13),
+    ("disk I/O error", 10),
+)
+
+
+def _primary_code(error: sqlite3.Error) -> int | None:
     code = getattr(error, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF in _BUSY_CODES
-    # Python 3.10 does not expose the result code; its messages for these two codes
-    # are "database is locked" and "database table is locked".
+    if isinstance(code, int):
+        return code & 0xFF
     message = str(error)
-    return "locked" in message or "busy" in message
+    for text, number in _MESSAGES:
+        if text in message:
+            return number
+    return None
+
+
+def access_problem(error: OSError) -> AccessProblem:
+    """What an ``OSError`` met on a store file says the operating system refused.
+
+    Args:
+        error: The error.
+
+    Returns:
+        The kind of problem, for :class:`StoreAccessError`.
+    """
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return AccessProblem.SPACE
+    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return AccessProblem.PERMISSION
+    return AccessProblem.IO

@@ -17,6 +17,7 @@ __all__ = [
     "SnapshotRow",
     "StatRow",
     "StateRow",
+    "shape_problem",
 ]
 
 
@@ -180,3 +181,44 @@ class JournalRow:
 
 Fingerprint = tuple[int, int, int, int]
 """``(size, mtime_ns, ino, ctime_ns)`` of a file, as ``lstat`` reports it."""
+
+
+_TYPES: dict[str, type] = {"int": int, "str": str, "bytes": bytes, "None": type(None)}
+
+
+def _shape(record: type) -> tuple[tuple[str, tuple[type, ...], str], ...]:
+    # The annotations are strings (postponed evaluation): "int", "str | None"...
+    fields = []
+    for name, annotation in record.__annotations__.items():
+        names = [part.strip() for part in str(annotation).split("|")]
+        fields.append((name, tuple(_TYPES[part] for part in names), str(annotation)))
+    return tuple(fields)
+
+
+_SHAPES: dict[type, tuple[tuple[str, tuple[type, ...], str], ...]] = {
+    record: _shape(record)
+    for record in (SnapshotRow, ChangeRow, StateRow, StatRow, MilestoneRow, JournalRow)
+}
+
+
+def shape_problem(row: object) -> str | None:
+    """What is wrong with the types of a row's values, if anything.
+
+    SQLite keeps whatever a column is given, so a row edited by hand (or a crafted
+    store) can hold text where a number belongs. Readers check a row's shape before
+    trusting it, so such damage is reported as damage, not met as a crash.
+
+    Args:
+        row: One of this module's records.
+
+    Returns:
+        A short description of the first bad value (``"its size is the text 'big', not
+        int | None"``), or ``None`` when every value has its declared type.
+    """
+    for name, allowed, declared in _SHAPES[type(row)]:
+        value = getattr(row, name)
+        # bool is an int to Python, never a value SQLite returns for these columns.
+        if not isinstance(value, allowed) or isinstance(value, bool):
+            kind = "text" if isinstance(value, str) else type(value).__name__
+            return f"its {name} is the {kind} {value!r:.40}, not {declared}"
+    return None

@@ -131,7 +131,10 @@ class SqliteStore:
         Raises:
             StoreCorruptError: If it is missing or not a JSON object.
         """
-        value = json.loads(self._meta("config"))
+        try:
+            value = json.loads(self._meta("config"))
+        except ValueError:
+            raise StoreCorruptError(self.path, "the configuration is not JSON") from None
         if not isinstance(value, dict):
             raise StoreCorruptError(self.path, "the configuration is not an object")
         return value

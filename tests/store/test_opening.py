@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from snapline.store import FORMAT_VERSION, Store, StoreCorruptError, StoreVersionError
+from snapline.store import (
+    FORMAT_VERSION,
+    AccessProblem,
+    Store,
+    StoreAccessError,
+    StoreCorruptError,
+    StoreVersionError,
+)
 from tests.store.backends import Backend
 from tests.store.builders import record
 from tests.store.conftest import BUSY, CONFIG
@@ -91,8 +98,10 @@ def test_another_database_is_refused_and_left_untouched(backend: Backend, locati
 
 
 def test_a_missing_store_is_refused_and_not_created(backend: Backend, location: Path) -> None:
-    with pytest.raises(StoreCorruptError):
+    # Not a damaged store: one that cannot be opened, said as such (no advice to start over).
+    with pytest.raises(StoreAccessError) as caught:
         backend.open(location, BUSY)
+    assert caught.value.problem is AccessProblem.OPEN
     assert list(location.parent.iterdir()) == []
 
 

@@ -15,14 +15,14 @@ import json
 import zlib
 from typing import Literal
 
-from snapline.content import UnknownCodecError, unpack
+from snapline.content import PackedSizeError, UnknownCodecError, unpack
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, is_hash
 from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.snapshot import SNAPSHOT_VERSION, ChangeKind, Problem, Storage
-from snapline.store import ChangeRow, SnapshotRow, StoreReader
+from snapline.store import ChangeRow, SnapshotRow, StoreReader, shape_problem
 
 __all__ = ["validate_history"]
 
@@ -53,6 +53,14 @@ def validate_history(store: StoreReader, *, deep: bool = False) -> list[Problem]
     previous: SnapshotRow | None = None
     ids: set[str] = set()
     for row in rows:
+        damaged = _shape_problems(row, changes_by_number.get(row.number, []))
+        if damaged:
+            # Values of the wrong type cannot be compared or hashed: report the damage
+            # and check the rest of the history against this row's place in it.
+            problems.extend(damaged)
+            changes_by_number.pop(row.number, None)
+            previous = row
+            continue
         if row.id in ids:
             problems.append(
                 Problem(kind="duplicate-id", number=row.number, severity="corrupt",
@@ -134,6 +142,27 @@ def validate_history(store: StoreReader, *, deep: bool = False) -> list[Problem]
     problems.extend(_check_state(store, replay))
     if deep:
         problems.extend(_deep_check(store))
+    return problems
+
+
+def _shape_problems(row: SnapshotRow, changes: list[ChangeRow]) -> list[Problem]:
+    problems = []
+    for record in (row, *changes):
+        problem = shape_problem(record)
+        if problem is not None:
+            what = (
+                f"snapshot {row.number}"
+                if record is row
+                else f"a file change of snapshot {row.number}"
+            )
+            problems.append(
+                Problem(
+                    kind="bad-record",
+                    number=row.number,
+                    severity="corrupt",
+                    message=f"{what} holds a value no snapline writes: {problem}",
+                )
+            )
     return problems
 
 
@@ -243,10 +272,10 @@ def _check_state(store: StoreReader, replay: dict[str, tuple[str, int]]) -> list
 
 def _deep_check(store: StoreReader) -> list[Problem]:
     problems = []
-    for hash_, _size, packed in store.blobs.iter():
+    for hash_, size, packed in store.blobs.iter():
         try:
-            actual = hash_bytes(unpack(packed))
-        except (UnknownCodecError, zlib.error) as error:
+            actual = hash_bytes(unpack(packed, limit=size))
+        except (UnknownCodecError, PackedSizeError, zlib.error) as error:
             problems.append(
                 Problem(
                     kind="corrupt-content",

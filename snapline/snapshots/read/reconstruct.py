@@ -12,7 +12,13 @@ from __future__ import annotations
 import zlib
 from collections import OrderedDict
 
-from snapline.content import UnknownCodecError, decode_text, unpack
+from snapline.content import (
+    MAX_DELTA_BYTES,
+    PackedSizeError,
+    UnknownCodecError,
+    decode_text,
+    unpack,
+)
 from snapline.diffing import apply_delta
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
@@ -136,7 +142,7 @@ class Reconstructor:
                 raise self._corrupt(start, "a delta is based on content that is not text")
             for step in reversed(chain):
                 try:
-                    text = apply_delta(text, _delta_text(step.forward))
+                    text = apply_delta(text, _delta_text(step.forward, len(text), step.size))
                 except (ValueError, UnknownCodecError, zlib.error) as error:
                     raise self._corrupt(step, f"its delta does not apply ({error})") from None
             data = text.encode("utf-8")
@@ -174,9 +180,11 @@ class Reconstructor:
         packed = self.store.blobs.get(row.content)
         if packed is None:
             raise self._corrupt(row, f"stored content {row.content} is missing")
+        if row.size is None:
+            raise self._corrupt(row, "its size is not recorded")
         try:
-            return unpack(packed)
-        except (UnknownCodecError, zlib.error) as error:
+            return unpack(packed, limit=row.size)
+        except (UnknownCodecError, PackedSizeError, zlib.error) as error:
             raise self._corrupt(row, f"stored content {row.content} is damaged ({error})") from None
 
     def _corrupt(self, row: ChangeRow, detail: str) -> StoreCorruptError:
@@ -185,7 +193,11 @@ class Reconstructor:
         )
 
 
-def _delta_text(packed: bytes | None) -> str:
+def _delta_text(packed: bytes | None, base_chars: int, size: int | None) -> str:
     if packed is None:
         raise ValueError("the delta is missing")
-    return unpack(packed).decode("utf-8")
+    # A delta writes each inserted byte as at most three characters, and each of its
+    # operations as a short token: bounded by the sizes of the two versions it joins
+    # (a character is at most four bytes).
+    bound = 16 * (4 * base_chars + (size or 0)) + 4096
+    return unpack(packed, limit=min(bound, MAX_DELTA_BYTES)).decode("utf-8")

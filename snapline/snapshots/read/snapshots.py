@@ -61,7 +61,7 @@ def select_snapshots(
         limit=limit,
     )
     for row in rows:
-        yield to_snapshot(row, store.changes.of(row.number, deltas=False))
+        yield to_snapshot(row, store.changes.of(row.number, deltas=False), store.path)
 
 
 def load_snapshot(store: StoreReader, number: int) -> Snapshot:
@@ -74,7 +74,14 @@ def load_snapshot(store: StoreReader, number: int) -> Snapshot:
         row = store.snapshots.get(number)
         if row is None:
             raise SnapshotNotFoundError(number, latest_number(store))
-        return to_snapshot(row, store.changes.of(number, deltas=True))
+        changes = store.changes.of(number, deltas=True)
+        base_sizes = {}
+        for change in changes:
+            if change.forward is not None or change.reverse is not None:
+                base_path = change.old_path or change.path
+                before = store.changes.version_at(base_path, number - 1)
+                base_sizes[base_path] = before.size if before and before.size else 0
+        return to_snapshot(row, changes, store.path, base_sizes)
 
 
 def content_at(

@@ -294,7 +294,7 @@ def _disk_hash(location: Path) -> tuple[str | None, int | None]:
 
 
 def _remove_temp_files(location: Path) -> None:
-    prefix = f".{location.name}{atomic.TEMP_MARKER}"
+    prefix = atomic.temp_prefix(location.name)
     with contextlib.suppress(OSError):
         for entry in os.scandir(location.parent):
             if entry.name.startswith(prefix):

@@ -40,8 +40,10 @@ from snapline.store import (
     SnapshotRow,
     StateRow,
     Store,
+    StoreAccessError,
     StoreBusyError,
     StoreCorruptError,
+    access_problem,
 )
 
 __all__ = ["LOCK_NAME", "Recorder"]
@@ -105,9 +107,12 @@ class Recorder:
         except filelock.Timeout:
             raise StoreBusyError(self.store.path, self.timeout) from None
         except OSError as error:
-            # .snapline/lock replaced by a directory, or not writable: the store is
-            # not usable for writing, which is a store problem, not a usage error.
-            raise StoreCorruptError(self.store.path.parent / LOCK_NAME, str(error)) from None
+            lock = self.store.path.parent / LOCK_NAME
+            if isinstance(error, IsADirectoryError):
+                # Something replaced the lock file: the store's layout is damaged.
+                raise StoreCorruptError(lock, str(error)) from None
+            # Not writable, no space: the OS refused, the store is not known damaged.
+            raise StoreAccessError(lock, access_problem(error), str(error)) from None
         try:
             if self.store.journal.entries():
                 self._recover()
@@ -162,7 +167,7 @@ class Recorder:
             crash_point("record-prepared")
         crash_point("snapshot-committed")
         self._remember(detection.drifts)
-        snapshot = to_snapshot(row, changes)
+        snapshot = to_snapshot(row, changes, self.store.path)
         self.said(snapshot.skipped)
         return snapshot
 
@@ -216,7 +221,7 @@ class Recorder:
 
         row, changes = apply_writes(self.root, self.store, op, writes, commit, self.known_content)
         self._remember(drifts)
-        snapshot = to_snapshot(row, changes)
+        snapshot = to_snapshot(row, changes, self.store.path)
         self.said(snapshot.skipped)
         return snapshot
 

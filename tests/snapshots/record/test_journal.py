@@ -63,7 +63,7 @@ def test_a_crash_after_the_write_is_undone_on_open(ws: Workspace) -> None:
     with ws._store.write():
         ws._store.journal.add("write", "t", json.dumps([entry]))
     path.write_text("crashed\n")
-    (path.parent / ".app.py.snapline-tmp-dead").write_text("leftover")
+    (path.parent / atomic.temp_name("app.py")).write_text("leftover")
     ws.close()
     with Workspace.open(ws.root) as reopened:
         assert path.read_text() == "print('hello')\n"

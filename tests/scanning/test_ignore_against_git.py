@@ -1,0 +1,116 @@
+"""Differential tests: the files a walk finds are exactly the files git tracks.
+
+Seeded random trees (files, directories, symlinks, odd names) with random ignore files
+at random depths and a random ``.git/info/exclude``, each compared with
+``git add -A && git ls-files``; and every byte against every POSIX class.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from snapline.scanning import IgnoreRules, scan
+from tests.scanning.git_reference import git_tracked, init_repository
+
+_STRESS = os.environ.get("SNAPLINE_STRESS") == "1"
+_TREES = 2000 if _STRESS else 120
+
+_NAMES = ["a", "b", "ab", "ba", "aa", "x.txt", "y.log", "keep.txt", "logs", "dir", "build",
+          "foo", "foobar", "é", "éa", "a b", "a ", "[a]", "*", "!a", "#a", "a\\b", "\ta",
+          ".hidden", "A", "B.TXT", "1", "-", "]", "a\x01", "b\udcff"]  # fmt: skip
+_ATOMS = ["a", "b", "ab", "x", "txt", ".", "logs", "dir", "foo", "é", " ", "\\ ", "\\*",
+          "\\[", "\\!", "\\#", "\\\\", "[ab]", "[!a]", "[^b]", "[a-c]", "[c-a]",
+          "[[:alpha:]]", "[[:digit:]]", "[[:space:]]", "[[:punct:]]", "[\\]]", "[]]",
+          "[!]]", "[a-]", "[-a]", "[[:foo:]]", "[[:alpha:]", "[[]", "[é]", "[\\x]", "?",
+          "*", "*", "*", "**", "?", "1", "A", "-", "]", "#", "!", "\t"]  # fmt: skip
+
+
+def _pattern(rng: random.Random) -> str:
+    segments = [
+        "".join(rng.choice(_ATOMS) for _ in range(rng.choice([1, 1, 2, 2, 3])))
+        for _ in range(rng.choice([1, 1, 1, 2, 2, 3]))
+    ]
+    line = "/".join(segments)
+    if rng.random() < 0.15:
+        line = "/" + line
+    if rng.random() < 0.2:
+        line += "/"
+    if rng.random() < 0.25:
+        line = "!" + line
+    line += rng.choice(["", "", "", "", "", "", "  ", "\\", "\t", "\\  ", "\r"])
+    if rng.random() < 0.03:
+        line = "#" + line
+    return line
+
+
+def _ignore_file(rng: random.Random, lines: int) -> bytes:
+    text = "\n".join(_pattern(rng) for _ in range(lines))
+    data = (text + ("\n" if rng.random() < 0.8 else "")).encode("utf-8", "surrogateescape")
+    if rng.random() < 0.05:
+        data = b"\xef\xbb\xbf" + data
+    if rng.random() < 0.05:
+        data = data.replace(b"\n", b"\r\n")
+    return data
+
+
+def _random_tree(root: Path, rng: random.Random) -> None:
+    directories = [root]
+    for _ in range(rng.randint(5, 40)):
+        path = rng.choice(directories) / rng.choice(_NAMES)
+        if path.exists() or path.is_symlink():
+            continue
+        roll = rng.random()
+        if roll < 0.08:
+            path.symlink_to(rng.choice([".", "a", "nowhere", ".."]))
+        elif roll < 0.4 and len(path.relative_to(root).parts) < 4:
+            path.mkdir()
+            directories.append(path)
+        else:
+            path.write_bytes(b"x")
+    for directory in directories:
+        if rng.random() < (0.8 if directory == root else 0.3):
+            (directory / ".gitignore").write_bytes(_ignore_file(rng, rng.randint(1, 8)))
+    if rng.random() < 0.3:
+        (root / ".git" / "info").mkdir(parents=True, exist_ok=True)
+        (root / ".git" / "info" / "exclude").write_bytes(_ignore_file(rng, rng.randint(1, 4)))
+
+
+@pytest.mark.parametrize("batch", range(4))
+def test_random_trees_track_what_git_tracks(tmp_path: Path, batch: int) -> None:
+    for seed in range(batch, _TREES, 4):
+        root = tmp_path / f"tree{seed}"
+        root.mkdir()
+        init_repository(root)
+        _random_tree(root, random.Random(seed))
+        found = scan(root, IgnoreRules(root), keep_stats=False).names
+        expected = git_tracked(root)
+        assert sorted(found) == sorted(expected), (
+            f"seed {seed}: "
+            f"only snapline tracks {sorted(set(found) - expected)}, "
+            f"only git tracks {sorted(expected - set(found))}"
+        )
+
+
+_CLASSES = ["alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print", "punct",
+            "space", "upper", "xdigit"]  # fmt: skip
+
+
+def test_every_byte_against_every_posix_class(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    init_repository(root)
+    byte_values = [b for b in range(1, 256) if b != ord("/")]
+    for name in _CLASSES:
+        directory = root / name
+        directory.mkdir()
+        (directory / ".gitignore").write_text(f"c[[:{name}:]]\nc[![:{name}:]]z\n")
+        for value in byte_values:
+            (directory / os.fsdecode(b"c" + bytes([value]))).write_bytes(b"")
+            (directory / os.fsdecode(b"c" + bytes([value]) + b"z")).write_bytes(b"")
+    found = scan(root, IgnoreRules(root), keep_stats=False).names
+    assert sorted(found) == sorted(git_tracked(root))
+    assert len(found) < len(_CLASSES) * len(byte_values) * 2  # some were ignored
