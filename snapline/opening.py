@@ -173,13 +173,21 @@ def create_store(
         _publish(staging, store_dir / DB_NAME, path)
         atomic.sync_directory(store_dir)
     except AlreadyInitializedError:
-        # Another init won: its store stays exactly as it is.
+        # Another init won: its store stays exactly as it is; only this init's own
+        # staging file (none, unless the link found a store) goes.
+        with contextlib.suppress(OSError):
+            staging.unlink()
         raise
     except BaseException:
+        # Still under the lock, and no store was there when it was taken: whatever
+        # store is there now is this init's own, not durable, so it goes.
         with contextlib.suppress(OSError):
             _remove_staging(store_dir)
-            if created_dir and not (store_dir / DB_NAME).exists():
+            if created_dir:
                 shutil.rmtree(store_dir)
+            else:
+                for leftover in store_dir.glob(DB_NAME + "*"):
+                    leftover.unlink()
         raise
     finally:
         lock.release()
