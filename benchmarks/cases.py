@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.hooks import row_hook
 from benchmarks.page import row_report_page
 from benchmarks.report import (
     Evidence,
@@ -1229,8 +1230,10 @@ ORDER = (
     "10b",
     "10c",
     "11",
+    "12",
 )
-"""Row numbers in the order of the issue's table (11: the review page, issue 17)."""
+"""Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
+Claude Code hook round trip, issue 15)."""
 
 
 def run_all(
@@ -1275,6 +1278,7 @@ def run_all(
     attempt(("9",), "10% of a large file", lambda: row_scattered(bench))
     attempt(("10b", "10c"), "200 MiB file", lambda: row_large_file(bench))
     attempt(("11",), "review page", lambda: row_report_page(bench))
+    attempt(("12",), "Claude Code hook", lambda: row_hook(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 

@@ -10,6 +10,7 @@ page (``snapline report``) outside the throwaway workspace, and says where:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -67,14 +68,16 @@ class Demo:
         *args: str,
         expect: int = 0,
         shows: tuple[str, ...] = (),
+        stdin: str | None = None,
     ) -> str:
         """Run ``snapline ARGS``, print it like a terminal, check its exit code and output."""
         shown = " ".join(shlex.quote("python" if a == PYTHON else a) for a in args)
-        print(f"$ snapline {shown}")
+        print(f"$ snapline {shown}" + (" < event.json" if stdin is not None else ""))
         done = subprocess.run(
             [SNAPLINE, *args],
             cwd=self.root,
             env=self.env,
+            input=stdin,
             capture_output=True,
             text=True,
             timeout=120,
@@ -91,6 +94,30 @@ class Demo:
             if text not in output:
                 raise DemoFailed(f"`snapline {shown}` did not print {text!r}")
         return done.stdout
+
+    def hook(
+        self,
+        name: str,
+        tool: str,
+        tool_input: dict[str, str],
+        *,
+        expect: int = 0,
+        shows: tuple[str, ...] = (),
+    ) -> str:
+        """Feed one event to ``snapline hook claude-code`` on stdin, as Claude Code does."""
+        event = {
+            "session_id": "claude-1",
+            "transcript_path": str(self.root / ".claude-transcript.jsonl"),
+            "cwd": str(self.root),
+            "hook_event_name": name,
+            "tool_name": tool,
+            "tool_input": tool_input,
+        }
+        target = os.path.relpath(tool_input["file_path"], self.root)
+        print(f"   (Claude Code sends {name} {tool} {target})")
+        return self.snapline(
+            "hook", "claude-code", stdin=json.dumps(event), expect=expect, shows=shows
+        )
 
     def check(self, condition: bool, what: str) -> None:
         if not condition:
@@ -188,6 +215,37 @@ def story(demo: Demo, report: Path) -> None:
     demo.say("Everything holds: the sequence, the chain hashes, the milestones and the disk.")
     demo.snapline("verify", shows=("ok: snapshots 0..6 verified",))
     demo.snapline("diff", "3", "6", shows=("Say hello to anyone.",))
+
+    demo.say(
+        "Claude Code: `integrate claude-code` writes snapline's hooks into the project's "
+        ".claude/settings.json (merged with what is there), which is then recorded like "
+        "any other file."
+    )
+    demo.snapline("integrate", "claude-code", shows=("installed snapline's hooks",))
+    demo.snapline("record", ".claude/settings.json", "-m", "Claude Code hooks")
+
+    demo.say(
+        "Before each Edit, Claude Code runs the hook with the PreToolUse event: greet.py "
+        "is as the history says, so it exits 0 and the edit goes ahead. After the edit, "
+        "the PostToolUse event records that file as one snapshot, with the tool, the "
+        "session and a description."
+    )
+    edit = {"file_path": str(root / "greet.py"), "old_string": "hello", "new_string": "hi"}
+    demo.hook("PreToolUse", "Edit", edit)
+    demo.write("greet.py", "def greet(name):\n    return f'hi {name}'\n")
+    demo.hook("PostToolUse", "Edit", edit)
+    demo.snapline("log", "-n", "1", shows=("Edit", "@claude-1", "Edit greet.py"))
+
+    demo.say(
+        "A person edits README.md while the agent works. The next Edit of README.md is "
+        "refused: exit 2, and the reason on stderr goes to the model. Resync, and it can "
+        "go ahead."
+    )
+    demo.write("README.md", "# greeter\n\nSay hi to anyone.\n", outside=True)
+    readme = {"file_path": str(root / "README.md"), "old_string": "hi", "new_string": "hello"}
+    demo.hook("PreToolUse", "Edit", readme, expect=2, shows=("README.md (modified)",))
+    demo.snapline("resync", "-m", "README edited by hand again")
+    demo.hook("PreToolUse", "Edit", readme)
 
     demo.say(
         "For the person reviewing the agent's work: `report` writes one HTML page with the "

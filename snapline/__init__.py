@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import NotTrackedError
     from snapline.snapshots.record.gc import GcResult
+    from snapline.snapshots.record.journal import RecoveryBlockedError
+    from snapline.snapshots.record.presence import StoreVanishedError
     from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
     from snapline.snapshots.restore.rollback import RollbackConflictError
     from snapline.snapshots.results import (
@@ -89,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "Conflict": "snapline.snapshots.results",
     "ModifiedFile": "snapline.snapshots.results",
     "Move": "snapline.snapshots.results",
+    "RecoveryBlockedError": "snapline.snapshots.record.journal",
     "RevertConflictError": "snapline.snapshots.restore.revert",
     "RevertResult": "snapline.snapshots.results",
     "RollbackConflictError": "snapline.snapshots.restore.rollback",
@@ -123,6 +126,7 @@ _EXPORTS: dict[str, str] = {
     "StoreAccessError": "snapline.store",
     "StoreBusyError": "snapline.store",
     "StoreCorruptError": "snapline.store",
+    "StoreVanishedError": "snapline.snapshots.record.presence",
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
     "UnknownPathError": "snapline.workspace",
@@ -161,6 +165,7 @@ __all__ = [
     "OpenRange",
     "OutputInStoreError",
     "Problem",
+    "RecoveryBlockedError",
     "Report",
     "ReportOutputError",
     "ReportScopeError",
@@ -180,6 +185,7 @@ __all__ = [
     "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
+    "StoreVanishedError",
     "StoreVersionError",
     "Tracking",
     "UnknownPathError",

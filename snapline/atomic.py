@@ -105,6 +105,11 @@ def write_file(path: Path, data: bytes, mode: int) -> None:
         data: The new content.
         mode: A git-style mode (``0o100644``, ``0o100755`` or ``0o120000`` for a symlink,
             whose target is ``data``).
+
+    A regular file that is replaced keeps its permission bits (a 0600 ``.env`` stays
+    0600, a 0700 script 0700); only the executable bits follow ``mode``, as git's do:
+    added where the file is readable, or all removed. A new file gets the umask's
+    defaults (0666 or 0777 filtered by the umask).
     """
     if mode == _SYMLINK:
         write_symlink(path, os.fsdecode(data))
@@ -112,7 +117,7 @@ def write_file(path: Path, data: bytes, mode: int) -> None:
     _make_parents(path)
     _replace_directory_with_file(path)
     temp = _temp_name(path)
-    perms = (0o777 if mode == _EXECUTABLE else 0o666) & ~_umask()
+    perms = _permissions(path, executable=mode == _EXECUTABLE)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, perms)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -212,6 +217,22 @@ def _head(name: str) -> str:
 
 def _check(head: str) -> str:
     return hashlib.sha256(os.fsencode(head)).hexdigest()[:_CHECK]
+
+
+def _permissions(path: Path, *, executable: bool) -> int:
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode):
+        return (0o777 if executable else 0o666) & ~_umask()
+    bits = stat.S_IMODE(info.st_mode)
+    if executable == bool(bits & stat.S_IXUSR):
+        return bits
+    if executable:
+        # Executable by whoever may read it, as ``chmod +x`` does under a 0 umask.
+        return bits | ((bits & 0o444) >> 2)
+    return bits & ~0o111
 
 
 def _make_parents(path: Path) -> None:

@@ -9,6 +9,7 @@ symlink inside the root can point anywhere.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from pathlib import Path, PurePosixPath
@@ -16,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from snapline.errors import SnaplineError
 
 __all__ = [
+    "GIT_DIR",
     "STORE_DIR",
     "OutputInStoreError",
     "UnsafePathError",
@@ -23,11 +25,15 @@ __all__ = [
     "check_recorded",
     "check_relpath",
     "disk_path",
+    "inside_git_dir",
     "output_path",
     "relpath_from_user",
 ]
 
 STORE_DIR = ".snapline"
+
+GIT_DIR = ".git"
+"""A git repository's own directory: tracked around, never written into."""
 
 
 class UnsafePathError(SnaplineError):
@@ -149,15 +155,16 @@ def check_relpath(path: str) -> str:
         The same path, unchanged.
 
     Raises:
-        UnsafePathError: If it is empty, absolute, not normalised, contains ``..``,
-            a backslash or NUL, or names the store directory.
+        UnsafePathError: If it is empty, absolute, not normalised, contains ``..`` or
+            NUL, or names the store directory. Backslashes, colons, spaces, control
+            characters and wildcards are legal in POSIX names and accepted.
     """
     if not path or "\x00" in path:
         raise UnsafePathError(path, "empty path or NUL byte")
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+    # Backslashes and drive-like colons (``c:notes.txt``) are ordinary characters in a
+    # POSIX name, and git tracks them; only a leading slash makes a path absolute here.
+    if path.startswith("/"):
         raise UnsafePathError(path, "absolute paths are not allowed in a workspace")
-    if "\\" in path:
-        raise UnsafePathError(path, "backslashes are not allowed; use POSIX separators")
     parts = path.split("/")
     if any(part in ("", ".", "..") for part in parts):
         raise UnsafePathError(path, "the path must be normalised and stay inside the root")
@@ -166,11 +173,21 @@ def check_relpath(path: str) -> str:
     return path
 
 
+def inside_git_dir(path: str) -> bool:
+    """Whether a relpath lies inside a ``.git`` directory (at any depth), never written."""
+    return GIT_DIR in path.split("/")
+
+
 def relpath_from_user(root: Path, path: str | os.PathLike[str]) -> str:
     """Turn a path given by a caller (absolute, or relative to the root) into a safe relpath.
 
+    Symlinks are never resolved below the root: a symlink named last is itself the path
+    (a tracked file), so naming it never widens an operation to what it points to; a
+    path whose parent directory inside the root is a symlink is refused.
+
     Raises:
-        UnsafePathError: If the path leaves the root or names the store.
+        UnsafePathError: If the path leaves the root, names the store, or goes through a
+            symlinked directory inside the root.
     """
     raw = os.fspath(path)
     candidate = Path(raw)
@@ -192,7 +209,9 @@ def relpath_from_user(root: Path, path: str | os.PathLike[str]) -> str:
     text = rel.as_posix()
     if text in ("", "."):
         raise UnsafePathError(raw, "the workspace root itself is not a file")
-    return check_relpath(text)
+    checked = check_relpath(text)
+    _refuse_symlinked_parent(root, checked, raw)
+    return checked
 
 
 def disk_path(root: Path, relpath: str) -> Path:
@@ -218,6 +237,29 @@ def disk_path(root: Path, relpath: str) -> Path:
         if not stat.S_ISDIR(mode):
             raise UnsafePathError(relpath, f"its parent {current} is not a directory")
     return root.joinpath(*parts)
+
+
+def _refuse_symlinked_parent(root: Path, relpath: str, raw: str) -> None:
+    current = root
+    for part in relpath.split("/")[:-1]:
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        except OSError as error:
+            # Deeper than PATH_MAX: nothing below can be reached, so nothing is followed
+            # (the scan notes the path as unreachable).
+            if error.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+                return
+            raise
+        if stat.S_ISLNK(mode):
+            prefix = current.relative_to(root).as_posix()
+            raise UnsafePathError(
+                raw,
+                f"it goes through the symlink {prefix}; name the path without the link "
+                "(a symlink is tracked as a file, never followed)",
+            )
 
 
 def _real_root(root: Path) -> Path:

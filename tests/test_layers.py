@@ -16,6 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "snapline"
 
 LAYERS: list[tuple[str, ...]] = [
     ("snapline.cli", "snapline.__main__"),
+    ("snapline.hosts",),
     (
         "snapline.workspace",
         "snapline.report",

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import sys
+
 __all__ = ["main"]
 
 
 def main() -> None:
     """Entry point of the ``snapline`` console script."""
+    if sys.argv[1:2] == ["hook"]:
+        # A hook runs once per agent event: skip building the typer app and rich.
+        from snapline.cli.hook import fast_path
+
+        code = fast_path(sys.argv[2:])
+        if code is not None:
+            sys.exit(code)
     from snapline.cli.app import run
 
     run()

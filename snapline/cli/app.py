@@ -14,7 +14,16 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from snapline.cli import history, milestones, recording, report, restore, verify
+from snapline.cli import (
+    history,
+    integrate,
+    milestones,
+    recording,
+    report,
+    restore,
+    verify,
+    watch,
+)
 from snapline.cli.context import DEFAULT_TIMEOUT, JSON_REQUESTED, State, state
 from snapline.cli.errors import error_json, exit_code_for
 from snapline.cli.output import echo_json
@@ -122,6 +131,8 @@ restore.register(app)
 milestones.register(app)
 verify.register(app)
 report.register(app)
+integrate.register(app)
+watch.register(app)
 
 
 def run() -> None:

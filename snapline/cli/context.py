@@ -88,6 +88,15 @@ def user_paths(ws: Workspace, paths: list[str] | None) -> list[str] | None:
     inside = real_cwd == root or real_cwd.startswith(root.rstrip(os.sep) + os.sep)
     base = cwd if inside else str(ws.root)
     resolved = [os.path.normpath(os.path.join(base, path)) for path in paths]
-    if any(os.path.realpath(path) == root for path in resolved):
+    if any(_names_root(path, str(ws.root), root) for path in resolved):
         return None
     return resolved
+
+
+def _names_root(path: str, given_root: str, real_root: str) -> bool:
+    # The last component is never resolved: a symlink to the root (``here -> .``) is a
+    # tracked file, and naming it must not widen the command to the whole workspace.
+    if path == os.path.normpath(given_root):
+        return True
+    parent, name = os.path.split(path)
+    return os.path.join(os.path.realpath(parent), name) == real_root

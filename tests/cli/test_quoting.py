@@ -39,7 +39,7 @@ NAMES = [
 ]
 # Recorded by the CLI tests; names with a backslash are compared with git in the unit
 # test (recording them is another item of issue 14, on another branch).
-RECORDABLE = NAMES
+RECORDABLE = [*NAMES, b"back\\slash", b"c:notes.txt"]
 ALL_FOR_GIT = [*NAMES, b"back\\slash", b"both\\\n"]
 
 

@@ -88,9 +88,13 @@ def test_symlinks_are_recorded_and_restored_as_links(root: Path, outside: Path) 
         ws.rollback(1, force=True)
         assert not (root / "plain.txt").is_symlink()
         assert (root / "plain.txt").read_text() == "a regular file\n"
-        # Writing to a tracked link sets its target (its content), never the file behind.
+        # Writing to a tracked link replaces the link by a regular file (issue 14, item
+        # 17), never the file behind it.
+        secret = (outside / "secret.txt").read_bytes()
         ws.write_file("outside", "elsewhere")
-        assert os.readlink(root / "outside") == "elsewhere"
+        assert not (root / "outside").is_symlink()
+        assert (root / "outside").read_text() == "elsewhere"
+        assert (outside / "secret.txt").read_bytes() == secret
         ws.delete_file("dirlink")
         assert (outside / "secret.txt").exists()
     assert_healthy(root)

@@ -160,17 +160,25 @@ def _range(start: int, stop: int) -> str:
 
 def _quote(prefix: str, path: str) -> str:
     name = prefix + path
-    if not any(ch in _ESCAPES or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
+    if not any(ch in _ESCAPES or _octal(ch) for ch in name):
         return name
     out = []
     for ch in name:
         if ch in _ESCAPES:
             out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\{ord(ch):03o}")
+        elif _octal(ch):
+            # A byte that is not UTF-8 comes back from os.fsdecode as a lone surrogate
+            # (U+DC80..U+DCFF); git writes the byte itself, in octal.
+            byte = ord(ch) - 0xDC00 if 0xDC80 <= ord(ch) <= 0xDCFF else ord(ch)
+            out.append(f"\\{byte:03o}")
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
+
+
+def _octal(ch: str) -> bool:
+    code = ord(ch)
+    return code < 0x20 or code == 0x7F or 0xDC80 <= code <= 0xDCFF
 
 
 def _tab(name: str) -> str:

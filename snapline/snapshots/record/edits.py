@@ -14,7 +14,7 @@ from snapline import atomic
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, disk_path
-from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, DiskFile
+from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK, DiskFile
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.history import Version
@@ -46,7 +46,8 @@ def write_file(
         recorder: The workspace's recorder (its writer lock held).
         rel: The checked relative path.
         data: The new content.
-        executable: The executable bit; ``None`` keeps the current one.
+        executable: The executable bit; ``None`` keeps the current one. A symlink
+            at ``rel`` is replaced by a regular file (never given ``data`` as target).
         info: What the caller says about the snapshot.
 
     Returns:
@@ -68,6 +69,12 @@ def write_file(
     _refuse_shadowing(recorder, rel)
     if executable is None:
         mode = known.mode if known else (current.mode if current else MODE_FILE)
+        if mode == MODE_SYMLINK:
+            # Content is never a link target: a link's target is a path, and binary or
+            # text meant for a file must not become one. The link is replaced by a
+            # regular file and recorded so (mode 100644), as ``cp`` over a link does
+            # with ``--remove-destination``.
+            mode = MODE_FILE
     else:
         mode = MODE_EXECUTABLE if executable else MODE_FILE
     if known is not None and known.mode == mode and known.hash == hash_bytes(data):

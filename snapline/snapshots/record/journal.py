@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, hash_stream
-from snapline.paths import STORE_DIR, UnsafePathError, disk_path
+from snapline.paths import STORE_DIR, UnsafePathError, disk_path, inside_git_dir
 from snapline.scanning import git_mode
 from snapline.snapshots.record.commit import now_iso
 from snapline.store import Store
@@ -48,6 +49,7 @@ __all__ = [
     "RUN_OP",
     "ContentMismatchError",
     "PlannedWrite",
+    "RecoveryBlockedError",
     "apply_writes",
     "recover",
 ]
@@ -78,6 +80,28 @@ class ContentMismatchError(SnaplineError):
         super().__init__(
             f"refusing to write {path}: its rebuilt content hashes to {actual}, not the "
             f"recorded {expected}; the store is damaged, run `snapline verify`"
+        )
+
+
+class RecoveryBlockedError(SnaplineError):
+    """An interrupted write cannot be undone: something new stands where a file must go back.
+
+    The journal entry is kept, so nothing is lost: once the obstacle is moved away, the
+    next writing command finishes the recovery. Reading commands keep working meanwhile.
+
+    Attributes:
+        path: The file that must be put back.
+        obstacle: What stands in the way (the path itself, or one of its parents).
+    """
+
+    exit_code = 1
+
+    def __init__(self, path: str, obstacle: str, what: str) -> None:
+        self.path = path
+        self.obstacle = obstacle
+        super().__init__(
+            f"an interrupted write must put back {path}, but {obstacle} is {what} now; "
+            f"move {obstacle} away and run the command again (reading commands still work)"
         )
 
 
@@ -189,8 +213,16 @@ def recover(
     effects are recorded instead (``finish_run``), and nothing is left as drift.
     Call only while holding the writer lock, so no live writer's entry is touched.
 
+    Paths are checked as a rollback checks them (safe, inside the root, not inside
+    ``.git/`` or the store, no symlinked parent): the journal may come from elsewhere,
+    and recovery must never write where no rollback could have written.
+
     Returns:
         One line per file that could not be put back (it was changed since).
+
+    Raises:
+        RecoveryBlockedError: If a directory or file stands where a file must be put
+            back; the entry is kept for the next attempt.
     """
     notes: list[str] = []
     for row in store.journal.entries():
@@ -218,8 +250,12 @@ def _undo(
     notes = []
     for write in reversed(writes):
         try:
-            location = disk_path(root, write.path)
+            location = _writable(root, write.path)
         except UnsafePathError as error:
+            if check and (write.before_hash is not None or write.park is not None):
+                # A file standing where a directory must go back is an obstacle to
+                # move, not a reason to give up on the file (a symlink is unsafe).
+                _check_unobstructed(root, write.path)
             # Nothing is ever written through an unsafe path (the write itself checks),
             # so there is nothing to put back there, and the other files still are.
             notes.append(f"{write.path}: not touched ({error})")
@@ -234,6 +270,8 @@ def _undo(
                     f"content is kept in {parked}"
                 )
                 continue
+            if check:
+                _check_unobstructed(root, write.path)
             atomic.move_file(parked, location)
             crash_point("file-restored")
             continue
@@ -242,6 +280,9 @@ def _undo(
         if check and current != (write.after_hash, write.after_mode):
             notes.append(f"{write.path}: changed since the interrupted {write.after_hash}")
             continue
+        if check:
+            # Before rebuilding: a directory in the way must stop recovery, not be lost.
+            _check_unobstructed(root, write.path)
         known = rebuild_known(write.path)
         if known is None:
             atomic.remove_file(location, root=root)
@@ -252,8 +293,37 @@ def _undo(
     return notes
 
 
-def _write(root: Path, path: str, content: bytes | None, mode: int | None) -> None:
+def _writable(root: Path, path: str) -> Path:
+    # The same rule as a rollback's plan (plan.unsafe_conflict): a journal names only
+    # paths a rollback could write, so any other is refused whoever wrote the entry.
     location = disk_path(root, path)
+    if inside_git_dir(path):
+        raise UnsafePathError(path, "it is inside a .git directory, which snapline never writes")
+    return location
+
+
+def _check_unobstructed(root: Path, path: str) -> None:
+    parts = path.split("/")
+    current = root
+    for depth, part in enumerate(parts, start=1):
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        last = depth == len(parts)
+        if not last and stat.S_ISLNK(mode):
+            return  # never a way to write (disk_path refuses it), so never a way out
+        if last and stat.S_ISDIR(mode):
+            raise RecoveryBlockedError(path, path, "a directory")
+        if not last and not stat.S_ISDIR(mode):
+            raise RecoveryBlockedError(path, "/".join(parts[:depth]), "a file")
+        if last and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            raise RecoveryBlockedError(path, path, "a special file")
+
+
+def _write(root: Path, path: str, content: bytes | None, mode: int | None) -> None:
+    location = _writable(root, path)
     if content is None:
         atomic.remove_file(location, root=root)
     else:

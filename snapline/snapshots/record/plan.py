@@ -21,7 +21,7 @@ from pathlib import Path
 
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
-from snapline.paths import UnsafePathError, check_relpath
+from snapline.paths import UnsafePathError, check_relpath, inside_git_dir
 from snapline.scanning import DiskFile
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.read.history import Version
@@ -46,8 +46,6 @@ __all__ = [
 _NOT_CONFLICTS = frozenset(
     reason.value for reason in (SkipReason.IGNORED, SkipReason.NOT_A_FILE, SkipReason.UNREACHABLE)
 )
-
-_GIT_DIR = ".git"
 
 
 class ConflictsError(SnaplineError):
@@ -183,7 +181,7 @@ def unsafe_conflict(path: str) -> Conflict | None:
         check_relpath(path)
     except UnsafePathError as error:
         return Conflict(path=path, kind="unsafe-path", message=str(error))
-    if _GIT_DIR in path.split("/"):
+    if inside_git_dir(path):
         return Conflict(
             path=path,
             kind="unsafe-path",

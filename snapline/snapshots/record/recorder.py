@@ -31,8 +31,14 @@ from snapline.snapshots.read.reconstruct import ContentCache, Reconstructor
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
-from snapline.snapshots.record.journal import PlannedWrite, apply_writes, recover
+from snapline.snapshots.record.journal import (
+    PlannedWrite,
+    RecoveryBlockedError,
+    apply_writes,
+    recover,
+)
 from snapline.snapshots.record.plan import Step, to_writes
+from snapline.snapshots.record.presence import StorePresence
 from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.snapshot import SkippedPath, Snapshot, Storage
 from snapline.store import (
@@ -83,6 +89,7 @@ class Recorder:
         self.trusted: set[str] = set()
         self.tracked = TrackedCache()
         self._lock = filelock.FileLock(str(root / STORE_DIR / LOCK_NAME), timeout=timeout)
+        self._presence = StorePresence(store.path)
 
     @property
     def latest(self) -> int:
@@ -121,10 +128,17 @@ class Recorder:
             self._lock.release()
 
     def recover_if_idle(self) -> None:
-        """Undo a dead process's half-done write, unless a live writer holds the lock."""
+        """Undo a dead process's half-done write, unless a live writer holds the lock.
+
+        An obstacle that blocks recovery is only logged here, so that reading commands
+        keep working; :meth:`writing` raises it (``RecoveryBlockedError``).
+        """
         if self.store.journal.entries():
             with contextlib.suppress(filelock.Timeout), self._lock.acquire(timeout=0):
-                self._recover()
+                try:
+                    self._recover()
+                except RecoveryBlockedError as error:
+                    log.warning("%s", error)
 
     def _recover(self) -> None:
         for note in recover(self.root, self.store, self.known_content, self._finish_run):
@@ -164,6 +178,7 @@ class Recorder:
             row, changes = append_snapshot(
                 self.store, info, prepared, skipped, trusted=self.trusted
             )
+            self.check_store_present()
             crash_point("record-prepared")
         crash_point("snapshot-committed")
         self._remember(detection.drifts)
@@ -217,13 +232,25 @@ class Recorder:
         writes = [self._parking(write) for write in writes]
 
         def commit() -> tuple[SnapshotRow, list[ChangeRow]]:
-            return append_snapshot(self.store, info, prepared, trusted=self.trusted)
+            appended = append_snapshot(self.store, info, prepared, trusted=self.trusted)
+            self.check_store_present()
+            return appended
 
         row, changes = apply_writes(self.root, self.store, op, writes, commit, self.known_content)
         self._remember(drifts)
         snapshot = to_snapshot(row, changes, self.store.path)
         self.said(snapshot.skipped)
         return snapshot
+
+    def check_store_present(self) -> None:
+        """Refuse to commit into a store file that was deleted or replaced since it was opened.
+
+        Call inside the write transaction, so raising rolls the snapshot back.
+
+        Raises:
+            StoreVanishedError: If the store's path no longer names the open file.
+        """
+        self._presence.check()
 
     def check_tip(self) -> None:
         """Refuse (``StoreCorruptError``) to build on a latest snapshot that was edited.

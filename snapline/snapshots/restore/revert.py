@@ -1,11 +1,14 @@
 """Revert: undo one snapshot's changes and keep everything recorded after it, like ``git revert``.
 
 Each file change of snapshot ``n`` is undone on today's content. A file that still holds
-what ``n`` left is put back exactly; a text file edited since gets ``n``'s change carried
-backwards by diff-match-patch patches (context must match exactly, offsets may move),
-and the result is written byte for byte as patched. A file added by ``n`` is deleted if
-unchanged since, a file ``n`` deleted is recreated if its path is free, and a rename is
-moved back, following the file through later renames. Anything that cannot be undone
+what ``n`` left is put back exactly; a text file edited since gets ``n``'s change taken
+out by a three-way line merge, as ``git revert`` does (:mod:`.merge3`: ancestor ``n``'s
+result, ours today's file, theirs the version before ``n``), so the change is found
+where ``n`` made it, never at a look-alike block, and an edit since in the same lines is
+a conflict, never a guess. A file added by ``n`` is deleted if it holds what ``n``
+added (even when later rollbacks deleted and brought it back), a file ``n`` deleted is
+recreated if its path is free, and a rename is moved back, following the file through
+later renames. Anything that cannot be undone
 cleanly is a conflict, and then nothing is written. The revert is recorded as a new
 snapshot (tool ``revert``).
 """
@@ -16,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from snapline.content import decode_text
-from snapline.diffing import carry_change
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, disk_path
@@ -32,6 +34,7 @@ from snapline.snapshots.record.plan import (
     unsafe_conflict,
 )
 from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.restore.merge3 import merge3
 from snapline.snapshots.results import Conflict, Move, RevertResult
 from snapline.snapshots.snapshot import ChangeKind
 from snapline.store import ChangeRow, StateRow
@@ -222,10 +225,13 @@ class _Undo:
             self.plan.conflict(change.path, "unavailable", str(error))
 
     def _added(self, change: ChangeRow, now_at: str | None) -> None:
+        if now_at is None:
+            # Deleted or replaced since: whatever stands at the path now (brought back
+            # by a rollback, say) is only deleted if it is exactly what n added.
+            now_at = change.path
         today = self._version(now_at)
         if today is None:
             return
-        assert now_at is not None
         if today != _result(change):
             self._changed_since(now_at, f"{now_at} was changed after snapshot {self.number}")
             return
@@ -246,6 +252,10 @@ class _Undo:
         self.plan.recreated.append(change.path)
 
     def _modified(self, change: ChangeRow, now_at: str | None) -> None:
+        if now_at is None and change.path in self.known:
+            # Deleted or replaced since, and back at its place now: the merge below
+            # finds n's change in it, or refuses.
+            now_at = change.path
         today = self.known.get(now_at) if now_at is not None else None
         if today is None or now_at is None:
             self._changed_since(
@@ -315,28 +325,27 @@ class _Undo:
 
     def _carried(self, change: ChangeRow, base_path: str, now_at: str) -> bytes | None:
         rebuild = self.reconstructor
-        base = decode_text(rebuild.content_at(base_path, self.number - 1))
-        result = decode_text(rebuild.content_at(change.path, self.number))
-        today = decode_text(rebuild.content_at(now_at, self.latest))
-        if base is None or result is None or today is None:
+        result = rebuild.content_at(change.path, self.number)
+        base = rebuild.content_at(base_path, self.number - 1)
+        today = rebuild.content_at(now_at, self.latest)
+        if any(decode_text(data) is None for data in (base, result, today)):
             self._changed_since(
                 now_at,
                 f"{now_at} is binary and was changed after snapshot {self.number}, so that "
                 "snapshot's change cannot be taken out of it",
             )
             return None
-        text, applied = carry_change(result, base, today)
-        failed = applied.count(False)
-        if failed:
+        merged = merge3(result, today, base)
+        if merged.content is None:
             self.plan.conflict(
                 now_at,
                 "hunks-failed",
-                f"{failed} of {len(applied)} hunks of snapshot {self.number}'s change to "
-                f"{now_at} no longer apply (it was edited since in the same place); "
-                "edit it by hand",
+                f"{merged.conflicts} of {merged.conflicts + merged.taken} hunks of snapshot "
+                f"{self.number}'s change to {now_at} overlap edits made since in the same "
+                "lines, so they cannot be taken out cleanly; edit it by hand",
             )
             return None
-        return text.encode("utf-8")
+        return merged.content
 
     def _version(self, path: str | None) -> Version | None:
         row = self.known.get(path) if path is not None else None

@@ -19,6 +19,7 @@ from snapline import (
     RollbackConflictError,
     SnapshotNotFoundError,
     StoreCorruptError,
+    UnsafePathError,
     Workspace,
     atomic,
 )
@@ -319,21 +320,26 @@ def test_restores_never_write_through_an_untracked_symlink_or_file(
         assert (root / "src").read_text() == "an ignored file where a directory was\n"
 
 
-def test_git_directory_is_never_written(root: Path) -> None:
+def test_git_directory_is_never_written(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (root / ".git").mkdir()
     (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (root / "a.txt").write_text("a\n")
     with Workspace.init(root) as ws:
         git_before = stats(root / ".git")
         ws.write_file("a.txt", "b\n")
-        # A store can come from elsewhere: one naming a path inside .git/ is refused.
         info = SnapshotInfo(tool="write")
-        ws._recorder.apply(
-            "write", [Step(".git/hooks/post-checkout", None, b"evil", 0o100755)], info
-        )
-        known = ws._store.state.get([".git/hooks/post-checkout"])[".git/hooks/post-checkout"]
-        before = Version(known.hash, known.mode)
-        ws._recorder.apply("delete", [Step(".git/hooks/post-checkout", before, None, None)], info)
+        evil = [Step(".git/hooks/post-checkout", None, b"evil", 0o100755)]
+        # The journal itself refuses to write inside .git/ (issue 14, item 3) ...
+        with pytest.raises(UnsafePathError):
+            ws._recorder.apply("write", evil, info)
+        # ... so a history naming such a path (as a store from elsewhere could) is
+        # fabricated with that check lifted, to show rollback refuses it too.
+        with monkeypatch.context() as lifted:
+            lifted.setattr(journal, "inside_git_dir", lambda path: False)
+            ws._recorder.apply("write", evil, info)
+            known = ws._store.state.get([evil[0].path])[evil[0].path]
+            before = Version(known.hash, known.mode)
+            ws._recorder.apply("delete", [Step(evil[0].path, before, None, None)], info)
         assert not (root / ".git" / "hooks" / "post-checkout").exists()
         with pytest.raises(RollbackConflictError) as caught:
             ws.rollback(to=2)

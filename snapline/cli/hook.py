@@ -1,0 +1,70 @@
+"""``snapline hook claude-code``: the lean path a per-event hook process takes.
+
+Claude Code starts one process per hook event, so this path must start fast: the
+console script sends ``snapline hook ...`` here before it builds the typer application
+(and rich), and this module imports only the standard library and the hook handler.
+The typer command of the same name (``cli/integrate.py``) calls :func:`run` too, for
+``--help`` and the global options.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["HOSTS", "fast_path", "run"]
+
+HOSTS = ("claude-code",)
+"""The agent hosts ``snapline hook`` knows."""
+
+_MILESTONE_FLAG = "--milestone-per-prompt"
+
+
+def fast_path(args: list[str]) -> int | None:
+    """Run ``snapline hook ARGS`` without the typer application, when the arguments allow.
+
+    Args:
+        args: The arguments after ``hook``.
+
+    Returns:
+        The exit code, or ``None`` for help (and no arguments), which the full command
+        line shows. An unknown host or option is a warning with exit 0, not the usage
+        error's exit 2: a hook command that exits 2 would block every tool call.
+    """
+    if not args or any(arg in ("-h", "--help") for arg in args):
+        return None
+    options = args[1:]
+    if args[0] not in HOSTS or any(option != _MILESTONE_FLAG for option in options):
+        sys.stderr.write(
+            f"snapline: warning: unknown hook arguments {' '.join(args)!r} (hosts: "
+            f"{', '.join(HOSTS)}; option: {_MILESTONE_FLAG}); nothing done\n"
+        )
+        return 0
+    return run(milestone_per_prompt=True if options else None)
+
+
+def run(*, milestone_per_prompt: bool | None = None, timeout: float | None = None) -> int:
+    """Read one Claude Code hook event from stdin, handle it, and say why on stderr.
+
+    Args:
+        milestone_per_prompt: Close a milestone per prompt; ``None`` leaves it to the
+            ``SNAPLINE_MILESTONE_PER_PROMPT`` environment variable.
+        timeout: Seconds to wait for a busy store (default: the hook's short timeout).
+
+    Returns:
+        The exit code: 2 refuses the tool, 0 lets it run.
+    """
+    from snapline.hosts.claude_code import BUSY_TIMEOUT, handle_input
+
+    try:
+        text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as error:
+        sys.stderr.write(f"snapline: warning: cannot read the hook input: {error}\n")
+        return 0
+    outcome = handle_input(
+        text,
+        timeout=BUSY_TIMEOUT if timeout is None else timeout,
+        milestone_per_prompt=milestone_per_prompt,
+    )
+    if outcome.message:
+        sys.stderr.write(" ".join(outcome.message.split()) + "\n")
+    return outcome.exit_code

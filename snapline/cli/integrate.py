@@ -1,0 +1,103 @@
+"""``snapline hook claude-code`` and ``snapline integrate claude-code``: Claude Code's way in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from snapline.cli.context import DEFAULT_TIMEOUT, JsonOption, state
+from snapline.cli.output import echo, echo_json
+
+__all__ = ["register"]
+
+
+hook_group = typer.Typer(
+    name="hook",
+    help="Run as an agent host's hook (one event as JSON on stdin).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+integrate_group = typer.Typer(
+    name="integrate",
+    help="Install snapline's hooks into an agent host's project settings.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+MilestoneOption = Annotated[
+    bool,
+    typer.Option(
+        "--milestone-per-prompt",
+        help="Close a milestone per user prompt, titled from the prompt (off by default).",
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``hook`` and ``integrate`` command groups to ``app``."""
+    app.add_typer(hook_group, name="hook")
+    app.add_typer(integrate_group, name="integrate")
+
+
+@hook_group.command("claude-code")
+def hook_claude_code(ctx: typer.Context, milestone_per_prompt: MilestoneOption = False) -> None:
+    """Handle one Claude Code hook event (JSON on stdin).
+
+    PreToolUse of Edit, Write, MultiEdit, NotebookEdit or Bash exits 2 (refusing the
+    tool, the reason on stderr) when what the tool would touch was changed outside
+    snapline. PostToolUse records what the tool changed as one snapshot (tool, session
+    and description from the event). UserPromptSubmit closes a milestone per prompt when
+    --milestone-per-prompt or SNAPLINE_MILESTONE_PER_PROMPT=1 is set. Anything else, no
+    store, a busy store or bad input: exit 0 (with a warning on stderr).
+    """
+    from snapline.cli.hook import run
+
+    options = state(ctx)
+    timeout = None if options.timeout == DEFAULT_TIMEOUT else options.timeout
+    raise typer.Exit(run(milestone_per_prompt=milestone_per_prompt or None, timeout=timeout))
+
+
+@integrate_group.command("claude-code")
+def integrate_claude_code(
+    ctx: typer.Context,
+    uninstall: Annotated[
+        bool, typer.Option("--uninstall", help="Remove snapline's hooks (and nothing else).")
+    ] = False,
+    milestone_per_prompt: MilestoneOption = False,
+    command: Annotated[
+        str | None,
+        typer.Option(
+            "--command",
+            metavar="CMD",
+            help="The hook command to write (default: snapline hook claude-code).",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write snapline's hooks into the project's .claude/settings.json.
+
+    Merges with what is there: other settings and hooks are kept, and running it again
+    changes nothing. The project is the workspace (found like every command finds it).
+    """
+    from snapline.hosts.integrate import DEFAULT_COMMAND
+    from snapline.hosts.integrate import integrate_claude_code as integrate
+    from snapline.opening import find_root
+
+    options = state(ctx)
+    root = options.root if options.root is not None else find_root(Path.cwd().absolute())
+    done = integrate(
+        root,
+        uninstall=uninstall,
+        milestone_per_prompt=milestone_per_prompt,
+        command=command or DEFAULT_COMMAND,
+    )
+    if as_json:
+        echo_json({"path": str(done.path), "changed": done.changed, "events": list(done.events)})
+        return
+    if uninstall:
+        verb = "removed snapline's hooks from " if done.changed else "no snapline hooks in "
+    else:
+        verb = "installed snapline's hooks in " if done.changed else "already installed in "
+    echo((verb, "green"), str(done.path))

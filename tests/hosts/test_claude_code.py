@@ -1,0 +1,259 @@
+"""``snapline hook claude-code``: events fed on stdin as Claude Code does, a real process each."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import filelock
+
+from snapline import Workspace
+from snapline.hosts.claude_code import HookOutcome, Verdict, handle_event, handle_input
+from tests.hosts.conftest import env, event, hook
+
+
+def _edit(name: str, root: Path, path: str, **fields: object) -> dict[str, object]:
+    tool_input = {"file_path": path, "old_string": "hello", "new_string": "bye"}
+    return event(name, root, "Edit", tool_input=tool_input, **fields)
+
+
+def _latest(root: Path) -> int:
+    with Workspace.open(root) as ws:
+        return ws.latest
+
+
+def test_an_edit_is_checked_before_and_recorded_after(project: Path) -> None:
+    target = str(project / "src" / "app.py")
+    before = hook(_edit("PreToolUse", project, target), cwd=project)
+    assert (before.returncode, before.stderr) == (0, "")
+
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    (project / "README.md").write_text("# changed by someone else\n")
+    response = {"filePath": target, "success": True}
+    after = hook(_edit("PostToolUse", project, target, tool_response=response), cwd=project)
+
+    assert (after.returncode, after.stderr) == (0, "")
+    with Workspace.open(project) as ws:
+        snapshot = ws.snapshot(ws.latest)
+    assert snapshot.number == 1
+    assert (snapshot.tool, snapshot.session, snapshot.description) == (
+        "Edit",
+        "sess-1",
+        "Edit src/app.py",
+    )
+    # Just the tool's file: the other change is left for resync to show.
+    assert [f.path for f in snapshot.files] == ["src/app.py"]
+
+
+def test_an_edit_of_a_file_changed_outside_is_refused(project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('edited by a person')\n")
+
+    done = hook(_edit("PreToolUse", project, "src/app.py"), cwd=project)
+
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert "src/app.py (modified)" in done.stderr
+    assert "snapline resync" in done.stderr
+    assert _latest(project) == 0
+
+
+def test_relative_paths_are_relative_to_the_event_cwd(project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('edited by a person')\n")
+    pre = _edit("PreToolUse", project, "app.py", cwd=str(project / "src"))
+
+    assert handle_event(pre).verdict is Verdict.BLOCK
+
+
+def test_a_new_file_is_allowed_and_recorded_as_added(project: Path) -> None:
+    path = str(project / "docs" / "new.md")
+    write = {"file_path": path, "content": "# new\n"}
+    before = hook(event("PreToolUse", project, "Write", tool_input=write), cwd=project)
+    assert before.returncode == 0
+
+    (project / "docs").mkdir()
+    (project / "docs" / "new.md").write_text("# new\n")
+    done = hook(event("PostToolUse", project, "Write", tool_input=write), cwd=project)
+
+    assert done.returncode == 0, done.stderr
+    with Workspace.open(project) as ws:
+        snapshot = ws.snapshot(1)
+    assert [(f.path, f.kind.value) for f in snapshot.files] == [("docs/new.md", "added")]
+    assert snapshot.tool == "Write"
+
+
+def test_notebook_edits_use_the_notebook_path(project: Path) -> None:
+    (project / "nb.ipynb").write_text("{}\n")  # created outside: untracked
+    notebook = {"notebook_path": str(project / "nb.ipynb"), "new_source": "x = 1"}
+
+    outcome = handle_event(event("PreToolUse", project, "NotebookEdit", tool_input=notebook))
+
+    assert outcome.verdict is Verdict.BLOCK
+    assert "nb.ipynb (untracked)" in outcome.message
+
+
+def test_bash_is_refused_on_drift_and_recorded_whole(project: Path) -> None:
+    command = {"command": "python make.py && rm README.md", "description": "build"}
+    (project / "stray.txt").write_text("left by a person\n")
+    refused = hook(event("PreToolUse", project, "Bash", tool_input=command), cwd=project)
+    assert refused.returncode == 2
+    assert "stray.txt (untracked)" in refused.stderr
+
+    (project / "stray.txt").unlink()
+    allowed = hook(event("PreToolUse", project, "Bash", tool_input=command), cwd=project)
+    assert (allowed.returncode, allowed.stderr) == (0, "")
+
+    (project / "out.txt").write_text("built\n")
+    (project / "README.md").unlink()
+    response = {"stdout": "", "stderr": "", "interrupted": False}
+    post = event("PostToolUse", project, "Bash", tool_input=command, tool_response=response)
+    done = hook(post, cwd=project)
+
+    assert (done.returncode, done.stderr) == (0, "")
+    with Workspace.open(project) as ws:
+        snapshot = ws.snapshot(1)
+    assert snapshot.tool == "Bash"
+    assert snapshot.description == "python make.py && rm README.md"
+    assert sorted(f.path for f in snapshot.files) == ["README.md", "out.txt"]
+
+
+def test_a_long_command_is_shortened_to_one_line() -> None:
+    from snapline.hosts.claude_code import _shorten
+
+    assert _shorten("a\n  b " + "c" * 300, 200) == ("a b " + "c" * 300)[:199] + "…"
+
+
+def test_no_store_means_nothing_to_do(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("x\n")
+
+    done = hook(_edit("PostToolUse", tmp_path, str(tmp_path / "a.txt")), cwd=tmp_path)
+
+    assert (done.returncode, done.stderr) == (0, "")
+    assert not (tmp_path / ".snapline").exists()
+
+
+def test_malformed_input_is_a_warning_never_a_block(project: Path) -> None:
+    for text in ("{not json", "[1, 2]", ""):
+        done = hook(text, cwd=project)
+        assert done.returncode == 0
+        assert done.stderr.startswith("snapline: warning: ")
+    missing_path = event("PreToolUse", project, "Edit", tool_input={})
+    assert handle_event(missing_path).verdict is Verdict.WARN
+
+
+def test_files_outside_the_workspace_or_in_the_store_are_let_through(
+    project: Path, tmp_path: Path
+) -> None:
+    for path in (str(tmp_path / "elsewhere.txt"), str(project / ".snapline" / "x")):
+        assert handle_event(_edit("PreToolUse", project, path)) == HookOutcome()
+        assert handle_event(_edit("PostToolUse", project, path)) == HookOutcome()
+    assert _latest(project) == 0
+
+
+def test_other_events_and_tools_do_nothing(project: Path) -> None:
+    (project / "README.md").write_text("drifted\n")
+    read = event("PreToolUse", project, "Read", tool_input={"file_path": "README.md"})
+    for quiet in (read, event("Stop", project), event("UserPromptSubmit", project, prompt="hi")):
+        assert handle_event(quiet, milestone_per_prompt=False) == HookOutcome()
+
+
+def test_a_busy_store_is_a_warning_after_a_short_wait(project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    with filelock.FileLock(str(project / ".snapline" / "lock")):
+        done = hook(_edit("PostToolUse", project, "src/app.py"), cwd=project)
+
+    assert done.returncode == 0
+    assert "busy" in done.stderr
+    assert _latest(project) == 0
+
+
+def test_a_milestone_per_prompt_when_asked(project: Path) -> None:
+    first = event("UserPromptSubmit", project, prompt="Add a greeting\nwith details")
+    assert hook(first, cwd=project, SNAPLINE_MILESTONE_PER_PROMPT="1").returncode == 0
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    assert handle_event(_edit("PostToolUse", project, "src/app.py")).snapshot == 1
+
+    second = event("UserPromptSubmit", project, prompt="Now the tests")
+    done = hook(second, "--milestone-per-prompt", cwd=project)
+
+    assert (done.returncode, done.stderr) == (0, "")
+    with Workspace.open(project) as ws:
+        milestones = ws.milestones.list()
+    assert [(m.number, m.title, m.first, m.last) for m in milestones] == [
+        (1, "Add a greeting", 1, 1)
+    ]
+    # Nothing new since: the next prompt closes no empty milestone.
+    assert handle_event(second, milestone_per_prompt=True) == HookOutcome()
+
+
+def test_milestones_per_prompt_are_off_by_default(project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    handle_event(_edit("PostToolUse", project, "src/app.py"))
+
+    prompt = event("UserPromptSubmit", project, prompt="next")
+    assert hook(prompt, cwd=project).returncode == 0
+    with Workspace.open(project) as ws:
+        assert ws.milestones.list() == []
+
+
+def test_handle_input_parses_what_claude_code_writes(project: Path) -> None:
+    (project / "README.md").write_text("drifted\n")
+    text = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Edit", "cwd": str(project)})
+    text = text[:-1] + ', "tool_input": {"file_path": "README.md"}}'
+
+    outcome = handle_input(text)
+
+    assert (outcome.verdict, outcome.exit_code) == (Verdict.BLOCK, 2)
+
+
+def test_the_hook_path_loads_neither_typer_nor_rich(project: Path) -> None:
+    code = (
+        "import sys\n"
+        "sys.argv = ['snapline', 'hook', 'claude-code']\n"
+        "from snapline.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as done:\n"
+        "    code = done.code\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'rich', 'click'})\n"
+        "sys.stderr.write(repr((code, loaded)))\n"
+    )
+    post = _edit("PostToolUse", project, "src/app.py")
+    (project / "src" / "app.py").write_text("print('bye')\n")
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(post),
+        cwd=project,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+
+    assert done.stderr == "(0, [])"
+    assert _latest(project) == 1
+
+
+def test_a_misconfigured_hook_command_warns_but_never_blocks(project: Path) -> None:
+    done = hook(_edit("PreToolUse", project, "src/app.py"), "--bogus", cwd=project)
+
+    assert done.returncode == 0
+    assert done.stderr.startswith("snapline: warning: unknown hook arguments")
+
+
+def test_ignored_files_are_neither_guarded_nor_recorded(project: Path) -> None:
+    (project / ".gitignore").write_text("*.log\n")
+    with Workspace.open(project) as ws:
+        ws.record(".gitignore")
+    (project / "debug.log").write_text("written by a person\n")
+    write = {"file_path": "debug.log", "content": "x\n"}
+
+    done = hook(event("PreToolUse", project, "Write", tool_input=write), cwd=project)
+    after = hook(event("PostToolUse", project, "Write", tool_input=write), cwd=project)
+
+    assert (done.returncode, done.stderr) == (0, "")
+    assert (after.returncode, after.stderr) == (0, "")
+    assert _latest(project) == 1

@@ -1,0 +1,231 @@
+"""Issue 14, items 3 and 12: recovery writes only where a rollback could, and never wedges.
+
+Item 3: a journal entry (an interrupted rollback) crafted to name a path inside
+``.git/``, the store, through a symlinked parent or outside the root must not make
+recovery write, move or delete anything there. Item 12: when something new stands where
+recovery must put a file back, recovery names it and the way out in one line, reading
+commands keep working, writing commands refuse until it is moved, and then it finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from snapline import SnaplineError, Workspace
+from snapline.cli.app import app
+from snapline.hashing import hash_bytes
+from snapline.snapshots.record.journal import RecoveryBlockedError
+from tests.reliability import figures
+from tests.reliability.crafting import sql
+from tests.reliability.helpers import assert_healthy, tree
+
+_HOOK = b"#!/bin/sh\necho owned\n"
+
+
+def _entry(path: str, **fields: object) -> dict[str, object]:
+    return {
+        "path": path,
+        "before_hash": None,
+        "before_mode": None,
+        "after_hash": None,
+        "after_mode": None,
+        **fields,
+    }
+
+
+def _journal(root: Path, op: str, entries: list[dict[str, object]]) -> None:
+    sql(
+        root,
+        "INSERT INTO journal(op, created, payload) VALUES (?, 't', ?)",
+        op,
+        json.dumps(entries),
+    )
+
+
+def _workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / ".git" / "config").write_bytes(b"[core]\n")
+    (root / "sub" / ".git").mkdir(parents=True)
+    (root / "sub" / ".git" / "HEAD").write_bytes(b"ref: refs/heads/main\n")
+    (root / "a.txt").write_text("a\n")
+    Workspace.init(root).close()
+    return root
+
+
+def _healthy(root: Path) -> None:
+    # assert_healthy's byte-for-byte tree would list the nested sub/.git, never tracked.
+    assert_healthy(root, in_sync=False)
+    with Workspace.open(root) as ws:
+        assert ws.check_sync().ok
+
+
+def _git_files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if ".git" in p.relative_to(root).parts and p.is_file()
+    }
+
+
+# Each crafted entry would, if followed, delete or create a file where no rollback could.
+_DELETES = {
+    "git-config": ".git/config",
+    "nested-git": "sub/.git/HEAD",
+    "git-dir-itself": ".git",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_DELETES))
+@pytest.mark.parametrize("op", ["rollback", "revert", "write"])
+def test_recovery_never_deletes_inside_git(tmp_path: Path, kind: str, op: str) -> None:
+    """An entry whose "after" matches the file on disk would be undone by deleting it."""
+    root = _workspace(tmp_path)
+    path = _DELETES[kind]
+    location = root / path
+    after = hash_bytes(location.read_bytes()) if location.is_file() else None
+    _journal(root, op, [_entry(path, after_hash=after, after_mode=0o100644)])
+    before = _git_files(root)
+    _healthy(root)  # opens, settles the entry, validates, in sync
+    assert _git_files(root) == before
+    figures.add("hostile_journal")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".git/hooks/post-checkout",
+        "sub/.git/hooks/pre-commit",
+        ".git/config",
+        "link/planted.txt",
+        "../outside.txt",
+        "/tmp/outside.txt",
+        ".snapline/planted",
+    ],
+)
+def test_recovery_never_moves_a_parked_file_where_no_rollback_writes(
+    tmp_path: Path, path: str
+) -> None:
+    """A "parked" file is moved back on undo: a crafted one must not become a git hook.
+
+    Nor land through a symlinked parent, outside the root, or inside the store.
+    """
+    root = _workspace(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (root / "link").symlink_to(outside)
+    with Workspace.open(root) as ws:
+        ws.record()
+    parked = root / ".snapline" / "parked"
+    parked.mkdir()
+    (parked / "deadbeef").write_bytes(_HOOK)
+    os.chmod(parked / "deadbeef", 0o755)
+    _journal(
+        root,
+        "rollback",
+        [_entry(path, before_hash=hash_bytes(_HOOK), before_mode=0o100755, park="deadbeef")],
+    )
+    before = tree(root)
+    before_git = _git_files(root)
+    _healthy(root)
+    assert _git_files(root) == before_git
+    assert list(outside.iterdir()) == []
+    assert not (tmp_path / "outside.txt").exists()
+    assert tree(root) == before
+    figures.add("hostile_journal")
+
+
+# -- item 12: an obstacle where recovery must put a file back ------------------------
+
+
+def _interrupted_rollback(tmp_path: Path, path: str) -> tuple[Path, bytes]:
+    """A workspace where a rollback was killed right after deleting ``path``."""
+    root = tmp_path / "ws"
+    location = root / path
+    location.parent.mkdir(parents=True)
+    content = b"n\n"
+    location.write_bytes(content)
+    (root / "other.txt").write_text("o\n")
+    Workspace.init(root).close()
+    _journal(
+        root,
+        "rollback",
+        [_entry(path, before_hash=hash_bytes(content), before_mode=0o100644)],
+    )
+    location.unlink()
+    return root, content
+
+
+def _dir_obstacle(root: Path, path: str) -> Path:
+    (root / path).mkdir()
+    (root / path / "precious.txt").write_text("mine\n")
+    return root / path
+
+
+def _file_parent_obstacle(root: Path, path: str) -> Path:
+    parent = root / path.split("/")[0]
+    os.rmdir(parent)
+    parent.write_text("a file now\n")
+    return parent
+
+
+def _fifo_obstacle(root: Path, path: str) -> Path:
+    os.mkfifo(root / path)
+    return root / path
+
+
+_OBSTACLES = {
+    "directory": ("n.txt", _dir_obstacle),
+    "file-as-parent": ("d/n.txt", _file_parent_obstacle),
+    "fifo": ("n.txt", _fifo_obstacle),
+}
+
+
+def _cli(root: Path, *args: str) -> Result:
+    return CliRunner().invoke(app, ["--root", str(root), *args], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("kind", sorted(_OBSTACLES))
+def test_an_obstacle_blocks_recovery_clearly_and_reads_keep_working(
+    tmp_path: Path, kind: str
+) -> None:
+    path, make = _OBSTACLES[kind]
+    root, content = _interrupted_rollback(tmp_path, path)
+    obstacle = make(root, path)
+    kept = tree(root) if kind != "fifo" else None
+    # Reading commands work (their exit code says what they found, never "internal").
+    for command in (["log"], ["show", "0"], ["status"], ["diff", "0", "0"], ["verify"]):
+        result = _cli(root, *command)
+        assert result.exit_code in (0, 1), (command, result.output)
+        assert "internal error" not in result.output, (command, result.output)
+    # Writing commands refuse, naming the obstacle and the way out in one line.
+    with Workspace.open(root) as ws:
+        assert ws.snapshots()
+        for write in (
+            lambda: ws.record(),
+            lambda: ws.write_file("other.txt", "x\n"),
+            lambda: ws.rollback(0),
+        ):
+            with pytest.raises(RecoveryBlockedError) as caught:
+                write()
+            message = str(caught.value)
+            assert "\n" not in message
+            assert caught.value.obstacle in message and "move" in message
+            assert caught.value.exit_code == 1
+            assert isinstance(caught.value, SnaplineError)
+    result = _cli(root, "record")
+    assert result.exit_code == 1 and "move" in result.output
+    if kept is not None:
+        assert tree(root) == kept, "the obstacle's content was touched"
+    # Once it is moved away, the next writing command finishes the recovery.
+    os.rename(obstacle, tmp_path / "aside")
+    with Workspace.open(root) as ws:
+        assert ws.record() is None
+    assert (root / path).read_bytes() == content
+    assert_healthy(root)
+    figures.add("hostile_journal")
