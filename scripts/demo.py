@@ -10,6 +10,7 @@ page (``snapline report``) outside the throwaway workspace, and says where:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import shlex
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+from typing import Any
 
 PYTHON = sys.executable
 
@@ -216,6 +218,8 @@ def story(demo: Demo, report: Path) -> None:
     demo.snapline("verify", shows=("ok: snapshots 0..6 verified",))
     demo.snapline("diff", "3", "6", shows=("Say hello to anyone.",))
 
+    mcp_and_undo(demo)
+
     demo.say(
         "Claude Code: `integrate claude-code` writes snapline's hooks into the project's "
         ".claude/settings.json (merged with what is there), which is then recorded like "
@@ -258,6 +262,64 @@ def story(demo: Demo, report: Path) -> None:
         "Milestone 1: greeter works" in page and "refactor greet" in page,
         "the page has the milestones and the snapshots",
     )
+
+
+def mcp_and_undo(demo: Demo) -> None:
+    """An MCP client's call (when the SDK is installed), then undo and redo."""
+    root = demo.root
+    try:
+        import mcp  # noqa: F401  (only to know whether the optional SDK is there)
+    except ModuleNotFoundError:
+        demo.say("(The MCP step is skipped: pip install 'snapline[mcp]' to see it.)")
+    else:
+        demo.say(
+            "An MCP client (Claude, an editor, an agent runtime) drives `snapline mcp` over "
+            "stdio; here the SDK's own client calls its edit_file tool. The server keeps one "
+            "workspace open, and the edit becomes a snapshot like any other."
+        )
+        result = asyncio.run(_mcp_edit(root))
+        snapshot = result["snapshot"]
+        print(f"   edit_file -> snapshot {snapshot['number']}: {snapshot['description']!r}")
+        print(f"   metadata {snapshot['metadata']}")
+        demo.check(
+            "hello there" in (root / "greet.py").read_text(), "the MCP edit is on disk and recorded"
+        )
+    before = (root / "greet.py").read_text()
+    demo.write("greet.py", before + "\n\ndef shout(name):\n    return greet(name).upper()\n")
+    demo.snapline("record", "--tool", "edit", "-m", "add shout", shows=("recorded snapshot",))
+
+    demo.say(
+        "`undo` rolls back what the latest change did, as a new snapshot; again to go "
+        "further back, like an editor. `redo` puts it back. `latest` and `latest~N` work "
+        "wherever a snapshot number does."
+    )
+    demo.snapline("undo", shows=("rolled back",))
+    demo.check("shout" not in (root / "greet.py").read_text(), "undo took `shout` out")
+    demo.snapline("redo", shows=("rolled back",))
+    demo.check("shout" in (root / "greet.py").read_text(), "redo put it back")
+    demo.snapline("show", "latest", shows=("redo_of",))
+    demo.snapline("verify", shows=("ok",))
+
+
+async def _mcp_edit(root: Path) -> dict[str, Any]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=SNAPLINE, args=["--root", str(root), "mcp"])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool(
+            "edit_file",
+            {
+                "path": "greet.py",
+                "old_text": "f'hello {name}'",
+                "new_text": "f'hello there, {name}'",
+            },
+        )
+        if result.is_error:
+            raise DemoFailed(f"the MCP call failed: {result.content}")
+        text = result.content[0].text  # type: ignore[union-attr]
+        return dict(json.loads(text))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,13 +45,15 @@ if TYPE_CHECKING:
     )
     from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
+    from snapline.snapshots.read.refs import SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
-    from snapline.snapshots.record.edits import NotTrackedError
+    from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
     from snapline.snapshots.record.gc import GcResult
     from snapline.snapshots.record.journal import RecoveryBlockedError
     from snapline.snapshots.record.presence import StoreVanishedError
     from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
     from snapline.snapshots.restore.rollback import RollbackConflictError
+    from snapline.snapshots.restore.undo import NothingToRedoError, NothingToUndoError
     from snapline.snapshots.results import (
         Conflict,
         ModifiedFile,
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
         StoreAccessError,
         StoreBusyError,
         StoreCorruptError,
+        StoreUsageError,
         StoreVersionError,
     )
     from snapline.workspace import (
@@ -97,6 +100,8 @@ _EXPORTS: dict[str, str] = {
     "RollbackConflictError": "snapline.snapshots.restore.rollback",
     "RollbackResult": "snapline.snapshots.results",
     "SnapshotRangeError": "snapline.snapshots.read.history",
+    "SnapshotRefError": "snapline.snapshots.read.refs",
+    "EditMatchError": "snapline.snapshots.record.edits",
     "EmptyMilestoneError": "snapline.milestones",
     "Milestone": "snapline.milestones",
     "MilestoneArgumentError": "snapline.milestones",
@@ -109,6 +114,8 @@ _EXPORTS: dict[str, str] = {
     "OpenRange": "snapline.milestones",
     "OutputInStoreError": "snapline.paths",
     "NotInSnapshotError": "snapline.snapshots",
+    "NothingToRedoError": "snapline.snapshots.restore.undo",
+    "NothingToUndoError": "snapline.snapshots.restore.undo",
     "NotInitializedError": "snapline.workspace",
     "NotTrackedError": "snapline.snapshots.record.edits",
     "Problem": "snapline.snapshots",
@@ -127,6 +134,7 @@ _EXPORTS: dict[str, str] = {
     "StoreBusyError": "snapline.store",
     "StoreCorruptError": "snapline.store",
     "StoreVanishedError": "snapline.snapshots.record.presence",
+    "StoreUsageError": "snapline.store",
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
     "UnknownPathError": "snapline.workspace",
@@ -144,6 +152,7 @@ __all__ = [
     "Conflict",
     "ContentMismatchError",
     "ContentUnavailableError",
+    "EditMatchError",
     "EmptyMilestoneError",
     "FileChange",
     "FileChangingError",
@@ -162,6 +171,8 @@ __all__ = [
     "NotInSnapshotError",
     "NotInitializedError",
     "NotTrackedError",
+    "NothingToRedoError",
+    "NothingToUndoError",
     "OpenRange",
     "OutputInStoreError",
     "Problem",
@@ -180,11 +191,13 @@ __all__ = [
     "SnapshotInfo",
     "SnapshotNotFoundError",
     "SnapshotRangeError",
+    "SnapshotRefError",
     "StateMismatchError",
     "Storage",
     "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
+    "StoreUsageError",
     "StoreVanishedError",
     "StoreVersionError",
     "Tracking",

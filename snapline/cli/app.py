@@ -17,6 +17,7 @@ from typer.exceptions import TyperException
 from snapline.cli import (
     history,
     integrate,
+    mcp,
     milestones,
     recording,
     report,
@@ -133,6 +134,7 @@ verify.register(app)
 report.register(app)
 integrate.register(app)
 watch.register(app)
+mcp.register(app)
 
 
 def run() -> None:

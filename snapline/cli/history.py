@@ -140,7 +140,9 @@ def log(
 
 def show(
     ctx: typer.Context,
-    number: Annotated[int, typer.Argument(metavar="N", help="The snapshot number.", min=0)],
+    ref: Annotated[
+        str, typer.Argument(metavar="N", help="The snapshot: a number, latest or latest~N.")
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """Show one snapshot with its diff.
@@ -148,7 +150,8 @@ def show(
     Metadata, the files it changed, and the unified diff from N-1 to N.
     """
     with workspace(ctx) as ws:
-        snapshot = ws.snapshot(number)
+        snapshot = ws.snapshot(ref)
+        number = snapshot.number
         milestone = ws.milestones.for_snapshot(number)
         text = ws.diff(number - 1, number) if number > 0 and not as_json else ""
     if as_json:
@@ -182,8 +185,10 @@ def show(
 
 def diff(
     ctx: typer.Context,
-    start: Annotated[int, typer.Argument(metavar="A", help="From snapshot A.", min=0)],
-    end: Annotated[int, typer.Argument(metavar="B", help="To snapshot B.", min=0)],
+    start_ref: Annotated[
+        str, typer.Argument(metavar="A", help="From snapshot A (a number, latest or latest~N).")
+    ],
+    end_ref: Annotated[str, typer.Argument(metavar="B", help="To snapshot B.")],
     paths: Annotated[
         list[str] | None,
         typer.Argument(metavar="PATH", help="Only these files or directories.", show_default=False),
@@ -196,6 +201,7 @@ def diff(
     `git apply` or `patch`.
     """
     with workspace(ctx) as ws:
+        start, end = ws.resolve(start_ref), ws.resolve(end_ref)
         text = ws.diff(start, end, paths=user_paths(ws, paths))
     if as_json:
         echo_json({"from": start, "to": end, "diff": text})

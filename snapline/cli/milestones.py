@@ -66,15 +66,16 @@ def create(
         str, typer.Option("-m", "--message", metavar="TEXT", help="Description.")
     ] = "",
     start: Annotated[
-        int | None,
+        str | None,
         typer.Option(
             "--from",
             metavar="N",
-            min=1,
             help="First snapshot; must be one past the previous milestone (the default).",
         ),
     ] = None,
-    to: Annotated[str, typer.Option("--to", metavar="latest|N", help="Last snapshot.")] = "latest",
+    to: Annotated[
+        str, typer.Option("--to", metavar="N", help="Last snapshot: a number, latest or latest~N.")
+    ] = "latest",
     tags: Annotated[
         list[str] | None, typer.Option("--tag", metavar="TAG", help="A short label (repeatable).")
     ] = None,

@@ -48,12 +48,12 @@ def report(
         int | None,
         typer.Option("--milestone", metavar="M", min=1, help="Only this milestone."),
     ] = None,
-    start: Annotated[
-        int | None,
-        typer.Option("--from", metavar="A", min=0, help="Only snapshots from A on."),
+    start_ref: Annotated[
+        str | None,
+        typer.Option("--from", metavar="A", help="Only snapshots from A on (N, latest~N)."),
     ] = None,
-    end: Annotated[
-        int | None, typer.Option("--to", metavar="B", min=0, help="Only snapshots up to B.")
+    end_ref: Annotated[
+        str | None, typer.Option("--to", metavar="B", help="Only snapshots up to B.")
     ] = None,
     session: Annotated[
         str | None, typer.Option("--session", metavar="ID", help="Only snapshots of this session.")
@@ -67,6 +67,8 @@ def report(
     verification found; `snapline verify --report FILE` fails CI as verify does.
     """
     with workspace(ctx) as ws:
+        start = None if start_ref is None else ws.resolve(start_ref)
+        end = None if end_ref is None else ws.resolve(end_ref)
         page = ws.report(output, milestone=milestone, start=start, end=end, session=session)
         path = os.path.abspath(output)
         untracked = untracked_inside(ws, path)

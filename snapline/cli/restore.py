@@ -1,4 +1,4 @@
-"""Commands that put old content back: ``rollback`` and ``revert``.
+"""Commands that put old content back: ``rollback``, ``revert``, ``undo`` and ``redo``.
 
 Both record what they do as a new snapshot, so they can themselves be rolled back.
 """
@@ -42,6 +42,8 @@ def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
     app.command("rollback")(rollback)
     app.command("revert")(revert)
+    app.command("undo")(undo)
+    app.command("redo")(redo)
 
 
 def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force: bool) -> None:
@@ -69,7 +71,10 @@ def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force
 def rollback(
     ctx: typer.Context,
     to: Annotated[
-        int, typer.Option("--to", metavar="N", min=0, help="The snapshot to go back to.")
+        str,
+        typer.Option(
+            "--to", metavar="N", help="The snapshot to go back to: a number, latest or latest~N."
+        ),
     ],
     paths: Annotated[
         list[str] | None,
@@ -103,7 +108,9 @@ def rollback(
 
 def revert(
     ctx: typer.Context,
-    number: Annotated[int, typer.Argument(metavar="N", min=1, help="The snapshot to undo.")],
+    number: Annotated[
+        str, typer.Argument(metavar="N", help="The snapshot to undo: a number, latest or latest~N.")
+    ],
     dry_run: DryRunOption = False,
     message: MessageOption = "",
     as_json: JsonOption = False,
@@ -115,3 +122,37 @@ def revert(
     with workspace(ctx) as ws:
         result = ws.revert(number, dry_run=dry_run, description=message)
     render_result(result, as_json=as_json, force=False)
+
+
+def undo(
+    ctx: typer.Context,
+    dry_run: DryRunOption = False,
+    force: ForceOption = False,
+    message: MessageOption = "",
+    as_json: JsonOption = False,
+) -> None:
+    """Roll back what the latest change did, as a new snapshot.
+
+    Again to go one change further back; `snapline redo` puts it back. Refuses to
+    overwrite files changed outside snapline unless --force.
+    """
+    with workspace(ctx) as ws:
+        result = ws.undo(dry_run=dry_run, force=force, description=message)
+    render_result(result, as_json=as_json, force=force)
+
+
+def redo(
+    ctx: typer.Context,
+    dry_run: DryRunOption = False,
+    force: ForceOption = False,
+    message: MessageOption = "",
+    as_json: JsonOption = False,
+) -> None:
+    """Roll back the last undo, as a new snapshot.
+
+    Several levels, like an editor; a new change after an undo clears what can be
+    redone.
+    """
+    with workspace(ctx) as ws:
+        result = ws.redo(dry_run=dry_run, force=force, description=message)
+    render_result(result, as_json=as_json, force=force)

@@ -10,6 +10,7 @@ from snapline.errors import SnaplineError
 from snapline.milestones.milestone import MILESTONE_VERSION
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
 from snapline.snapshots.info import storable_text
+from snapline.snapshots.read.refs import SnapshotRefError, offset
 from snapline.snapshots.record.commit import now_iso
 from snapline.store import MilestoneRow, Store
 
@@ -21,8 +22,6 @@ __all__ = [
     "append_milestone",
     "expected_start",
 ]
-
-LATEST = "latest"
 
 
 class MilestoneArgumentError(SnaplineError):
@@ -120,7 +119,7 @@ def append_milestone(
     title: str,
     description: str,
     to: int | str,
-    start: int | None,
+    start: int | str | None,
     tags: Iterable[str] | str,
 ) -> MilestoneRow:
     """Check the range and append the next milestone; call inside ``store.write()``.
@@ -140,8 +139,8 @@ def append_milestone(
         raise MilestoneArgumentError("a milestone description must be a string")
     number, expected = expected_start(store)
     latest = store.snapshots.latest_number() or 0
-    end = _resolve_to(to, latest)
-    actual = expected if start is None else _int(start, "start")
+    end = _number(to, latest, "to")
+    actual = expected if start is None else _number(start, latest, "start")
     if actual != expected:
         raise MilestoneContinuityError(
             number=number, expected=expected, actual=actual, latest=latest
@@ -212,17 +211,11 @@ def _tags(tags: Iterable[str] | str) -> tuple[str, ...]:
     return tuple(result)
 
 
-def _resolve_to(to: int | str, latest: int) -> int:
-    if to == LATEST:
-        return latest
-    return _int(to, "to")
-
-
-def _int(value: int | str, name: str) -> int:
-    # bool is an int subclass; True as a snapshot number is always a mistake.
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    extra = " or 'latest'" if name == "to" else ""
-    raise MilestoneArgumentError(f"{name} must be a snapshot number{extra}, not {value!r}")
+def _number(value: int | str, latest: int, name: str) -> int:
+    # Range checks come later, with the milestone's own errors; only the syntax here.
+    try:
+        return offset(value, latest)
+    except SnapshotRefError:
+        raise MilestoneArgumentError(
+            f"{name} must be a snapshot number, 'latest' or 'latest~N', not {value!r}"
+        ) from None

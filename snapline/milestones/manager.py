@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from snapline import atomic
 from snapline.crashpoints import crash_point
-from snapline.milestones.create import LATEST, append_milestone
+from snapline.milestones.create import append_milestone
 from snapline.milestones.export import render_patch
 from snapline.milestones.milestone import Milestone, MilestoneStats, OpenRange
 from snapline.milestones.read import find_milestone, open_range, to_milestone
@@ -16,6 +16,7 @@ from snapline.paths import output_path
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.history import modified_files, unified_diff
 from snapline.snapshots.read.reconstruct import Reconstructor
+from snapline.snapshots.read.refs import LATEST
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.restore.rollback import rollback as roll_back
 from snapline.snapshots.results import ModifiedFile, RollbackResult
@@ -47,7 +48,7 @@ class Milestones:
         title: str,
         description: str = "",
         to: int | str = LATEST,
-        start: int | None = None,
+        start: int | str | None = None,
         tags: Iterable[str] = (),
     ) -> Milestone:
         """Close the snapshots ``start..to`` as the next milestone.
@@ -57,10 +58,11 @@ class Milestones:
         Args:
             title: One line naming the step, for example ``"parser done"``.
             description: Free text.
-            to: The last snapshot, or ``"latest"``.
+            to: The last snapshot: a number, ``"latest"`` or ``"latest~N"``.
             start: The first snapshot. It can only be one past the previous milestone's
                 last snapshot (1 for the first milestone), which is the default; passing
-                it states the expectation, and a mismatch is refused.
+                it states the expectation, and a mismatch is refused. A reference
+                (``"latest~2"``) works too.
             tags: Short labels.
 
         Returns:

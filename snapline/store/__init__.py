@@ -11,6 +11,7 @@ from snapline.store.errors import (
     StoreAccessError,
     StoreBusyError,
     StoreCorruptError,
+    StoreUsageError,
     StoreVersionError,
     access_problem,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "StoreBusyError",
     "StoreCorruptError",
     "StoreReader",
+    "StoreUsageError",
     "StoreVersionError",
     "access_problem",
     "shape_problem",

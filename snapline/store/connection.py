@@ -5,6 +5,10 @@ Every change to the store happens inside :meth:`Connection.write`, one
 or vanish together, and SQLite serialises concurrent writers. WAL mode lets readers go on
 meanwhile and always see whole snapshots. The table objects of this package hold one
 :class:`Connection` between them and speak SQL through it.
+
+One connection serves every thread of a process: a re-entrant lock is held for the whole
+of each transaction (and each query outside one), so a thread never runs a statement
+inside another thread's transaction and every read view is whole.
 """
 
 from __future__ import annotations
@@ -12,11 +16,17 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from snapline.store.errors import StoreCorruptError, StoreVersionError, translate
+from snapline.store.errors import (
+    StoreBusyError,
+    StoreCorruptError,
+    StoreVersionError,
+    translate,
+)
 from snapline.store.schema import FORMAT_VERSION, SCHEMA
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT", "Connection", "decode_path", "encode_path"]
@@ -80,6 +90,8 @@ class Connection:
         self.db = db
         self.busy_timeout = busy_timeout
         self._depth = 0
+        # Held by the thread whose transaction is open; _depth belongs to that thread.
+        self._mutex = threading.RLock()
 
     @classmethod
     def create(cls, path: Path, config: dict[str, Any], busy_timeout: float) -> Connection:
@@ -154,7 +166,10 @@ class Connection:
     @staticmethod
     def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
         try:
-            db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+            # Shared by threads: every use is serialised by Connection._mutex.
+            db = sqlite3.connect(
+                path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
@@ -163,8 +178,23 @@ class Connection:
         return db
 
     def close(self) -> None:
-        """Close the SQLite connection."""
-        self.db.close()
+        """Close the SQLite connection, once no other thread is inside a transaction."""
+        with self._hold():
+            self.db.close()
+
+    @contextlib.contextmanager
+    def _hold(self) -> Iterator[None]:
+        """Hold the connection for this thread, waiting at most the busy timeout.
+
+        Raises:
+            StoreBusyError: If another thread of this process held it past the timeout.
+        """
+        if not self._mutex.acquire(timeout=self.busy_timeout):
+            raise StoreBusyError(self.path, self.busy_timeout)
+        try:
+            yield
+        finally:
+            self._mutex.release()
 
     # -- transactions --------------------------------------------------------------
 
@@ -178,6 +208,10 @@ class Connection:
             StoreBusyError: If another writer holds the store past the busy timeout.
             StoreCorruptError: If SQLite reports the database as damaged.
         """
+        with self._hold():
+            yield from self._write()
+
+    def _write(self) -> Iterator[None]:
         if self._depth:
             self._depth += 1
             try:
@@ -216,6 +250,10 @@ class Connection:
             StoreBusyError: If the store stays locked past the busy timeout.
             StoreCorruptError: If SQLite reports the database as damaged.
         """
+        with self._hold():
+            yield from self._read()
+
+    def _read(self) -> Iterator[None]:
         if self._depth:
             yield
             return
@@ -250,7 +288,8 @@ class Connection:
             StoreCorruptError: If SQLite fails otherwise.
         """
         try:
-            self.db.execute(statement)
+            with self._hold():
+                self.db.execute(statement)
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
 
@@ -269,7 +308,8 @@ class Connection:
             StoreCorruptError: If SQLite fails otherwise.
         """
         try:
-            return self.db.execute(sql, _bounded(params)).fetchall()
+            with self._hold():
+                return self.db.execute(sql, _bounded(params)).fetchall()
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
 
@@ -311,8 +351,11 @@ class Connection:
             StoreBusyError: If the store stays locked past the busy timeout.
             StoreCorruptError: If SQLite fails otherwise.
         """
+        # Held until the rows are consumed (or the generator is closed): the cursor
+        # belongs to this thread's view meanwhile.
         try:
-            yield from self.db.execute(sql, _bounded(params))
+            with self._hold():
+                yield from self.db.execute(sql, _bounded(params))
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
 

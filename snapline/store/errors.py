@@ -2,10 +2,12 @@
 
 Reads, writes and transaction boundaries report failures as :class:`StoreBusyError`
 (another process holds the store), :class:`StoreAccessError` (the operating system
-refused: permissions, a full disk, a file-size limit, an I/O error) or
-:class:`StoreCorruptError` (the data itself cannot be read); :func:`translate` is the
-only code that decides which. No message advises starting a new history: only a check
-that proves the store damaged may (``snapline verify``).
+refused: permissions, a full disk, a file-size limit, an I/O error),
+:class:`StoreUsageError` (the calling code used the store in a way SQLite refuses, such
+as after closing it: the file is fine) or :class:`StoreCorruptError` (the data itself
+cannot be read); :func:`translate` is the only code that decides which. No message
+advises starting a new history: only a check that proves the store damaged may
+(``snapline verify``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
+    "StoreUsageError",
     "StoreVersionError",
     "access_problem",
     "translate",
@@ -167,9 +170,37 @@ class StoreBusyError(SnaplineError):
         )
 
 
+class StoreUsageError(SnaplineError):
+    """The store was used in a way SQLite refuses (closed, misused); the file is fine.
+
+    Never a sign of damage: the advice of :class:`StoreCorruptError` (start a new
+    history) would destroy a sound one, so misuse is reported apart.
+
+    Attributes:
+        path: The store file.
+        detail: What SQLite reported.
+    """
+
+    exit_code = 2
+
+    def __init__(self, path: Path | str, detail: str) -> None:
+        """Describe a use of the store that SQLite refused.
+
+        Args:
+            path: The store file.
+            detail: What SQLite reported.
+        """
+        self.path = str(path)
+        self.detail = detail
+        super().__init__(
+            f"the store at {path} cannot be used this way: {detail}; the store is sound "
+            "and unchanged. If the workspace was closed, open it again (Workspace.open)"
+        )
+
+
 def translate(
     error: sqlite3.Error, path: Path | str, busy_timeout: float, detail: str | None = None
-) -> StoreBusyError | StoreAccessError | StoreCorruptError:
+) -> StoreBusyError | StoreAccessError | StoreCorruptError | StoreUsageError:
     """The snapline error to raise for an SQLite error met while using the store.
 
     Callers raise what this returns (``raise translate(...) from None``), so that the
@@ -184,8 +215,12 @@ def translate(
     Returns:
         :class:`StoreBusyError` when another connection held a lock past the timeout,
         :class:`StoreAccessError` when the operating system refused (permissions, space,
-        limits, I/O), else :class:`StoreCorruptError`.
+        limits, I/O), :class:`StoreUsageError` when SQLite refused how it was called (a
+        closed connection, a thread mistake: ``sqlite3.ProgrammingError``), else
+        :class:`StoreCorruptError`.
     """
+    if isinstance(error, sqlite3.ProgrammingError):
+        return StoreUsageError(path, str(error))
     code = _primary_code(error)
     if code in _BUSY_CODES:
         return StoreBusyError(path, busy_timeout)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from snapline.paths import UnsafeRecordError
 from snapline.snapshots.read import snapshots as reading
 from snapline.snapshots.read.history import modified_files, unified_diff
+from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.detect import sync_problems
 from snapline.snapshots.results import ModifiedFile
@@ -28,6 +29,15 @@ class Reading(WorkspaceBase):
     def latest(self) -> int:
         """The number of the latest snapshot (0: only the baseline)."""
         return reading.latest_number(self._store)
+
+    def resolve(self, ref: SnapshotRef) -> int:
+        """The number of the snapshot ``ref`` names: a number, ``"latest"`` or ``"latest~N"``.
+
+        Raises:
+            SnapshotRefError: If ``ref`` is not a number or reference.
+            SnapshotNotFoundError: If it names a snapshot outside the history.
+        """
+        return number_of(self._store, ref)
 
     @property
     def limits(self) -> Limits:
@@ -82,15 +92,19 @@ class Reading(WorkspaceBase):
             limit=limit,
         )
 
-    def snapshot(self, number: int) -> Snapshot:
+    def snapshot(self, number: SnapshotRef) -> Snapshot:
         """One snapshot with its diffs.
+
+        Args:
+            number: A number, ``"latest"`` or ``"latest~N"``.
 
         Raises:
             SnapshotNotFoundError: If there is no such snapshot.
+            SnapshotRefError: If ``number`` is not a number or reference.
         """
-        return reading.load_snapshot(self._store, number)
+        return reading.load_snapshot(self._store, number_of(self._store, number))
 
-    def content_at(self, path: PathArg, number: int | None = None) -> bytes:
+    def content_at(self, path: PathArg, number: SnapshotRef | None = None) -> bytes:
         """The bytes of ``path`` after snapshot ``number`` (default: the latest).
 
         Rebuilt from the store alone and checked against the recorded hash.
@@ -99,11 +113,15 @@ class Reading(WorkspaceBase):
             NotInSnapshotError: If the file did not exist then.
             ContentUnavailableError: If that version was tracked by hash only.
             SnapshotNotFoundError: If there is no snapshot ``number``.
+            SnapshotRefError: If ``number`` is not a number or reference.
         """
         rel = self._relpath(path)
-        return reading.content_at(self._store, self._reconstructor, rel, number)
+        at = None if number is None else number_of(self._store, number)
+        return reading.content_at(self._store, self._reconstructor, rel, at)
 
-    def modified_files(self, from_n: int = 0, to_n: int | None = None) -> list[ModifiedFile]:
+    def modified_files(
+        self, from_n: SnapshotRef = 0, to_n: SnapshotRef | None = None
+    ) -> list[ModifiedFile]:
         """Each path changed between snapshots ``from_n`` and ``to_n`` (default: latest).
 
         Statuses are relative to ``from_n``: ``added``, ``modified``, ``deleted``, or
@@ -113,13 +131,15 @@ class Reading(WorkspaceBase):
         Raises:
             SnapshotNotFoundError: If either number does not exist.
             SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+            SnapshotRefError: If either is not a number or reference.
         """
-        return modified_files(self._store, from_n, to_n)
+        first, last = self._range(from_n, to_n)
+        return modified_files(self._store, first, last)
 
     def diff(
         self,
-        from_n: int,
-        to_n: int | None = None,
+        from_n: SnapshotRef,
+        to_n: SnapshotRef | None = None,
         paths: Iterable[PathArg] | PathArg | None = None,
     ) -> str:
         r"""A git-style unified diff from snapshot ``from_n`` to ``to_n`` (default: latest).
@@ -132,9 +152,17 @@ class Reading(WorkspaceBase):
         Raises:
             SnapshotNotFoundError: If either number does not exist.
             SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+            SnapshotRefError: If either is not a number or reference.
         """
         rels = self._scope(paths)
-        return unified_diff(self._store, self._reconstructor, from_n, to_n, rels)
+        first, last = self._range(from_n, to_n)
+        return unified_diff(self._store, self._reconstructor, first, last, rels)
+
+    def _range(self, from_n: SnapshotRef, to_n: SnapshotRef | None) -> tuple[int, int | None]:
+        """Both ends of a range resolved against one reading of the latest number."""
+        with self._store.read():
+            first = number_of(self._store, from_n)
+            return first, None if to_n is None else number_of(self._store, to_n)
 
     def tracked(self) -> dict[str, str]:
         """The known state: every tracked path with its content hash, sorted by path."""

@@ -172,6 +172,48 @@ class Recording(WorkspaceBase):
         with self._recorder.writing():
             return write_file(self._recorder, rel, data, executable, info)
 
+    def edit_file(
+        self,
+        path: PathArg,
+        old: str | bytes,
+        new: str | bytes,
+        *,
+        tool: str = "edit",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> Snapshot | None:
+        """Replace the one occurrence of ``old`` in a tracked file by ``new``, and record it.
+
+        The contract agents know from their own edit tools: refused when the file was
+        changed outside snapline, or ``old`` is missing or not unique.
+
+        Args:
+            path: Relative to the root (or absolute inside it).
+            old: The exact text to replace (``str`` as UTF-8).
+            new: What replaces it.
+            tool: The tool recorded with the snapshot.
+            description: Why (free text); a default is derived from the call.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            The new snapshot, or ``None`` when ``old`` equals ``new``.
+
+        Raises:
+            StateMismatchError: If the file was changed outside snapline.
+            NotTrackedError: If the path is not a tracked file.
+            EditMatchError: If ``old`` is not in the file exactly once.
+        """
+        info = info_from(info, tool, description or f"edit {path}", session, metadata)
+        rel = self._relpath(path)
+        from snapline.snapshots.record.edits import edit_file
+
+        with self._recorder.writing():
+            return edit_file(self._recorder, rel, _bytes(old), _bytes(new), info)
+
     def delete_file(
         self,
         path: PathArg,
@@ -306,3 +348,7 @@ class Recording(WorkspaceBase):
     def last_skipped(self) -> tuple[SkippedPath, ...]:
         """What the last recording call did not capture, also when it recorded nothing."""
         return self._recorder.last_skipped
+
+
+def _bytes(text: str | bytes) -> bytes:
+    return text.encode("utf-8") if isinstance(text, str) else bytes(text)

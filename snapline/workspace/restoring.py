@@ -1,4 +1,4 @@
-"""Restoring: the workspace methods that roll back and revert, as new snapshots."""
+"""Restoring: the workspace methods that roll back, revert, undo and redo, as new snapshots."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from snapline.snapshots.info import SnapshotInfo, info_from
+from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.results import RevertResult, RollbackResult
 from snapline.workspace.base import PathArg, WorkspaceBase
 
@@ -17,7 +18,7 @@ class Restoring(WorkspaceBase):
 
     def rollback(
         self,
-        to: int,
+        to: SnapshotRef,
         paths: Iterable[PathArg] | PathArg | None = None,
         *,
         dry_run: bool = False,
@@ -37,7 +38,8 @@ class Restoring(WorkspaceBase):
         turn. Writes are journaled: on failure every file is put back.
 
         Args:
-            to: The snapshot to go back to (0 is the baseline).
+            to: The snapshot to go back to (0 is the baseline): a number, ``"latest"``
+                or ``"latest~N"``, resolved under the writer lock.
             paths: Only these files or directories (default: the whole workspace).
             dry_run: Only report what would change, and the conflicts; write nothing.
             force: Overwrite files changed outside snapline: their content is first
@@ -54,23 +56,34 @@ class Restoring(WorkspaceBase):
 
         Raises:
             SnapshotNotFoundError: If there is no snapshot ``to``.
+            SnapshotRefError: If ``to`` is not a number or reference.
             RollbackConflictError: If files were changed outside snapline (and ``force``
                 is false) or a path is in the way; nothing is written.
             OSError: If writing fails; the workspace and the store are left as they were.
         """
-        info = info_from(
-            info, tool, description or f"roll back to snapshot {to}", session, metadata
-        )
         rels = self._scope(paths)
         from snapline.snapshots.restore.rollback import rollback
 
-        return rollback(
-            self._recorder, self._reconstructor, to, rels, dry_run=dry_run, force=force, info=info
-        )
+        # The lock is re-entrant: holding it here makes "latest" mean the latest
+        # snapshot when the rollback runs, not one another thread adds meanwhile.
+        with self._recorder.writing():
+            number = number_of(self._store, to)
+            info = info_from(
+                info, tool, description or f"roll back to snapshot {number}", session, metadata
+            )
+            return rollback(
+                self._recorder,
+                self._reconstructor,
+                number,
+                rels,
+                dry_run=dry_run,
+                force=force,
+                info=info,
+            )
 
     def revert(
         self,
-        number: int,
+        number: SnapshotRef,
         *,
         dry_run: bool = False,
         tool: str = "revert",
@@ -87,7 +100,8 @@ class Restoring(WorkspaceBase):
         snapshot.
 
         Args:
-            number: The snapshot to undo (1 or later).
+            number: The snapshot to undo (1 or later): a number, ``"latest"`` or
+                ``"latest~N"``, resolved under the writer lock.
             dry_run: Only report what would change, and the conflicts; write nothing.
             tool: The tool recorded with the snapshot.
             description: Why (free text); a default is derived from the call.
@@ -101,12 +115,94 @@ class Restoring(WorkspaceBase):
 
         Raises:
             SnapshotNotFoundError: If there is no snapshot ``number``.
+            SnapshotRefError: If ``number`` is not a number or reference.
             BaselineRevertError: If ``number`` is 0.
             RevertConflictError: If some change cannot be undone cleanly (per file:
                 hunks that no longer apply, binary files changed since, outside changes,
                 paths in the way); nothing is written.
         """
-        info = info_from(info, tool, description or f"revert snapshot {number}", session, metadata)
         from snapline.snapshots.restore.revert import revert
 
-        return revert(self._recorder, self._reconstructor, number, dry_run=dry_run, info=info)
+        with self._recorder.writing():
+            target = number_of(self._store, number)
+            info = info_from(
+                info, tool, description or f"revert snapshot {target}", session, metadata
+            )
+            return revert(self._recorder, self._reconstructor, target, dry_run=dry_run, info=info)
+
+    def undo(
+        self,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        tool: str = "undo",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> RollbackResult:
+        """Roll back what the latest change did, as a new snapshot; several levels, like an editor.
+
+        The files the change touched go back to their state before it. Undoing again
+        goes one change further back; :meth:`redo` puts an undone change back, until a
+        new change clears what was undone. The stacks are read from the history
+        (``undo_of`` / ``redo_of`` in the snapshots' metadata), so they work across
+        processes.
+
+        Args:
+            dry_run: Only report what would change, and the conflicts; write nothing.
+            force: Overwrite files changed outside snapline (recorded first, as rollback).
+            tool: The tool recorded with the snapshot.
+            description: Why (free text); default ``undo snapshot N``.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            The :class:`RollbackResult`; ``target`` is the state restored.
+
+        Raises:
+            NothingToUndoError: If everything down to the baseline is undone.
+            RollbackConflictError: If the files were changed outside snapline (and
+                ``force`` is false); nothing is written.
+        """
+        from snapline.snapshots.restore.undo import undo
+
+        info = info_from(info, tool, description, session, metadata)
+        return undo(self._recorder, self._reconstructor, dry_run=dry_run, force=force, info=info)
+
+    def redo(
+        self,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        tool: str = "redo",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> RollbackResult:
+        """Roll back the last :meth:`undo`, as a new snapshot.
+
+        Args:
+            dry_run: Only report what would change, and the conflicts; write nothing.
+            force: Overwrite files changed outside snapline (recorded first, as rollback).
+            tool: The tool recorded with the snapshot.
+            description: Why (free text); default ``redo snapshot N``.
+            session: The agent session or person recording.
+            metadata: Small JSON data kept with the snapshot.
+            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+
+        Returns:
+            The :class:`RollbackResult`; ``target`` is the state restored.
+
+        Raises:
+            NothingToRedoError: If no undo waits to be redone (none yet, or a new
+                change came after it).
+            RollbackConflictError: If the files were changed outside snapline (and
+                ``force`` is false); nothing is written.
+        """
+        from snapline.snapshots.restore.undo import redo
+
+        info = info_from(info, tool, description, session, metadata)
+        return redo(self._recorder, self._reconstructor, dry_run=dry_run, force=force, info=info)

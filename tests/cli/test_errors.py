@@ -83,8 +83,8 @@ def test_json_errors_outside_a_workspace(
 
 def test_usage_errors_are_json_too(history: Path, cli: Invoke) -> None:
     for args in (
-        ["show", "abc", "--json"],
-        ["show", "--json", "abc"],
+        ["log", "-n", "abc", "--json"],
+        ["log", "--json", "-n", "x"],
         ["log", "-n", "0", "--json"],
         ["milestone", "show", "x", "--json"],
         ["nosuchcommand", "--json"],
@@ -92,6 +92,8 @@ def test_usage_errors_are_json_too(history: Path, cli: Invoke) -> None:
     ):
         data = _json_error(cli(*args), 2)
         assert data["kind"] == "UsageError", args
+    # A snapshot reference the library cannot read is a usage error of its own.
+    assert _json_error(cli("show", "abc", "--json"), 2)["kind"] == "SnapshotRefError"
     # After `--`, --json belongs to the command `run` starts, not to snapline.
     result = cli("show", "abc", "--", "--json")
     assert result.exit_code == 2 and result.stdout == ""

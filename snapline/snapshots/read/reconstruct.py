@@ -9,6 +9,7 @@ is checked against its recorded hash before anyone gets to use it.
 
 from __future__ import annotations
 
+import threading
 import zlib
 from collections import OrderedDict
 
@@ -62,31 +63,39 @@ class ContentUnavailableError(SnaplineError):
 
 
 class ContentCache:
-    """A bounded LRU of file contents by hash: content-addressed, so never stale."""
+    """A bounded LRU of file contents by hash: content-addressed, so never stale.
+
+    Safe to share between threads: readers use it outside the writer lock.
+    """
 
     def __init__(self, max_bytes: int = _DEFAULT_CACHE_BYTES) -> None:
         self._max = max_bytes
         self._items: OrderedDict[str, bytes] = OrderedDict()
         self._size = 0
+        self._lock = threading.Lock()
 
     def get(self, hash_: str | None) -> bytes | None:
         """The cached content with this hash, or ``None``."""
         if hash_ is None:
             return None
-        data = self._items.get(hash_)
-        if data is not None:
-            self._items.move_to_end(hash_)
+        with self._lock:
+            data = self._items.get(hash_)
+            if data is not None:
+                self._items.move_to_end(hash_)
         return data
 
     def put(self, hash_: str, data: bytes) -> None:
         """Keep ``data`` under its hash, unless it would crowd out the rest."""
-        if len(data) > self._max // 4 or hash_ in self._items:
+        if len(data) > self._max // 4:
             return
-        self._items[hash_] = data
-        self._size += len(data)
-        while self._size > self._max:
-            _, dropped = self._items.popitem(last=False)
-            self._size -= len(dropped)
+        with self._lock:
+            if hash_ in self._items:
+                return
+            self._items[hash_] = data
+            self._size += len(data)
+            while self._size > self._max:
+                _, dropped = self._items.popitem(last=False)
+                self._size -= len(dropped)
 
 
 class Reconstructor:

@@ -1,4 +1,4 @@
-"""An agent's edits — write, delete, move one file — as plans run through the journal.
+"""An agent's edits — write, edit, delete, move one file — as plans run through the journal.
 
 Each edit first checks that the files it touches match their known state (an outside
 change is refused, never overwritten), then hands one small plan to
@@ -24,7 +24,14 @@ from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.snapshot import SkippedPath, Snapshot
 from snapline.store import StateRow
 
-__all__ = ["NotTrackedError", "delete_file", "move_file", "write_file"]
+__all__ = [
+    "EditMatchError",
+    "NotTrackedError",
+    "delete_file",
+    "edit_file",
+    "move_file",
+    "write_file",
+]
 
 
 class NotTrackedError(SnaplineError):
@@ -35,6 +42,69 @@ class NotTrackedError(SnaplineError):
     def __init__(self, path: str, what: str = "is not tracked") -> None:
         self.path = path
         super().__init__(f"{path} {what}; check the path with `snapline status`")
+
+
+class EditMatchError(SnaplineError):
+    """The text to replace is not in the file exactly once; nothing was written.
+
+    Attributes:
+        path: The file.
+        count: How many times the text occurs (0: not found).
+    """
+
+    exit_code = 1
+
+    def __init__(self, path: str, count: int) -> None:
+        """Describe an edit whose old text is missing or not unique.
+
+        Args:
+            path: The file.
+            count: How many times the old text occurs.
+        """
+        self.path = path
+        self.count = count
+        if count == 0:
+            detail = "the old text is not in the file; read the file again and copy it exactly"
+        else:
+            detail = (
+                f"the old text occurs {count} times; include more of the surrounding lines "
+                "so that it occurs once"
+            )
+        super().__init__(f"cannot edit {path}: {detail}")
+
+
+def edit_file(
+    recorder: Recorder, rel: str, old: bytes, new: bytes, info: SnapshotInfo
+) -> Snapshot | None:
+    """Replace the one occurrence of ``old`` in a tracked file by ``new``, and record it.
+
+    The contract of agents' own edit tools: refused when the file was changed outside
+    snapline, or when ``old`` is empty, missing or occurs more than once.
+
+    Args:
+        recorder: The workspace's recorder (its writer lock held).
+        rel: The checked relative path.
+        old: The exact bytes to replace.
+        new: What replaces them.
+        info: What the caller says about the snapshot.
+
+    Returns:
+        The new snapshot; ``None`` when ``old`` equals ``new``.
+
+    Raises:
+        StateMismatchError: If the file was changed outside snapline.
+        NotTrackedError: If the path is not a tracked file, or is tracked by hash only.
+        EditMatchError: If ``old`` is not in the file exactly once.
+    """
+    known, current = _in_sync(recorder, rel)
+    if known is None or current is None:
+        raise NotTrackedError(rel)
+    if current.content is None:
+        raise NotTrackedError(rel, "is tracked by hash only (too large to edit)")
+    count = current.content.count(old) if old else 0
+    if count != 1:
+        raise EditMatchError(rel, count)
+    return write_file(recorder, rel, current.content.replace(old, new, 1), None, info)
 
 
 def write_file(

@@ -88,7 +88,13 @@ class Recorder:
         # Chain hashes of snapshots checked before building on them (commit.check_parent).
         self.trusted: set[str] = set()
         self.tracked = TrackedCache()
-        self._lock = filelock.FileLock(str(root / STORE_DIR / LOCK_NAME), timeout=timeout)
+        # thread_local: each thread holds the lock on its own open file description, so
+        # threads of one process take turns like processes do (flock), and re-entry
+        # counts per thread. Shared across threads, a second thread would "re-enter"
+        # another's lock and two writers would race for the same number.
+        self._lock = filelock.FileLock(
+            str(root / STORE_DIR / LOCK_NAME), timeout=timeout, thread_local=True
+        )
         self._presence = StorePresence(store.path)
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 from snapline.scanning.tracked import TrackedTree, index_tracked
@@ -23,6 +24,9 @@ class TrackedCache:
 
     Stat-cache entries another process wrote are not picked up; they are facts about
     file contents that stay true, so a missed one only costs reading that file again.
+
+    Threads share it: the store's transactions already serialise the callers, and a
+    lock of its own keeps that true for any caller outside one.
     """
 
     def __init__(self) -> None:
@@ -30,6 +34,7 @@ class TrackedCache:
         self._tip: tuple[int, str] | None = None
         self._tree: TrackedTree = {}
         self._dirty: set[str] = set()
+        self._lock = threading.RLock()
 
     def tree(self, store: Store, racy_window_ns: int) -> TrackedTree:
         """The tracked tree of ``store``; call inside one of its transactions.
@@ -39,6 +44,10 @@ class TrackedCache:
             racy_window_ns: How much older than its hashing a file must be for its
                 stat-cache entry to vouch for it.
         """
+        with self._lock:
+            return self._tree_locked(store, racy_window_ns)
+
+    def _tree_locked(self, store: Store, racy_window_ns: int) -> TrackedTree:
         generation = store.generation()
         if generation == self._generation:
             return self._tree
@@ -54,7 +63,8 @@ class TrackedCache:
 
     def note(self, paths: Iterable[str]) -> None:
         """Remember paths whose stat-cache entries a caller may now write."""
-        self._dirty.update(paths)
+        with self._lock:
+            self._dirty.update(paths)
 
     def _refresh(self, store: Store, paths: set[str], racy_window_ns: int) -> None:
         for path in paths:

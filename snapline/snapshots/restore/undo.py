@@ -1,0 +1,259 @@
+"""Undo and redo, like an editor's, kept in the history itself.
+
+``undo`` rolls back what the latest change did; ``redo`` rolls back the last undo.
+Both are rollbacks of the files one snapshot changed, recorded as new snapshots, so
+nothing is ever rewritten. The undo and redo stacks are not kept anywhere else: they
+are read from the history, from the metadata those snapshots carry (``{"undo_of": N}``
+on an undo, ``{"redo_of": U}`` on a redo), so they work across processes and survive a
+crash. The rules, walking back from the latest snapshot:
+
+- every snapshot stands for a state. An ordinary snapshot (any tool but undo and redo)
+  stands for itself; an undo of N stands for what N stood on (snapshot N - 1, followed
+  the same way); a redo of the undo U stands for the snapshot U undid.
+- ``undo`` takes the ordinary snapshot A the latest one stands for, and rolls the files
+  A changed back to their state after A - 1 (``undo_of: A``). Nothing is left to undo
+  when A is the baseline.
+- ``redo`` takes the latest undo not yet redone: the latest snapshot if it is an undo;
+  if it is a redo of U, the one found the same way from the snapshot before U; none if
+  an ordinary snapshot comes first. So a new ordinary snapshot clears the redo stack.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from snapline.errors import SnaplineError
+from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.read.reconstruct import Reconstructor
+from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.restore.rollback import rollback
+from snapline.snapshots.results import RollbackResult
+from snapline.store import StoreReader
+
+__all__ = [
+    "REDO_KEY",
+    "UNDO_KEY",
+    "NothingToRedoError",
+    "NothingToUndoError",
+    "redo",
+    "redo_target",
+    "undo",
+    "undo_target",
+]
+
+UNDO_KEY = "undo_of"
+"""The metadata key of an undo snapshot: the number of the snapshot it undid."""
+
+REDO_KEY = "redo_of"
+"""The metadata key of a redo snapshot: the number of the undo snapshot it redid."""
+
+
+class NothingToUndoError(SnaplineError):
+    """Every change down to the baseline is already undone.
+
+    Attributes:
+        latest: The latest snapshot.
+    """
+
+    exit_code = 1
+
+    def __init__(self, latest: int) -> None:
+        """Describe an undo with nothing left to undo.
+
+        Args:
+            latest: The latest snapshot.
+        """
+        self.latest = latest
+        super().__init__(
+            f"nothing to undo: snapshot {latest} stands for the baseline; "
+            "see `snapline log` for the history"
+        )
+
+
+class NothingToRedoError(SnaplineError):
+    """No undo is waiting to be redone: none yet, or a new change came after it.
+
+    Attributes:
+        latest: The latest snapshot.
+    """
+
+    exit_code = 1
+
+    def __init__(self, latest: int) -> None:
+        """Describe a redo with nothing to redo.
+
+        Args:
+            latest: The latest snapshot.
+        """
+        self.latest = latest
+        super().__init__(
+            f"nothing to redo: no undo is waiting after snapshot {latest} "
+            "(a new change clears what was undone)"
+        )
+
+
+def undo_target(store: StoreReader, latest: int) -> int:
+    """The snapshot an undo would undo now: the ordinary one the latest stands for.
+
+    Args:
+        store: The store, read in one view by the caller.
+        latest: The latest snapshot number.
+
+    Returns:
+        Its number; 0 (the baseline) when nothing is left to undo.
+    """
+    return _stands_for(store, latest)
+
+
+def redo_target(store: StoreReader, latest: int) -> tuple[int, int] | None:
+    """The undo a redo would redo now, and the snapshot that undo undid.
+
+    Args:
+        store: The store, read in one view by the caller.
+        latest: The latest snapshot number.
+
+    Returns:
+        ``(undo snapshot, snapshot it undid)``, or ``None`` when nothing waits.
+    """
+    number = latest
+    while number > 0:
+        undone = _link(store, number, UNDO_KEY)
+        if undone is not None:
+            return number, undone
+        redone = _link(store, number, REDO_KEY)
+        if redone is None or _link(store, redone, UNDO_KEY) is None:
+            return None
+        number = redone - 1
+    return None
+
+
+def undo(
+    recorder: Recorder,
+    reconstructor: Reconstructor,
+    *,
+    dry_run: bool,
+    force: bool,
+    info: SnapshotInfo,
+) -> RollbackResult:
+    """Roll back what the latest change did, as a new snapshot (``undo_of`` in its metadata).
+
+    Args:
+        recorder: The workspace's recorder (lock, detection, apply).
+        reconstructor: Rebuilds the versions to restore.
+        dry_run: Only plan: report what would change and every conflict.
+        force: Record outside changes first, then undo over them (as rollback).
+        info: Tool, description, session and metadata of the undo's snapshot; an
+            empty description becomes ``undo snapshot N``.
+
+    Returns:
+        The rollback's result: its ``target`` is the state restored (``N - 1``).
+
+    Raises:
+        NothingToUndoError: If everything down to the baseline is undone.
+        RollbackConflictError: If the files were changed outside snapline (and not
+            ``force``); nothing is written.
+    """
+    with recorder.writing():
+        store = recorder.store
+        with store.read():
+            latest = recorder.latest
+            target = undo_target(store, latest)
+            if target == 0:
+                raise NothingToUndoError(latest)
+            paths = _paths(store, target)
+        info = _described(info, f"undo snapshot {target}").with_metadata(**{UNDO_KEY: target})
+        return rollback(
+            recorder, reconstructor, target - 1, paths, dry_run=dry_run, force=force, info=info
+        )
+
+
+def redo(
+    recorder: Recorder,
+    reconstructor: Reconstructor,
+    *,
+    dry_run: bool,
+    force: bool,
+    info: SnapshotInfo,
+) -> RollbackResult:
+    """Roll back the last undo, as a new snapshot (``redo_of`` in its metadata).
+
+    Args:
+        recorder: The workspace's recorder (lock, detection, apply).
+        reconstructor: Rebuilds the versions to restore.
+        dry_run: Only plan: report what would change and every conflict.
+        force: Record outside changes first, then redo over them (as rollback).
+        info: Tool, description, session and metadata of the redo's snapshot; an
+            empty description becomes ``redo snapshot N``.
+
+    Returns:
+        The rollback's result: its ``target`` is the state restored (``N``).
+
+    Raises:
+        NothingToRedoError: If no undo waits to be redone.
+        RollbackConflictError: If the files were changed outside snapline (and not
+            ``force``); nothing is written.
+    """
+    with recorder.writing():
+        store = recorder.store
+        with store.read():
+            latest = recorder.latest
+            found = redo_target(store, latest)
+            if found is None:
+                raise NothingToRedoError(latest)
+            undo_number, target = found
+            paths = _paths(store, target)
+        info = _described(info, f"redo snapshot {target}").with_metadata(**{REDO_KEY: undo_number})
+        return rollback(
+            recorder, reconstructor, target, paths, dry_run=dry_run, force=force, info=info
+        )
+
+
+def _stands_for(store: StoreReader, number: int) -> int:
+    """The ordinary snapshot whose state ``number`` stands for (see the module doc)."""
+    while number > 0:
+        undone = _link(store, number, UNDO_KEY)
+        if undone is not None:
+            number = undone - 1
+            continue
+        redone = _link(store, number, REDO_KEY)
+        undone = None if redone is None else _link(store, redone, UNDO_KEY)
+        if undone is None:
+            return number
+        number = undone
+    return 0
+
+
+def _link(store: StoreReader, number: int, key: str) -> int | None:
+    """The snapshot number under ``key`` in ``number``'s metadata, when it is usable.
+
+    A store can come from elsewhere: only an earlier, existing snapshot counts, so the
+    walks above always move back and end.
+    """
+    row = store.snapshots.get(number)
+    if row is None:
+        return None
+    try:
+        metadata: Any = json.loads(row.metadata)
+    except ValueError:
+        return None
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < number:
+        return None
+    return value
+
+
+def _paths(store: StoreReader, number: int) -> list[str]:
+    """Every path snapshot ``number`` changed, renamed files on both sides."""
+    paths: set[str] = set()
+    for change in store.changes.of(number, deltas=False):
+        paths.add(change.path)
+        if change.old_path is not None:
+            paths.add(change.old_path)
+    return sorted(paths)
+
+
+def _described(info: SnapshotInfo, default: str) -> SnapshotInfo:
+    if info.description:
+        return info
+    return info.model_copy(update={"description": default})
