@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _LABELS = [
     ("crash_steps_killed", "named crash steps killed (SIGKILL) and recovered"),
     ("kill_loop_kills", "random-delay kills survived"),
+    ("kill_loop_killed_busy", "of them landing after the writer acknowledged a snapshot"),
     ("kill_loop_acknowledged", "snapshots acknowledged to a killed writer"),
     ("kill_loop_acknowledged_lost", "acknowledged snapshots lost"),
     ("faults_injected", "I/O faults injected (EIO, ENOSPC) and survived"),

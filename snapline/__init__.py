@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         MilestoneStats,
         OpenRange,
     )
-    from snapline.paths import UnsafePathError, UnsafeRecordError
+    from snapline.paths import OutputInStoreError, UnsafePathError, UnsafeRecordError
     from snapline.report import ReportOutputError, ReportScopeError
     from snapline.scanning import FileChangingError
     from snapline.snapshots import (
@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         NotInitializedError,
         SnapshotNotFoundError,
         Tracking,
+        UnknownPathError,
         UnsafeRootError,
         Workspace,
     )
@@ -111,6 +112,7 @@ _EXPORTS: dict[str, str] = {
     "MilestoneStats": "snapline.milestones",
     "Milestones": "snapline.milestones",
     "OpenRange": "snapline.milestones",
+    "OutputInStoreError": "snapline.paths",
     "NotInSnapshotError": "snapline.snapshots",
     "NothingToRedoError": "snapline.snapshots.restore.undo",
     "NothingToUndoError": "snapline.snapshots.restore.undo",
@@ -135,6 +137,7 @@ _EXPORTS: dict[str, str] = {
     "StoreUsageError": "snapline.store",
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
+    "UnknownPathError": "snapline.workspace",
     "UnsafePathError": "snapline.paths",
     "UnsafeRecordError": "snapline.paths",
     "UnsafeRootError": "snapline.workspace",
@@ -171,6 +174,7 @@ __all__ = [
     "NothingToRedoError",
     "NothingToUndoError",
     "OpenRange",
+    "OutputInStoreError",
     "Problem",
     "RecoveryBlockedError",
     "Report",
@@ -197,6 +201,7 @@ __all__ = [
     "StoreVanishedError",
     "StoreVersionError",
     "Tracking",
+    "UnknownPathError",
     "UnsafePathError",
     "UnsafeRecordError",
     "UnsafeRootError",

@@ -10,6 +10,7 @@ reconstructor.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from snapline.paths import STORE_DIR
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
-from snapline.store import DB_NAME, Store, StoreCorruptError
+from snapline.store import DB_NAME, Store, StoreBusyError, StoreCorruptError
 
 __all__ = [
     "AlreadyInitializedError",
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 _INIT_SUFFIX = ".init"
+_NO_HARD_LINKS = {errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK}
 
 
 class NotInitializedError(SnaplineError):
@@ -65,16 +67,20 @@ class AlreadyInitializedError(SnaplineError):
 
 
 class UnsafeRootError(SnaplineError):
-    """``init`` was pointed at the filesystem root or a home directory."""
+    """``init`` was pointed at the filesystem root or a home directory.
+
+    Attributes:
+        path: The root.
+        problem: The message without its advice, which names ``force=True`` (the
+            command line names ``--force``).
+    """
 
     exit_code = 2
 
     def __init__(self, root: Path, what: str) -> None:
         self.path = str(root)
-        super().__init__(
-            f"refusing to snapshot {root}: it is {what}; choose a project directory, "
-            "or pass force=True (--force) if you really mean it"
-        )
+        self.problem = f"refusing to snapshot {root}: it is {what}; choose a project directory"
+        super().__init__(f"{self.problem}, or pass force=True if you really mean it")
 
 
 @dataclass(frozen=True)
@@ -118,7 +124,10 @@ def create_store(
         progress: Called as ``progress(done, total)`` while files are captured.
 
     Raises:
-        AlreadyInitializedError: If the root already has a store.
+        AlreadyInitializedError: If the root already has a store, also when another
+            init created it meanwhile: creating a store is exclusive, and the store
+            that exists is never replaced.
+        StoreBusyError: If another init held the store past ``timeout``.
         UnsafeRootError: If the root is ``/`` or the home directory and not forced.
         NotADirectoryError: If the root is not a directory.
     """
@@ -130,32 +139,82 @@ def create_store(
     store_dir = path / STORE_DIR
     if (store_dir / DB_NAME).exists():
         raise AlreadyInitializedError(path)
-    created_dir = not store_dir.exists()
-    store_dir.mkdir(exist_ok=True)
-    staging = store_dir / (DB_NAME + _INIT_SUFFIX)
     try:
-        with filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout):
-            _remove_staging(store_dir)
-            store = SqliteStore.create(staging, _config(limits))
-            try:
-                from snapline.snapshots.record.baseline import capture_baseline
+        store_dir.mkdir()
+        created_dir = True
+    except FileExistsError:
+        created_dir = False
+    staging = store_dir / (DB_NAME + _INIT_SUFFIX)
+    lock = filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        # Another init is still capturing its baseline: its staging file is not ours
+        # to remove.
+        raise StoreBusyError(store_dir / DB_NAME, timeout) from None
+    try:
+        # Checked again under the lock: another init may have finished while this
+        # one waited, and its store (with snapshots already acknowledged) must win.
+        if (store_dir / DB_NAME).exists():
+            raise AlreadyInitializedError(path)
+        _remove_staging(store_dir)
+        store = SqliteStore.create(staging, _config(limits))
+        try:
+            from snapline.snapshots.record.baseline import capture_baseline
 
-                capture_baseline(path, store, limits, description, progress)
-            finally:
-                store.close()
-            crash_point("baseline-built")
-            # The store only appears under its real name once the baseline is in
-            # it, so an interrupted init never leaves a store that looks usable;
-            # and init only returns once that name is on disk, or a power cut
-            # could take the whole store back with it.
-            os.replace(staging, store_dir / DB_NAME)
-            atomic.sync_directory(store_dir)
+            capture_baseline(path, store, limits, description, progress)
+        finally:
+            store.close()
+        crash_point("baseline-built")
+        # The store only appears under its real name once the baseline is in it, so
+        # an interrupted init never leaves a store that looks usable; and init only
+        # returns once that name is on disk, or a power cut could take the whole
+        # store back with it.
+        _publish(staging, store_dir / DB_NAME, path)
+        atomic.sync_directory(store_dir)
+    except AlreadyInitializedError:
+        # Another init won: its store stays exactly as it is; only this init's own
+        # staging file (none, unless the link found a store) goes.
+        with contextlib.suppress(OSError):
+            staging.unlink()
+        raise
     except BaseException:
+        # Still under the lock, and no store was there when it was taken: whatever
+        # store is there now is this init's own, not durable, so it goes.
         with contextlib.suppress(OSError):
             _remove_staging(store_dir)
             if created_dir:
                 shutil.rmtree(store_dir)
+            else:
+                for leftover in store_dir.glob(DB_NAME + "*"):
+                    leftover.unlink()
         raise
+    finally:
+        lock.release()
+
+
+def _publish(staging: Path, target: Path, root: Path) -> None:
+    """Give the staged store its real name, only if no store has that name yet.
+
+    ``os.replace`` would silently replace a store another process created; a hard
+    link fails instead (rename-if-absent, as git creates its lock files).
+
+    Raises:
+        AlreadyInitializedError: If ``target`` exists.
+    """
+    try:
+        os.link(staging, target)
+    except FileExistsError:
+        raise AlreadyInitializedError(root) from None
+    except OSError as error:
+        if error.errno not in _NO_HARD_LINKS:
+            raise
+        # A filesystem without hard links: the check under the lock is what holds.
+        if target.exists():
+            raise AlreadyInitializedError(root) from None
+        os.replace(staging, target)
+        return
+    staging.unlink()
 
 
 def open_store(path: Path, timeout: float) -> Opened:

@@ -8,6 +8,8 @@ symlink inside the root can point anywhere.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 from pathlib import Path, PurePosixPath
@@ -17,12 +19,14 @@ from snapline.errors import SnaplineError
 __all__ = [
     "GIT_DIR",
     "STORE_DIR",
+    "OutputInStoreError",
     "UnsafePathError",
     "UnsafeRecordError",
     "check_recorded",
     "check_relpath",
     "disk_path",
     "inside_git_dir",
+    "output_path",
     "relpath_from_user",
 ]
 
@@ -62,6 +66,69 @@ class UnsafeRecordError(UnsafePathError):
             f"the store records the path {path!r}, which snapline refuses to use: {reason}; "
             "the store may come from an untrusted source, run `snapline verify`"
         )
+
+
+class OutputInStoreError(SnaplineError):
+    """A file the user named (a patch, a page) would be written inside ``.snapline/``.
+
+    Only snapline writes there: an export over ``store.db`` replaced the whole history.
+    """
+
+    exit_code = 2
+
+    def __init__(self, path: Path, store: Path, what: str = "the output") -> None:
+        self.path = str(path)
+        self.store = str(store)
+        super().__init__(
+            f"refusing to write {what} to {path}: it is inside the store {store}, "
+            "which only snapline writes; choose a path outside it"
+        )
+
+
+def output_path(root: Path, path: str | os.PathLike[str], what: str = "the output") -> Path:
+    """The absolute path to write a file the user named, refused inside the store.
+
+    The store directory is recognised however the path reaches it: relative or
+    absolute, through ``..`` or a symlinked directory, and, where the filesystem folds
+    case, under another spelling (its directories are compared by device and inode).
+
+    Args:
+        root: The workspace root.
+        path: Where the user wants the file (relative to the current directory).
+        what: What is written, for the message (``"the patch"``).
+
+    Returns:
+        ``path`` made absolute (not resolved: a symlink named like the output is
+        replaced by the atomic write, never followed).
+
+    Raises:
+        OutputInStoreError: If ``path`` is the store directory or inside it.
+    """
+    target = Path(os.path.abspath(path))
+    store = Path(os.path.realpath(root / STORE_DIR))
+    real = Path(os.path.realpath(target.parent)) / target.name
+    if _inside_store(real, store, Path(os.path.realpath(root))):
+        raise OutputInStoreError(target, store, what)
+    return target
+
+
+def _inside_store(real: Path, store: Path, real_root: Path) -> bool:
+    if real == store or store in real.parents:
+        return True
+    with contextlib.suppress(ValueError):
+        # A case-folding filesystem (macOS, Windows) opens .SNAPLINE/ as the store.
+        first = real.relative_to(real_root).parts[:1]
+        if first and first[0].casefold() == STORE_DIR:
+            return True
+    try:
+        store_stat = os.stat(store)
+    except OSError:
+        return False
+    for candidate in (real, *real.parents):
+        with contextlib.suppress(OSError):
+            if os.path.samestat(os.stat(candidate), store_stat):
+                return True
+    return False
 
 
 def check_recorded(path: str) -> str:
@@ -180,6 +247,12 @@ def _refuse_symlinked_parent(root: Path, relpath: str, raw: str) -> None:
             mode = os.lstat(current).st_mode
         except (FileNotFoundError, NotADirectoryError):
             return
+        except OSError as error:
+            # Deeper than PATH_MAX: nothing below can be reached, so nothing is followed
+            # (the scan notes the path as unreachable).
+            if error.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+                return
+            raise
         if stat.S_ISLNK(mode):
             prefix = current.relative_to(root).as_posix()
             raise UnsafePathError(

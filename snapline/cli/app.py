@@ -25,8 +25,9 @@ from snapline.cli import (
     verify,
     watch,
 )
-from snapline.cli.context import DEFAULT_TIMEOUT, State, state
-from snapline.cli.errors import exit_code_for
+from snapline.cli.context import DEFAULT_TIMEOUT, JSON_REQUESTED, State, state
+from snapline.cli.errors import error_json, exit_code_for
+from snapline.cli.output import echo_json
 
 __all__ = ["app", "run"]
 
@@ -34,14 +35,37 @@ __all__ = ["app", "run"]
 class _Group(TyperGroup):
     """The root command group: turns any error a command raises into its exit code."""
 
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
+        ctx.meta[_ARGS] = list(args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
             return super().invoke(ctx)
         except Exception as error:
-            # Exit, Abort and usage errors are the parser's own way out (exit 0 or 2).
-            if isinstance(error, (typer.Exit, typer.Abort, TyperException)):
+            # Exit and Abort are the parser's own way out (exit 0 or 2).
+            if isinstance(error, (typer.Exit, typer.Abort)):
                 raise
-            raise typer.Exit(exit_code_for(error, debug=state(ctx).debug)) from None
+            if isinstance(error, TyperException):
+                # A usage error: the parser prints it on stderr; --json users get the
+                # object too. The option may not have been reached (`show abc --json`
+                # fails on N first), so the words typed are looked at instead.
+                if ctx.meta.get(JSON_REQUESTED) or _json_typed(ctx.meta.get(_ARGS, [])):
+                    echo_json(error_json(error.format_message(), "UsageError", error.exit_code))
+                raise
+            code = exit_code_for(
+                error, debug=state(ctx).debug, as_json=bool(ctx.meta.get(JSON_REQUESTED))
+            )
+            raise typer.Exit(code) from None
+
+
+_ARGS = "snapline.args"
+
+
+def _json_typed(args: list[str]) -> bool:
+    # Everything after `--` belongs to the command `snapline run` starts.
+    words = args[: args.index("--")] if "--" in args else args
+    return "--json" in words
 
 
 app = typer.Typer(

@@ -14,11 +14,33 @@ import typer
 if TYPE_CHECKING:
     from snapline import Workspace
 
-__all__ = ["DEFAULT_TIMEOUT", "JsonOption", "State", "state", "user_paths", "workspace"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "JSON_REQUESTED",
+    "JsonOption",
+    "State",
+    "state",
+    "user_paths",
+    "workspace",
+]
 
 DEFAULT_TIMEOUT = 30.0
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+JSON_REQUESTED = "snapline.json"
+"""The key in ``ctx.meta`` (shared by every context of a run) set when ``--json`` was given."""
+
+
+def _remember_json(ctx: typer.Context, value: bool) -> bool:
+    # The error handler runs in the root group, which cannot see a subcommand's
+    # options: it reads this instead, to print errors as JSON too.
+    if value:
+        ctx.meta[JSON_REQUESTED] = True
+    return value
+
+
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print the result as JSON.", callback=_remember_json)
+]
 """``--json``, on every command that reads or records (shapes: docs/cli.md)."""
 
 

@@ -9,6 +9,7 @@ import typer
 
 from snapline.cli.context import JsonOption, user_paths, workspace
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
+from snapline.cli.quoting import quote_path, quote_text
 from snapline.cli.render import echo_changes, model_json, snapshot_line
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def status(
             }
         )
         return
-    echo(("workspace  ", "bold"), root)
+    echo(("workspace  ", "bold"), quote_text(root))
     echo(
         ("snapshot   ", "bold"),
         (str(latest.number), "bold yellow"),
@@ -90,7 +91,7 @@ def _echo_drift(drift: tuple[Problem, ...]) -> None:
         echo(
             "  ",
             (f"{problem.kind:<11}", _DRIFT_STYLES.get(problem.kind, "red")),
-            problem.path or "",
+            quote_path(problem.path or ""),
         )
     echo(
         "Record the outside change with `snapline resync -m TEXT`, "

@@ -10,6 +10,7 @@ import typer
 
 from snapline.cli.context import JsonOption, workspace
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
+from snapline.cli.quoting import quote_text
 from snapline.cli.render import echo_modified
 from snapline.cli.restore import DryRunOption, ForceOption, render_result
 
@@ -211,4 +212,4 @@ def export(
     if output is None:
         sys.stdout.write(text)
     else:
-        echo(f"wrote milestone {number} to {output}", err=True)
+        echo(f"wrote milestone {number} to {quote_text(str(output))}", err=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -34,6 +35,8 @@ __all__ = [
 
 Segment = str | tuple[str, str]
 """Plain text, or ``(text, rich_style)``: the style applies only when colour is on."""
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
 
 _DIFF_STYLES = (
     ("+++", "bold"),
@@ -85,8 +88,14 @@ def echo(*segments: Segment, err: bool = False) -> None:
 
 
 def echo_json(data: Any) -> None:
-    """Write ``data`` as indented JSON on stdout (the documented ``--json`` shapes)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    r"""Write ``data`` as indented JSON on stdout (the documented ``--json`` shapes).
+
+    A name that is not UTF-8 reaches here with surrogate escapes (``bad\udcff``):
+    those are written as JSON ``\udcff`` escapes, so the output is valid UTF-8 and
+    ``json.loads`` gives back the exact name (``os.fsencode`` its exact bytes).
+    """
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    sys.stdout.write(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 def echo_diff(text: str) -> None:

@@ -9,6 +9,7 @@ import typer
 
 from snapline.cli.context import JsonOption, state, user_paths, workspace
 from snapline.cli.output import echo, echo_json, format_bytes, plural, stderr_console
+from snapline.cli.quoting import quote_text
 from snapline.cli.render import echo_changes, echo_skipped, model_json
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def init(
         extra.append(f"{summary['unreadable']} unreadable")
     echo(
         ("initialised", "green"),
-        f" {summary['store']}: snapshot 0 holds {plural(summary['files'], 'file')} "
+        f" {quote_text(summary['store'])}: snapshot 0 holds {plural(summary['files'], 'file')} "
         f"({format_bytes(summary['bytes'])}), {summary['ignored']} ignored",
         *([", " + ", ".join(extra)] if extra else []),
     )
@@ -126,7 +127,9 @@ def _baseline_summary(root: Path, baseline: Snapshot) -> dict[str, Any]:
         "ignored": reasons.count(SkipReason.IGNORED),
         "hash_only": reasons.count(SkipReason.HASH_ONLY),
         "unreadable": sum(
-            reason in (SkipReason.UNREADABLE, SkipReason.UNREADABLE_DIRECTORY) for reason in reasons
+            reason
+            in (SkipReason.UNREADABLE, SkipReason.UNREADABLE_DIRECTORY, SkipReason.UNREACHABLE)
+            for reason in reasons
         ),
         "skipped": [item.model_dump(mode="json") for item in baseline.skipped],
     }

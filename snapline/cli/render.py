@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from snapline.cli.output import echo, format_time, plural
+from snapline.cli.quoting import quote_path, quote_text
 
 if TYPE_CHECKING:
     from snapline import (
@@ -58,15 +59,14 @@ def echo_changes(changes: Iterable[FileChange], *, indent: str = "  ") -> None:
     """Each change as ``  M path`` (the letters of ``git status --short``)."""
     for change in changes:
         letter, style = _KINDS.get(change.kind.value, ("?", ""))
-        text = f"{change.old_path} -> {change.path}" if change.old_path else change.path
-        echo(indent, (letter, style), " ", text)
+        echo(indent, (letter, style), " ", _moved(change.old_path, change.path))
 
 
 def echo_modified(files: Iterable[ModifiedFile], *, indent: str = "  ") -> None:
     """Each net change over a range as ``  M path  (snapshots 3, 5)``."""
     for item in files:
         letter, style = _KINDS.get(item.status.value, ("?", ""))
-        text = f"{item.old_path} -> {item.path}" if item.old_path else item.path
+        text = _moved(item.old_path, item.path)
         numbers = ", ".join(str(n) for n in item.snapshots)
         echo(indent, (letter, style), f" {text}", (f"  (snapshots {numbers})", "dim"))
 
@@ -74,13 +74,13 @@ def echo_modified(files: Iterable[ModifiedFile], *, indent: str = "  ") -> None:
 def echo_skipped(skipped: Iterable[SkippedPath]) -> None:
     """Say on stderr what a recording did not capture, and why."""
     for item in skipped:
-        echo(("note: ", "yellow"), f"{item.path}: {item.reason}", err=True)
+        echo(("note: ", "yellow"), f"{quote_path(item.path)}: {item.reason}", err=True)
 
 
 def echo_problems(problems: Iterable[Problem], *, indent: str = "  ") -> None:
     """Each problem as ``  kind  message`` (messages name their path or snapshot)."""
     for problem in problems:
-        echo(indent, (f"{problem.kind:<14}", "red"), " ", problem.message)
+        echo(indent, (f"{problem.kind:<14}", "red"), " ", quote_text(problem.message))
 
 
 def model_json(model: Any) -> Any:
@@ -98,10 +98,10 @@ def echo_restore(result: RollbackResult | RevertResult) -> None:
         what = f"revert snapshot {result.reverted}"
     moved = getattr(result, "moved", ())
     rows = [
-        *(("M", "yellow", path, "restored") for path in result.restored),
-        *(("D", "red", path, "deleted") for path in result.deleted),
-        *(("A", "green", path, "recreated") for path in result.recreated),
-        *(("R", "cyan", f"{m.source} -> {m.target}", "moved back") for m in moved),
+        *(("M", "yellow", quote_path(path), "restored") for path in result.restored),
+        *(("D", "red", quote_path(path), "deleted") for path in result.deleted),
+        *(("A", "green", quote_path(path), "recreated") for path in result.recreated),
+        *(("R", "cyan", _moved(m.source, m.target), "moved back") for m in moved),
     ]
     if result.dry_run:
         head = f"dry run: {what} would change {plural(len(rows), 'path')}"
@@ -135,4 +135,8 @@ def echo_conflicts(conflicts: Iterable[Conflict]) -> None:
         return
     echo((f"{plural(len(items), 'conflict')}:", "bold red"))
     for conflict in items:
-        echo("  ", ("!", "red"), f" {conflict.kind:<11} {conflict.message}")
+        echo("  ", ("!", "red"), f" {conflict.kind:<11} {quote_text(conflict.message)}")
+
+
+def _moved(old_path: str | None, path: str) -> str:
+    return f"{quote_path(old_path)} -> {quote_path(path)}" if old_path else quote_path(path)

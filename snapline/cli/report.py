@@ -10,6 +10,7 @@ import typer
 
 from snapline.cli.context import JsonOption, workspace
 from snapline.cli.output import echo, echo_json, format_bytes
+from snapline.cli.quoting import quote_text
 
 if TYPE_CHECKING:
     from snapline import Workspace
@@ -75,7 +76,7 @@ def report(
     if as_json:
         echo_json({"path": path, "bytes": size})
     else:
-        echo(("wrote the review page ", "green"), f"{path} ({format_bytes(size)})")
+        echo(("wrote the review page ", "green"), f"{quote_text(path)} ({format_bytes(size)})")
     if untracked:
         note_untracked(path)
 
@@ -93,7 +94,7 @@ def note_untracked(path: str) -> None:
     """Say on stderr that a page written into the workspace will show as untracked."""
     echo(
         ("note: ", "yellow"),
-        f"{path} is inside the workspace and not ignored: `snapline verify` will report it "
-        "as untracked; add it to .gitignore or write the page elsewhere",
+        f"{quote_text(path)} is inside the workspace and not ignored: `snapline verify` will "
+        "report it as untracked; add it to .gitignore or write the page elsewhere",
         err=True,
     )

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DryRunOption", "ForceOption", "register", "render_result"]
 
+# Conflict kinds that recording the disk settles (resync, or --force).
+_OUTSIDE_CHANGES = frozenset({"modified", "deleted", "untracked"})
+
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Only show what would change; exit 1 on conflicts.")
 ]
@@ -51,10 +54,15 @@ def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force
         echo_restore(result)
     if result.dry_run and result.conflicts and not force:
         if not as_json:
+            outside = any(c.kind in _OUTSIDE_CHANGES for c in result.conflicts)
+            advice = (
+                "record the outside changes with `snapline resync -m TEXT` first, or pass --force"
+                if outside
+                else "see the conflicts above: move what stands in the way"
+            )
             echo(
                 f"snapline: error: the real run would be refused: "
-                f"{plural(len(result.conflicts), 'conflict')}; record the outside changes "
-                "with `snapline resync -m TEXT` first, or pass --force",
+                f"{plural(len(result.conflicts), 'conflict')}; {advice}",
                 err=True,
             )
         raise typer.Exit(EXIT_FAILURE)

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from snapline.cli.context import JsonOption, state, workspace
-from snapline.cli.errors import EXIT_CORRUPT, EXIT_FAILURE, exit_code_for
+from snapline.cli.errors import EXIT_CORRUPT, EXIT_FAILURE, describe, error_json, exit_code_for
 from snapline.cli.output import echo, echo_json, format_bytes, github_annotation, plural
+from snapline.cli.quoting import quote_text
 from snapline.cli.render import echo_problems
 from snapline.cli.report import ReportOption, note_untracked, untracked_inside
 
 if TYPE_CHECKING:
-    from snapline import Problem, Report
+    from snapline import Report
 
 __all__ = ["Format", "register"]
 
@@ -70,13 +71,24 @@ def verify(
             raise
         # CI reads the annotations and the JSON: an unreadable store is reported the
         # same way as any other problem, then exits with the error's own code.
-        code = exit_code_for(error, debug=state(ctx).debug)
+        message, code = describe(error)
+        exit_code_for(error, debug=state(ctx).debug)
         problem = Problem(
             kind="store",
             message=str(error),
             severity="corrupt" if code == EXIT_CORRUPT else "error",
         )
-        _echo_problems([problem], as_json)
+        if as_json:
+            # The report's shape, plus what every command prints for an error.
+            echo_json(
+                {
+                    "ok": False,
+                    "problems": [problem.model_dump(mode="json")],
+                    **error_json(message, type(error).__name__, code),
+                }
+            )
+        else:
+            echo(github_annotation(problem))
         raise typer.Exit(code) from None
     if as_json:
         echo_json(report.to_json())
@@ -101,17 +113,9 @@ def _write_page(ctx: typer.Context, path: Path, report: Report) -> None:
     with workspace(ctx) as ws:
         ws.report(path, verification=report)
         untracked = untracked_inside(ws, os.path.abspath(path))
-    echo(f"wrote the review page {os.path.abspath(path)}", err=True)
+    echo(f"wrote the review page {quote_text(os.path.abspath(path))}", err=True)
     if untracked:
         note_untracked(os.path.abspath(path))
-
-
-def _echo_problems(problems: list[Problem], as_json: bool) -> None:
-    if as_json:
-        echo_json({"ok": False, "problems": [p.model_dump(mode="json") for p in problems]})
-    else:
-        for problem in problems:
-            echo(github_annotation(problem))
 
 
 def _echo_summary(report: Report, latest: int, *, list_problems: bool) -> None:

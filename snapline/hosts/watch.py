@@ -128,7 +128,7 @@ class Watcher:
         self._record(pending, final=True)
 
     def _record(self, pending: set[str], *, final: bool = False) -> set[str]:
-        from snapline import FileChangingError, StoreBusyError
+        from snapline import FileChangingError, StoreBusyError, UnknownPathError
 
         # Only the paths the events named are looked at (cost in proportion to the
         # change); at the stop, the whole workspace, for events not delivered yet.
@@ -137,8 +137,11 @@ class Watcher:
             changed = sorted({p.path for p in self.ws.check_sync(paths).problems if p.path})
             if not changed:
                 return set()  # already recorded by whoever wrote it (the CLI, a hook)
-            snapshot = self.ws.record(paths, tool=WATCH_TOOL, description=_describe(changed))
-        except (StoreBusyError, FileChangingError):
+            # Only what drifted: an event's path may be gone and never tracked (an
+            # editor's swap file), which record() refuses as a likely typo.
+            scope = None if paths is None else changed
+            snapshot = self.ws.record(scope, tool=WATCH_TOOL, description=_describe(changed))
+        except (StoreBusyError, FileChangingError, UnknownPathError):
             if final:
                 raise
             # Another writer is busy, or a file is still being written: try again after

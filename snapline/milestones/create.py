@@ -38,18 +38,28 @@ class MilestoneRangeError(SnaplineError):
         start: The first snapshot of the requested range.
         end: Its last snapshot (``None`` when the range is empty).
         latest: The latest snapshot in the history.
+        problem: What is wrong, without the advice: the message up to the advice, which
+            names the library's arguments (the command line names its own options).
     """
 
     exit_code = 1
 
     def __init__(
-        self, message: str, *, number: int, start: int, end: int | None, latest: int
+        self,
+        message: str,
+        *,
+        number: int,
+        start: int,
+        end: int | None,
+        latest: int,
+        advice: str = "",
     ) -> None:
         self.number = number
         self.start = start
         self.end = end
         self.latest = latest
-        super().__init__(message)
+        self.problem = message
+        super().__init__(f"{message}; {advice}" if advice else message)
 
 
 class MilestoneContinuityError(MilestoneRangeError):
@@ -72,8 +82,8 @@ class MilestoneContinuityError(MilestoneRangeError):
             )
         gap_or_overlap = "would overlap it" if actual < expected else "would leave a gap"
         super().__init__(
-            f"{where}, not {actual}: starting there {gap_or_overlap}; "
-            f"pass start={expected} or leave start out",
+            f"{where}, not {actual}: starting there {gap_or_overlap}",
+            advice=f"pass start={expected} or leave start out",
             number=number,
             start=actual,
             end=None,
@@ -139,8 +149,8 @@ def append_milestone(
         raise EmptyMilestoneError(number=number, start=expected, latest=latest)
     if end > latest:
         raise MilestoneRangeError(
-            f"milestone {number} cannot end at snapshot {end}: the history ends at {latest}; "
-            f"pass to={latest} or to='latest'",
+            f"milestone {number} cannot end at snapshot {end}: the history ends at {latest}",
+            advice=f"pass to={latest} or to='latest'",
             number=number,
             start=actual,
             end=end,
@@ -148,8 +158,8 @@ def append_milestone(
         )
     if end < actual:
         raise MilestoneRangeError(
-            f"milestone {number} cannot end at snapshot {end}, before its start {actual}; "
-            f"pass a `to` from {actual} to {latest}",
+            f"milestone {number} cannot end at snapshot {end}, before its start {actual}",
+            advice=f"pass a `to` from {actual} to {latest}",
             number=number,
             start=actual,
             end=end,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import builtins
 import os
 from collections.abc import Iterable
-from pathlib import Path
 
 from snapline import atomic
 from snapline.crashpoints import crash_point
@@ -13,6 +12,7 @@ from snapline.milestones.create import append_milestone
 from snapline.milestones.export import render_patch
 from snapline.milestones.milestone import Milestone, MilestoneStats, OpenRange
 from snapline.milestones.read import find_milestone, open_range, to_milestone
+from snapline.paths import output_path
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.history import modified_files, unified_diff
 from snapline.snapshots.read.reconstruct import Reconstructor
@@ -224,10 +224,12 @@ class Milestones:
 
         Raises:
             MilestoneNotFoundError: If there is no such milestone.
+            OutputInStoreError: If ``path`` is inside ``.snapline/`` (nothing is written).
         """
+        target = None if path is None else output_path(self._recorder.root, path, "the patch")
         text = render_patch(self.get(number), self.diff(number))
-        if path is not None:
-            atomic.write_file(Path(os.path.abspath(path)), text.encode("utf-8"), _FILE_MODE)
+        if target is not None:
+            atomic.write_file(target, text.encode("utf-8"), _FILE_MODE)
         return text
 
 

@@ -22,3 +22,5 @@ class SkipReason(str, Enum):
     NOT_A_FILE = "not a regular file or symlink"
     HASH_ONLY = "above the large-file limit: tracked by hash only"
     WRITTEN_NOT_RECORDED = "ignored: written but not recorded"
+    UNREACHABLE = "unreachable: the path is too long for the operating system"
+    """ENAMETOOLONG or ELOOP: deeper than PATH_MAX; git warns about it and goes on."""

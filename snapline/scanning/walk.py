@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -11,7 +12,15 @@ from snapline.scanning.ignore import IgnoreRules, Matchers
 from snapline.scanning.reasons import SkipReason
 from snapline.scanning.tracked import STAT_MODE_BITS, Expected, TrackedTree
 
-__all__ = ["Scan", "Skipped", "scan"]
+__all__ = ["UNREACHABLE_ERRNOS", "Scan", "Skipped", "scan", "unreachable"]
+
+UNREACHABLE_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
+"""What the OS says of a path it cannot reach at all (longer than PATH_MAX, say)."""
+
+
+def unreachable(error: OSError) -> bool:
+    """Whether ``error`` means the path cannot be reached, so it is skipped with a note."""
+    return error.errno in UNREACHABLE_ERRNOS
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,7 @@ class Scan:
 
 
 _NOT_TRACKED: dict[str, Expected | None] = {}
+_UNREACHABLE = SkipReason.UNREACHABLE.value
 _ABSENT = (-1, -1, -1, -1, -1)  # no lstat gives a negative size
 
 
@@ -70,7 +80,8 @@ def scan(
     Returns:
         The files found with their stat results, the ignored entries at the top of each
         pruned subtree, entries skipped for another reason (unreadable directories,
-        sockets, devices), and with ``tracked``, the tracked paths found missing.
+        sockets, devices, paths too long for the OS), and with ``tracked``, the tracked
+        paths found missing.
     """
     result = Scan()
     tree = tracked if tracked is not None else {}
@@ -94,6 +105,13 @@ def scan(
             continue
         except (FileNotFoundError, NotADirectoryError):
             continue
+        except OSError as error:
+            # A chain of directories deeper than PATH_MAX: what lies below cannot be
+            # opened by name, so it is left out with a note, never the whole command.
+            if not unreachable(error):
+                raise
+            result.skipped.append(Skipped(reldir or ".", SkipReason.UNREACHABLE.value))
+            continue
         names = {entry.name for entry in entries}
         matchers = rules.enter(parent, reldir, names)
         here = tree.get(reldir, _NOT_TRACKED)
@@ -109,6 +127,15 @@ def scan(
                     info = entry.stat(follow_symlinks=False)
                 except FileNotFoundError:
                     not_files.append(name)
+                    continue
+                except OSError as error:
+                    if not unreachable(error):
+                        raise
+                    # Tracked, but out of reach (the tree moved deeper): not gone.
+                    found += 1
+                    result.skipped.append(
+                        Skipped(f"{reldir}/{name}" if reldir else name, _UNREACHABLE)
+                    )
                     continue
                 mode = info.st_mode
                 if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
@@ -145,6 +172,11 @@ def scan(
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except FileNotFoundError:
+                    continue
+                except OSError as error:
+                    if not unreachable(error):
+                        raise
+                    result.skipped.append(Skipped(relpath, _UNREACHABLE))
                     continue
             if stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
                 if keep_stats:

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from snapline.store.encoding import bounded, decode_path, encode_path
 from snapline.store.errors import (
     StoreBusyError,
     StoreCorruptError,
@@ -43,36 +44,6 @@ __all__ = ["DEFAULT_BUSY_TIMEOUT", "Connection", "decode_path", "encode_path"]
 
 DEFAULT_BUSY_TIMEOUT = 30.0
 _CHUNK = 500  # parameters per IN (...) list, well under SQLite's limit
-
-
-def encode_path(path: str) -> str | bytes:
-    """A path as the store keeps it: text, or raw bytes when it is not valid UTF-8.
-
-    Args:
-        path: A path, with surrogate escapes for bytes that are not UTF-8.
-
-    Returns:
-        ``path`` itself, or its bytes when SQLite could not store it as TEXT.
-    """
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return path.encode("utf-8", "surrogateescape")
-    return path
-
-
-def decode_path(value: str | bytes | None) -> Any:
-    """The path that :func:`encode_path` stored as ``value`` (``None`` stays ``None``).
-
-    Args:
-        value: A path column as SQLite returns it.
-
-    Returns:
-        The path as ``str`` (with surrogate escapes where it was bytes), or ``None``.
-    """
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
-    return value
 
 
 class Connection:
@@ -101,6 +72,8 @@ class Connection:
         # Held by the thread whose transaction is open; _depth belongs to that thread.
         self._mutex = threading.RLock()
         self._companions = _companions(path)
+        self._identity = _identity(str(path))
+        self._closed = False
 
     @classmethod
     def create(cls, path: Path, config: dict[str, Any], busy_timeout: float) -> Connection:
@@ -188,7 +161,8 @@ class Connection:
 
     def close(self) -> None:
         """Close the SQLite connection, once no other thread is inside a transaction."""
-        with self._hold():
+        with self._hold(fresh=False):
+            self._closed = True
             self.db.close()
 
     @contextlib.contextmanager
@@ -219,6 +193,10 @@ class Connection:
         if all(old is None or old == new for old, new in zip(self._companions, now, strict=True)):
             # Unchanged, or created since (a new store's first transaction makes them).
             self._companions = now
+            return
+        if self._closed or _identity(str(self.path)) != self._identity:
+            # Closed on purpose, or the store itself was deleted or replaced: never
+            # open another file in its place (the writers' check says what happened).
             return
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
@@ -339,7 +317,7 @@ class Connection:
         """
         try:
             with self._hold():
-                return self.db.execute(sql, tuple(params)).fetchall()
+                return self.db.execute(sql, bounded(params)).fetchall()
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
 
@@ -385,19 +363,20 @@ class Connection:
         # belongs to this thread's view meanwhile.
         try:
             with self._hold():
-                yield from self.db.execute(sql, tuple(params))
+                yield from self.db.execute(sql, bounded(params))
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
 
 
 def _companions(path: Path) -> tuple[tuple[int, int] | None, ...]:
-    """The identity (device, inode) of the database's WAL and WAL index, if present."""
-    identities: list[tuple[int, int] | None] = []
-    for suffix in ("-wal", "-shm"):
-        try:
-            info = os.stat(f"{path}{suffix}")
-        except OSError:
-            identities.append(None)
-        else:
-            identities.append((info.st_dev, info.st_ino))
-    return tuple(identities)
+    """The identity of the database's WAL and WAL index, where present."""
+    return _identity(f"{path}-wal"), _identity(f"{path}-shm")
+
+
+def _identity(name: str) -> tuple[int, int] | None:
+    """``(device, inode)`` of a file, or ``None`` when there is none."""
+    try:
+        info = os.stat(name)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino

@@ -25,7 +25,7 @@ from snapline.snapshots.read.history import SnapshotNotFoundError
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import DEFAULT_TIMEOUT, PathArg
 from snapline.workspace.reading import Reading
-from snapline.workspace.recording import Recording, Tracking
+from snapline.workspace.recording import Recording, Tracking, UnknownPathError
 from snapline.workspace.restoring import Restoring
 
 # Only what recording needs is imported here: the CLI runs one operation per process,
@@ -37,6 +37,7 @@ __all__ = [
     "NotInitializedError",
     "SnapshotNotFoundError",
     "Tracking",
+    "UnknownPathError",
     "UnsafeRootError",
     "Workspace",
 ]

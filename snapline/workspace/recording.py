@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snapline.errors import SnaplineError
 from snapline.snapshots.info import EXTERNAL_TOOL, SnapshotInfo, info_from
 from snapline.snapshots.snapshot import SkippedPath, Snapshot
 from snapline.workspace.base import PathArg, WorkspaceBase
@@ -17,7 +19,27 @@ if TYPE_CHECKING:
     from snapline.snapshots.record.command import RunResult
     from snapline.snapshots.record.gc import GcResult
 
-__all__ = ["Recording", "Tracking"]
+__all__ = ["Recording", "Tracking", "UnknownPathError"]
+
+
+class UnknownPathError(SnaplineError):
+    """A path named for recording is neither on disk nor tracked: most likely a typo.
+
+    Recording it would silently find "nothing changed", so it is refused (exit 2, a
+    usage error, as git refuses a pathspec that matches nothing).
+
+    Attributes:
+        path: The workspace-relative path.
+    """
+
+    exit_code = 2
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path} is neither on disk nor tracked, so there is nothing to record there; "
+            "check the path (`snapline status` shows what changed)"
+        )
 
 
 @dataclass
@@ -55,11 +77,30 @@ class Recording(WorkspaceBase):
             The new snapshot, or ``None`` when nothing changed. What was not captured
             (unreadable, ignored when named, tracked by hash only) is in the snapshot's
             ``skipped`` and in :attr:`last_skipped`.
+
+        Raises:
+            UnknownPathError: If a path given is neither on disk nor tracked.
         """
         info = info_from(info, tool, description, session, metadata)
         rels = self._scope(paths)
         with self._recorder.writing():
+            self._refuse_unknown(rels)
             return self._recorder.record(rels, info)
+
+    def _refuse_unknown(self, rels: list[str] | None) -> None:
+        # Under the writer lock: another writer cannot track or untrack a path meanwhile.
+        for rel in rels or ():
+            try:
+                os.lstat(os.path.join(self.root, rel))
+                continue
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+            except OSError:
+                continue  # there, but out of reach: detection notes it
+            with self._store.read():
+                if self._store.state.get([rel]) or self._store.state.under(rel):
+                    continue
+            raise UnknownPathError(rel)
 
     @contextlib.contextmanager
     def track(
@@ -293,10 +334,14 @@ class Recording(WorkspaceBase):
 
         Returns:
             The new snapshot, or ``None`` when the disk already matched the history.
+
+        Raises:
+            UnknownPathError: If a path given is neither on disk nor tracked.
         """
         info = info_from(info, EXTERNAL_TOOL, description or "outside changes", session, metadata)
         rels = self._scope(paths)
         with self._recorder.writing():
+            self._refuse_unknown(rels)
             return self._recorder.record(rels, info)
 
     @property

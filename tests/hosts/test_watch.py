@@ -167,3 +167,14 @@ def test_the_handler_drops_ignored_store_and_git_paths(project: Path) -> None:
 
     seen = [events.get_nowait().paths for _ in range(events.qsize())]
     assert seen == [("src/a.py",), ("src/app.py",)]
+
+
+def test_a_path_gone_before_the_quiet_period_ends_is_no_error(project: Path) -> None:
+    # An editor's swap file: created and deleted between two recordings. Recording the
+    # events' paths as given would be refused (UnknownPathError, issue 14 item 21).
+    with Workspace.open(project) as ws:
+        watcher = Watcher(ws, quiet=0.05)
+        (project / "src" / "app.py").write_text("print('bye')\n")
+        assert watcher._record({"src/app.py", "src/.app.py.swp", "gone/dir"}) == set()
+        assert ws.latest == 1
+        assert [f.path for f in ws.snapshot(1).files] == ["src/app.py"]

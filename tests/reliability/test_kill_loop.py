@@ -123,19 +123,27 @@ def _check(root: Path, acknowledged: dict[int, str], fresh: list[Ack]) -> None:
             assert digest(ws.content_at(ack.path, ack.number)) == ack.sha
 
 
-def test_random_kills_lose_nothing(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    for d in range(3):
-        (root / f"d{d}").mkdir()
-        (root / f"d{d}" / "f0.txt").write_text(f"seed file {d}\n")
-    Workspace.init(root).close()
-    rng = random.Random(SEED)
+@dataclass(frozen=True)
+class Coverage:
+    """How many kills landed while the child was busy, and how many snapshots it acknowledged."""
+
+    killed_busy: int
+    acknowledged: int
+
+
+def kill_rounds(tmp_path: Path, root: Path, rounds: int, seed: int, max_delay: float) -> Coverage:
+    """Kill ``rounds`` children after random delays up to ``max_delay``, checking after each.
+
+    Only losses fail: where the kills landed depends on the machine's speed (a loaded
+    machine may kill most children before they record anything), so it is counted and
+    returned, never asserted.
+    """
+    rng = random.Random(seed)
     acknowledged: dict[int, str] = {}
     killed_busy = 0
-    for round_ in range(ROUNDS):
+    for round_ in range(rounds):
         pid, read = _spawn(root, rng.randrange(1 << 30))
-        time.sleep(rng.uniform(0, MAX_DELAY))
+        time.sleep(rng.uniform(0, max_delay))
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
@@ -154,9 +162,33 @@ def test_random_kills_lose_nothing(tmp_path: Path) -> None:
     _check(root, acknowledged, [])
     with Workspace.open(root) as ws:
         assert ws.validate(deep=True).ok
+    return Coverage(killed_busy=killed_busy, acknowledged=len(acknowledged))
+
+
+def _seeded_workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    for d in range(3):
+        (root / f"d{d}").mkdir()
+        (root / f"d{d}" / "f0.txt").write_text(f"seed file {d}\n")
+    Workspace.init(root).close()
+    return root
+
+
+def test_random_kills_lose_nothing(tmp_path: Path) -> None:
+    root = _seeded_workspace(tmp_path)
+    coverage = kill_rounds(tmp_path, root, ROUNDS, SEED, MAX_DELAY)
+    # Reported, not asserted (issue 14, item 22): how many kills hit a busy writer
+    # depends on the machine's load; the guarantee is that none lost anything.
     figures.add("kill_loop_kills", ROUNDS)
-    figures.add("kill_loop_acknowledged", len(acknowledged))
-    # The delays must actually land while the child works, not before it starts (the
-    # bounds are loose: a loaded machine slows the children down).
-    assert killed_busy > ROUNDS // 3, killed_busy
-    assert len(acknowledged) > ROUNDS // 2
+    figures.add("kill_loop_killed_busy", coverage.killed_busy)
+    figures.add("kill_loop_acknowledged", coverage.acknowledged)
+
+
+def test_a_machine_too_slow_to_land_a_kill_still_passes(tmp_path: Path) -> None:
+    # Every child is killed at once, before it can record: what a loaded machine does
+    # to many rounds. Nothing was acknowledged, so nothing may be lost, and the loop
+    # must not fail for want of busy kills.
+    root = _seeded_workspace(tmp_path)
+    # (With main's old assertion, killed_busy > rounds // 3, this failed every time.)
+    kill_rounds(tmp_path, root, 4, SEED, 0.0)

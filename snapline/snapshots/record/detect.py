@@ -19,6 +19,7 @@ from snapline.scanning import scan as walk
 from snapline.scanning.fingerprint import RACY_WINDOW_NS, git_mode
 from snapline.scanning.reasons import SkipReason
 from snapline.scanning.tracked import Expected, TrackedTree, expected_stat, index_tracked
+from snapline.scanning.walk import unreachable
 from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.snapshot import Problem
 from snapline.store import Fingerprint, StateRow, StatRow, Store
@@ -31,6 +32,9 @@ __all__ = [
     "ensure_in_sync",
     "sync_problems",
 ]
+
+# Skipped for a reason no recording can settle: notes, never problems.
+_NOT_DRIFT = frozenset({SkipReason.NOT_A_FILE.value, SkipReason.UNREACHABLE.value})
 
 
 class StateMismatchError(SnaplineError):
@@ -190,7 +194,12 @@ def ensure_in_sync(detection: Detection) -> None:
 
 
 def sync_problems(detection: Detection) -> list[Problem]:
-    """Render a detection as sync problems (``modified``, ``deleted``, ``untracked``…)."""
+    """Render a detection as sync problems (``modified``, ``deleted``, ``untracked``…).
+
+    A FIFO, socket or device, or a path too long for the OS, is not drift (git skips
+    them too, with a warning): it can never be recorded, so counting it would fail
+    ``verify`` for good. It stays a note.
+    """
     problems = []
     for drift in detection.drifts:
         kind = {"added": "untracked", "deleted": "deleted", "modified": "modified"}[drift.kind]
@@ -205,6 +214,8 @@ def sync_problems(detection: Detection) -> list[Problem]:
             )
         )
     for skipped in detection.skipped:
+        if skipped.reason in _NOT_DRIFT:
+            continue
         problems.append(
             Problem(
                 kind="unreadable",
@@ -224,8 +235,15 @@ def _collect_path(
     unaccounted: list[str],
     result: Detection,
 ) -> None:
-    location = disk_path(root, relpath)
-    info = _lstat_path(location)
+    try:
+        location = disk_path(root, relpath)
+        info = _lstat_path(location)
+    except OSError as error:
+        # A named path deeper than PATH_MAX: a note, as the walk gives one.
+        if not unreachable(error):
+            raise
+        result.skipped.append(Skipped(relpath, SkipReason.UNREACHABLE.value))
+        return
     if info is not None and os.path.isdir(location) and not os.path.islink(location):
         if rules.is_ignored(relpath, is_dir=True):
             result.skipped.append(Skipped(relpath + "/", SkipReason.IGNORED.value))

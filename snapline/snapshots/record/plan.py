@@ -41,6 +41,12 @@ __all__ = [
     "unsafe_conflict",
 ]
 
+# Skipped for reasons a rollback need not protect (compared by value: the reasons
+# arrive as the stored text).
+_NOT_CONFLICTS = frozenset(
+    reason.value for reason in (SkipReason.IGNORED, SkipReason.NOT_A_FILE, SkipReason.UNREACHABLE)
+)
+
 
 class ConflictsError(SnaplineError):
     """Some files cannot be written safely; nothing was written.
@@ -152,7 +158,9 @@ def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> l
             )
         )
     for skipped in detection.skipped:
-        if skipped.reason == SkipReason.IGNORED or (
+        # A FIFO, a socket or a path the OS cannot reach is no outside change to
+        # protect: it matters only where a write would land on it (obstacles()).
+        if skipped.reason in _NOT_CONFLICTS or (
             relevant is not None and skipped.path not in relevant
         ):
             continue
@@ -252,9 +260,11 @@ def _occupied(root: Path, step: Step, removed: set[str]) -> str | None:
                         "try again"
                     )
         return None
-    if step.before is None:
-        return (
-            f"{step.path} cannot be written: an untracked (perhaps ignored) file is there; "
-            "move it away and try again"
+    if step.before is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+        what = (
+            "an untracked (perhaps ignored) file"
+            if stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)
+            else "a FIFO, socket or device (never tracked)"
         )
+        return f"{step.path} cannot be written: {what} is there; move it away and try again"
     return None
