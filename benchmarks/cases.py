@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.hooks import row_hook
+from benchmarks.mcp import row_mcp
 from benchmarks.page import row_report_page
 from benchmarks.report import (
     Evidence,
@@ -1231,9 +1232,10 @@ ORDER = (
     "10c",
     "11",
     "12",
+    "13",
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
-Claude Code hook round trip, issue 15)."""
+Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15)."""
 
 
 def run_all(
@@ -1279,6 +1281,7 @@ def run_all(
     attempt(("10b", "10c"), "200 MiB file", lambda: row_large_file(bench))
     attempt(("11",), "review page", lambda: row_report_page(bench))
     attempt(("12",), "Claude Code hook", lambda: row_hook(bench))
+    attempt(("13",), "MCP write_file", lambda: row_mcp(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 
