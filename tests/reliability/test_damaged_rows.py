@@ -8,6 +8,7 @@ zlib stream that inflates to far more than its recorded size. Reading commands m
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import subprocess
@@ -111,8 +112,9 @@ def test_damaged_settings_are_corruption_through_the_cli(
     assert "configuration" in result.stderr and "internal error" not in result.stderr
 
 
+@functools.cache
 def _bomb(size: int) -> bytes:
-    """A packed value (codec byte + zlib) that inflates to ``size`` zero bytes."""
+    """A packed value (codec byte + zlib) that inflates to ``size`` zero bytes (made once)."""
     squeeze = zlib.compressobj(9)
     chunk = bytes(1 << 20)
     parts = [squeeze.compress(chunk) for _ in range(size >> 20)]
