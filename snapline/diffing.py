@@ -23,7 +23,6 @@ __all__ = [
     "DEFAULT_DEADLINE",
     "Deltas",
     "apply_delta",
-    "carry_change",
     "compute_deltas",
     "invert_diffs",
 ]
@@ -107,43 +106,6 @@ def apply_delta(base: str, delta: str) -> str:
     if pointer != len(base):
         raise ValueError(f"delta covers {pointer} characters of a {len(base)}-character base")
     return "".join(pieces)
-
-
-def carry_change(old: str, new: str, text: str) -> tuple[str, list[bool]]:
-    """Apply the edit ``old`` → ``new`` to ``text``, which may have moved on since ``old``.
-
-    The edit becomes diff-match-patch patches (made from a line diff, with context that
-    is unique in ``old``) applied one by one with ``patch_apply``. A hunk may land away
-    from its original offset, as with ``patch``, but its context and the text it removes
-    must match exactly: a fuzzy match could silently drop someone's later edit. A hunk
-    whose result (with its context) is already in the text counts as applied, as in a
-    three-way merge where both sides made the same change.
-
-    Returns:
-        The patched text and, per hunk, whether it applied. The caller must treat any
-        ``False`` as a conflict and use the text only when every hunk applied.
-    """
-    engine = dmp_module.diff_match_patch()
-    chars1, chars2, lines = engine.diff_linesToChars(old, new)
-    diffs = engine.diff_main(chars1, chars2, False)
-    engine.diff_charsToLines(diffs, lines)
-    patches = engine.patch_make(old, diffs)
-    # Scores are errors / pattern length + offset / Match_Distance; a pattern is at most
-    # Match_MaxBits (32) characters, so a threshold under 1/32 admits no error at all,
-    # while a distance this large admits any offset.
-    engine.Match_Threshold = 0.01
-    engine.Match_Distance = 100 * (len(text) + len(old) + 1)
-    engine.Patch_DeleteThreshold = 0.0
-    applied = []
-    for patch in patches:
-        candidate, results = engine.patch_apply([patch], text)
-        if all(results):
-            text = candidate
-            applied.append(True)
-            continue
-        after = "".join(part for op, part in patch.diffs if op != _DELETE)
-        applied.append(bool(after) and after in text)
-    return text, applied
 
 
 def invert_diffs(diffs: list[Diff]) -> list[Diff]:
