@@ -96,9 +96,9 @@ class Restoring(WorkspaceBase):
 
         Text files edited since get the snapshot's change taken out of today's content by
         a three-way line merge, as ``git revert`` does (an edit since in the same lines is
-        a conflict, never a guess); a file the snapshot added is deleted if unchanged since, one it deleted is
-        recreated if the path is free, and a rename is moved back. Recorded as a new
-        snapshot.
+        a conflict, never a guess); a file the snapshot added is deleted if unchanged
+        since, one it deleted is recreated if the path is free, and a rename is moved
+        back. Recorded as a new snapshot.
 
         Args:
             number: The snapshot to undo (1 or later): a number, ``"latest"`` or
