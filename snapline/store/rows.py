@@ -37,6 +37,8 @@ class SnapshotRow:
         skipped: The paths it skipped and why, a JSON list.
         version: The format version of the record.
         chain_hash: The hash that chains it to the snapshot before.
+        merges: The ids of the heads of other lines this snapshot joins (a merge), a
+            JSON list; ``"[]"`` for every other snapshot.
     """
 
     number: int
@@ -50,6 +52,7 @@ class SnapshotRow:
     skipped: str
     version: int
     chain_hash: str
+    merges: str = "[]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,1 @@
+"""The ledger: the committed, append-only history beside the local index (issue 13)."""
