@@ -25,6 +25,8 @@ __all__ = [
     "apply_delta",
     "compute_deltas",
     "invert_diffs",
+    "quote_insert",
+    "unquote_insert",
 ]
 
 DEFAULT_DEADLINE = 1.0
@@ -106,6 +108,36 @@ def apply_delta(base: str, delta: str) -> str:
     if pointer != len(base):
         raise ValueError(f"delta covers {pointer} characters of a {len(base)}-character base")
     return "".join(pieces)
+
+
+def quote_insert(text: str) -> str:
+    """Quote inserted text as a delta's ``+`` token carries it (after the ``+``).
+
+    Args:
+        text: The inserted text.
+
+    Returns:
+        Its UTF-8 bytes percent-quoted, leaving the characters diff_toDelta leaves.
+
+    Raises:
+        UnicodeEncodeError: If ``text`` holds a lone surrogate (not UTF-8).
+    """
+    return urllib.parse.quote(text.encode("utf-8"), _SAFE)
+
+
+def unquote_insert(quoted: str) -> str:
+    """Invert :func:`quote_insert`, strictly.
+
+    Args:
+        quoted: The text of a ``+`` token after the ``+``.
+
+    Returns:
+        The inserted text.
+
+    Raises:
+        UnicodeDecodeError: If the quoted bytes are not UTF-8.
+    """
+    return urllib.parse.unquote(quoted, errors="strict")
 
 
 def invert_diffs(diffs: list[Diff]) -> list[Diff]:
@@ -298,7 +330,7 @@ def _to_delta(diffs: list[Diff], astral: bool) -> str:
     out: list[str] = []
     for op, text in diffs:
         if op == _INSERT:
-            out.append("+" + urllib.parse.quote(text.encode("utf-8"), _SAFE))
+            out.append("+" + quote_insert(text))
         else:
             size = len(text.encode("utf-16-be")) // 2 if astral else len(text)
             out.append(("=" if op == _EQUAL else "-") + str(size))
