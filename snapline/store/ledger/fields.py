@@ -1,0 +1,272 @@
+"""The values of ledger fields: each with one spelling, checked both ways.
+
+``parse_*`` read a value from a line (and raise :class:`LedgerFormatError` with the
+line number); ``format_*`` check a value from the index before it is written (and raise
+``ValueError``: a row the ledger cannot write is a programming error, not user input).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from snapline.hashing import is_hash
+from snapline.paths import UnsafePathError, check_recorded
+from snapline.store.ledger.lines import LedgerFormatError
+
+__all__ = [
+    "dump_string",
+    "format_hash",
+    "format_id",
+    "format_json_line",
+    "format_mode",
+    "format_number",
+    "format_path",
+    "format_time",
+    "is_id",
+    "parse_hash",
+    "parse_id",
+    "parse_json_list",
+    "parse_json_object",
+    "parse_mode",
+    "parse_number",
+    "parse_path",
+    "parse_string",
+    "parse_time",
+]
+
+_NUMBER = re.compile(r"0|[1-9][0-9]{0,18}")
+_ID = re.compile(r"[0-9a-f]{32}")
+_LIMIT = 2**63
+_MODE = re.compile(r"[0-7]{1,21}")
+# As stored (isoformat() of a UTC time); [0-9], not \d, which takes any Unicode digit.
+_TIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(\+00:00|Z)?"
+)
+
+
+def format_number(value: int) -> str:
+    """A number as the ledger writes it, refusing one it cannot.
+
+    Raises:
+        ValueError: If it is negative or not below ``2**63``.
+    """
+    if isinstance(value, bool) or not 0 <= value < _LIMIT:
+        raise ValueError(f"the ledger cannot write the number {value!r}")
+    return str(value)
+
+
+def parse_number(text: str, line: int) -> int:
+    """A canonical decimal number in ``[0, 2**63)``.
+
+    Raises:
+        LedgerFormatError: If ``text`` is anything else.
+    """
+    if _NUMBER.fullmatch(text) is None or int(text) >= _LIMIT:
+        raise LedgerFormatError(line, f"not a canonical number: {text!r:.40}")
+    return int(text)
+
+
+def is_id(text: str) -> bool:
+    """Whether ``text`` is a snapshot id: 32 lowercase hex digits (``uuid4().hex``)."""
+    return _ID.fullmatch(text) is not None
+
+
+def parse_id(text: str, line: int) -> str:
+    """A snapshot id.
+
+    Raises:
+        LedgerFormatError: If ``text`` is not 32 lowercase hex digits.
+    """
+    if not is_id(text):
+        raise LedgerFormatError(line, f"not a snapshot id (32 lowercase hex digits): {text!r:.40}")
+    return text
+
+
+def parse_hash(text: str, line: int) -> str:
+    """A content hash, ``sha256:<64 hex>``.
+
+    Raises:
+        LedgerFormatError: If ``text`` is not one.
+    """
+    # is_hash accepts upper-case hex; the ledger spells a hash one way only.
+    if not is_hash(text) or text != text.lower():
+        raise LedgerFormatError(line, f"not a sha256 hash: {text!r:.80}")
+    return text
+
+
+def dump_string(value: str) -> str:
+    """A string as one line of JSON, the one spelling the ledger accepts.
+
+    Raw UTF-8 where possible (a readable ``git diff``); ASCII escapes when the string
+    holds a lone surrogate (a file name that is not UTF-8), which UTF-8 cannot carry.
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True)
+    return text
+
+
+def parse_string(text: str, line: int) -> str:
+    """A JSON string written by :func:`dump_string`.
+
+    Raises:
+        LedgerFormatError: If ``text`` is not a JSON string, or not in canonical form.
+    """
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise LedgerFormatError(line, f"not a JSON string: {text!r:.80}") from None
+    if not isinstance(value, str):
+        raise LedgerFormatError(line, f"not a JSON string: {text!r:.80}")
+    if dump_string(value) != text:
+        raise LedgerFormatError(line, f"not in canonical form: {text!r:.80}")
+    return value
+
+
+def parse_path(text: str, line: int) -> str:
+    """A recorded path: a canonical JSON string naming a safe workspace path.
+
+    Raises:
+        LedgerFormatError: If it is not a canonical JSON string or not a safe path.
+    """
+    path = parse_string(text, line)
+    try:
+        return check_recorded(path)
+    except UnsafePathError as error:
+        raise LedgerFormatError(line, f"path {path!r:.80} is unsafe: {error.reason}") from None
+
+
+def format_json_line(text: str, kind: type) -> str:
+    """Stored JSON text as it stands, verbatim, on one ledger line.
+
+    Args:
+        text: The stored text.
+        kind: The type its value must have (``dict`` or ``list``).
+
+    Raises:
+        ValueError: If it spans lines, is not JSON or not of that type.
+    """
+    problem = _json_line_problem(text, kind)
+    if problem is not None:
+        raise ValueError(f"the ledger cannot write {text!r:.80}: {problem}")
+    return text
+
+
+def parse_json_object(text: str, line: int) -> str:
+    """Stored JSON text that must be an object, verbatim.
+
+    Raises:
+        LedgerFormatError: If it is not a JSON object.
+    """
+    problem = _json_line_problem(text, dict)
+    if problem is not None:
+        raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
+    return text
+
+
+def parse_json_list(text: str, line: int) -> str:
+    """Stored JSON text that must be a list, verbatim.
+
+    Raises:
+        LedgerFormatError: If it is not a JSON list.
+    """
+    problem = _json_line_problem(text, list)
+    if problem is not None:
+        raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
+    return text
+
+
+def parse_time(text: str, line: int) -> str:
+    """A time as snapline stores it: ISO 8601, UTC.
+
+    Raises:
+        LedgerFormatError: If ``text`` is not one.
+    """
+    if _TIME.fullmatch(text) is None:
+        raise LedgerFormatError(line, f"not a UTC time (ISO 8601): {text!r:.80}")
+    return text
+
+
+def format_time(text: str) -> str:
+    """A stored time, checked: the reader takes only what :func:`parse_time` takes.
+
+    Raises:
+        ValueError: If it is not an ISO 8601 UTC time.
+    """
+    if _TIME.fullmatch(text) is None:
+        raise ValueError(f"the ledger cannot write the time {text!r:.80}")
+    return text
+
+
+def format_hash(value: str) -> str:
+    """A content hash, checked.
+
+    Raises:
+        ValueError: If it is not a lowercase ``sha256:<64 hex>``.
+    """
+    try:
+        return parse_hash(value, 0)
+    except LedgerFormatError:
+        raise ValueError(f"the ledger cannot write the hash {value!r:.80}") from None
+
+
+def format_id(value: str) -> str:
+    """A snapshot id, checked.
+
+    Raises:
+        ValueError: If it is not 32 lowercase hex digits.
+    """
+    if not is_id(value):
+        raise ValueError(f"the ledger cannot write the snapshot id {value!r:.80}")
+    return value
+
+
+def parse_mode(text: str, line: int) -> int:
+    """A file mode in octal, without prefix (``100644``).
+
+    Raises:
+        LedgerFormatError: If ``text`` is not a canonical octal number below ``2**63``.
+    """
+    if _MODE.fullmatch(text) is None or f"{int(text, 8):o}" != text or int(text, 8) >= _LIMIT:
+        raise LedgerFormatError(line, f"not a canonical octal mode: {text!r:.40}")
+    return int(text, 8)
+
+
+def format_mode(value: int) -> str:
+    """A file mode as the ledger writes it.
+
+    Raises:
+        ValueError: If it is negative or not below ``2**63``.
+    """
+    if isinstance(value, bool) or not 0 <= value < _LIMIT:
+        raise ValueError(f"the ledger cannot write the mode {value!r}")
+    return f"{value:o}"
+
+
+def format_path(value: str) -> str:
+    """A recorded path as the ledger writes it (a JSON string), checked.
+
+    Raises:
+        ValueError: If it is not a safe workspace path.
+    """
+    text = dump_string(value)
+    try:
+        parse_path(text, 0)
+    except LedgerFormatError as error:
+        raise ValueError(f"the ledger cannot write {error.what}") from None
+    return text
+
+
+def _json_line_problem(text: str, kind: type) -> str | None:
+    if "\n" in text:
+        return "it spans lines"
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return "it is not JSON"
+    if not isinstance(value, kind):
+        return f"it is not a JSON {'object' if kind is dict else 'list'}"
+    return None

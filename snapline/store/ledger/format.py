@@ -1,0 +1,377 @@
+"""Rows to the ledger's text files and back: strict, and one spelling per value.
+
+A snapshot file holds one :class:`~snapline.store.rows.SnapshotRow` and its changes; a
+milestone file (:mod:`snapline.store.ledger.milestone_format`, re-exported here) one
+:class:`~snapline.store.rows.MilestoneRow`. Both are UTF-8 with LF line ends, written
+once and read by the index rebuild, so parsing refuses anything the renderer would not
+have written, with the line number: ``render(parse(data)) == data`` for every file
+that parses, and a hand edit shows as an error rather than as a different history.
+The layout is specified in docs (issue 13): a header of ``key value`` lines, then a
+blank line and one block per change, its deltas as op lines
+(:mod:`snapline.store.ledger.deltas`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from snapline.content import MAX_DELTA_BYTES, pack, unpack
+from snapline.store.ledger.deltas import INDENT, parse_delta_lines, render_delta_lines
+from snapline.store.ledger.fields import (
+    dump_string,
+    format_hash,
+    format_id,
+    format_json_line,
+    format_mode,
+    format_number,
+    format_path,
+    format_time,
+    is_id,
+    parse_hash,
+    parse_id,
+    parse_json_list,
+    parse_json_object,
+    parse_mode,
+    parse_number,
+    parse_path,
+    parse_string,
+    parse_time,
+)
+from snapline.store.ledger.lines import LedgerFormatError, LineReader, check_canonical, split_lines
+from snapline.store.ledger.milestone_format import (
+    MILESTONE_SUFFIX,
+    MilestoneRecord,
+    milestone_name,
+    parse_milestone,
+    parse_milestone_name,
+    render_milestone,
+)
+from snapline.store.rows import ChangeRow, SnapshotRow
+
+__all__ = [
+    "MILESTONE_SUFFIX",
+    "SNAPSHOT_SUFFIX",
+    "LedgerFormatError",
+    "MilestoneRecord",
+    "SnapshotRecord",
+    "milestone_name",
+    "parse_milestone",
+    "parse_milestone_name",
+    "parse_snapshot",
+    "parse_snapshot_name",
+    "render_milestone",
+    "render_snapshot",
+    "snapshot_name",
+]
+
+SNAPSHOT_SUFFIX = ".snap"
+"""How a snapshot file's name ends."""
+
+_SNAPSHOT_NAME = re.compile(r"([0-9]{8,19})-([0-9a-f]{32})\.snap")
+_KINDS = ("added", "modified", "deleted", "renamed")
+_STORAGES = ("delta", "full", "none", "hash-only")
+_DIRECTIONS = ("forward", "reverse")
+_VERSION = 2
+_MAGIC = "snapline snapshot "
+
+
+@dataclass(frozen=True)
+class SnapshotRecord:
+    """What one snapshot file holds, ready for the index.
+
+    Attributes:
+        row: The snapshot.
+        changes: Its changes in path order, ``snapshot`` set to ``row.number`` and the
+            deltas packed (:func:`snapline.content.pack`) as the index keeps them.
+        forgotten: The ``(path, "forward" | "reverse")`` deltas that were forgotten (a
+            tombstone stands where they were).
+    """
+
+    row: SnapshotRow
+    changes: tuple[ChangeRow, ...]
+    forgotten: frozenset[tuple[str, str]]
+
+
+def snapshot_name(number: int, id_: str) -> str:
+    """The file name of a snapshot: ``00000012-<id>.snap``.
+
+    Two lines of history that each record snapshot 12 make two names, never one.
+
+    Raises:
+        ValueError: If the number or the id cannot be written.
+    """
+    if not is_id(id_):
+        raise ValueError(f"not a snapshot id: {id_!r}")
+    return f"{int(format_number(number)):08d}-{id_}{SNAPSHOT_SUFFIX}"
+
+
+def parse_snapshot_name(name: str) -> tuple[int, str]:
+    """The number and id a snapshot file's name gives.
+
+    Raises:
+        LedgerFormatError: If ``name`` is not exactly what :func:`snapshot_name` writes.
+    """
+    match = _SNAPSHOT_NAME.fullmatch(name)
+    if match is None or int(match[1]) >= 2**63 or f"{int(match[1]):08d}" != match[1]:
+        raise LedgerFormatError(None, f"not a snapshot file name: {name!r:.80}")
+    return int(match[1]), match[2]
+
+
+def render_snapshot(
+    row: SnapshotRow,
+    changes: Iterable[ChangeRow],
+    forgotten: frozenset[tuple[str, str]] = frozenset(),
+) -> bytes:
+    """The snapshot file for a snapshot and its changes, as the index holds them.
+
+    Args:
+        row: The snapshot.
+        changes: Its changes (their deltas packed), in any order.
+        forgotten: The ``(path, direction)`` deltas forgotten: written as tombstones.
+
+    Returns:
+        The file's bytes.
+
+    Raises:
+        ValueError: If the rows cannot be written (a programming error): values out of
+            range, inconsistent pairs, a change of another snapshot, two changes to a
+            path, a tombstone that names no change or has a delta beside it.
+    """
+    lines = _render_header(row)
+    ordered = sorted(changes, key=lambda change: change.path)
+    left = set(forgotten)
+    if ordered:
+        lines.append("")
+    previous: str | None = None
+    for change in ordered:
+        if change.snapshot != row.number:
+            raise ValueError(f"change to {change.path!r} is of snapshot {change.snapshot}")
+        if change.path == previous:
+            raise ValueError(f"two changes to {change.path!r}")
+        previous = change.path
+        lines.extend(_render_change(change, forgotten))
+        left -= {(change.path, direction) for direction in _DIRECTIONS}
+    if left:
+        raise ValueError(f"tombstones for no change: {sorted(left)}")
+    lines.append("")
+    return "\n".join(lines).encode("utf-8")
+
+
+def parse_snapshot(data: bytes, *, max_delta_bytes: int = MAX_DELTA_BYTES) -> SnapshotRecord:
+    """Read a snapshot file, refusing anything :func:`render_snapshot` would not write.
+
+    Args:
+        data: The file's bytes (the caller bounds their size before reading).
+        max_delta_bytes: The most bytes one delta text may have.
+
+    Returns:
+        The snapshot, its changes (deltas packed for the index) and its tombstones.
+
+    Raises:
+        LedgerFormatError: If the file is not in the ledger format, with the line.
+    """
+    lines = split_lines(data)
+    reader = LineReader(lines)
+    row = _parse_header(reader)
+    changes: list[ChangeRow] = []
+    forgotten: set[tuple[str, str]] = set()
+    if reader.peek() is not None:
+        if reader.read("") != "":
+            raise reader.fail("expected a blank line before the changes")
+        while reader.peek() is not None:
+            start = reader.number + 1
+            change = _parse_change(reader, row.number, forgotten, max_delta_bytes)
+            if changes and change.path <= changes[-1].path:
+                previous = changes[-1].path
+                what = "listed twice" if change.path == previous else f"after {previous!r:.80}"
+                raise LedgerFormatError(start, f"changes out of order: {change.path!r:.80} {what}")
+            changes.append(change)
+    record = SnapshotRecord(row, tuple(changes), frozenset(forgotten))
+    check_canonical(lines, lambda: render_snapshot(record.row, record.changes, record.forgotten))
+    return record
+
+
+def _render_header(row: SnapshotRow) -> list[str]:
+    if row.version != _VERSION:
+        raise ValueError(f"the ledger writes snapshot format {_VERSION}, not {row.version}")
+    if (row.parent_id is None) != (row.number == 0):
+        raise ValueError(f"snapshot {row.number} has a parent iff it is not the baseline")
+    lines = [
+        f"{_MAGIC}{row.version}",
+        f"number {format_number(row.number)}",
+        f"id {format_id(row.id)}",
+    ]
+    if row.parent_id is not None:
+        lines.append(f"parent {format_id(row.parent_id)}")
+    merges = _merge_ids(row.merges)
+    if merges:
+        lines.append("merges " + " ".join(merges))
+    lines += [f"time {format_time(row.time)}", f"tool {dump_string(row.tool)}"]
+    if row.session is not None:
+        lines.append(f"session {dump_string(row.session)}")
+    lines.append(f"description {dump_string(row.description)}")
+    lines.append(f"metadata {format_json_line(row.metadata, dict)}")
+    lines.append(f"skipped {format_json_line(row.skipped, list)}")
+    lines.append(f"chain {format_hash(row.chain_hash)}")
+    return lines
+
+
+def _parse_header(reader: LineReader) -> SnapshotRow:
+    line = reader.read(f"{_MAGIC}{_VERSION}")
+    if line != f"{_MAGIC}{_VERSION}":
+        version = line[len(_MAGIC) :]
+        if line.startswith(_MAGIC) and version.isascii() and version.isdigit():
+            raise reader.fail(
+                f"snapshot format version {version:.20} is not known to this snapline, "
+                f"which reads version {_VERSION}: upgrade snapline"
+            )
+        raise reader.fail(f"expected `{_MAGIC}{_VERSION}`, found {line!r:.80}")
+    number = reader.field("number", parse_number, "N")
+    id_ = reader.field("id", parse_id, "ID")
+    parent_id = None
+    if number > 0:
+        parent_id = reader.field("parent", parse_id, "ID")
+    elif _next_is(reader, "parent "):
+        reader.read("")
+        raise reader.fail("the baseline (snapshot 0) has no parent")
+    merges = (
+        reader.field("merges", _parse_merges, "ID ...") if _next_is(reader, "merges ") else "[]"
+    )
+    time = reader.field("time", parse_time, "TIME")
+    tool = reader.field("tool", parse_string, '"TOOL"')
+    session = reader.field("session", parse_string) if _next_is(reader, "session ") else None
+    description = reader.field("description", parse_string, '"DESCRIPTION"')
+    metadata = reader.field("metadata", parse_json_object, "{...}")
+    skipped = reader.field("skipped", parse_json_list, "[...]")
+    chain_hash = reader.field("chain", parse_hash, "sha256:HASH")
+    return SnapshotRow(
+        number, id_, parent_id, time, tool, description, session, metadata, skipped, _VERSION,
+        chain_hash, merges,
+    )  # fmt: skip
+
+
+def _render_change(change: ChangeRow, forgotten: frozenset[tuple[str, str]]) -> list[str]:
+    if change.kind not in _KINDS or change.storage not in _STORAGES:
+        raise ValueError(f"change to {change.path!r}: unknown {change.kind!r}/{change.storage!r}")
+    lines = [f"{change.kind} {format_path(change.path)}"]
+    if change.old_path is not None:
+        lines.append(f"  from {format_path(change.old_path)}")
+    if (change.base_hash is None) != (change.base_mode is None):
+        raise ValueError(f"change to {change.path!r} has a base hash or mode without the other")
+    if change.base_hash is not None and change.base_mode is not None:
+        lines.append(f"  base {format_hash(change.base_hash)} {format_mode(change.base_mode)}")
+    if not (change.result_hash is None) == (change.result_mode is None) == (change.size is None):
+        raise ValueError(f"change to {change.path!r} has a partial result (hash, mode, size)")
+    if change.result_hash is not None and change.result_mode is not None:
+        result = f"{format_hash(change.result_hash)} {format_mode(change.result_mode)}"
+        lines.append(f"  result {result} {format_number(change.size or 0)}")
+    chain = f"{format_number(change.chain)} {format_number(change.chain_bytes)}"
+    lines.append(f"  storage {change.storage} {chain}")
+    if change.content is not None:
+        lines.append(f"  content {format_hash(change.content)}")
+    for direction, packed in zip(_DIRECTIONS, (change.forward, change.reverse), strict=True):
+        if (change.path, direction) in forgotten:
+            if packed is not None:
+                raise ValueError(f"change to {change.path!r}: a forgotten {direction} delta")
+            lines.append(f"  {direction} forgotten")
+        elif packed is not None:
+            lines.append(f"  {direction}")
+            lines.extend(render_delta_lines(_delta_text(packed)))
+    return lines
+
+
+def _parse_change(
+    reader: LineReader, snapshot: int, forgotten: set[tuple[str, str]], limit: int
+) -> ChangeRow:
+    line = reader.read("KIND PATH")
+    kind, _, rest = line.partition(" ")
+    if kind not in _KINDS:
+        raise reader.fail(f"expected a change (`{'|'.join(_KINDS)} PATH`), found {line!r:.80}")
+    path = parse_path(rest, reader.number)
+    old_path = reader.field("  from", parse_path) if _next_is(reader, "  from ") else None
+    base_hash = base_mode = result_hash = result_mode = size = None
+    if _next_is(reader, "  base "):
+        base_hash, base_mode = reader.field("  base", _parse_base, "HASH MODE")
+    if _next_is(reader, "  result "):
+        result_hash, result_mode, size = reader.field("  result", _parse_result, "HASH MODE SIZE")
+    storage, chain, chain_bytes = reader.field("  storage", _parse_storage, "STORAGE N N")
+    content = reader.field("  content", parse_hash) if _next_is(reader, "  content ") else None
+    forward, reverse = (
+        _parse_delta(reader, direction, path, forgotten, limit) for direction in _DIRECTIONS
+    )
+    return ChangeRow(
+        snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size,
+        storage, forward, reverse, content, chain, chain_bytes,
+    )  # fmt: skip
+
+
+def _parse_delta(
+    reader: LineReader, direction: str, path: str, forgotten: set[tuple[str, str]], limit: int
+) -> bytes | None:
+    following = reader.peek()
+    if following == f"  {direction} forgotten":
+        reader.read("")
+        forgotten.add((path, direction))
+        return None
+    if following != f"  {direction}":
+        return None
+    reader.read("")
+    ops: list[str] = []
+    while (following := reader.peek()) is not None and following.startswith(INDENT):
+        ops.append(reader.read(""))
+    text = parse_delta_lines(ops, reader.number - len(ops) + 1, limit)
+    return pack(text.encode("utf-8"))
+
+
+def _next_is(reader: LineReader, prefix: str) -> bool:
+    following = reader.peek()
+    return following is not None and following.startswith(prefix)
+
+
+def _parse_merges(text: str, line: int) -> str:
+    return json.dumps([parse_id(id_, line) for id_ in text.split(" ")])
+
+
+def _merge_ids(merges: str) -> list[str]:
+    """The ids a row's ``merges`` names; ``json.dumps`` of them is its only spelling."""
+    try:
+        ids = json.loads(merges)
+    except (ValueError, RecursionError):
+        ids = None
+    if not isinstance(ids, list) or not all(isinstance(i, str) and is_id(i) for i in ids):
+        raise ValueError(f"the ledger cannot write the merges {merges!r:.80}")
+    if json.dumps(ids) != merges:
+        raise ValueError(f"merges not in canonical form (json.dumps): {merges!r:.80}")
+    return ids
+
+
+def _parse_base(text: str, line: int) -> tuple[str, int]:
+    parts = text.split(" ")
+    if len(parts) != 2:
+        raise LedgerFormatError(line, f"expected `HASH MODE`, found {text!r:.80}")
+    return parse_hash(parts[0], line), parse_mode(parts[1], line)
+
+
+def _parse_result(text: str, line: int) -> tuple[str, int, int]:
+    parts = text.split(" ")
+    if len(parts) != 3:
+        raise LedgerFormatError(line, f"expected `HASH MODE SIZE`, found {text!r:.80}")
+    return parse_hash(parts[0], line), parse_mode(parts[1], line), parse_number(parts[2], line)
+
+
+def _parse_storage(text: str, line: int) -> tuple[str, int, int]:
+    parts = text.split(" ")
+    if len(parts) != 3 or parts[0] not in _STORAGES:
+        raise LedgerFormatError(line, f"expected `{'|'.join(_STORAGES)} N N`, found {text!r:.80}")
+    return parts[0], parse_number(parts[1], line), parse_number(parts[2], line)
+
+
+def _delta_text(packed: bytes) -> str:
+    try:
+        return unpack(packed, limit=MAX_DELTA_BYTES).decode("utf-8")
+    except (ValueError, zlib.error) as error:
+        raise ValueError(f"a delta that cannot be unpacked: {error}") from None

@@ -1,0 +1,139 @@
+"""How every ledger file is read: its error, its lines, a reader and the canonical check.
+
+Each ledger file is UTF-8 text, split on LF only (never ``str.splitlines``: U+2028 and
+friends may stand raw inside a JSON string), with one ``key value`` field per line.
+Every value has exactly one spelling (canonical numbers, canonical JSON strings), so a
+file that parses renders back to the same bytes, and an edit anywhere shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+__all__ = ["LedgerFormatError", "LineReader", "check_canonical", "split_lines"]
+
+_T = TypeVar("_T")
+
+
+class LedgerFormatError(ValueError):
+    """A ledger file that is not in the ledger format.
+
+    Attributes:
+        line: The 1-based number of the offending line, or ``None`` for the whole file.
+        what: What is wrong, in a few words.
+    """
+
+    def __init__(self, line: int | None, what: str) -> None:
+        self.line = line
+        self.what = what
+        super().__init__(what if line is None else f"line {line}: {what}")
+
+
+def split_lines(data: bytes) -> list[str]:
+    """Decode a ledger file into its lines, without their LF.
+
+    Args:
+        data: The whole file.
+
+    Returns:
+        Its lines.
+
+    Raises:
+        LedgerFormatError: If a line is not UTF-8 or the file lacks its final LF.
+    """
+    raw = data.split(b"\n")
+    if raw[-1]:
+        raise LedgerFormatError(len(raw), "the file does not end with a line end")
+    lines = []
+    for number, line in enumerate(raw[:-1], start=1):
+        try:
+            lines.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise LedgerFormatError(number, "not UTF-8") from None
+    return lines
+
+
+class LineReader:
+    """Reads a file's lines in order, each parsed where it is read."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+        self._next = 0
+
+    @property
+    def number(self) -> int:
+        """The 1-based number of the line last read."""
+        return self._next
+
+    def peek(self) -> str | None:
+        """The next line without reading it, or ``None`` at the end of the file."""
+        return self._lines[self._next] if self._next < len(self._lines) else None
+
+    def read(self, expected: str) -> str:
+        """Read the next line.
+
+        Args:
+            expected: What it should be, for the message when there is none.
+
+        Raises:
+            LedgerFormatError: At the end of the file.
+        """
+        if self._next >= len(self._lines):
+            raise LedgerFormatError(self._next + 1, f"expected `{expected}`, found the end")
+        self._next += 1
+        return self._lines[self._next - 1]
+
+    def field(self, key: str, parse: Callable[[str, int], _T], shape: str = "...") -> _T:
+        """Read a ``key value`` line and parse its value.
+
+        Args:
+            key: The key the line must start with (then one space).
+            parse: Turns the value and its line number into the field.
+            shape: How the value reads, for the message (``"N"``).
+
+        Raises:
+            LedgerFormatError: If the line is missing, has another key or a bad value.
+        """
+        line = self.read(f"{key} {shape}")
+        if not line.startswith(key + " "):
+            raise LedgerFormatError(self._next, f"expected `{key} {shape}`, found {line!r:.80}")
+        return parse(line[len(key) + 1 :], self._next)
+
+    def fail(self, what: str) -> LedgerFormatError:
+        """An error at the line last read."""
+        return LedgerFormatError(self._next, what)
+
+    def end(self) -> None:
+        """Check that every line was read.
+
+        Raises:
+            LedgerFormatError: If lines are left.
+        """
+        if self._next < len(self._lines):
+            line = self._lines[self._next]
+            raise LedgerFormatError(self._next + 1, f"unexpected line {line!r:.80}")
+
+
+def check_canonical(lines: list[str], render: Callable[[], bytes]) -> None:
+    """Check that a parsed file renders back to the lines it was read from.
+
+    Every field is checked where it is read; this is the net under those checks, so
+    that one spelling per value holds for the file as a whole.
+
+    Args:
+        lines: The file's lines.
+        render: Renders what was parsed from them.
+
+    Raises:
+        LedgerFormatError: At the first line that differs.
+    """
+    try:
+        again = render().decode("utf-8").split("\n")[:-1]
+    except ValueError as error:
+        raise LedgerFormatError(None, f"not in canonical form: {error}") from None
+    for number, (line, expected) in enumerate(zip(lines, again, strict=False), start=1):
+        if line != expected:
+            raise LedgerFormatError(number, f"not in canonical form: expected {expected!r:.80}")
+    if len(lines) != len(again):
+        raise LedgerFormatError(min(len(lines), len(again)) + 1, "not in canonical form")
