@@ -25,6 +25,7 @@ from snapline.store.ledger.format import (
     render_snapshot,
     snapshot_name,
 )
+from snapline.store.ledger.lines import check_canonical
 from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 
 ID = "3f2a9c0b5d6e4f718293a4b5c6d7e8f9"
@@ -384,6 +385,7 @@ CRAFTED: list[tuple[str, Edit, int, str]] = [
     ("reordered", lambda ls: [*ls[:16], *ls[20:24], *ls[16:20], ""], 21, "expected a change"),
     ("trailing", lambda ls: [*ls[:-1], "extra", ""], 25, "expected a change"),
     ("deep json", _at(8, "metadata " + "[" * 100_000), 9, "it is not JSON"),
+    ("deep string", _at(5, "tool " + "[" * 100_000), 6, "not a JSON string"),
     ("deep insert", _at(19, "    ~" + "[" * 100_000), 20, "not a JSON string"),
     ("surrogate insert", _at(19, '    ~"\\ud800"'), 20, "lone surrogate"),
     ("surrogate delta", lambda ls: [*ls[:17], '    !"\\ud800"', *ls[20:]], 18, "lone surrogate"),
@@ -420,6 +422,14 @@ def test_a_bang_where_op_lines_would_do_is_refused() -> None:
     data = "\n".join([*lines[:17], '    !"=19\\t-13\\t+    return 2%0A"', *lines[20:]])
     with pytest.raises(LedgerFormatError, match="line 18: not in canonical form: a `!`"):
         parse_snapshot(data.encode())
+
+
+def test_the_canonical_check_names_the_first_line_that_differs() -> None:
+    check_canonical(["a", "b"], lambda: b"a\nb\n")
+    with pytest.raises(LedgerFormatError, match="line 2: not in canonical form: expected 'c'"):
+        check_canonical(["a", "b"], lambda: b"a\nc\n")
+    with pytest.raises(LedgerFormatError, match="line 3: not in canonical form"):
+        check_canonical(["a", "b", "c"], lambda: b"a\nb\n")
 
 
 def test_the_bytes_that_are_not_text_are_refused() -> None:
