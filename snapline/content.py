@@ -7,10 +7,13 @@ import zlib
 __all__ = [
     "FAST",
     "MAX_DELTA_BYTES",
+    "ForgottenContentError",
     "PackedSizeError",
     "UnknownCodecError",
     "decode_text",
     "pack",
+    "tombstone",
+    "tombstone_digest",
     "unpack",
 ]
 
@@ -18,6 +21,8 @@ __all__ = [
 # change if a better codec is added (a reader refuses codecs it does not know).
 _RAW = b"r"
 _ZLIB = b"z"
+# A forgotten value (``snapline forget``): what remains is the SHA-256 of its text.
+_FORGOTTEN = b"f"
 _LEVEL = 6
 FAST = 1
 """The level for bulk work (the baseline): measured on source text, 3x faster than the
@@ -37,6 +42,22 @@ class UnknownCodecError(ValueError):
 
 class PackedSizeError(ValueError):
     """A packed value unpacks to more bytes than its recorded size allows."""
+
+
+class ForgottenContentError(ValueError):
+    """A packed value is a tombstone: its content was forgotten on purpose."""
+
+
+def tombstone(digest: str) -> bytes:
+    """The packed value left in place of a forgotten one: its text's SHA-256 hex digest."""
+    return _FORGOTTEN + digest.encode("ascii")
+
+
+def tombstone_digest(packed: bytes) -> str | None:
+    """The digest a tombstone keeps, or ``None`` when ``packed`` is not one."""
+    if packed[:1] != _FORGOTTEN:
+        return None
+    return packed[1:].decode("ascii", "replace")
 
 
 def pack(data: bytes, level: int = _LEVEL) -> bytes:
@@ -64,6 +85,7 @@ def unpack(packed: bytes, *, limit: int) -> bytes:
 
     Raises:
         UnknownCodecError: If the codec byte is unknown.
+        ForgottenContentError: If it is a tombstone.
         PackedSizeError: If it unpacks to more than ``limit`` bytes.
         zlib.error: If compressed data is damaged or truncated.
     """
@@ -80,6 +102,8 @@ def unpack(packed: bytes, *, limit: int) -> bytes:
         if len(body) > limit:
             raise PackedSizeError(f"it holds more than the {limit} bytes recorded")
         return bytes(body)
+    if codec == _FORGOTTEN:
+        raise ForgottenContentError("its content was forgotten (`snapline forget`)")
     raise UnknownCodecError(f"unknown codec {codec!r}")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -27,7 +28,25 @@ from snapline.paths import STORE_DIR
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
-from snapline.store import DB_NAME, Store, StoreBusyError, StoreCorruptError
+from snapline.store import (
+    DB_NAME,
+    SqliteStore,
+    Store,
+    StoreBusyError,
+    StoreCorruptError,
+    StoreVersionError,
+)
+from snapline.store.ledger.files import (
+    CONFIG_NAME,
+    FORMAT_NAME,
+    FORMAT_TEXT,
+    GITIGNORE,
+    INDEX_NAME,
+    LEDGER_DIR,
+    LEDGER_FORMAT,
+    Ledger,
+    LedgerFileError,
+)
 
 __all__ = [
     "AlreadyInitializedError",
@@ -40,7 +59,6 @@ __all__ = [
 ]
 
 _INIT_SUFFIX = ".init"
-_NO_HARD_LINKS = {errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK}
 
 
 class NotInitializedError(SnaplineError):
@@ -131,34 +149,39 @@ def create_store(
         UnsafeRootError: If the root is ``/`` or the home directory and not forced.
         NotADirectoryError: If the root is not a directory.
     """
-    from snapline.store import SqliteStore
+    from snapline.store.ledger.store import LedgerStore
 
     if not path.is_dir():
         raise NotADirectoryError(f"{path} is not a directory; create it first")
     _refuse_dangerous_root(path, force)
     store_dir = path / STORE_DIR
-    if (store_dir / DB_NAME).exists():
+    if _has_store(store_dir):
         raise AlreadyInitializedError(path)
     try:
         store_dir.mkdir()
         created_dir = True
     except FileExistsError:
         created_dir = False
-    staging = store_dir / (DB_NAME + _INIT_SUFFIX)
+    staging_ledger = store_dir / (LEDGER_DIR + _INIT_SUFFIX)
+    staging_index = store_dir / (INDEX_NAME + _INIT_SUFFIX)
     lock = filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
     try:
         lock.acquire()
     except filelock.Timeout:
-        # Another init is still capturing its baseline: its staging file is not ours
+        # Another init is still capturing its baseline: its staging files are not ours
         # to remove.
-        raise StoreBusyError(store_dir / DB_NAME, timeout) from None
+        raise StoreBusyError(store_dir / LEDGER_DIR, timeout) from None
     try:
         # Checked again under the lock: another init may have finished while this
         # one waited, and its store (with snapshots already acknowledged) must win.
-        if (store_dir / DB_NAME).exists():
+        if _has_store(store_dir):
             raise AlreadyInitializedError(path)
         _remove_staging(store_dir)
-        store = SqliteStore.create(staging, _config(limits))
+        config = _config(limits)
+        ledger = Ledger(staging_ledger)
+        ledger.write_new("", FORMAT_NAME, FORMAT_TEXT.encode())
+        ledger.write_new("", CONFIG_NAME, _config_text(config))
+        store = LedgerStore(ledger, SqliteStore.create(staging_index, config))
         try:
             from snapline.snapshots.record.baseline import capture_baseline
 
@@ -166,55 +189,47 @@ def create_store(
         finally:
             store.close()
         crash_point("baseline-built")
-        # The store only appears under its real name once the baseline is in it, so
-        # an interrupted init never leaves a store that looks usable; and init only
-        # returns once that name is on disk, or a power cut could take the whole
-        # store back with it.
-        _publish(staging, store_dir / DB_NAME, path)
+        gitignore = store_dir / ".gitignore"
+        if not gitignore.exists():
+            atomic.write_file(gitignore, GITIGNORE.encode(), 0o100644)
+        # The index first: without a ledger it is a leftover the next init removes.
+        # The ledger appears under its real name only once the baseline is in it, so
+        # an interrupted init never leaves a history that looks usable; and init only
+        # returns once that name is on disk.
+        os.replace(staging_index, store_dir / INDEX_NAME)
+        _publish(staging_ledger, store_dir / LEDGER_DIR, path)
         atomic.sync_directory(store_dir)
     except AlreadyInitializedError:
-        # Another init won: its store stays exactly as it is; only this init's own
-        # staging file (none, unless the link found a store) goes.
-        with contextlib.suppress(OSError):
-            staging.unlink()
         raise
     except BaseException:
         # Still under the lock, and no store was there when it was taken: whatever
-        # store is there now is this init's own, not durable, so it goes.
+        # is there now is this init's own, not durable, so it goes.
         with contextlib.suppress(OSError):
             _remove_staging(store_dir)
             if created_dir:
                 shutil.rmtree(store_dir)
-            else:
-                for leftover in store_dir.glob(DB_NAME + "*"):
-                    leftover.unlink()
         raise
     finally:
         lock.release()
 
 
 def _publish(staging: Path, target: Path, root: Path) -> None:
-    """Give the staged store its real name, only if no store has that name yet.
+    """Give the staged ledger its real name, only if no ledger has that name yet.
 
-    ``os.replace`` would silently replace a store another process created; a hard
-    link fails instead (rename-if-absent, as git creates its lock files).
+    Renaming a directory onto an empty one would replace it silently; the name is
+    checked under the lock first, and a rename onto a directory with files fails.
 
     Raises:
         AlreadyInitializedError: If ``target`` exists.
     """
+    if os.path.lexists(target):
+        raise AlreadyInitializedError(root)
     try:
-        os.link(staging, target)
-    except FileExistsError:
-        raise AlreadyInitializedError(root) from None
+        os.rename(staging, target)
     except OSError as error:
-        if error.errno not in _NO_HARD_LINKS:
-            raise
-        # A filesystem without hard links: the check under the lock is what holds.
-        if target.exists():
+        if error.errno in (errno.EEXIST, errno.ENOTEMPTY):
             raise AlreadyInitializedError(root) from None
-        os.replace(staging, target)
-        return
-    staging.unlink()
+        raise
 
 
 def open_store(path: Path, timeout: float) -> Opened:
@@ -235,16 +250,77 @@ def open_store(path: Path, timeout: float) -> Opened:
         StoreCorruptError: If the store cannot be read.
         StoreVersionError: If the store is newer than this snapline.
     """
-    from snapline.store import SqliteStore
+    from snapline.store.ledger.files import Ledger
+    from snapline.store.ledger.store import LedgerStore
 
-    db = path / STORE_DIR / DB_NAME
-    if not db.is_file():
-        raise NotInitializedError(path)
-    store = SqliteStore.open(db, busy_timeout=timeout)
+    store_dir = path / STORE_DIR
+    if not (store_dir / LEDGER_DIR / FORMAT_NAME).is_file():
+        if not (store_dir / DB_NAME).is_file():
+            raise NotInitializedError(path)
+        from snapline.upgrade import upgrade_store
+
+        upgrade_store(path, timeout)
+    ledger = Ledger(store_dir / LEDGER_DIR)
+    _check_format(ledger)
+    store = LedgerStore(ledger, _open_index(store_dir, ledger, timeout))
     reconstructor = Reconstructor(store)
     recorder = Recorder(path, store, reconstructor, _limits(store.config(), store.path), timeout)
+    recorder.catch_up()
     recorder.recover_if_idle()
     return Opened(root=path, store=store, recorder=recorder, reconstructor=reconstructor)
+
+
+def _check_format(ledger: Ledger) -> None:
+    location = ledger.file("", FORMAT_NAME)
+    try:
+        text = ledger.read("", FORMAT_NAME, 64).decode("ascii")
+        name, _, version = text.strip().rpartition(" ")
+        if name != "snapline ledger" or not version.isdigit():
+            raise ValueError(text)
+    except (OSError, ValueError, LedgerFileError):
+        raise StoreCorruptError(location, "not a snapline ledger format line") from None
+    if int(version) > LEDGER_FORMAT:
+        raise StoreVersionError(location, int(version))
+
+
+def _open_index(store_dir: Path, ledger: Ledger, timeout: float) -> SqliteStore:
+    """Open the local index, creating an empty one (filled from the ledger) when missing."""
+    location = store_dir / INDEX_NAME
+    if not location.is_file():
+        lock = filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            raise StoreBusyError(location, timeout) from None
+        try:
+            if not location.is_file():
+                staging = store_dir / (INDEX_NAME + _INIT_SUFFIX)
+                for leftover in store_dir.glob(INDEX_NAME + _INIT_SUFFIX + "*"):
+                    leftover.unlink()
+                SqliteStore.create(staging, _ledger_config(ledger)).close()
+                os.replace(staging, location)
+        finally:
+            lock.release()
+    return SqliteStore.open(location, busy_timeout=timeout)
+
+
+def _ledger_config(ledger: Ledger) -> dict[str, Any]:
+    location = ledger.file("", CONFIG_NAME)
+    try:
+        value = json.loads(ledger.read("", CONFIG_NAME, 1 << 20))
+    except (OSError, ValueError, LedgerFileError):
+        raise StoreCorruptError(location, "not a readable JSON configuration") from None
+    if not isinstance(value, dict):
+        raise StoreCorruptError(location, "the configuration is not a JSON object")
+    return value
+
+
+def _config_text(config: dict[str, Any]) -> bytes:
+    return (json.dumps(config, indent=2, sort_keys=True) + "\n").encode()
+
+
+def _has_store(store_dir: Path) -> bool:
+    return (store_dir / LEDGER_DIR).exists() or (store_dir / DB_NAME).is_file()
 
 
 def find_root(start: Path) -> Path:
@@ -254,7 +330,8 @@ def find_root(start: Path) -> Path:
         NotInitializedError: If there is none.
     """
     for candidate in (start, *start.parents):
-        if (candidate / STORE_DIR / DB_NAME).is_file():
+        store_dir = candidate / STORE_DIR
+        if (store_dir / LEDGER_DIR / FORMAT_NAME).is_file() or (store_dir / DB_NAME).is_file():
             return candidate
     raise NotInitializedError(start)
 
@@ -288,8 +365,9 @@ def _config(limits: Limits) -> dict[str, Any]:
 
 
 def _remove_staging(store_dir: Path) -> None:
-    for leftover in store_dir.glob(DB_NAME + _INIT_SUFFIX + "*"):
+    for leftover in store_dir.glob(INDEX_NAME + "*"):
         leftover.unlink()
+    shutil.rmtree(store_dir / (LEDGER_DIR + _INIT_SUFFIX), ignore_errors=True)
 
 
 def _refuse_dangerous_root(path: Path, force: bool) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from snapline.milestones import validate_milestones
+from snapline.snapshots.check.ledger import check_ledger
 from snapline.snapshots.check.sequence import validate_history
+from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
 from snapline.snapshots.snapshot import Problem
 from snapline.store import StoreReader
 
@@ -11,7 +13,7 @@ __all__ = ["validate"]
 
 
 def validate(store: StoreReader, *, deep: bool = False) -> list[Problem]:
-    """Every problem of the history: gaps, broken links, chain mismatches, milestones.
+    """Every problem of the history: gaps, links, chains, milestones, ledger files, lines.
 
     Args:
         store: The open store.
@@ -23,4 +25,10 @@ def validate(store: StoreReader, *, deep: bool = False) -> list[Problem]:
     with store.read():
         problems = validate_history(store, deep=deep)
         problems += validate_milestones(store)
+        problems += check_ledger(store)
+        lines = unmerged_lines(store)
+        head = store.snapshots.get(store.snapshots.latest_number() or 0)
+        if lines and head is not None:
+            message = str(DivergedHistoryError(lines, head))
+            problems.append(Problem(kind="lines", message=message, number=lines[0].fork))
     return problems

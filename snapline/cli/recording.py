@@ -1,4 +1,4 @@
-"""Commands that create a store or record snapshots: ``init``, ``record``, ``run``, ``resync``."""
+"""Commands that create a store or record snapshots: init, record, run, resync, merge."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def register(app: typer.Typer) -> None:
     app.command("record")(record)
     app.command("run", context_settings={"allow_interspersed_args": False})(run)
     app.command("resync")(resync)
+    app.command("merge")(merge)
 
 
 def init(
@@ -244,6 +245,28 @@ def resync(
     """
     with workspace(ctx) as ws:
         snapshot = ws.resync(description=message, paths=user_paths(ws, paths), session=session)
+    _echo_recorded(snapshot, as_json)
+
+
+def merge(
+    ctx: typer.Context,
+    message: Annotated[
+        str,
+        typer.Option("-m", "--message", metavar="TEXT", help="Description (default: the lines)."),
+    ] = "",
+    session: SessionOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Join the lines of history that a git merge of two recording branches left.
+
+    Records a merge snapshot whose result is the workspace as it is (the merged tree).
+    Run it after `git merge` when `snapline verify` says the history has two lines.
+    """
+    with workspace(ctx) as ws:
+        snapshot = ws.merge(description=message, session=session)
+    if snapshot is None and not as_json:
+        echo("nothing to merge: the history has one line")
+        return
     _echo_recorded(snapshot, as_json)
 
 

@@ -26,7 +26,7 @@ __all__ = [
     "Storage",
 ]
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
 
 
 class ChangeKind(str, Enum):
@@ -94,6 +94,8 @@ class Snapshot(FrozenModel):
     chain_hash: str
     files: tuple[FileChange, ...] = ()
     skipped: tuple[SkippedPath, ...] = ()
+    merges: tuple[str, ...] = ()
+    """The ids of the heads of the other lines this snapshot joined (a merge)."""
 
     def file(self, path: str) -> FileChange | None:
         """The change of ``path`` in this snapshot, if any."""

@@ -37,11 +37,14 @@ from snapline.store.rows import (
     ChangeRow,
     Fingerprint,
     JournalRow,
+    LedgerEntry,
     MilestoneRow,
+    SideRow,
     SnapshotRow,
     StateRow,
     StatRow,
     shape_problem,
+    state_moves,
 )
 from snapline.store.schema import FORMAT_VERSION
 from snapline.store.sqlite import DB_NAME, SqliteStore
@@ -61,9 +64,11 @@ __all__ = [
     "JournalWriter",
     "KnownStateReader",
     "KnownStateWriter",
+    "LedgerEntry",
     "MilestoneReader",
     "MilestoneRow",
     "MilestoneWriter",
+    "SideRow",
     "SnapshotReader",
     "SnapshotRow",
     "SnapshotWriter",
@@ -81,4 +86,5 @@ __all__ = [
     "StoreVersionError",
     "access_problem",
     "shape_problem",
+    "state_moves",
 ]

@@ -22,7 +22,9 @@ from snapline.store.rows import (
     ChangeRow,
     Fingerprint,
     JournalRow,
+    LedgerEntry,
     MilestoneRow,
+    SideRow,
     SnapshotRow,
     StateRow,
     StatRow,
@@ -272,6 +274,18 @@ class StoreReader(Protocol):
     def integrity_problems(self) -> list[str]:
         """What is physically damaged in the store; empty when it is sound."""
 
+    def stale(self) -> bool:
+        """Whether the fast lookups lag behind the history (see :meth:`Store.refresh`)."""
+
+    def ledger_entries(self) -> Iterator[LedgerEntry]:
+        """Every file of the committed history read back, for ``verify`` (none without one)."""
+
+    def forgotten_hashes(self) -> set[str]:
+        """The content hashes of versions forgotten on purpose (``snapline forget``)."""
+
+    def side_snapshots(self) -> list[SideRow]:
+        """Snapshots on lines other than the main one (branches merged in git), by number."""
+
 
 class Store(StoreReader, Protocol):
     """Everything the domain needs from a store: the readers, the writers, transactions."""
@@ -309,6 +323,13 @@ class Store(StoreReader, Protocol):
 
         Raises:
             StoreBusyError: If another writer holds the store past the busy timeout.
+        """
+
+    def refresh(self) -> bool:
+        """Bring the fast lookups up to the history (a ledger pulled or merged); hold the lock.
+
+        Returns:
+            Whether anything changed.
         """
 
     def vacuum(self) -> None:

@@ -7,17 +7,22 @@ throughout: a file name that is not valid UTF-8 carries surrogate escapes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = [
     "ChangeRow",
     "Fingerprint",
     "JournalRow",
+    "LedgerEntry",
     "MilestoneRow",
+    "SideRow",
     "SnapshotRow",
     "StatRow",
     "StateRow",
     "shape_problem",
+    "state_moves",
 ]
 
 
@@ -166,6 +171,55 @@ class MilestoneRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SideRow:
+    """A snapshot of a line other than the main one (recorded on another branch).
+
+    Attributes:
+        id: Its id.
+        number: Its number on its own line.
+        parent_id: Its parent's id.
+        time: When it was recorded.
+        tool: What recorded it.
+        description: What it did.
+        session: Its session, if any.
+        merged_into: The number of the main-line snapshot that joined its line, or
+            ``None`` while the line is not joined.
+    """
+
+    id: str
+    number: int
+    parent_id: str | None
+    time: str
+    tool: str
+    description: str
+    session: str | None
+    merged_into: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    """One file of a ledger as read back, for verification: a record, an object or damage.
+
+    Attributes:
+        location: The file.
+        problem: What is wrong with it, when it cannot be used at all.
+        snapshot: The snapshot it holds.
+        changes: That snapshot's changes (deltas packed).
+        milestone: The milestone it holds.
+        last_id: The id of the milestone's last snapshot.
+        object_hash: The content hash an object file holds (checked against its name).
+    """
+
+    location: Path
+    problem: str | None = None
+    snapshot: SnapshotRow | None = None
+    changes: tuple[ChangeRow, ...] = ()
+    milestone: MilestoneRow | None = None
+    last_id: str | None = None
+    object_hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class JournalRow:
     """One journal entry: work on the workspace that must be finished or undone.
 
@@ -227,3 +281,19 @@ def shape_problem(row: object) -> str | None:
             kind = "text" if isinstance(value, str) else type(value).__name__
             return f"its {name} is the {kind} {value!r:.40}, not {declared}"
     return None
+
+
+def state_moves(number: int, changes: Iterable[ChangeRow]) -> tuple[list[StateRow], list[str]]:
+    """How snapshot ``number``'s changes move the known state: ``(upserts, deletes)``."""
+    upserts, deletes = [], []
+    for change in changes:
+        if change.old_path is not None:
+            deletes.append(change.old_path)
+        if change.result_hash is None:
+            deletes.append(change.path)
+        else:
+            assert change.result_mode is not None and change.size is not None
+            upserts.append(
+                StateRow(change.path, change.result_hash, change.result_mode, change.size, number)
+            )
+    return upserts, deletes

@@ -5,15 +5,19 @@ Indexes are kept to what the hot paths need: every index costs bytes on every sn
 650 B a snapshot). Nothing looks a snapshot up by id, and filtering the header table by
 tool or session is a scan of small rows. ``validate()`` checks that ids are unique.
 
-See docs/format.md. A reader refuses a store whose ``format_version`` is newer than
-:data:`FORMAT_VERSION`; every snapshot and milestone row also carries its own version.
+Format 2 is the local index beside the ledger (``ledger_files``: the ledger files it
+holds; ``side_snapshots``: snapshots of lines other than the main one; ``forgotten``:
+versions whose content was forgotten). Format 1 is the whole store of 0.1, which is
+upgraded on first open. See docs/format.md. A reader refuses a store whose
+``format_version`` is newer than :data:`FORMAT_VERSION`; every snapshot and milestone row
+also carries its own version.
 """
 
 from __future__ import annotations
 
 __all__ = ["FORMAT_VERSION", "SCHEMA"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE meta (
@@ -32,7 +36,8 @@ CREATE TABLE snapshots (
     metadata    TEXT NOT NULL,
     skipped     TEXT NOT NULL,
     version     INTEGER NOT NULL,
-    chain_hash  TEXT NOT NULL
+    chain_hash  TEXT NOT NULL,
+    merges      TEXT NOT NULL DEFAULT '[]'
 );
 
 CREATE TABLE changes (
@@ -92,6 +97,27 @@ CREATE TABLE milestones (
     version     INTEGER NOT NULL,
     chain_hash  TEXT NOT NULL
 );
+
+CREATE TABLE ledger_files (
+    name TEXT PRIMARY KEY
+) WITHOUT ROWID;
+
+CREATE TABLE side_snapshots (
+    id          TEXT PRIMARY KEY,
+    number      INTEGER NOT NULL,
+    parent_id   TEXT,
+    time        TEXT NOT NULL,
+    tool        TEXT NOT NULL,
+    description TEXT NOT NULL,
+    session     TEXT,
+    merged_into INTEGER
+) WITHOUT ROWID;
+
+CREATE TABLE forgotten (
+    path TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (path, hash)
+) WITHOUT ROWID;
 
 CREATE TABLE journal (
     id      INTEGER PRIMARY KEY,

@@ -102,7 +102,7 @@ class SnapshotTable:
         """
         self._c.require_transaction()
         self._c.db.execute(
-            "INSERT INTO snapshots VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO snapshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 row.number,
                 row.id,
@@ -115,6 +115,7 @@ class SnapshotTable:
                 row.skipped,
                 row.version,
                 row.chain_hash,
+                row.merges,
             ),
         )
         self._changes.insert(changes)

@@ -8,6 +8,7 @@ records of :mod:`snapline.store.rows`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from snapline.store.content import BlobTable
 from snapline.store.errors import StoreCorruptError
 from snapline.store.journal import JournalTable
 from snapline.store.milestones import MilestoneTable
+from snapline.store.rows import LedgerEntry, SideRow
 from snapline.store.snapshots import SnapshotTable
 from snapline.store.state import KnownStateTable, StatCacheTable
 
@@ -97,6 +99,11 @@ class SqliteStore:
         """
         return cls(Connection.open(path, busy_timeout))
 
+    @property
+    def connection(self) -> Connection:
+        """The connection the tables share (for stores built on this one)."""
+        return self._connection
+
     def close(self) -> None:
         """Close the connection; the store cannot be used afterwards."""
         self._connection.close()
@@ -153,6 +160,26 @@ class SqliteStore:
         """
         rows = self._connection.query("PRAGMA data_version")
         return int(rows[0][0]), self._connection.db.total_changes
+
+    def refresh(self) -> bool:
+        """Nothing to catch up with: this store is its own source. Returns ``False``."""
+        return False
+
+    def stale(self) -> bool:
+        """Never stale: returns ``False``."""
+        return False
+
+    def ledger_entries(self) -> Iterator[LedgerEntry]:
+        """No ledger: nothing."""
+        return iter(())
+
+    def forgotten_hashes(self) -> set[str]:
+        """The hashes recorded in the ``forgotten`` table."""
+        return {str(row[0]) for row in self._connection.query("SELECT hash FROM forgotten")}
+
+    def side_snapshots(self) -> list[SideRow]:
+        """One line only: returns ``[]``."""
+        return []
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own ``quick_check``: an empty list when the file is sound."""

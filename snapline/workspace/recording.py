@@ -87,6 +87,30 @@ class Recording(WorkspaceBase):
             self._refuse_unknown(rels)
             return self._recorder.record(rels, info)
 
+    def merge(
+        self,
+        *,
+        tool: str = "merge",
+        description: str = "",
+        session: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        info: SnapshotInfo | None = None,
+    ) -> Snapshot | None:
+        """Join the lines of history that a git merge of two recording branches left.
+
+        Records a merge snapshot on the main line whose result is the workspace as it
+        is (the merged tree) and which names the heads of the lines it joins; their
+        snapshots stay in the history as they were recorded.
+
+        Returns:
+            The merge snapshot, or ``None`` when the history has one line.
+        """
+        from snapline.snapshots.record.merge import merge_lines
+
+        given = info is not None or description or session or metadata or tool != "merge"
+        info = info_from(info, tool, description, session, metadata) if given else None
+        return merge_lines(self._recorder, info)
+
     def _refuse_unknown(self, rels: list[str] | None) -> None:
         # Under the writer lock: another writer cannot track or untrack a path meanwhile.
         for rel in rels or ():

@@ -1,7 +1,13 @@
 """The chain hash: each snapshot's hash covers its own content and its predecessor's hash.
 
-Any edit of a recorded snapshot, its file changes or its diffs changes its chain hash and
-every one after it, so ``validate()`` finds it by recomputing the chain.
+Any edit of a recorded snapshot or its file changes changes its chain hash and every one
+after it, so ``validate()`` finds it by recomputing the chain.
+
+Version 2 (the ledger's) covers the digest of each diff's text, so it does not depend
+on how the diff was compressed, and the lines a merge joins. A forgotten diff
+(``snapline forget``) keeps its digest in its tombstone, so the chain still verifies
+without the content. Version 1 (stores written by 0.1) covered a digest of each packed
+diff.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import json
 import tempfile
 from collections.abc import Iterable
 
+from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
 from snapline.store import ChangeRow, SnapshotRow
 
 __all__ = ["GENESIS", "ChainLines", "chain_hash"]
@@ -32,8 +39,9 @@ def chain_hash(previous: str, header: SnapshotRow, changes: Iterable[ChangeRow])
     # surrogate escapes), as they were when the snapshot was appended. Not the store's
     # order: SQLite sorts such a name, stored as a BLOB, after every TEXT path, so
     # trusting it made any store holding one fail its own chain check.
+    line = _change_line if header.version >= 2 else _change_line_v1
     for change in sorted(changes, key=lambda change: change.path):
-        digest.update(_change_line(change))
+        digest.update(line(change))
     return "sha256:" + digest.hexdigest()
 
 
@@ -76,6 +84,7 @@ _SPOOL_LIMIT = 4 << 20
 
 
 def _header_line(previous: str, header: SnapshotRow) -> bytes:
+    merges = [header.merges] if header.version >= 2 else []
     return _line(
         [
             previous,
@@ -89,11 +98,33 @@ def _header_line(previous: str, header: SnapshotRow) -> bytes:
             header.metadata,
             header.skipped,
             header.version,
+            *merges,
         ]
     )
 
 
 def _change_line(c: ChangeRow) -> bytes:
+    return _line(
+        [
+            c.path,
+            c.kind,
+            c.old_path,
+            c.base_hash,
+            c.result_hash,
+            c.base_mode,
+            c.result_mode,
+            c.size,
+            c.storage,
+            _text_digest(c.forward),
+            _text_digest(c.reverse),
+            c.content,
+            c.chain,
+            c.chain_bytes,
+        ]
+    )
+
+
+def _change_line_v1(c: ChangeRow) -> bytes:
     return _line(
         [
             c.path,
@@ -125,3 +156,12 @@ def _line(values: list[object]) -> bytes:
 
 def _digest(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _text_digest(packed: bytes | None) -> str | None:
+    if packed is None:
+        return None
+    forgotten = tombstone_digest(packed)
+    if forgotten is not None:
+        return forgotten
+    return hashlib.sha256(unpack(packed, limit=MAX_DELTA_BYTES)).hexdigest()

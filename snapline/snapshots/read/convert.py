@@ -76,6 +76,7 @@ def _snapshot(
         chain_hash=row.chain_hash,
         files=tuple(_file_change(c, _bound(c, base_sizes)) for c in changes),
         skipped=tuple(SkippedPath(path=p, reason=r) for p, r in json.loads(row.skipped)),
+        merges=tuple(json.loads(row.merges)),
     )
 
 

@@ -13,7 +13,7 @@ from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.record.build import Prepared
 from snapline.snapshots.snapshot import SNAPSHOT_VERSION, SkippedPath
-from snapline.store import ChangeRow, SnapshotRow, StateRow, Store, StoreCorruptError
+from snapline.store import ChangeRow, SnapshotRow, Store, StoreCorruptError, state_moves
 
 __all__ = ["append_snapshot", "check_parent", "header_row", "now_iso", "skipped_json"]
 
@@ -30,6 +30,7 @@ def append_snapshot(
     skipped: Sequence[SkippedPath] = (),
     *,
     trusted: set[str] | None = None,
+    merges: Sequence[str] = (),
 ) -> tuple[SnapshotRow, list[ChangeRow]]:
     """Append one snapshot on top of the latest; call inside ``store.write()``.
 
@@ -44,6 +45,7 @@ def append_snapshot(
         skipped: Paths the recording did not capture.
         trusted: Chain hashes already checked by :func:`check_parent` (kept by the
             caller across appends, so each snapshot is checked once per process).
+        merges: The ids of the heads of the other lines this snapshot joins.
 
     Returns:
         The inserted header row and change rows.
@@ -57,6 +59,8 @@ def append_snapshot(
         check_parent(store, parent, set() if trusted is None else trusted)
     number = 0 if latest is None else latest + 1
     row = header_row(number, parent, info, [*skipped, *prepared.skipped])
+    if merges:
+        row = dataclasses.replace(row, merges=json.dumps(list(merges)))
     # Rows usually arrive unnumbered (-1); the baseline's are built as snapshot 0, and
     # copying 100k rows just to stamp the same number again costs seconds.
     changes = [
@@ -68,18 +72,7 @@ def append_snapshot(
     for hash_, (size, packed) in prepared.blobs.items():
         store.blobs.put(hash_, size, packed)
     store.snapshots.insert(row, changes)
-    upserts, deletes = [], []
-    for change in changes:
-        if change.old_path is not None:
-            deletes.append(change.old_path)
-        if change.result_hash is None:
-            deletes.append(change.path)
-        else:
-            assert change.result_mode is not None and change.size is not None
-            upserts.append(
-                StateRow(change.path, change.result_hash, change.result_mode, change.size, number)
-            )
-    store.state.set(upserts, deletes)
+    store.state.set(*state_moves(number, changes))
     if trusted is not None:
         trusted.add(row.chain_hash)
     return row, changes

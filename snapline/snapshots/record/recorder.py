@@ -27,6 +27,7 @@ from snapline.paths import STORE_DIR, disk_path
 from snapline.scanning import DiskFile, IgnoreRules, read_disk_file
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.convert import to_snapshot
+from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
 from snapline.snapshots.read.reconstruct import ContentCache, Reconstructor
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
@@ -106,10 +107,17 @@ class Recorder:
     # -- locking and recovery ----------------------------------------------------------
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
-        """Hold the writer lock, after undoing any write a dead process left behind.
+    def writing(self, *, joining: bool = False) -> Iterator[None]:
+        """Hold the writer lock, after catching up with the ledger and settling dead writes.
+
+        The index first takes in what the ledger gained (a pull, a merge), then any
+        write a dead process left behind is undone.
 
         Re-entrant: a caller already holding it may enter again.
+
+        Args:
+            joining: Allow a history with several lines (``merge`` joins them); every
+                other writer refuses one.
 
         Raises:
             StoreBusyError: If another process holds the lock past the timeout.
@@ -127,11 +135,27 @@ class Recorder:
             # Not writable, no space: the OS refused, the store is not known damaged.
             raise StoreAccessError(lock, access_problem(error), str(error)) from None
         try:
-            if self.store.journal.entries():
-                self._recover()
+            if self._lock.lock_counter == 1:
+                self.store.refresh()
+                if self.store.journal.entries():
+                    self._recover()
+                if not joining:
+                    lines = unmerged_lines(self.store)
+                    head = self.store.snapshots.get(self.latest)
+                    if lines and head is not None:
+                        raise DivergedHistoryError(lines, head)
             yield
         finally:
             self._lock.release()
+
+    def catch_up(self) -> None:
+        """Bring the store's index up to its ledger when it lags (a pull, a merge, a clone).
+
+        Waits for the writer lock only when there is something to do.
+        """
+        if self.store.stale():
+            with self.writing(joining=True):
+                pass
 
     def recover_if_idle(self) -> None:
         """Undo a dead process's half-done write, unless a live writer holds the lock.
@@ -161,7 +185,9 @@ class Recorder:
 
     # -- recording what is on disk -----------------------------------------------------
 
-    def record(self, paths: list[str] | None, info: SnapshotInfo) -> Snapshot | None:
+    def record(
+        self, paths: list[str] | None, info: SnapshotInfo, *, merges: Sequence[str] = ()
+    ) -> Snapshot | None:
         """Record what differs from the known state under ``paths`` (all when ``None``).
 
         Call while holding :meth:`writing`.
@@ -169,6 +195,8 @@ class Recorder:
         Args:
             paths: Checked relative paths (files or directories), or ``None``.
             info: What the caller says about the snapshot.
+            merges: The heads of the other lines this snapshot joins (``merge``): it is
+                recorded even when nothing differs.
 
         Returns:
             The new snapshot, or ``None`` when nothing differs.
@@ -177,12 +205,12 @@ class Recorder:
             detection = self.detect(paths, want_content=True)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
             skipped = [SkippedPath(path=s.path, reason=s.reason) for s in detection.skipped]
-            if not detection.drifts:
+            if not detection.drifts and not merges:
                 self.said(tuple(skipped))
                 return None
             prepared = self.prepare(detection.drifts)
             row, changes = append_snapshot(
-                self.store, info, prepared, skipped, trusted=self.trusted
+                self.store, info, prepared, skipped, trusted=self.trusted, merges=merges
             )
             self.check_store_present()
             crash_point("record-prepared")

@@ -1,0 +1,122 @@
+"""The committed ledger held to the history: every file as it was written.
+
+The index answers every query, so a ledger file edited after it was written (by hand,
+by a bad merge, by an attacker) must be caught by reading it back: each snapshot file
+must parse, match its chain hash (which covers its predecessor's), and on the main line
+say exactly what the index holds; each object must hash to its name; every object a
+snapshot needs must be there unless it was forgotten on purpose. Problems name the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
+from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.snapshots.snapshot import Problem
+from snapline.store import ChangeRow, LedgerEntry, SnapshotRow, StoreReader
+
+__all__ = ["check_ledger"]
+
+_RESTORE = "restore it from git (`git checkout -- {}`) or from a copy"
+
+
+def check_ledger(store: StoreReader) -> list[Problem]:
+    """Every ledger file that does not hold what the history says; empty when all do.
+
+    Args:
+        store: The open store (a store without a ledger has nothing to check).
+    """
+    root = store.path.parent.parent
+    entries = [
+        dataclasses.replace(e, location=Path(os.path.relpath(e.location, root)))
+        for e in store.ledger_entries()
+    ]
+    problems = [_corrupt(e, e.problem) for e in entries if e.problem is not None]
+    objects = {e.object_hash for e in entries if e.object_hash is not None}
+    snapshots = [e for e in entries if e.snapshot is not None]
+    indexed = {row.number: row for row in store.snapshots.select()}
+    chains = {row.id: row.chain_hash for row in indexed.values()}
+    chains.update({e.snapshot.id: e.snapshot.chain_hash for e in snapshots if e.snapshot})
+    forgotten = store.forgotten_hashes()
+    for entry in snapshots:
+        row = entry.snapshot
+        assert row is not None
+        previous = GENESIS if row.parent_id is None else chains.get(row.parent_id)
+        if previous is None or chain_hash(previous, row, entry.changes) != row.chain_hash:
+            problems.append(
+                _corrupt(entry, "does not match its chain hash: it was edited after it was written")
+            )
+            continue
+        ours = indexed.get(row.number)
+        if ours is not None and ours.id == row.id:
+            recorded = store.changes.of(row.number, deltas=True)
+            if _plain(ours, recorded) != _plain(row, entry.changes):
+                problems.append(
+                    _corrupt(entry, "differs from what this clone recorded: it was edited")
+                )
+        for change in entry.changes:
+            needed = change.content
+            if row.number and needed and needed not in objects and needed not in forgotten:
+                problems.append(
+                    Problem(
+                        kind="ledger",
+                        severity="corrupt",
+                        number=row.number,
+                        path=str(entry.location),
+                        message=(
+                            f"{entry.location}: the object holding {change.path} ({needed}) "
+                            "is missing from the ledger; restore .snapline/ledger/objects "
+                            "from git or from a copy"
+                        ),
+                    )
+                )
+    problems += _milestones(store, entries)
+    return problems
+
+
+def _milestones(store: StoreReader, entries: Sequence[LedgerEntry]) -> list[Problem]:
+    problems = []
+    for entry in entries:
+        if entry.milestone is None:
+            continue
+        ours = store.milestones.get(entry.milestone.number)
+        last = store.snapshots.get(entry.milestone.last)
+        mine = ours is not None and last is not None and last.id == entry.last_id
+        if mine and ours != entry.milestone:
+            problems.append(_corrupt(entry, "differs from the milestone recorded: edited"))
+    return problems
+
+
+def _plain(row: SnapshotRow, changes: Sequence[ChangeRow]) -> tuple[object, ...]:
+    # Deltas compared by their text: the same text may be packed differently.
+    return (
+        row,
+        tuple(
+            dataclasses.replace(c, forward=_text(c.forward), reverse=_text(c.reverse))
+            for c in sorted(changes, key=lambda c: c.path)
+        ),
+    )
+
+
+def _text(packed: bytes | None) -> bytes | None:
+    if packed is None:
+        return None
+    digest = tombstone_digest(packed)
+    if digest is not None:
+        return digest.encode()
+    return unpack(packed, limit=MAX_DELTA_BYTES)
+
+
+def _corrupt(entry: LedgerEntry, what: str | None) -> Problem:
+    number = entry.snapshot.number if entry.snapshot is not None else None
+    return Problem(
+        kind="ledger",
+        severity="corrupt",
+        number=number,
+        path=str(entry.location),
+        message=f"{entry.location}: {what}; " + _RESTORE.format(entry.location),
+    )

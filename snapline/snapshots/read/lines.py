@@ -1,0 +1,75 @@
+"""Lines of history: what a git merge of two branches that both recorded leaves behind.
+
+Each branch appends to the history on its own, so after git merges them the ledger holds
+two lines from the snapshot where they parted. The index keeps one as the main line (its
+numbers are the ones every command uses) and the others as side snapshots, until a merge
+snapshot (``snapline merge``) joins them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from snapline.errors import SnaplineError
+from snapline.store import SideRow, SnapshotRow, StoreReader
+
+__all__ = ["DivergedHistoryError", "Line", "unmerged_lines"]
+
+
+@dataclass(frozen=True)
+class Line:
+    """A line of snapshots not joined to the main one.
+
+    Attributes:
+        head: Its latest snapshot.
+        fork: The number of the main-line snapshot it continues from.
+        snapshots: Its snapshots, oldest first.
+    """
+
+    head: SideRow
+    fork: int
+    snapshots: tuple[SideRow, ...]
+
+
+def unmerged_lines(store: StoreReader) -> list[Line]:
+    """The lines not yet joined to the main one, by head number then id."""
+    side = [row for row in store.side_snapshots() if row.merged_into is None]
+    by_id = {row.id: row for row in side}
+    parents = {row.parent_id for row in side}
+    lines = []
+    for head in sorted((r for r in side if r.id not in parents), key=lambda r: (-r.number, r.id)):
+        walked = [head]
+        while walked[-1].parent_id in by_id:
+            walked.append(by_id[walked[-1].parent_id or ""])
+        lines.append(Line(head=head, fork=walked[-1].number - 1, snapshots=tuple(reversed(walked))))
+    return lines
+
+
+class DivergedHistoryError(SnaplineError):
+    """The history has more than one line (branches that both recorded were merged in git).
+
+    Attributes:
+        lines: The lines not joined to the main one.
+        latest: The main line's latest snapshot.
+    """
+
+    exit_code = 1
+
+    def __init__(self, lines: list[Line], latest: SnapshotRow) -> None:
+        self.lines = lines
+        self.latest = latest
+        fork = min(line.fork for line in lines)
+        others = "; ".join(
+            "another ends at "
+            + _describe(line.head.number, line.head.id, line.head.tool, line.head.description)
+            for line in lines
+        )
+        main = _describe(latest.number, latest.id, latest.tool, latest.description)
+        super().__init__(
+            f"the history has {len(lines) + 1} lines from snapshot {fork}: the main line ends "
+            f"at {main}; {others}; run `snapline merge` to join them"
+        )
+
+
+def _describe(number: int, id_: str, tool: str, description: str) -> str:
+    return f"snapshot {number} ({id_[:12]}, {tool}: {description!r:.60})"

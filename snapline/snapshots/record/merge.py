@@ -1,0 +1,47 @@
+"""Joining lines of history: the merge snapshot recorded after git merged two branches.
+
+Both branches recorded from the same snapshot, so after the git merge the history has
+two lines. The merge snapshot continues the main line (its number follows the main
+line's latest, with no gap), names the heads of the lines it joins, and records the
+merged workspace: its changes are what the workspace holds beyond the main line's
+latest state, that is the other lines' work and how the merge combined it. The joined
+snapshots stay in the ledger as they were recorded.
+"""
+
+from __future__ import annotations
+
+from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.read.lines import unmerged_lines
+from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.snapshot import Snapshot
+
+__all__ = ["MERGE_TOOL", "merge_lines"]
+
+MERGE_TOOL = "merge"
+"""The tool a merge snapshot is recorded by, unless the caller names another."""
+
+
+def merge_lines(recorder: Recorder, info: SnapshotInfo | None) -> Snapshot | None:
+    """Record the merge snapshot that joins every line not joined to the main one.
+
+    Args:
+        recorder: The open workspace's recorder.
+        info: What the caller says about it; by default tool ``merge`` and a
+            description naming the lines joined.
+
+    Returns:
+        The merge snapshot, or ``None`` when the history has one line.
+    """
+    with recorder.writing(joining=True):
+        lines = unmerged_lines(recorder.store)
+        if not lines:
+            return None
+        if info is None:
+            joined = ", ".join(
+                f"{line.head.id[:12]} (snapshots {line.fork + 1}..{line.head.number})"
+                for line in lines
+            )
+            info = SnapshotInfo(tool=MERGE_TOOL, description=f"merge line {joined}")
+        snapshot = recorder.record(None, info, merges=[line.head.id for line in lines])
+        assert snapshot is not None, "a merge is recorded even when nothing differs"
+        return snapshot

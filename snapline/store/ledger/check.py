@@ -1,0 +1,55 @@
+"""Reading a ledger back for ``verify``: every record parsed, every object hashed."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+
+from snapline.content import PackedSizeError, UnknownCodecError, unpack
+from snapline.hashing import hash_bytes
+from snapline.store.errors import StoreCorruptError
+from snapline.store.ledger.files import MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.sync import read_milestone, read_snapshot
+from snapline.store.rows import LedgerEntry
+
+__all__ = ["read_back"]
+
+_MAX_OBJECT_BYTES = (1 << 30) + 64
+
+
+def read_back(ledger: Ledger) -> Iterator[LedgerEntry]:
+    """Each snapshot, milestone and object file, or what is wrong with it."""
+    for name in ledger.names(SNAPSHOTS):
+        try:
+            record = read_snapshot(ledger, name)
+        except StoreCorruptError as error:
+            yield LedgerEntry(ledger.file(SNAPSHOTS, name), problem=error.detail)
+            continue
+        yield LedgerEntry(
+            ledger.file(SNAPSHOTS, name), snapshot=record.row, changes=tuple(record.changes)
+        )
+    for name in ledger.names(MILESTONES):
+        try:
+            milestone = read_milestone(ledger, name)
+        except StoreCorruptError as error:
+            yield LedgerEntry(ledger.file(MILESTONES, name), problem=error.detail)
+            continue
+        yield LedgerEntry(
+            ledger.file(MILESTONES, name), milestone=milestone.row, last_id=milestone.last_id
+        )
+    for hash_ in sorted(ledger.object_hashes()):
+        yield _object_entry(ledger, hash_)
+
+
+def _object_entry(ledger: Ledger, hash_: str) -> LedgerEntry:
+    location = ledger.object_path(hash_)
+    try:
+        size, packed = ledger.read_object(hash_, _MAX_OBJECT_BYTES)
+        content = unpack(packed, limit=size)
+    except (OSError, LedgerFileError, PackedSizeError, UnknownCodecError, zlib.error) as error:
+        return LedgerEntry(location, problem=f"not a readable object ({error})")
+    if len(content) != size:
+        return LedgerEntry(location, problem=f"holds {len(content)} bytes, not the {size} it says")
+    if hash_bytes(content) != hash_:
+        return LedgerEntry(location, problem="its content does not match its name (edited)")
+    return LedgerEntry(location, object_hash=hash_)

@@ -1,0 +1,242 @@
+"""The ledger's files on disk: where each kind lives, written once, read within bounds.
+
+``.snapline/ledger/`` is committed with the project. Every file in it is created once,
+under a name no other branch can choose (a snapshot's number and unique id, a
+milestone's number and content digest, an object's content hash), and never rewritten;
+forgetting content (``snapline forget``) is the one exception. A file appears under its
+name only whole: it is written to a temporary name in the same directory, flushed to
+disk, then linked to its name, which fails rather than replace a file that exists.
+
+Everything beside ``ledger/`` in ``.snapline/`` is local to one clone and listed in the
+``.gitignore`` that ``init`` writes there: the index (rebuilt from the ledger whenever it
+is missing or behind), the lock, and files parked by an interrupted write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from snapline import atomic
+
+__all__ = [
+    "CONFIG_NAME",
+    "FORMAT_NAME",
+    "FORMAT_TEXT",
+    "GITIGNORE",
+    "INDEX_NAME",
+    "LEDGER_DIR",
+    "LEDGER_FORMAT",
+    "Ledger",
+    "LedgerFileError",
+]
+
+LEDGER_DIR = "ledger"
+"""The committed directory inside ``.snapline/``."""
+
+INDEX_NAME = "index.db"
+"""The local index inside ``.snapline/``."""
+
+LEDGER_FORMAT = 1
+"""The layout version ``ledger/FORMAT`` declares; a reader refuses a newer one."""
+
+FORMAT_NAME = "FORMAT"
+FORMAT_TEXT = f"snapline ledger {LEDGER_FORMAT}\n"
+CONFIG_NAME = "config.json"
+
+GITIGNORE = """\
+# Written by snapline. Commit ledger/ (the history); the rest is local to this clone
+# and rebuilt from the ledger when missing. See docs/format.md.
+/*
+!/.gitignore
+!/ledger/
+"""
+
+SNAPSHOTS = "snapshots"
+MILESTONES = "milestones"
+OBJECTS = "objects"
+FORGOTTEN = "forgotten"
+KINDS = (SNAPSHOTS, MILESTONES, FORGOTTEN)
+
+_OBJECT_HEADER = re.compile(rb"snapline object (0|[1-9][0-9]{0,18})\n")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class LedgerFileError(Exception):
+    """A ledger file that cannot be used as it is; the store layer reports it as damage.
+
+    Attributes:
+        path: The file.
+        what: What is wrong with it.
+    """
+
+    def __init__(self, path: Path, what: str) -> None:
+        self.path = path
+        self.what = what
+        super().__init__(f"{path}: {what}")
+
+
+class Ledger:
+    """The ledger directory of one workspace.
+
+    Args:
+        path: ``<root>/.snapline/ledger``.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    # -- names ---------------------------------------------------------------------
+
+    def names(self, kind: str) -> list[str]:
+        """The names of the files of one kind (``snapshots``, ``milestones``...), sorted.
+
+        Temporary files of a write in progress (or of one that died) are not listed.
+        """
+        try:
+            entries = os.listdir(self.path / kind)
+        except FileNotFoundError:
+            return []
+        return sorted(name for name in entries if not atomic.is_temp_name(name))
+
+    def file(self, kind: str, name: str) -> Path:
+        """Where the file ``name`` of ``kind`` lives."""
+        return self.path / kind / name
+
+    # -- reading and writing records -------------------------------------------------
+
+    def read(self, kind: str, name: str, limit: int) -> bytes:
+        """The bytes of one file, refusing one larger than ``limit``.
+
+        Raises:
+            LedgerFileError: If it is larger, or not a regular file.
+            FileNotFoundError: If it is gone.
+        """
+        return _read_bounded(self.file(kind, name), limit)
+
+    def write_new(self, kind: str, name: str, data: bytes) -> None:
+        """Create the file ``name`` holding ``data``, durably, only if it does not exist.
+
+        A file already there with exactly these bytes is left as it is (a write that
+        died after its link, repeated).
+
+        Raises:
+            LedgerFileError: If a different file has that name.
+            OSError: If the disk refuses.
+        """
+        _create(self.path / kind, name, data)
+
+    def replace(self, kind: str, name: str, data: bytes) -> None:
+        """Rewrite an existing file atomically: only ``forget`` does this."""
+        atomic.write_file(self.file(kind, name), data, 0o100644)
+
+    # -- objects ---------------------------------------------------------------------
+
+    def object_path(self, hash_: str) -> Path:
+        """Where the object with content hash ``sha256:<hex>`` lives."""
+        hex_ = hash_.partition(":")[2]
+        return self.path / OBJECTS / hex_[:2] / hex_[2:]
+
+    def has_object(self, hash_: str) -> bool:
+        """Whether the object is there."""
+        return os.path.lexists(self.object_path(hash_))
+
+    def write_object(self, hash_: str, size: int, packed: bytes) -> None:
+        """Create the object for ``hash_``: its size, then the packed content.
+
+        Raises:
+            OSError: If the disk refuses.
+        """
+        location = self.object_path(hash_)
+        location.parent.mkdir(parents=True, exist_ok=True)
+        _create(location.parent, location.name, b"snapline object %d\n" % size + packed)
+
+    def read_object(self, hash_: str, limit: int) -> tuple[int, bytes]:
+        """The ``(size, packed)`` of an object, refusing one whose file exceeds ``limit``.
+
+        Raises:
+            FileNotFoundError: If there is none.
+            LedgerFileError: If it is not an object file.
+        """
+        location = self.object_path(hash_)
+        data = _read_bounded(location, limit)
+        header = _OBJECT_HEADER.match(data)
+        if header is None:
+            raise LedgerFileError(location, "not a snapline object (no size line)")
+        return int(header.group(1)), data[header.end() :]
+
+    def delete_object(self, hash_: str) -> bool:
+        """Remove an object (forgetting); returns whether there was one."""
+        try:
+            os.unlink(self.object_path(hash_))
+        except FileNotFoundError:
+            return False
+        atomic.sync_directory(self.object_path(hash_).parent)
+        return True
+
+    def object_hashes(self) -> Iterator[str]:
+        """The content hash of every object file, in no particular order."""
+        top = self.path / OBJECTS
+        try:
+            fans = os.listdir(top)
+        except FileNotFoundError:
+            return
+        for fan in fans:
+            with contextlib.suppress(NotADirectoryError, FileNotFoundError):
+                for rest in os.listdir(top / fan):
+                    if _HEX64.fullmatch(fan + rest):
+                        yield "sha256:" + fan + rest
+
+
+def _create(directory: Path, name: str, data: bytes) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / name
+    temp = directory / atomic.temp_name(name)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            if _same_bytes(target, data):
+                return
+            raise LedgerFileError(target, "another file already has this name") from None
+        except OSError:
+            # No hard links here (some network and FUSE filesystems): the name is
+            # unique by construction, so a rename is as safe, checked first.
+            if os.path.lexists(target):
+                if _same_bytes(target, data):
+                    return
+                raise LedgerFileError(target, "another file already has this name") from None
+            os.replace(temp, target)
+        atomic.sync_directory(directory)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return _read_bounded(path, len(data)) == data
+    except (OSError, LedgerFileError):
+        return False
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not (info.st_mode & 0o170000) == 0o100000:
+            raise LedgerFileError(path, "not a regular file")
+        if info.st_size > limit:
+            raise LedgerFileError(path, f"{info.st_size} bytes, more than the {limit} allowed")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise LedgerFileError(path, f"more than the {limit} bytes allowed")
+    return data

@@ -1,0 +1,298 @@
+"""The ledger store: the committed ledger as the history, a local SQLite index beside it.
+
+:class:`LedgerStore` implements the :class:`~snapline.store.protocol.Store` protocol.
+Every read is answered by the index (``.snapline/index.db``, the SQLite store of
+:mod:`snapline.store.sqlite`); every write goes to the index inside one transaction and,
+just before that transaction commits, the snapshots and milestones it added are written
+to the ledger as new files (:meth:`LedgerStore.write`). The ledger file is the commit
+point: once it is on disk the snapshot exists, and an index that lost its transaction
+(a crash in between) catches up from the ledger on the next open
+(:mod:`snapline.store.ledger.sync`). The index never holds a snapshot the ledger lacks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from snapline.store.errors import StoreCorruptError
+from snapline.store.ledger.files import MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.format import milestone_name as milestone_file_name
+from snapline.store.ledger.format import (
+    render_milestone,
+    render_snapshot,
+    snapshot_name,
+)
+from snapline.store.ledger.tables import ForgottenTable, LedgerNameTable, SideSnapshotTable
+from snapline.store.milestones import MilestoneTable
+from snapline.store.rows import ChangeRow, LedgerEntry, MilestoneRow, SideRow, SnapshotRow
+from snapline.store.snapshots import SnapshotTable
+from snapline.store.sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from snapline.store.protocol import Store
+
+__all__ = ["LedgerStore"]
+
+
+class _Pending:
+    """What the open transaction added, to publish before it commits."""
+
+    def __init__(self) -> None:
+        self.snapshots: list[int] = []
+        self.milestones: list[int] = []
+
+    def clear(self) -> None:
+        self.snapshots.clear()
+        self.milestones.clear()
+
+    def __bool__(self) -> bool:
+        return bool(self.snapshots or self.milestones)
+
+
+class _Snapshots:
+    """The index's snapshot table, noting what is inserted so it can be published."""
+
+    def __init__(self, table: SnapshotTable, pending: _Pending) -> None:
+        self._table = table
+        self._pending = pending
+        self.latest_number = table.latest_number
+        self.get = table.get
+        self.select = table.select
+        self.seal = table.seal
+
+    def insert(self, row: SnapshotRow, changes: Sequence[ChangeRow]) -> None:
+        """Insert one snapshot with its changes; it is published when the write commits."""
+        self._table.insert(row, changes)
+        self._pending.snapshots.append(row.number)
+
+
+class _Milestones:
+    """The index's milestone table, noting what is inserted so it can be published."""
+
+    def __init__(self, table: MilestoneTable, pending: _Pending) -> None:
+        self._table = table
+        self._pending = pending
+        self.all = table.all
+        self.get = table.get
+        self.latest = table.latest
+        self.containing = table.containing
+
+    def insert(self, row: MilestoneRow) -> None:
+        """Insert one milestone; it is published when the write commits."""
+        self._table.insert(row)
+        self._pending.milestones.append(row.number)
+
+
+class LedgerStore:
+    """An open workspace history: the ledger and its local index.
+
+    Args:
+        ledger: The ledger directory.
+        index: The open index.
+
+    Attributes:
+        path: The ledger directory, which names the history in messages.
+        ledger: The ledger's files.
+        index: The local index.
+        names: The ledger files the index holds.
+        side: Snapshots of other lines.
+        forgotten: Versions whose content was forgotten.
+    """
+
+    def __init__(self, ledger: Ledger, index: SqliteStore) -> None:
+        self.ledger = ledger
+        self.index = index
+        self.path: Path = ledger.path
+        self._pending = _Pending()
+        self._depth = 0
+        # Set by a caller that shows progress while the index is rebuilt: (done, total).
+        self.progress: Callable[[int, int], None] | None = None
+        connection = index.connection
+        self.names = LedgerNameTable(connection)
+        self.side = SideSnapshotTable(connection)
+        self.forgotten = ForgottenTable(connection)
+        self.snapshots = _Snapshots(index.snapshots, self._pending)
+        self.milestones = _Milestones(index.milestones, self._pending)
+        self.changes = index.changes
+        self.blobs = index.blobs
+        self.state = index.state
+        self.stat_cache = index.stat_cache
+        self.journal = index.journal
+
+    # -- transactions --------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[None]:
+        """A block run as one index transaction whose additions reach the ledger first; nests.
+
+        Raises:
+            StoreBusyError: If another writer holds the index past the busy timeout.
+            StoreAccessError: If the disk refuses a ledger file.
+        """
+        with self.index.write():
+            self._depth += 1
+            try:
+                yield
+                if self._depth == 1 and self._pending:
+                    self._publish()
+            finally:
+                self._depth -= 1
+                if not self._depth:
+                    self._pending.clear()
+
+    def read(self) -> contextlib.AbstractContextManager[None]:
+        """A block that sees one consistent view of the index; inside ``write()`` it joins."""
+        return self.index.read()
+
+    # -- the rest of the protocol ------------------------------------------------------
+
+    def config(self) -> dict[str, Any]:
+        """The workspace configuration (the ledger's ``config.json``, copied in the index)."""
+        return self.index.config()
+
+    def format_version(self) -> int:
+        """The index's format version."""
+        return self.index.format_version()
+
+    def generation(self) -> tuple[int, int]:
+        """A value that differs whenever the index may have changed in between."""
+        return self.index.generation()
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own check of the index file."""
+        return self.index.integrity_problems()
+
+    def vacuum(self) -> None:
+        """Give the index's free space back; the ledger has none."""
+        self.index.vacuum()
+
+    def close(self) -> None:
+        """Close the index."""
+        self.index.close()
+
+    def refresh(self) -> bool:
+        """Bring the index up to the ledger; call holding the writer lock.
+
+        Returns:
+            Whether the index changed.
+
+        Raises:
+            StoreCorruptError: If a ledger file is damaged or missing; it is named.
+        """
+        from snapline.store.ledger.sync import catch_up
+
+        return catch_up(self, self.ledger.path.parent.parent, self.progress)
+
+    def stale(self) -> bool:
+        """Whether :meth:`refresh` has anything to do (a look at the ledger's listings)."""
+        from snapline.store.ledger.sync import needs_catch_up
+
+        return needs_catch_up(self)
+
+    def ledger_entries(self) -> Iterator[LedgerEntry]:
+        """Every ledger file read back: records parsed, objects checked against their names."""
+        from snapline.store.ledger.check import read_back
+
+        return read_back(self.ledger)
+
+    def forgotten_hashes(self) -> set[str]:
+        """The content hashes of forgotten versions."""
+        return self.forgotten.hashes()
+
+    def side_snapshots(self) -> list[SideRow]:
+        """Snapshots on lines other than the main one, by number."""
+        return self.side.all()
+
+    def unmerged_heads(self) -> list[str]:
+        """The ids of the heads of lines not joined to the main one (empty: one line)."""
+        side = [row for row in self.side.all() if row.merged_into is None]
+        parents = {row.parent_id for row in side}
+        return [row.id for row in side if row.id not in parents]
+
+    # -- publishing ----------------------------------------------------------------
+
+    def _publish(self) -> None:
+        try:
+            for number in self._pending.snapshots:
+                self._publish_snapshot(number)
+            for number in self._pending.milestones:
+                self._publish_milestone(number)
+        except LedgerFileError as error:
+            raise StoreCorruptError(error.path, error.what) from None
+
+    def _publish_snapshot(self, number: int) -> None:
+        row = self.index.snapshots.get(number)
+        assert row is not None, f"snapshot {number} was inserted in this transaction"
+        changes = self.index.changes.of(number, deltas=True)
+        if number > 0:
+            self._write_objects(number, changes)
+        merges = json.loads(row.merges)
+        if merges:
+            self.side.mark_merged(_line_ids(self.side, merges), number)
+        name = snapshot_name(number, row.id)
+        self.ledger.write_new(SNAPSHOTS, name, render_snapshot(row, changes))
+        self.names.add([name])
+
+    def _publish_milestone(self, number: int) -> None:
+        row = self.index.milestones.get(number)
+        assert row is not None, f"milestone {number} was inserted in this transaction"
+        last = self.index.snapshots.get(row.last)
+        if last is None:
+            raise StoreCorruptError(self.path, f"milestone {number} ends at a missing snapshot")
+        data = render_milestone(row, last.id)
+        name = milestone_file_name(number, data)
+        self.ledger.write_new(MILESTONES, name, data)
+        self.names.add([name])
+
+    def _write_objects(self, number: int, changes: Sequence[ChangeRow]) -> None:
+        """Give the ledger the content the snapshot's diffs cannot carry.
+
+        A version stored in full becomes an object. The baseline's content is not in
+        the ledger (the workspace holds it); when a snapshot changes a file still at
+        its baseline version, that version becomes an object then, so it stays
+        rebuildable after the workspace moves on.
+        """
+        for change in changes:
+            if change.content is not None and change.size is not None:
+                self._copy_blob(change.content, change.size)
+            if change.base_hash is None:
+                continue
+            lineage = change.old_path or change.path
+            base = self.index.changes.version_at(lineage, number - 1)
+            if (
+                base is not None
+                and base.snapshot == 0
+                and base.path == lineage
+                and base.content == change.base_hash
+                and base.size is not None
+            ):
+                self._copy_blob(base.content, base.size)
+
+    def _copy_blob(self, hash_: str, size: int) -> None:
+        if self.ledger.has_object(hash_):
+            return
+        packed = self.index.blobs.get(hash_)
+        if packed is not None:
+            self.ledger.write_object(hash_, size, packed)
+
+
+def _line_ids(side: SideSnapshotTable, heads: list[str]) -> list[str]:
+    """The ids of the side snapshots on the lines ending at ``heads``."""
+    by_id = {row.id: row for row in side.all()}
+    found = []
+    for head in heads:
+        current = by_id.get(head)
+        while current is not None and current.merged_into is None:
+            found.append(current.id)
+            current = by_id.get(current.parent_id) if current.parent_id else None
+    return found
+
+
+if TYPE_CHECKING:
+
+    def _is_a_store(store: LedgerStore) -> Store:
+        return store

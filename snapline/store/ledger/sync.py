@@ -1,0 +1,378 @@
+"""Bringing the local index up to the ledger: after a pull, a merge, a clone, a crash.
+
+The index records the names of the ledger files it holds. When the ledger has exactly
+those, nothing happens (one directory listing per kind). When it only has new snapshots
+that continue the main line (another clone's work pulled in, or a commit whose index
+transaction was lost), they are added. Anything else — files gone (a branch switched),
+two lines (a merge of branches), no index at all (a fresh clone) — rebuilds the index
+from the ledger in one transaction.
+
+A rebuild parses every ledger file, checks the links between snapshots and picks the
+main line: the only line, or, when the history has several heads, the line holding the
+snapshot the index had as its latest (this clone's own), else the longest (ties broken
+by id). The other lines go into ``side_snapshots``; a merge snapshot on the main line
+marks the lines it joined. Content comes from the ledger's objects, and the baseline's
+from the workspace, where it still is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from snapline.content import FAST, pack
+from snapline.scanning import FileChangingError, read_disk_file
+from snapline.store.errors import StoreCorruptError
+from snapline.store.ledger.files import MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.format import (
+    LedgerFormatError,
+    MilestoneRecord,
+    SnapshotRecord,
+    parse_milestone,
+    parse_snapshot,
+    parse_snapshot_name,
+    snapshot_name,
+)
+from snapline.store.ledger.store import LedgerStore
+from snapline.store.ledger.tables import clear_history
+from snapline.store.rows import ChangeRow, SideRow, StatRow, state_moves
+
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "Lines",
+    "catch_up",
+    "needs_catch_up",
+    "read_milestone",
+    "read_snapshot",
+]
+
+MAX_RECORD_BYTES = 1 << 30
+"""No snapshot file is larger (a 100k-file baseline is about 15 MB)."""
+
+_MAX_OBJECT_BYTES = (1 << 30) + 64
+
+Progress = Callable[[int, int], None]
+
+
+def needs_catch_up(store: LedgerStore) -> bool:
+    """Whether the ledger holds files the index does not, or lacks files it holds."""
+    return _on_disk(store.ledger) != store.names.all()
+
+
+def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -> bool:
+    """Bring the index up to the ledger; call holding the writer lock.
+
+    Args:
+        store: The open store.
+        root: The workspace root (the baseline's content is read from it).
+        progress: Called as ``progress(done, total)`` while a rebuild imports snapshots.
+
+    Returns:
+        Whether anything changed.
+
+    Raises:
+        StoreCorruptError: If a ledger file is damaged, crafted, or missing from the
+            middle of the history; the message names the file.
+    """
+    on_disk = _on_disk(store.ledger)
+    known = store.names.all()
+    if on_disk == known:
+        return False
+    with store.index.write():
+        if known <= on_disk and _extend(store, root, sorted(on_disk - known)):
+            return True
+        _rebuild(store, root, on_disk, progress)
+    return True
+
+
+def read_snapshot(ledger: Ledger, name: str) -> SnapshotRecord:
+    """Parse one snapshot file, checking that its name matches what it holds.
+
+    Raises:
+        StoreCorruptError: If it cannot be read or is not a valid snapshot file.
+    """
+    location = ledger.file(SNAPSHOTS, name)
+    try:
+        number, id_ = parse_snapshot_name(name)
+        record = parse_snapshot(ledger.read(SNAPSHOTS, name, MAX_RECORD_BYTES))
+    except LedgerFormatError as error:
+        raise StoreCorruptError(location, f"not a valid snapshot file: {error}") from None
+    except LedgerFileError as error:
+        raise StoreCorruptError(location, error.what) from None
+    except OSError as error:
+        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None
+    if (record.row.number, record.row.id) != (number, id_):
+        raise StoreCorruptError(
+            location,
+            f"holds snapshot {record.row.number} ({record.row.id}), not what its name says",
+        )
+    return record
+
+
+def read_milestone(ledger: Ledger, name: str) -> MilestoneRecord:
+    """Parse one milestone file.
+
+    Raises:
+        StoreCorruptError: If it cannot be read or is not a valid milestone file.
+    """
+    location = ledger.file(MILESTONES, name)
+    try:
+        return parse_milestone(ledger.read(MILESTONES, name, MAX_RECORD_BYTES))
+    except LedgerFormatError as error:
+        raise StoreCorruptError(location, f"not a valid milestone file: {error}") from None
+    except LedgerFileError as error:
+        raise StoreCorruptError(location, error.what) from None
+    except OSError as error:
+        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None
+
+
+# -- lines -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lines:
+    """The snapshots of a ledger split into the main line and the others.
+
+    Attributes:
+        main: The main line, snapshot 0 first.
+        side: Every other snapshot.
+        merged_into: For each side snapshot id, the number of the main-line merge
+            snapshot that joined it (absent: not joined yet).
+    """
+
+    main: list[SnapshotRecord]
+    side: list[SnapshotRecord]
+    merged_into: dict[str, int]
+
+
+def split_lines(records: Sequence[SnapshotRecord], ledger: Ledger, preferred: str | None) -> Lines:
+    """Check the links between snapshots and split them into lines.
+
+    Args:
+        records: Every snapshot in the ledger.
+        ledger: The ledger (to name files in messages).
+        preferred: The id of a snapshot whose line should be the main one.
+
+    Raises:
+        StoreCorruptError: If ids repeat, a parent or joined head is missing, numbers
+            do not follow their parents, or there is no single snapshot 0.
+    """
+    by_id: dict[str, SnapshotRecord] = {}
+    for record in records:
+        row = record.row
+        if row.id in by_id:
+            raise StoreCorruptError(_file(ledger, row.number, row.id), "its id is used twice")
+        by_id[row.id] = record
+    roots = [r for r in records if r.row.number == 0]
+    if len(roots) != 1:
+        raise StoreCorruptError(
+            ledger.path / SNAPSHOTS, f"{len(roots)} baselines (snapshot 0), not one"
+        )
+    children: set[str] = set()
+    for record in records:
+        row = record.row
+        if row.number == 0:
+            continue
+        parent = by_id.get(row.parent_id or "")
+        if parent is None:
+            raise StoreCorruptError(
+                _file(ledger, row.number, row.id),
+                f"its parent {row.parent_id} is not in the ledger: snapshot {row.number - 1} "
+                "is missing (restore it from git)",
+            )
+        if parent.row.number != row.number - 1:
+            raise StoreCorruptError(
+                _file(ledger, row.number, row.id),
+                f"its parent is snapshot {parent.row.number}, not {row.number - 1}",
+            )
+        children.add(parent.row.id)
+        for joined in json.loads(row.merges):
+            if joined not in by_id:
+                raise StoreCorruptError(
+                    _file(ledger, row.number, row.id),
+                    f"it joins {joined}, which is not in the ledger",
+                )
+            children.add(joined)
+    heads = [r for r in records if r.row.id not in children]
+    main_ids = _pick_main(heads, by_id, preferred)
+    main = sorted((by_id[i] for i in main_ids), key=lambda r: r.row.number)
+    merged_into: dict[str, int] = {}
+    for record in main:
+        for joined in json.loads(record.row.merges):
+            current = by_id.get(joined)
+            while current is not None and current.row.id not in main_ids:
+                merged_into.setdefault(current.row.id, record.row.number)
+                current = by_id.get(current.row.parent_id or "")
+    side = [r for r in records if r.row.id not in main_ids]
+    return Lines(main=main, side=side, merged_into=merged_into)
+
+
+def _pick_main(
+    heads: list[SnapshotRecord], by_id: dict[str, SnapshotRecord], preferred: str | None
+) -> set[str]:
+    def ancestry(head: SnapshotRecord) -> set[str]:
+        ids = set()
+        current: SnapshotRecord | None = head
+        while current is not None:
+            ids.add(current.row.id)
+            current = by_id.get(current.row.parent_id or "")
+        return ancestry_cache.setdefault(head.row.id, ids)
+
+    ancestry_cache: dict[str, set[str]] = {}
+    if preferred is not None:
+        for head in sorted(heads, key=lambda r: (-r.row.number, r.row.id)):
+            if preferred in ancestry(head):
+                return ancestry(head)
+    best = min(heads, key=lambda r: (-r.row.number, r.row.id))
+    return ancestry(best)
+
+
+# -- catching up -------------------------------------------------------------------
+
+
+def _on_disk(ledger: Ledger) -> set[str]:
+    return set(ledger.names(SNAPSHOTS)) | set(ledger.names(MILESTONES))
+
+
+def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
+    """Import new files that continue the main line; ``False`` when they do not."""
+    snapshot_names = [n for n in added if n.endswith(".snap")]
+    milestone_names = [n for n in added if n.endswith(".mile")]
+    if not snapshot_names and not milestone_names:
+        return False
+    if store.unmerged_heads():
+        return False
+    records = [read_snapshot(store.ledger, n) for n in snapshot_names]
+    records.sort(key=lambda r: r.row.number)
+    latest = store.index.snapshots.latest_number()
+    head = store.index.snapshots.get(latest) if latest is not None else None
+    for record in records:
+        expected_parent = head.id if head is not None else None
+        expected_number = head.number + 1 if head is not None else 0
+        if (record.row.parent_id, record.row.number) != (expected_parent, expected_number):
+            return False
+        if json.loads(record.row.merges):
+            return False
+        head = record.row
+    for record in records:
+        _import(store, root, record)
+    milestones = [read_milestone(store.ledger, n) for n in milestone_names]
+    if not _import_milestones(store, milestones):
+        return False
+    store.names.add(added)
+    return True
+
+
+def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progress | None) -> None:
+    latest = store.index.snapshots.latest_number()
+    before = store.index.snapshots.get(latest) if latest is not None else None
+    records = []
+    names = sorted(n for n in on_disk if n.endswith(".snap"))
+    for name in names:
+        records.append(read_snapshot(store.ledger, name))
+    lines = split_lines(records, store.ledger, before.id if before is not None else None)
+    clear_history(store.index.connection)
+    for done, record in enumerate(lines.main, start=1):
+        _import(store, root, record)
+        if progress is not None:
+            progress(done, len(lines.main))
+    store.side.add(
+        SideRow(
+            id=r.row.id, number=r.row.number, parent_id=r.row.parent_id, time=r.row.time,
+            tool=r.row.tool, description=r.row.description, session=r.row.session,
+            merged_into=lines.merged_into.get(r.row.id),
+        )
+        for r in lines.side
+    )  # fmt: skip
+    for record in lines.side:
+        _import_objects(store, record.changes)
+    milestones = [read_milestone(store.ledger, n) for n in sorted(on_disk) if n.endswith(".mile")]
+    _import_milestones(store, milestones)
+    store.names.add(on_disk)
+
+
+def _import(store: LedgerStore, root: Path, record: SnapshotRecord) -> None:
+    index = store.index
+    index.snapshots.insert(record.row, record.changes)
+    upserts, deletes = state_moves(record.row.number, record.changes)
+    index.state.set(upserts, deletes)
+    _import_objects(store, record.changes)
+    if record.row.number == 0:
+        _import_baseline(store, root, record.changes)
+    forgotten = [(p, _result_of(record, p)) for p, part in record.forgotten if part == "forward"]
+    store.forgotten.add((p, h) for p, h in forgotten if h is not None)
+
+
+def _result_of(record: SnapshotRecord, path: str) -> str | None:
+    for change in record.changes:
+        if change.path == path:
+            return change.result_hash
+    return None
+
+
+def _import_objects(store: LedgerStore, changes: Iterable[ChangeRow]) -> None:
+    for change in changes:
+        for hash_ in (change.content, change.base_hash):
+            if hash_ is None or store.index.blobs.has(hash_):
+                continue
+            try:
+                size, packed = store.ledger.read_object(hash_, _MAX_OBJECT_BYTES)
+            except FileNotFoundError:
+                continue  # a baseline version (in the workspace) or a forgotten one
+            except (LedgerFileError, OSError) as error:
+                raise StoreCorruptError(store.ledger.object_path(hash_), str(error)) from None
+            # Checked by hash whenever used, and by `snapline verify`.
+            store.index.blobs.put(hash_, size, packed)
+
+
+def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow]) -> None:
+    """Take the baseline's content from the workspace, for files still at that version."""
+    now = time.time_ns()
+    limit = store.index.config().get("large_file_limit", 64 << 20)
+    blobs, stats = [], []
+    for change in changes:
+        if change.content is None or store.index.blobs.has(change.content):
+            continue
+        location = os.path.join(root, change.path)
+        try:
+            info = os.lstat(location)
+            disk = read_disk_file(
+                location, change.path, info, large_limit=int(limit), want_content=True
+            )
+        except (OSError, FileChangingError):
+            continue  # changed or gone: that version is rebuilt only where it was kept
+        if disk.hash != change.content or disk.content is None:
+            continue
+        blobs.append((disk.hash, disk.size, pack(disk.content, FAST)))
+        st = disk.stat
+        stats.append(
+            StatRow(change.path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns,
+                    disk.mode, disk.hash, now)
+        )  # fmt: skip
+        if len(blobs) >= 256:
+            store.index.blobs.put_many(blobs)
+            store.index.stat_cache.put(stats)
+            blobs.clear()
+            stats.clear()
+    store.index.blobs.put_many(blobs)
+    store.index.stat_cache.put(stats)
+
+
+def _import_milestones(store: LedgerStore, milestones: list[MilestoneRecord]) -> bool:
+    """Add the milestones of the main line in order; ``False`` if one does not fit."""
+    for record in sorted(milestones, key=lambda m: m.row.number):
+        last = store.index.snapshots.get(record.row.last)
+        if last is None or last.id != record.last_id:
+            continue  # a milestone of another line: checked by verify, not indexed
+        if store.index.milestones.get(record.row.number) is not None:
+            return False
+        store.index.milestones.insert(record.row)
+    return True
+
+
+def _file(ledger: Ledger, number: int, id_: str) -> Path:
+    return ledger.file(SNAPSHOTS, snapshot_name(number, id_))

@@ -1,0 +1,107 @@
+"""The index's own tables beside the history it mirrors: ledger names, other lines, forgotten."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from snapline.store.connection import Connection, encode_path
+from snapline.store.rows import SideRow
+
+__all__ = ["ForgottenTable", "LedgerNameTable", "SideSnapshotTable", "clear_history"]
+
+
+class LedgerNameTable:
+    """The names of the ledger files the index holds, to notice files it does not."""
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the index's connection."""
+        self._c = connection
+
+    def all(self) -> set[str]:
+        """Every name."""
+        return {str(row[0]) for row in self._c.query("SELECT name FROM ledger_files")}
+
+    def add(self, names: Iterable[str]) -> None:
+        """Add names; call inside ``write()``."""
+        self._c.require_transaction()
+        self._c.db.executemany(
+            "INSERT OR IGNORE INTO ledger_files(name) VALUES (?)", [(n,) for n in names]
+        )
+
+
+class SideSnapshotTable:
+    """Snapshots of other lines, by id."""
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the index's connection."""
+        self._c = connection
+
+    def all(self) -> list[SideRow]:
+        """Every side snapshot, by number then id."""
+        rows = self._c.query("SELECT * FROM side_snapshots ORDER BY number, id")
+        return [SideRow(*row) for row in rows]
+
+    def add(self, rows: Iterable[SideRow]) -> None:
+        """Insert side snapshots; call inside ``write()``."""
+        self._c.require_transaction()
+        self._c.db.executemany(
+            "INSERT OR REPLACE INTO side_snapshots VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (r.id, r.number, r.parent_id, r.time, r.tool, r.description, r.session,
+                 r.merged_into)
+                for r in rows
+            ],
+        )  # fmt: skip
+
+    def mark_merged(self, ids: Iterable[str], number: int) -> None:
+        """Record that snapshot ``number`` joined the snapshots ``ids``."""
+        self._c.require_transaction()
+        self._c.db.executemany(
+            "UPDATE side_snapshots SET merged_into = ? WHERE id = ?", [(number, i) for i in ids]
+        )
+
+
+class ForgottenTable:
+    """Versions whose content was forgotten: rebuilding them says so."""
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the index's connection."""
+        self._c = connection
+
+    def has(self, path: str, hash_: str) -> bool:
+        """Whether the version ``hash_`` of ``path`` was forgotten."""
+        rows = self._c.query(
+            "SELECT 1 FROM forgotten WHERE path = ? AND hash = ?", (encode_path(path), hash_)
+        )
+        return bool(rows)
+
+    def hashes(self) -> set[str]:
+        """The hash of every forgotten version."""
+        return {str(row[0]) for row in self._c.query("SELECT hash FROM forgotten")}
+
+    def add(self, versions: Iterable[tuple[str, str]]) -> None:
+        """Record ``(path, hash)`` versions as forgotten; call inside ``write()``."""
+        self._c.require_transaction()
+        self._c.db.executemany(
+            "INSERT OR IGNORE INTO forgotten(path, hash) VALUES (?, ?)",
+            [(encode_path(p), h) for p, h in versions],
+        )
+
+
+def clear_history(connection: Connection) -> None:
+    """Empty everything the index mirrors from the ledger, before rebuilding it.
+
+    Blobs (checked by hash whenever used), the stat cache (trusted only for the hash
+    the known state names) and the journal (work still to settle) stay.
+    """
+    connection.require_transaction()
+    for table in (
+        "changes",
+        "snapshots",
+        "state",
+        "milestones",
+        "side_snapshots",
+        "ledger_files",
+        "forgotten",
+    ):
+        connection.db.execute(f"DELETE FROM {table}")
