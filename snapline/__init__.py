@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         NotInSnapshotError,
         Problem,
         Report,
+        SideSnapshot,
         SkippedPath,
         Snapshot,
         StateMismatchError,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     )
     from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
+    from snapline.snapshots.read.lines import DivergedHistoryError
     from snapline.snapshots.read.refs import SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
@@ -124,6 +126,8 @@ _EXPORTS: dict[str, str] = {
     "ReportScopeError": "snapline.report",
     "RunResult": "snapline.snapshots.record.command",
     "SkippedPath": "snapline.snapshots",
+    "SideSnapshot": "snapline.snapshots",
+    "DivergedHistoryError": "snapline.snapshots.read.lines",
     "SnaplineError": "snapline.errors",
     "Snapshot": "snapline.snapshots",
     "SnapshotInfo": "snapline.snapshots.info",
@@ -152,6 +156,7 @@ __all__ = [
     "Conflict",
     "ContentMismatchError",
     "ContentUnavailableError",
+    "DivergedHistoryError",
     "EditMatchError",
     "EmptyMilestoneError",
     "FileChange",
@@ -185,6 +190,7 @@ __all__ = [
     "RollbackConflictError",
     "RollbackResult",
     "RunResult",
+    "SideSnapshot",
     "SkippedPath",
     "SnaplineError",
     "Snapshot",

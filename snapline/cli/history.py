@@ -10,10 +10,10 @@ import typer
 from snapline.cli.context import JsonOption, user_paths, workspace
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.quoting import quote_path, quote_text
-from snapline.cli.render import echo_changes, model_json, snapshot_line
+from snapline.cli.render import echo_changes, model_json, side_line, snapshot_line
 
 if TYPE_CHECKING:
-    from snapline import Problem, Snapshot, Workspace
+    from snapline import Problem, SideSnapshot, Snapshot, Workspace
 
 __all__ = ["register"]
 
@@ -129,13 +129,41 @@ def log(
                 newest_first=True,
             )
         )
+        side = ws.side_snapshots()
     if as_json:
-        echo_json([model_json(snapshot) for snapshot in snapshots])
+        echo_json([_log_json(snapshot, side) for snapshot in snapshots])
         return
+    _echo_unjoined(side)
     for snapshot in snapshots:
         snapshot_line(snapshot)
+        for joined in _joined(side, snapshot.number):
+            side_line(joined)
     if not snapshots:
         echo("no snapshots match", err=True)
+
+
+def _joined(side: list[SideSnapshot], number: int) -> list[SideSnapshot]:
+    return sorted((s for s in side if s.joined_by == number), key=lambda s: (-s.number, s.id))
+
+
+def _log_json(snapshot: Snapshot, side: list[SideSnapshot]) -> dict[str, Any]:
+    data: dict[str, Any] = dict(model_json(snapshot))
+    data["line"] = "main"
+    data["joins"] = [s.model_dump(mode="json") for s in _joined(side, snapshot.number)]
+    return data
+
+
+def _echo_unjoined(side: list[SideSnapshot]) -> None:
+    unjoined = sorted((s for s in side if s.joined_by is None), key=lambda s: (-s.number, s.id))
+    if not unjoined:
+        return
+    echo(
+        ("another line of history is not joined yet: ", "red"),
+        "run `snapline merge` (after `git merge`) to join it",
+    )
+    for snapshot in unjoined:
+        side_line(snapshot)
+    echo()
 
 
 def show(
@@ -159,6 +187,8 @@ def show(
         return
     echo(("snapshot ", "bold"), (str(snapshot.number), "bold yellow"))
     fields: list[tuple[str, Any]] = [
+        ("line", "main"),
+        ("merges", ", ".join(snapshot.merges) or None),
         ("time", format_time(snapshot.time)),
         ("tool", snapshot.tool),
         ("session", snapshot.session),

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         Problem,
         RevertResult,
         RollbackResult,
+        SideSnapshot,
         SkippedPath,
         Snapshot,
     )
@@ -28,6 +29,7 @@ __all__ = [
     "echo_restore",
     "echo_skipped",
     "model_json",
+    "side_line",
     "snapshot_line",
 ]
 
@@ -52,6 +54,22 @@ def snapshot_line(snapshot: Snapshot) -> None:
         "  ",
         snapshot.description or "(no description)",
         ("  [" + plural(len(snapshot.files), "file") + "]", "dim"),
+    )
+
+
+def side_line(snapshot: SideSnapshot) -> None:
+    """One line per snapshot of another line, under the merge that joined it."""
+    echo(
+        (f"{'':>5}", ""),
+        ("  \u21b3 ", "dim"),
+        (str(snapshot.number), "yellow"),
+        "  ",
+        (format_time(snapshot.time), "dim"),
+        "  ",
+        (snapshot.tool, "cyan"),
+        "  ",
+        snapshot.description or "(no description)",
+        (f"  (line {snapshot.line[:12]})", "dim"),
     )
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "FileChange",
     "Problem",
     "Report",
+    "SideSnapshot",
     "SkippedPath",
     "Snapshot",
     "Storage",
@@ -100,6 +101,25 @@ class Snapshot(FrozenModel):
     def file(self, path: str) -> FileChange | None:
         """The change of ``path`` in this snapshot, if any."""
         return next((f for f in self.files if f.path == path), None)
+
+
+class SideSnapshot(FrozenModel):
+    """A snapshot recorded on another line (a branch merged in git), outside the main line.
+
+    Its number is its number on its own line; ``line`` names that line by the id of its
+    latest snapshot, and ``joined_by`` is the main-line merge snapshot that joined it
+    (``None`` until ``snapline merge`` joins it).
+    """
+
+    number: int
+    id: str
+    parent_id: str | None
+    time: datetime
+    tool: str
+    description: str
+    session: str | None = None
+    line: str
+    joined_by: int | None = None
 
 
 class Problem(FrozenModel):

@@ -13,7 +13,7 @@ from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.detect import sync_problems
 from snapline.snapshots.results import ModifiedFile
-from snapline.snapshots.snapshot import Problem, Report, Snapshot
+from snapline.snapshots.snapshot import Problem, Report, SideSnapshot, Snapshot
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
@@ -167,6 +167,17 @@ class Reading(WorkspaceBase):
     def tracked(self) -> dict[str, str]:
         """The known state: every tracked path with its content hash, sorted by path."""
         return reading.known_hashes(self._store)
+
+    def side_snapshots(self) -> list[SideSnapshot]:
+        """Snapshots recorded on other lines (branches merged in git), each with its line.
+
+        ``joined_by`` names the merge snapshot that joined a line; a line not joined
+        yet makes writing commands refuse until :meth:`merge` records one.
+        """
+        from snapline.snapshots.read.lines import side_snapshots
+
+        with self._store.read():
+            return side_snapshots(self._store)
 
     def validate(self, *, deep: bool = False) -> Report:
         """Check the history for gaps, broken links, chain mismatches and missing content.

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snapline.errors import SnaplineError
+from snapline.snapshots.snapshot import SideSnapshot
 from snapline.store import SideRow, SnapshotRow, StoreReader
 
-__all__ = ["DivergedHistoryError", "Line", "unmerged_lines"]
+__all__ = ["DivergedHistoryError", "Line", "side_snapshots", "unmerged_lines"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,28 @@ def unmerged_lines(store: StoreReader) -> list[Line]:
             walked.append(by_id[walked[-1].parent_id or ""])
         lines.append(Line(head=head, fork=walked[-1].number - 1, snapshots=tuple(reversed(walked))))
     return lines
+
+
+def side_snapshots(store: StoreReader) -> list[SideSnapshot]:
+    """Every snapshot off the main line, each with the line it is on, by number."""
+    rows = store.side_snapshots()
+    has_child = {row.parent_id for row in rows}
+    by_id = {row.id: row for row in rows}
+    line_of: dict[str, str] = {}
+    for head in (row for row in rows if row.id not in has_child):
+        current: SideRow | None = head
+        while current is not None and current.id not in line_of:
+            line_of[current.id] = head.id
+            current = by_id.get(current.parent_id or "")
+    return [
+        SideSnapshot(
+            number=row.number, id=row.id, parent_id=row.parent_id,
+            time=row.time,  # type: ignore[arg-type]  # pydantic parses the ISO string
+            tool=row.tool, description=row.description, session=row.session,
+            line=line_of.get(row.id, row.id), joined_by=row.merged_into,
+        )
+        for row in rows
+    ]  # fmt: skip
 
 
 class DivergedHistoryError(SnaplineError):

@@ -234,7 +234,12 @@ def recover(
                 _discard(root, payload)
             else:
                 writes = [PlannedWrite(**{**entry, "content": None}) for entry in payload]
-                notes.extend(_undo(root, writes, rebuild_known, check=True))
+                if _committed(store, writes):
+                    # The snapshot reached the ledger before the process died (the index
+                    # took it in on this open): the writes stand, only parked files go.
+                    _discard(root, [w.park for w in writes if w.park is not None])
+                else:
+                    notes.extend(_undo(root, writes, rebuild_known, check=True))
         except (ValueError, TypeError, AttributeError) as error:
             # The store may come from elsewhere: an entry snapline cannot have written
             # is dropped, never acted on, so a damaged journal cannot block every open.
@@ -242,6 +247,22 @@ def recover(
         with store.write():
             store.journal.delete(row.id)
     return notes
+
+
+def _committed(store: Store, writes: Sequence[PlannedWrite]) -> bool:
+    """Whether the known state is already what ``writes`` were to make it."""
+    if not writes:
+        return False
+    known = store.state.get([w.path for w in writes])
+    for write in writes:
+        row = known.get(write.path)
+        now = (row.hash, row.mode) if row is not None else (None, None)
+        if now != (write.after_hash, write.after_mode) or now == (
+            write.before_hash,
+            write.before_mode,
+        ):
+            return False
+    return True
 
 
 def _undo(
