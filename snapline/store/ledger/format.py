@@ -6,7 +6,7 @@ milestone file (:mod:`snapline.store.ledger.milestone_format`, re-exported here)
 once and read by the index rebuild, so parsing refuses anything the renderer would not
 have written, with the line number: ``render(parse(data)) == data`` for every file
 that parses, and a hand edit shows as an error rather than as a different history.
-The layout is specified in docs (issue 13): a header of ``key value`` lines, then a
+The layout (issue 13) is a header of ``key value`` lines, then a
 blank line and one block per change, its deltas as op lines
 (:mod:`snapline.store.ledger.deltas`).
 """
