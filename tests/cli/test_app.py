@@ -140,8 +140,8 @@ def test_errors_never_show_a_traceback_without_debug(project: Path) -> None:
 
 
 def test_corrupt_store_exits_3(cli: Invoke, project: Path) -> None:
-    (project / ".snapline" / "store.db").write_bytes(b"this is not a database" * 100)
-    for wal in (project / ".snapline").glob("store.db-*"):
+    (project / ".snapline" / "index.db").write_bytes(b"this is not a database" * 100)
+    for wal in (project / ".snapline").glob("index.db-*"):
         wal.unlink()
     result = cli("status")
     assert result.exit_code == 3
@@ -276,7 +276,7 @@ def test_github_annotation_escapes() -> None:
 def test_store_edited_by_hand_is_reported_not_crashed(cli: Invoke, project: Path) -> None:
     (project / "README.md").write_text("# changed\n")
     cli("record", "-m", "edit")
-    with sqlite3.connect(project / ".snapline" / "store.db") as db:
+    with sqlite3.connect(project / ".snapline" / "index.db") as db:
         db.execute("UPDATE snapshots SET description = 'forged' WHERE number = 1")
     result = cli("log")
     assert result.exit_code == 0  # reading still works; `verify` is the judge

@@ -9,7 +9,7 @@ from tests.cli.conftest import Invoke, as_json, run_script
 
 
 def _forge(project: Path) -> None:
-    with sqlite3.connect(project / ".snapline" / "store.db") as db:
+    with sqlite3.connect(project / ".snapline" / "index.db") as db:
         db.execute("UPDATE snapshots SET description = 'forged' WHERE number = 1")
 
 
@@ -87,7 +87,7 @@ def test_verify_forged_history_exits_3(cli: Invoke, project: Path) -> None:
 
 
 def test_verify_unreadable_store_still_annotates(cli: Invoke, project: Path) -> None:
-    (project / ".snapline" / "store.db").write_bytes(b"garbage" * 1000)
+    (project / ".snapline" / "index.db").write_bytes(b"garbage" * 1000)
     github = cli("verify", "--format", "github")
     assert github.exit_code == 3
     assert github.stdout.startswith("::error::store: the store at ")
@@ -119,7 +119,7 @@ def test_verify_exit_codes_through_the_console_script(project: Path) -> None:
 
 def test_gc_reports_bytes_freed(cli: Invoke, project: Path) -> None:
     # Content no snapshot refers to, as an interrupted write can leave behind.
-    with sqlite3.connect(project / ".snapline" / "store.db") as db:
+    with sqlite3.connect(project / ".snapline" / "index.db") as db:
         db.execute(
             "INSERT INTO blobs (hash, size, data) VALUES (?, ?, ?)",
             ("sha256:" + "0" * 64, 300, b"z" * 300),

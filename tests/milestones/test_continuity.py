@@ -17,7 +17,7 @@ from snapline.store import MilestoneRow, SqliteStore
 
 
 def _db(ws: Workspace) -> Path:
-    return ws.root / ".snapline" / "store.db"
+    return ws.root / ".snapline" / "index.db"
 
 
 def _sql(ws: Workspace, statement: str, params: tuple[object, ...] = ()) -> None:

@@ -21,7 +21,7 @@ __all__ = ["reseal", "sql"]
 
 def sql(root: Path, statement: str, *params: object) -> list[tuple[object, ...]]:
     """Run one statement against ``root``'s store, as someone editing it by hand."""
-    db = sqlite3.connect(root / ".snapline" / "store.db")
+    db = sqlite3.connect(root / ".snapline" / "index.db")
     try:
         with db:
             return db.execute(statement, params).fetchall()
@@ -31,7 +31,7 @@ def sql(root: Path, statement: str, *params: object) -> list[tuple[object, ...]]
 
 def reseal(root: Path) -> None:
     """Recompute every snapshot and milestone chain hash, so the chain validates again."""
-    store = SqliteStore.open(root / ".snapline" / "store.db")
+    store = SqliteStore.open(root / ".snapline" / "index.db")
     try:
         previous = GENESIS
         sealed: dict[int, str] = {}
@@ -49,7 +49,7 @@ def reseal(root: Path) -> None:
             previous = value
     finally:
         store.close()
-    db = sqlite3.connect(root / ".snapline" / "store.db")
+    db = sqlite3.connect(root / ".snapline" / "index.db")
     try:
         with db:
             db.executemany("UPDATE snapshots SET chain_hash = ? WHERE number = ?", updates)

@@ -176,7 +176,7 @@ def test_a_writer_blocked_inside_sqlite_says_busy(tmp_path: Path) -> None:
     root.mkdir()
     (root / "a.txt").write_text("a\n")
     Workspace.init(root).close()
-    db = sqlite3.connect(root / ".snapline" / "store.db", isolation_level=None)
+    db = sqlite3.connect(root / ".snapline" / "index.db", isolation_level=None)
     try:
         db.execute("BEGIN IMMEDIATE")
         with Workspace.open(root, timeout=0.3) as ws:

@@ -100,7 +100,13 @@ _REVERTED = _apply(
 _WRITE = "write_file('a.txt', 'a written by the driver\\n')"
 _DELETE = "delete_file('dir/c.txt')"
 _MOVE = "move_file('e.txt', 'moved/e.txt')"
-_APPLY_STEPS = ("journal-committed", "file-written", "files-written", "snapshot-committed")
+_APPLY_STEPS = (
+    "journal-committed",
+    "file-written",
+    "files-written",
+    "ledger-published",
+    "snapshot-committed",
+)
 
 CASES = [
     *(
@@ -109,12 +115,19 @@ CASES = [
             "journal-committed",
             *(f"file-written:{i}" for i in range(1, _ROLLBACK_WRITES + 1)),
             "files-written",
+            "ledger-published",
             "snapshot-committed",
         )
     ),
     *(
         Case("revert", ("revert", "2"), step, new_state=_REVERTED)
-        for step in ("journal-committed", "file-written:2", "files-written", "snapshot-committed")
+        for step in (
+            "journal-committed",
+            "file-written:2",
+            "files-written",
+            "ledger-published",
+            "snapshot-committed",
+        )
     ),
     *(
         Case(
@@ -142,7 +155,7 @@ CASES = [
     ),
     *(
         Case("record", ("record", "-m", "outside edit"), step)
-        for step in ("record-prepared", "snapshot-committed")
+        for step in ("record-prepared", "ledger-published", "snapshot-committed")
     ),
     *(
         Case(
@@ -151,11 +164,17 @@ CASES = [
             step,
             new_state=_apply({"ran.txt": b"ran\n"}),
         )
-        for step in ("run-journaled", "run-finished", "record-prepared", "snapshot-committed")
+        for step in (
+            "run-journaled",
+            "run-finished",
+            "record-prepared",
+            "ledger-published",
+            "snapshot-committed",
+        )
     ),
     *(
         Case("milestone", ("milestone", "create", "-m", "phase one"), step)
-        for step in ("milestone-prepared", "milestone-committed")
+        for step in ("milestone-prepared", "ledger-published", "milestone-committed")
     ),
 ]
 _DRIVER = """
@@ -192,7 +211,9 @@ def test_kill_at_step(tmp_path: Path, case: Case) -> None:
     now = tree(root)
     if case.name == "record":
         # The outside edit is either recorded whole or still waiting to be recorded.
-        assert now == old and latest == (5 if case.step == "snapshot-committed" else 4)
+        # The ledger file is the commit point: once it is on disk, the snapshot exists.
+        committed = case.step in ("ledger-published", "snapshot-committed")
+        assert now == old and latest == (5 if committed else 4)
         if latest == 4:
             _resync_then_healthy(root)
         with Workspace.open(root) as ws:
@@ -203,7 +224,7 @@ def test_kill_at_step(tmp_path: Path, case: Case) -> None:
         with Workspace.open(root) as ws:
             milestones = ws.milestones.list()
             assert ws.validate().ok
-        committed = case.step == "milestone-committed"
+        committed = case.step in ("ledger-published", "milestone-committed")
         assert [(m.first, m.last) for m in milestones] == ([(1, 4)] if committed else [])
         assert now == old
         return

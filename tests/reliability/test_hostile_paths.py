@@ -115,7 +115,7 @@ def _hostile(sentinel: Path) -> dict[str, str]:
     return {
         "climbs-out": "../outside/secret.txt",
         "absolute": str(sentinel / "secret.txt"),
-        "names-the-store": ".snapline/store.db",
+        "names-the-store": ".snapline/index.db",
         "dot-segment": "./victim.txt",
         # A backslash is an ordinary character in a POSIX name (issue 14): an empty
         # segment is what a crafted path must not slip through instead.

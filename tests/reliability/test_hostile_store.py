@@ -51,7 +51,7 @@ def _workspace(tmp_path: Path) -> Path:
 def _store_bytes(root: Path) -> str:
     # SQLite may add its -wal and -shm side files to read a WAL database; the database
     # file itself must not change.
-    return hashlib.sha256((root / ".snapline" / "store.db").read_bytes()).hexdigest()
+    return hashlib.sha256((root / ".snapline" / "index.db").read_bytes()).hexdigest()
 
 
 def _refuses_to_write(root: Path, code: int, *, every_command: bool = False) -> None:
@@ -104,7 +104,7 @@ def test_not_a_database(tmp_path: Path, kind: str) -> None:
     """Regression: opening switched the file to WAL mode first, writing to a file it
     did not understand (an empty file grew a header, another database changed mode)."""
     root = _workspace(tmp_path)
-    db = root / ".snapline" / "store.db"
+    db = root / ".snapline" / "index.db"
     db.unlink()
     _NOT_A_STORE[kind](db)
     damaged = _store_bytes(root)
@@ -128,7 +128,7 @@ def test_not_a_database(tmp_path: Path, kind: str) -> None:
 @pytest.mark.parametrize("keep", [100, 4096, 0.25, 0.5, -4096])
 def test_truncated(tmp_path: Path, keep: float) -> None:
     root = _workspace(tmp_path)
-    db = root / ".snapline" / "store.db"
+    db = root / ".snapline" / "index.db"
     size = db.stat().st_size
     cut = int(size * keep) if isinstance(keep, float) else keep % size
     os.truncate(db, cut)
@@ -279,8 +279,8 @@ def test_bit_flipped_content_never_reaches_the_disk(tmp_path: Path, target: str)
 def test_errors_are_snapline_errors_with_data(tmp_path: Path) -> None:
     """The errors above carry their data, not just a message (STYLE.md habit 3)."""
     root = _workspace(tmp_path)
-    (root / ".snapline" / "store.db").write_bytes(b"\x00" * 100)
+    (root / ".snapline" / "index.db").write_bytes(b"\x00" * 100)
     with pytest.raises(SnaplineError) as caught:
         Workspace.open(root)
     assert isinstance(caught.value, StoreCorruptError)
-    assert caught.value.path.endswith("store.db") and caught.value.detail
+    assert caught.value.path.endswith("index.db") and caught.value.detail

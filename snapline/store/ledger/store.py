@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
 from snapline.store.ledger.format import milestone_name as milestone_file_name
@@ -139,6 +140,7 @@ class LedgerStore:
                 yield
                 if self._depth == 1 and self._pending:
                     self._publish()
+                    crash_point("ledger-published")
             finally:
                 self._depth -= 1
                 if not self._depth:

@@ -10,7 +10,7 @@ from snapline import Workspace
 
 
 def _tamper(ws: Workspace, sql: str, *params: object) -> None:
-    db = sqlite3.connect(ws.root / ".snapline" / "store.db")
+    db = sqlite3.connect(ws.root / ".snapline" / "index.db")
     with db:
         db.execute(sql, params)
     db.close()

@@ -96,7 +96,7 @@ def test_delta_chains_are_bounded_by_full_versions(root: Path) -> None:
 
 def test_a_damaged_delta_is_caught_before_use(ws: Workspace) -> None:
     ws.write_file("src/app.py", "print('hello')\nprint('two')\n")
-    db = sqlite3.connect(ws.root / ".snapline" / "store.db")
+    db = sqlite3.connect(ws.root / ".snapline" / "index.db")
     with db:
         db.execute("UPDATE changes SET forward = ? WHERE snapshot = 1", (b"r=15\t+evil%0A",))
     db.close()
