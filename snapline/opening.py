@@ -260,6 +260,11 @@ def open_store(path: Path, timeout: float) -> Opened:
         from snapline.upgrade import upgrade_store
 
         upgrade_store(path, timeout)
+    elif (store_dir / DB_NAME).is_file():
+        from snapline.upgrade import upgrade_store
+
+        # An upgrade stopped after its ledger was in place: the 0.1 store goes aside.
+        upgrade_store(path, timeout)
     ledger = Ledger(store_dir / LEDGER_DIR)
     _check_format(ledger)
     store = LedgerStore(ledger, _open_index(store_dir, ledger, timeout))
