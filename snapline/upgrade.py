@@ -94,8 +94,12 @@ log = logging.getLogger("snapline")
 class OldStoreDamagedError(StoreCorruptError):
     """The 0.1 store does not verify by the 0.1 rules, so it is not upgraded.
 
+    Every problem refuses, also those 0.1 reports with exit code 1 (a gap, a known
+    state that does not follow): the new chain hashes would seal them into the ledger.
+
     Attributes:
         path: The 0.1 store.
+        detail: The first problem, and how many more there are.
         problems: What its check found.
     """
 
@@ -118,8 +122,11 @@ class OldStoreDamagedError(StoreCorruptError):
         )
 
 
-class UnsettledOldStoreError(StoreCorruptError):
+class UnsettledOldStoreError(SnaplineError):
     """A 0.1 process died in the middle of a write, which only snapline 0.1 can settle.
+
+    The store is not damaged: snapline 0.1.0 finishes or undoes that write on its next
+    open (its journal), which this version cannot replay.
 
     Attributes:
         path: The 0.1 store.
@@ -134,9 +141,7 @@ class UnsettledOldStoreError(StoreCorruptError):
             path: The 0.1 store.
         """
         self.path = str(path)
-        self.detail = "a write left unfinished by a crashed process"
-        SnaplineError.__init__(
-            self,
+        super().__init__(
             f"cannot upgrade the snapline 0.1 store at {path}: a 0.1 process died in the "
             "middle of a write; run any command once with snapline 0.1.0 (`snapline status`) "
             "to settle it, then this one again",

@@ -134,6 +134,28 @@ def test_first_open_upgrades_and_keeps_the_whole_history(tmp_path: Path) -> None
     assert f"milestone-chain-v1 {milestone['chain_hash']}\n" in upgraded
 
 
+def test_two_first_opens_at_once_upgrade_once(tmp_path: Path) -> None:
+    root = _extract(tmp_path)
+    script = Path(sys.executable).with_name("snapline")
+    opens = [
+        subprocess.Popen(
+            [str(script), "log", "--json"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    results = [(p.wait(timeout=120), *p.communicate()) for p in opens]
+    assert [code for code, _out, _err in results] == [0, 0], results
+    assert [json.loads(out)[0]["id"] for _code, out, _err in results] == [
+        EXPECTED["snapshots"][-1]["id"]
+    ] * 2
+    assert sum("upgraded the snapline 0.1 store" in err for _c, _o, err in results) == 1
+    _assert_upgraded(root)
+
+
 def test_the_upgraded_history_rolls_back_and_forward(tmp_path: Path) -> None:
     root = _extract(tmp_path)
     latest = _files(root)
