@@ -193,7 +193,9 @@ def upgrade_store(root: Path, timeout: float) -> None:
             ends = _convert(root, store_dir, timeout)
             log.warning(
                 "upgraded the snapline 0.1 store in %s to the ledger layout (snapshots 0..%d); "
-                "the 0.1 store is kept as %s and its chain hashes are in %s",
+                "the 0.1 store is kept as %s and its chain hashes are in %s; commit "
+                ".snapline/ledger/ and .snapline/.gitignore with the project "
+                "(and `git rm --cached .snapline/store.db` if git tracked the old store)",
                 store_dir,
                 ends.number,
                 store_dir / BACKUP_NAME,
@@ -219,6 +221,10 @@ def _convert(root: Path, store_dir: Path, timeout: float) -> _Ends:
         # applied to this one.
         for suffix in ("-wal", "-shm"):
             _remove(store_dir / (INDEX_NAME + suffix))
+        # Closing checkpoints the copy and deletes its log; should one remain, it is
+        # part of the copy and goes with it.
+        if os.path.lexists(f"{staging_index}-wal"):
+            os.replace(f"{staging_index}-wal", store_dir / (INDEX_NAME + "-wal"))
         os.replace(staging_index, store_dir / INDEX_NAME)
         os.rename(staging_ledger, store_dir / LEDGER_DIR)
         atomic.sync_directory(store_dir)
