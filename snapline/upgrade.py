@@ -190,7 +190,7 @@ def upgrade_store(root: Path, timeout: float) -> None:
         if not (store_dir / DB_NAME).is_file():
             return
         if not (store_dir / LEDGER_DIR / FORMAT_NAME).is_file():
-            ends = _convert(root, store_dir, timeout)
+            ends = _convert(store_dir, timeout)
             log.warning(
                 "upgraded the snapline 0.1 store in %s to the ledger layout (snapshots 0..%d); "
                 "the 0.1 store is kept as %s and its chain hashes are in %s; commit "
@@ -206,7 +206,7 @@ def upgrade_store(root: Path, timeout: float) -> None:
         lock.release()
 
 
-def _convert(root: Path, store_dir: Path, timeout: float) -> _Ends:
+def _convert(store_dir: Path, timeout: float) -> _Ends:
     """Build the new layout under staging names and rename it into place."""
     staging_index = store_dir / (INDEX_NAME + _INIT_SUFFIX)
     staging_ledger = store_dir / (LEDGER_DIR + _INIT_SUFFIX)
@@ -229,8 +229,8 @@ def _convert(root: Path, store_dir: Path, timeout: float) -> _Ends:
         os.rename(staging_ledger, store_dir / LEDGER_DIR)
         atomic.sync_directory(store_dir)
     except BaseException:
-        # Under the lock, and with no ledger in place: the staging files are this
-        # upgrade's own, and the 0.1 store was only read.
+        # Under the lock: the staging files are this upgrade's own, and the 0.1 store
+        # was only read, so it stays the history.
         _remove_staging(store_dir)
         raise
     return ends
