@@ -169,8 +169,9 @@ def test_the_upgraded_history_rolls_back_and_forward(tmp_path: Path) -> None:
 
 
 def test_the_upgraded_ledger_travels_through_git(tmp_path: Path) -> None:
+    # A team that committed .snapline/ (store.db) under 0.1, as its README said, upgrades
+    # and follows the notice; a fresh clone then verifies and stays clean.
     root = _extract(tmp_path)
-    assert _snapline(root, "status").exit_code == 0
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
@@ -185,7 +186,13 @@ def test_the_upgraded_ledger_travels_through_git(tmp_path: Path) -> None:
 
     git("init", "-q")
     git("add", ".")
+    git("commit", "-q", "-m", "0.1")
+    notice = _script(root, "status").stderr
+    assert "git rm --cached .snapline/store.db" in notice
+    git("rm", "-q", "--cached", ".snapline/store.db")
+    git("add", ".snapline/ledger", ".snapline/.gitignore")
     git("commit", "-q", "-m", "upgraded")
+    assert git("status", "--porcelain") == ""
     committed = git("ls-files", ".snapline").split()
     assert ".snapline/ledger/UPGRADED" in committed
     assert all(n == ".snapline/.gitignore" or n.startswith(".snapline/ledger/") for n in committed)
@@ -193,6 +200,7 @@ def test_the_upgraded_ledger_travels_through_git(tmp_path: Path) -> None:
     git("clone", "-q", str(root), str(clone))
     verify = _script(clone, "verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "upgraded" not in verify.stderr
     assert git("status", "--porcelain", cwd=clone) == ""
     with Workspace.open(clone) as ws:
         assert ws.content_at("src/app.py", 2) == AT_2["src/app.py"]
