@@ -236,7 +236,8 @@ def open_store(path: Path, timeout: float) -> Opened:
     """Open the store at ``<path>/.snapline/`` and assemble the workspace's parts.
 
     A write that a crashed process left half done is undone first, when no other
-    process is writing.
+    process is writing. A store written by snapline 0.1 (``store.db``) is upgraded to
+    the ledger first (:func:`snapline.upgrade.upgrade_store`).
 
     Args:
         path: The absolute root.
@@ -249,17 +250,23 @@ def open_store(path: Path, timeout: float) -> Opened:
         NotInitializedError: If there is no store.
         StoreCorruptError: If the store cannot be read.
         StoreVersionError: If the store is newer than this snapline.
+        OldStoreDamagedError: If a 0.1 store does not verify (it is left as it was).
+        UnsettledOldStoreError: If a 0.1 store has a write left half done.
     """
     from snapline.store.ledger.files import Ledger
     from snapline.store.ledger.store import LedgerStore
 
     store_dir = path / STORE_DIR
-    if not (store_dir / LEDGER_DIR / FORMAT_NAME).is_file():
-        if not (store_dir / DB_NAME).is_file():
-            raise NotInitializedError(path)
+    if (store_dir / DB_NAME).is_file():
         from snapline.upgrade import upgrade_store
 
+        # A 0.1 store, upgraded on this first open; beside a ledger, an upgrade that
+        # stopped after its commit point, which now only sets the old store aside.
+        # Checked before the ledger: an upgrade moves the old store aside only once
+        # the ledger is in place, so one of the two is always seen.
         upgrade_store(path, timeout)
+    if not (store_dir / LEDGER_DIR / FORMAT_NAME).is_file():
+        raise NotInitializedError(path)
     ledger = Ledger(store_dir / LEDGER_DIR)
     _check_format(ledger)
     store = LedgerStore(ledger, _open_index(store_dir, ledger, timeout))

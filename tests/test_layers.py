@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.workspace",
         "snapline.report",
         "snapline.opening",
+        "snapline.upgrade",
         "snapline.validation",
         "snapline",
     ),
