@@ -283,6 +283,9 @@ class StoreReader(Protocol):
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of versions forgotten on purpose (``snapline forget``)."""
 
+    def baseline_in_workspace(self) -> bool:
+        """Whether the baseline's content may be held by the workspace only (the ledger)."""
+
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one (branches merged in git), by number."""
 

@@ -177,6 +177,10 @@ class SqliteStore:
         """The hashes recorded in the ``forgotten`` table."""
         return {str(row[0]) for row in self._connection.query("SELECT hash FROM forgotten")}
 
+    def baseline_in_workspace(self) -> bool:
+        """No: this store keeps every version's content. Returns ``False``."""
+        return False
+
     def side_snapshots(self) -> list[SideRow]:
         """One line only: returns ``[]``."""
         return []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tempfile
+import zlib
 from collections.abc import Iterable
 
 from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
@@ -161,7 +162,11 @@ def _digest(data: bytes | None) -> str | None:
 def _text_digest(packed: bytes | None) -> str | None:
     if packed is None:
         return None
-    forgotten = tombstone_digest(packed)
-    if forgotten is not None:
-        return forgotten
-    return hashlib.sha256(unpack(packed, limit=MAX_DELTA_BYTES)).hexdigest()
+    try:
+        forgotten = tombstone_digest(packed)
+        if forgotten is not None:
+            return forgotten
+        return hashlib.sha256(unpack(packed, limit=MAX_DELTA_BYTES)).hexdigest()
+    except (TypeError, ValueError, zlib.error) as error:
+        # A damaged value cannot match the digest it was sealed with: the chain says so.
+        return f"unreadable: {error}"

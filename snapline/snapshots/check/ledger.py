@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -56,7 +57,13 @@ def check_ledger(store: StoreReader) -> list[Problem]:
             recorded = store.changes.of(row.number, deltas=True)
             if _plain(ours, recorded) != _plain(row, entry.changes):
                 problems.append(
-                    _corrupt(entry, "differs from what this clone recorded: it was edited")
+                    _corrupt(
+                        entry,
+                        f"says something else about snapshot {row.number} than the local "
+                        "index: either the file was edited (restore it from git) or the index "
+                        "is damaged (delete .snapline/index.db: it is rebuilt from the ledger)",
+                        restore=False,
+                    )
                 )
         for change in entry.changes:
             needed = change.content
@@ -86,8 +93,16 @@ def _milestones(store: StoreReader, entries: Sequence[LedgerEntry]) -> list[Prob
         ours = store.milestones.get(entry.milestone.number)
         last = store.snapshots.get(entry.milestone.last)
         mine = ours is not None and last is not None and last.id == entry.last_id
-        if mine and ours != entry.milestone:
-            problems.append(_corrupt(entry, "differs from the milestone recorded: edited"))
+        if ours is not None and mine and ours != entry.milestone:
+            problems.append(
+                _corrupt(
+                    entry,
+                    f"says something else about milestone {ours.number} than the local index: "
+                    "either the file was edited (restore it from git) or the index is damaged "
+                    "(delete .snapline/index.db: it is rebuilt from the ledger)",
+                    restore=False,
+                )
+            )
     return problems
 
 
@@ -96,27 +111,34 @@ def _plain(row: SnapshotRow, changes: Sequence[ChangeRow]) -> tuple[object, ...]
     return (
         row,
         tuple(
-            dataclasses.replace(c, forward=_text(c.forward), reverse=_text(c.reverse))
-            for c in sorted(changes, key=lambda c: c.path)
+            (dataclasses.replace(c, forward=None, reverse=None), _text(c.forward), _text(c.reverse))
+            for c in sorted(changes, key=lambda c: str(c.path))
         ),
     )
 
 
-def _text(packed: bytes | None) -> bytes | None:
+def _text(packed: bytes | None) -> object:
     if packed is None:
         return None
-    digest = tombstone_digest(packed)
-    if digest is not None:
-        return digest.encode()
-    return unpack(packed, limit=MAX_DELTA_BYTES)
+    try:
+        digest = tombstone_digest(packed)
+        if digest is not None:
+            return digest.encode()
+        return unpack(packed, limit=MAX_DELTA_BYTES)
+    except (TypeError, ValueError, zlib.error):
+        return _UNREADABLE  # a damaged index value: it differs from any file
 
 
-def _corrupt(entry: LedgerEntry, what: str | None) -> Problem:
+_UNREADABLE = object()
+
+
+def _corrupt(entry: LedgerEntry, what: str | None, *, restore: bool = True) -> Problem:
     number = entry.snapshot.number if entry.snapshot is not None else None
+    advice = "; " + _RESTORE.format(entry.location) if restore else ""
     return Problem(
         kind="ledger",
         severity="corrupt",
         number=number,
         path=str(entry.location),
-        message=f"{entry.location}: {what}; " + _RESTORE.format(entry.location),
+        message=f"{entry.location}: {what}{advice}",
     )

@@ -49,6 +49,7 @@ def validate_history(store: StoreReader, *, deep: bool = False) -> list[Problem]
     for change in store.changes.iter(deltas=True):
         changes_by_number.setdefault(change.snapshot, []).append(change)
     blobs = set(store.blobs.hashes())
+    held_by_workspace = store.baseline_in_workspace()
     replay: dict[str, tuple[str, int]] = {}
     previous: SnapshotRow | None = None
     ids: set[str] = set()
@@ -128,7 +129,7 @@ def validate_history(store: StoreReader, *, deep: bool = False) -> list[Problem]
                     )
                 )
         for change in changes:
-            problems.extend(_check_change(change, replay, blobs))
+            problems.extend(_check_change(change, replay, blobs, held_by_workspace))
         previous = row
     for number in sorted(changes_by_number):
         problems.append(
@@ -167,7 +168,10 @@ def _shape_problems(row: SnapshotRow, changes: list[ChangeRow]) -> list[Problem]
 
 
 def _check_change(
-    change: ChangeRow, replay: dict[str, tuple[str, int]], blobs: set[str]
+    change: ChangeRow,
+    replay: dict[str, tuple[str, int]],
+    blobs: set[str],
+    held_by_workspace: bool,
 ) -> list[Problem]:
     problems = []
 
@@ -230,7 +234,10 @@ def _check_change(
         replay.pop(change.path, None)
     else:
         replay[change.path] = (change.result_hash, change.result_mode or 0)
-    if change.storage == Storage.FULL and (change.content is None or change.content not in blobs):
+    # The ledger leaves the baseline's content in the workspace (docs/format.md).
+    held = change.snapshot == 0 and held_by_workspace
+    stored = change.content is not None and change.content in blobs
+    if change.storage == Storage.FULL and not held and not stored:
         problems.append(
             corrupt(
                 "missing-content",

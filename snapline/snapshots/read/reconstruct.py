@@ -62,6 +62,26 @@ class ContentUnavailableError(SnaplineError):
         )
 
 
+class ContentElsewhereError(ContentUnavailableError):
+    """A baseline version whose content only the workspace that recorded it held.
+
+    The ledger keeps no copy of a baseline file until a snapshot changes it; a clone
+    whose workspace no longer holds that version (edited before it was recorded) cannot
+    rebuild it. Not damage: the history still has its hash.
+    """
+
+    def __init__(self, path: str, number: int, hash_: str | None) -> None:
+        super().__init__(path, number, hash_)
+        self.args = (
+            f"{path} after snapshot {number} is a baseline version ({hash_}) whose content "
+            "the ledger leaves in the workspace, and this workspace no longer holds it; "
+            "it can be rebuilt only in a clone whose file is still at that version",
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class ContentCache:
     """A bounded LRU of file contents by hash: content-addressed, so never stale.
 
@@ -187,6 +207,8 @@ class Reconstructor:
         if row.content is None:
             raise self._corrupt(row, "no stored content is referenced")
         packed = self.store.blobs.get(row.content)
+        if packed is None and row.snapshot == 0 and self.store.baseline_in_workspace():
+            raise ContentElsewhereError(row.path, row.snapshot, row.content)
         if packed is None:
             raise self._corrupt(row, f"stored content {row.content} is missing")
         if row.size is None:

@@ -28,7 +28,11 @@ from snapline.scanning import DiskFile, IgnoreRules, read_disk_file
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.convert import to_snapshot
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
-from snapline.snapshots.read.reconstruct import ContentCache, Reconstructor
+from snapline.snapshots.read.reconstruct import (
+    ContentCache,
+    ContentUnavailableError,
+    Reconstructor,
+)
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
@@ -306,8 +310,14 @@ class Recorder:
         if write.before_hash is None or write.park is not None:
             return write
         row = self.reconstructor.version(write.path, self.latest)
-        if row is None or row.storage != Storage.HASH_ONLY.value:
+        if row is None:
             return write
+        if row.storage != Storage.HASH_ONLY.value:
+            try:
+                self.reconstructor.rebuild(row)  # cached for the undo, if it comes to that
+                return write
+            except ContentUnavailableError:
+                pass
         return replace(write, park=secrets.token_hex(8))
 
     # -- shared helpers ------------------------------------------------------------------
@@ -319,7 +329,12 @@ class Recorder:
 
         def base_content(known: StateRow) -> bytes | None:
             cached = self.cache.get(known.hash)
-            return cached if cached is not None else reconstructor.content_at(known.path, latest)
+            if cached is not None:
+                return cached
+            try:
+                return reconstructor.content_at(known.path, latest)
+            except ContentUnavailableError:
+                return None  # no diff base here: the new version is stored in full
 
         return prepare_changes(
             drifts,

@@ -53,6 +53,10 @@ GITIGNORE = """\
 /*
 !/.gitignore
 !/ledger/
+# Every ledger file, even one a project-wide rule would ignore (`*.snap`), but never
+# the temporary file of a write that was interrupted.
+!/ledger/**
+/ledger/**/.*.snapline-tmp-*
 """
 
 SNAPSHOTS = "snapshots"
@@ -215,7 +219,14 @@ def _create(directory: Path, name: str, data: bytes) -> None:
                     return
                 raise LedgerFileError(target, "another file already has this name") from None
             os.replace(temp, target)
-        atomic.sync_directory(directory)
+        try:
+            atomic.sync_directory(directory)
+        except BaseException:
+            # The name may not be durable, and the caller is told the write failed:
+            # take it back, so no later reader finds a record nobody was promised.
+            with contextlib.suppress(OSError):
+                os.unlink(target)
+            raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)

@@ -205,6 +205,10 @@ class LedgerStore:
         """The content hashes of forgotten versions."""
         return self.forgotten.hashes()
 
+    def baseline_in_workspace(self) -> bool:
+        """Yes: the ledger copies a baseline version only once a snapshot changes it."""
+        return True
+
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one, by number."""
         return self.side.all()

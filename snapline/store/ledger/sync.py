@@ -31,6 +31,7 @@ from snapline.store.ledger.files import MILESTONES, SNAPSHOTS, Ledger, LedgerFil
 from snapline.store.ledger.format import (
     LedgerFormatError,
     MilestoneRecord,
+    milestone_name,
     SnapshotRecord,
     parse_milestone,
     parse_snapshot,
@@ -121,7 +122,15 @@ def read_milestone(ledger: Ledger, name: str) -> MilestoneRecord:
     """
     location = ledger.file(MILESTONES, name)
     try:
-        return parse_milestone(ledger.read(MILESTONES, name, MAX_RECORD_BYTES))
+        data = ledger.read(MILESTONES, name, MAX_RECORD_BYTES)
+        record = parse_milestone(data)
+        if milestone_name(record.row.number, data) != name:
+            raise StoreCorruptError(
+                location,
+                "its name does not match what it holds (the digest in a milestone's "
+                "name is of its bytes)",
+            )
+        return record
     except LedgerFormatError as error:
         raise StoreCorruptError(location, f"not a valid milestone file: {error}") from None
     except LedgerFileError as error:
@@ -369,7 +378,10 @@ def _import_milestones(store: LedgerStore, milestones: list[MilestoneRecord]) ->
         if last is None or last.id != record.last_id:
             continue  # a milestone of another line: checked by verify, not indexed
         if store.index.milestones.get(record.row.number) is not None:
-            return False
+            raise StoreCorruptError(
+                store.ledger.path / MILESTONES,
+                f"two milestone files both number {record.row.number} on the main line",
+            )
         store.index.milestones.insert(record.row)
     return True
 
