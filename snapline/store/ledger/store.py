@@ -28,7 +28,14 @@ from snapline.store.ledger.format import (
 )
 from snapline.store.ledger.tables import ForgottenTable, LedgerNameTable, SideSnapshotTable
 from snapline.store.milestones import MilestoneTable
-from snapline.store.rows import ChangeRow, LedgerEntry, MilestoneRow, SideRow, SnapshotRow
+from snapline.store.rows import (
+    ChangeRow,
+    ForgottenRow,
+    LedgerEntry,
+    MilestoneRow,
+    SideRow,
+    SnapshotRow,
+)
 from snapline.store.snapshots import SnapshotTable
 from snapline.store.sqlite import SqliteStore
 
@@ -202,6 +209,10 @@ class LedgerStore:
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of forgotten versions."""
         return self.forgotten.hashes()
+
+    def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
+        """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""
+        return self.forgotten.get(path, hash_)
 
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one, by number."""
