@@ -13,8 +13,8 @@ interrupt and to repeat:
    the chain still verifies);
 4. the forgotten objects are deleted;
 5. the index is rebuilt from the ledger (the new record makes it differ), which drops
-   the forgotten deltas and blobs, and is vacuumed so that no page of the file keeps
-   the bytes.
+   the forgotten deltas and blobs, with SQLite's ``secure_delete`` on, then vacuumed
+   and its write-ahead log truncated, so that no page of either file keeps the bytes.
 
 The snapshot files' ``storage`` and ``content`` fields are covered by the chain hash and
 stay as they were: a kept version is an object only, found by its content hash
@@ -94,6 +94,8 @@ def forget_in_ledger(
         _rewrite_snapshot(store, number, set(directions))
     for hash_ in sorted({v.hash for v in record.forgot}):
         store.ledger.delete_object(hash_)
+    # Deleted rows otherwise linger in free space inside the file's pages.
+    store.index.connection.run("PRAGMA secure_delete = ON")
     store.refresh()
     store.vacuum()
     # VACUUM writes the new file through the write-ahead log; the old pages (with the
