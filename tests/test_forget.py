@@ -196,3 +196,16 @@ def test_the_library_refuses_what_it_cannot_forget_and_records_on_top(root: Path
         assert snapshot is not None
         assert ws.content_at(".env", snapshot.number) == ENV_2
         assert ws.verify().problems == ()
+
+
+def test_an_edited_forget_record_is_named_by_verify(root: Path) -> None:
+    with Workspace.init(root) as ws:
+        (root / ".env").write_bytes(ENV_1)
+        ws.record()
+        result = ws.forget(".env", reason="leaked")
+        record = root / ".snapline" / "ledger" / "forgotten" / result.record
+        record.write_bytes(record.read_bytes().replace(b"\nforgot 1 ", b"\nforgot one "))
+        report = ws.verify()
+    assert report.corrupt
+    assert [p.path for p in report.problems] == [f".snapline/ledger/forgotten/{result.record}"]
+    assert "not a valid forget record: line 4: not a canonical number" in report.problems[0].message
