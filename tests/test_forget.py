@@ -209,3 +209,32 @@ def test_an_edited_forget_record_is_named_by_verify(root: Path) -> None:
     assert report.corrupt
     assert [p.path for p in report.problems] == [f".snapline/ledger/forgotten/{result.record}"]
     assert "not a valid forget record: line 4: not a canonical number" in report.problems[0].message
+
+
+def test_a_secret_recorded_on_a_merged_branch_leaves_every_line(tmp_path: Path) -> None:
+    root = tmp_path / "a"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "app.py").write_text("print('hello')\n")
+    Workspace.init(root).close()
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "init")
+    git(root, "checkout", "-q", "-b", "feature")
+    with Workspace.open(root) as ws:
+        for content in (ENV_1, ENV_2):
+            (root / ".env").write_bytes(content)
+            ws.record()
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "feature")
+    git(root, "checkout", "-q", "main")
+    with Workspace.open(root) as ws:
+        (root / "other.txt").write_text("main\n")
+        ws.record()
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "main")
+    git(root, "merge", "-q", "--no-edit", "feature")
+    ok(root, "merge")
+    assert any(name.endswith(".snap") for name in holders(root))
+    ok(root, "forget", ".env", "-m", "leaked on a branch")
+    assert holders(root) == []
+    assert snapline(root, "verify").returncode == 0

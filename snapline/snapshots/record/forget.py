@@ -13,9 +13,12 @@ so that it and everything after it still rebuilds. The act is recorded in the le
 Like ``git filter-repo``, forget rewrites history and leaves the working tree alone:
 forgetting the version a file still has on disk is allowed (the file stays; the result
 says so), because the usual order is "remove it from the history, then deal with the
-file". Forget does not reach copies elsewhere: git commits that already hold the
-ledger files, other clones (they rebuild when they pull the forget), snapshots of
-other lines of history not yet joined.
+file". Snapshots of other lines joined by ``snapline merge`` lose the content too
+(their deltas become tombstones; this clone never rebuilds their versions); a history
+with lines not yet joined is refused, as by every writer. Forget does not reach
+copies elsewhere: git commits that already hold the ledger files (use git's own
+tools), other clones until they pull the forget (their index is then rebuilt without
+the content).
 
 Rebuilding a forgotten version raises :class:`ForgottenVersionError` (exit code 1,
 not 3: the history is intact, its content was removed on purpose).
@@ -39,7 +42,9 @@ from snapline.snapshots.snapshot import Storage
 from snapline.store import ChangeRow
 from snapline.store.ledger.forget_format import ForgetRecord, ForgottenVersion
 from snapline.store.ledger.forgetting import Direction, KeptContent, forget_in_ledger
+from snapline.store.ledger.format import snapshot_name
 from snapline.store.ledger.store import LedgerStore
+from snapline.store.ledger.sync import read_snapshot
 from snapline.values import FrozenModel
 
 __all__ = [
@@ -160,18 +165,28 @@ def forget(
         if row.path not in wanted and row.result_hash in hashes and row.storage in _STORED:
             source = next(t.path for t in targets if t.result_hash == row.result_hash)
             raise SharedContentError(source, row.path, row.snapshot)
-    deltas: dict[int, set[Direction]] = {}
+    deltas: dict[str, set[Direction]] = {}
     kept: dict[str, tuple[ChangeRow, bytes]] = {}
+    names = {
+        row.number: snapshot_name(row.number, row.id)
+        for row in store.snapshots.select()
+        if row.number in {r.snapshot for r in rows}
+    }
     for target in targets:
-        deltas.setdefault(target.snapshot, set()).add((target.path, "forward"))
+        deltas.setdefault(names[target.snapshot], set()).add((target.path, "forward"))
         following = _next_change(rows, target)
         if following is None:
             continue
-        deltas.setdefault(following.snapshot, set()).add((following.path, "reverse"))
+        deltas.setdefault(names[following.snapshot], set()).add((following.path, "reverse"))
         if following.storage == Storage.DELTA and following.result_hash not in hashes:
             assert following.result_hash is not None
             data = reconstructor.content_at(following.path, following.snapshot)
             kept[following.result_hash] = (following, data)
+    side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
+    if not targets and not side_targets:
+        raise NothingToForgetError(wanted[0])
+    hashes |= {row.result_hash for row in side_targets}
+    targets += side_targets
     now = datetime.now(timezone.utc).isoformat()
     record = ForgetRecord(
         time=now,
@@ -208,9 +223,48 @@ def _targets(
             if version is None:
                 raise NotInSnapshotError(path, snapshot)
             mine = [r for r in mine if r.result_hash == version.result_hash]
-        if not mine:
+        if not mine and snapshot is not None:
             raise NothingToForgetError(path)
         targets.extend(mine)
+    return targets
+
+
+def _side_lines(
+    store: LedgerStore,
+    paths: list[str],
+    hashes: set[str | None] | None,
+    deltas: dict[str, set[Direction]],
+) -> list[ChangeRow]:
+    """Forget in the snapshots of other lines (a branch joined by ``snapline merge``).
+
+    Their versions are not rebuilt by this clone (only the main line is), so nothing
+    is kept whole: the deltas that carry the content are replaced by tombstones.
+
+    Args:
+        store: The open store.
+        paths: The paths to forget.
+        hashes: Only versions with these hashes (``None``: every version of the paths).
+        deltas: Where the tombstones to write are added, by snapshot file name.
+
+    Returns:
+        The side lines' changes whose content is forgotten.
+    """
+    rows: list[tuple[str, ChangeRow]] = []
+    for side in store.side_snapshots():
+        name = snapshot_name(side.number, side.id)
+        rows.extend((name, change) for change in read_snapshot(store.ledger, name).changes)
+    targets: list[ChangeRow] = []
+    for name, row in rows:
+        if row.path not in paths or not row.result_hash or row.storage not in _STORED:
+            continue
+        if hashes is not None and row.result_hash not in hashes:
+            continue
+        targets.append(row)
+        deltas.setdefault(name, set()).add((row.path, "forward"))
+        for later_name, later in rows:
+            source = later.old_path or later.path
+            if later.base_hash == row.result_hash and source == row.path and later is not row:
+                deltas.setdefault(later_name, set()).add((later.path, "reverse"))
     return targets
 
 

@@ -33,7 +33,7 @@ from snapline.content import MAX_DELTA_BYTES, tombstone, tombstone_digest, unpac
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import FORGOTTEN, SNAPSHOTS, LedgerFileError
 from snapline.store.ledger.forget_format import ForgetRecord, forget_name, render_forget
-from snapline.store.ledger.format import render_snapshot, snapshot_name
+from snapline.store.ledger.format import render_snapshot
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.sync import read_snapshot
 from snapline.store.rows import ChangeRow
@@ -63,7 +63,7 @@ def forget_in_ledger(
     store: LedgerStore,
     record: ForgetRecord,
     record_id: str,
-    deltas: Mapping[int, Iterable[Direction]],
+    deltas: Mapping[str, Iterable[Direction]],
     kept: Iterable[KeptContent],
 ) -> str:
     """Carry out a forget on the ledger and the index; call holding the writer lock.
@@ -72,7 +72,8 @@ def forget_in_ledger(
         store: The open store.
         record: What is forgotten, when and why.
         record_id: A fresh id (32 lowercase hex) for the record's file name.
-        deltas: For each main-line snapshot number, the deltas to replace by tombstones.
+        deltas: For each snapshot file (by name, on any line), the deltas to replace by
+            tombstones.
         kept: Later versions to store whole first.
 
     Returns:
@@ -90,8 +91,8 @@ def forget_in_ledger(
         store.ledger.write_new(FORGOTTEN, name, render_forget(record))
     except LedgerFileError as error:
         raise StoreCorruptError(error.path, error.what) from None
-    for number, directions in sorted(deltas.items()):
-        _rewrite_snapshot(store, number, set(directions))
+    for snapshot, directions in sorted(deltas.items()):
+        _rewrite_snapshot(store, snapshot, set(directions))
     for hash_ in sorted({v.hash for v in record.forgot}):
         store.ledger.delete_object(hash_)
     # Deleted rows otherwise linger in free space inside the file's pages.
@@ -104,11 +105,7 @@ def forget_in_ledger(
     return name
 
 
-def _rewrite_snapshot(store: LedgerStore, number: int, directions: set[Direction]) -> None:
-    row = store.index.snapshots.get(number)
-    if row is None:
-        raise StoreCorruptError(store.path, f"snapshot {number} to rewrite is not in the index")
-    name = snapshot_name(number, row.id)
+def _rewrite_snapshot(store: LedgerStore, name: str, directions: set[Direction]) -> None:
     record = read_snapshot(store.ledger, name)
     changes = [_tombstoned(change, directions) for change in record.changes]
     if changes == list(record.changes):
