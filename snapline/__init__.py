@@ -45,9 +45,15 @@ if TYPE_CHECKING:
     )
     from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
+    from snapline.snapshots.read.reconstruct import ForgottenVersionError
     from snapline.snapshots.read.refs import SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
+    from snapline.snapshots.record.forget import (
+        ForgetResult,
+        NothingToForgetError,
+        SharedContentError,
+    )
     from snapline.snapshots.record.gc import GcResult
     from snapline.snapshots.record.journal import RecoveryBlockedError
     from snapline.snapshots.record.presence import StoreVanishedError
@@ -88,7 +94,11 @@ _EXPORTS: dict[str, str] = {
     "ContentUnavailableError": "snapline.snapshots",
     "FileChange": "snapline.snapshots",
     "FileChangingError": "snapline.scanning",
+    "ForgetResult": "snapline.snapshots.record.forget",
+    "ForgottenVersionError": "snapline.snapshots.read.reconstruct",
     "GcResult": "snapline.snapshots.record.gc",
+    "NothingToForgetError": "snapline.snapshots.record.forget",
+    "SharedContentError": "snapline.snapshots.record.forget",
     "MetadataError": "snapline.snapshots.info",
     "BaselineRevertError": "snapline.snapshots.restore.revert",
     "Conflict": "snapline.snapshots.results",
@@ -156,6 +166,8 @@ __all__ = [
     "EmptyMilestoneError",
     "FileChange",
     "FileChangingError",
+    "ForgetResult",
+    "ForgottenVersionError",
     "GcResult",
     "MetadataError",
     "Milestone",
@@ -171,6 +183,7 @@ __all__ = [
     "NotInSnapshotError",
     "NotInitializedError",
     "NotTrackedError",
+    "NothingToForgetError",
     "NothingToRedoError",
     "NothingToUndoError",
     "OpenRange",
@@ -185,6 +198,7 @@ __all__ = [
     "RollbackConflictError",
     "RollbackResult",
     "RunResult",
+    "SharedContentError",
     "SkippedPath",
     "SnaplineError",
     "Snapshot",

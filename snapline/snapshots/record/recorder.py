@@ -28,7 +28,7 @@ from snapline.scanning import DiskFile, IgnoreRules, read_disk_file
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.convert import to_snapshot
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
-from snapline.snapshots.read.reconstruct import ContentCache, ForgottenVersionError, Reconstructor
+from snapline.snapshots.read.reconstruct import ContentCache, Reconstructor
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
@@ -319,12 +319,7 @@ class Recorder:
 
         def base_content(known: StateRow) -> bytes | None:
             cached = self.cache.get(known.hash)
-            if cached is not None:
-                return cached
-            try:
-                return reconstructor.content_at(known.path, latest)
-            except ForgottenVersionError:
-                return None  # no base to diff against: the new version is stored whole
+            return cached if cached is not None else reconstructor.content_at(known.path, latest)
 
         return prepare_changes(
             drifts,
