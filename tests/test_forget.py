@@ -182,7 +182,7 @@ def test_the_library_refuses_what_it_cannot_forget_and_records_on_top(root: Path
         (root / "copy.env").write_bytes(ENV_1)
         ws.record()
         with pytest.raises(NothingToForgetError, match=r"no content of nothing\.txt"):
-            ws.forget("nothing.txt", reason="x")
+            ws.forget(["copy.env", ".env", "nothing.txt"], reason="x")
         with pytest.raises(SharedContentError, match=r"also recorded as copy\.env"):
             ws.forget(".env", reason="x")
         result = ws.forget([".env", "copy.env"], reason="two copies")

@@ -167,10 +167,11 @@ def forget(
             raise SharedContentError(source, row.path, row.snapshot)
     deltas: dict[str, set[Direction]] = {}
     kept: dict[str, tuple[ChangeRow, bytes]] = {}
+    touched = {r.snapshot for r in rows}
     names = {
         row.number: snapshot_name(row.number, row.id)
         for row in store.snapshots.select()
-        if row.number in {r.snapshot for r in rows}
+        if row.number in touched
     }
     for target in targets:
         deltas.setdefault(names[target.snapshot], set()).add((target.path, "forward"))
@@ -183,10 +184,12 @@ def forget(
             data = reconstructor.content_at(following.path, following.snapshot)
             kept[following.result_hash] = (following, data)
     side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
-    if not targets and not side_targets:
-        raise NothingToForgetError(wanted[0])
-    hashes |= {row.result_hash for row in side_targets}
     targets += side_targets
+    found = {row.path for row in targets}
+    for path in wanted:
+        if path not in found:
+            raise NothingToForgetError(path)
+    hashes |= {row.result_hash for row in side_targets}
     now = datetime.now(timezone.utc).isoformat()
     record = ForgetRecord(
         time=now,
