@@ -47,9 +47,15 @@ if TYPE_CHECKING:
     from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
     from snapline.snapshots.read.lines import DivergedHistoryError
+    from snapline.snapshots.read.reconstruct import ForgottenVersionError
     from snapline.snapshots.read.refs import SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
+    from snapline.snapshots.record.forget import (
+        ForgetResult,
+        NothingToForgetError,
+        SharedContentError,
+    )
     from snapline.snapshots.record.gc import GcResult
     from snapline.snapshots.record.journal import RecoveryBlockedError
     from snapline.snapshots.record.presence import StoreVanishedError
@@ -90,7 +96,11 @@ _EXPORTS: dict[str, str] = {
     "ContentUnavailableError": "snapline.snapshots",
     "FileChange": "snapline.snapshots",
     "FileChangingError": "snapline.scanning",
+    "ForgetResult": "snapline.snapshots.record.forget",
+    "ForgottenVersionError": "snapline.snapshots.read.reconstruct",
     "GcResult": "snapline.snapshots.record.gc",
+    "NothingToForgetError": "snapline.snapshots.record.forget",
+    "SharedContentError": "snapline.snapshots.record.forget",
     "MetadataError": "snapline.snapshots.info",
     "BaselineRevertError": "snapline.snapshots.restore.revert",
     "Conflict": "snapline.snapshots.results",
@@ -161,6 +171,8 @@ __all__ = [
     "EmptyMilestoneError",
     "FileChange",
     "FileChangingError",
+    "ForgetResult",
+    "ForgottenVersionError",
     "GcResult",
     "MetadataError",
     "Milestone",
@@ -176,6 +188,7 @@ __all__ = [
     "NotInSnapshotError",
     "NotInitializedError",
     "NotTrackedError",
+    "NothingToForgetError",
     "NothingToRedoError",
     "NothingToUndoError",
     "OpenRange",
@@ -190,6 +203,7 @@ __all__ = [
     "RollbackConflictError",
     "RollbackResult",
     "RunResult",
+    "SharedContentError",
     "SideSnapshot",
     "SkippedPath",
     "SnaplineError",

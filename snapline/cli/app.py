@@ -15,6 +15,7 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from snapline.cli import (
+    forget,
     history,
     integrate,
     mcp,
@@ -135,6 +136,7 @@ report.register(app)
 integrate.register(app)
 watch.register(app)
 mcp.register(app)
+forget.register(app)
 
 
 def run() -> None:

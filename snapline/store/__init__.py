@@ -36,6 +36,7 @@ from snapline.store.protocol import (
 from snapline.store.rows import (
     ChangeRow,
     Fingerprint,
+    ForgottenRow,
     JournalRow,
     LedgerEntry,
     MilestoneRow,
@@ -59,6 +60,7 @@ __all__ = [
     "ChangeRow",
     "ChangeWriter",
     "Fingerprint",
+    "ForgottenRow",
     "JournalReader",
     "JournalRow",
     "JournalWriter",

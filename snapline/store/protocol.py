@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from snapline.store.rows import (
     ChangeRow,
     Fingerprint,
+    ForgottenRow,
     JournalRow,
     LedgerEntry,
     MilestoneRow,
@@ -285,6 +286,9 @@ class StoreReader(Protocol):
 
     def baseline_in_workspace(self) -> bool:
         """Whether the baseline's content may be held by the workspace only (the ledger)."""
+
+    def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
+        """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""
 
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one (branches merged in git), by number."""

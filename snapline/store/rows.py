@@ -14,6 +14,7 @@ from pathlib import Path
 __all__ = [
     "ChangeRow",
     "Fingerprint",
+    "ForgottenRow",
     "JournalRow",
     "LedgerEntry",
     "MilestoneRow",
@@ -194,6 +195,25 @@ class SideRow:
     description: str
     session: str | None
     merged_into: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgottenRow:
+    """A version whose content was forgotten (``snapline forget``).
+
+    Attributes:
+        path: The file.
+        hash: Its content hash.
+        snapshot: The snapshot that recorded it.
+        time: When it was forgotten (ISO 8601, UTC).
+        reason: Why, as the user said.
+    """
+
+    path: str
+    hash: str
+    snapshot: int
+    time: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)

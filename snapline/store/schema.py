@@ -114,8 +114,11 @@ CREATE TABLE side_snapshots (
 ) WITHOUT ROWID;
 
 CREATE TABLE forgotten (
-    path TEXT NOT NULL,
-    hash TEXT NOT NULL,
+    path     TEXT NOT NULL,
+    hash     TEXT NOT NULL,
+    snapshot INTEGER NOT NULL,
+    time     TEXT NOT NULL,
+    reason   TEXT NOT NULL,
     PRIMARY KEY (path, hash)
 ) WITHOUT ROWID;
 

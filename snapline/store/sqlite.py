@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.store.changes import ChangeTable
-from snapline.store.connection import DEFAULT_BUSY_TIMEOUT, Connection
+from snapline.store.connection import DEFAULT_BUSY_TIMEOUT, Connection, encode_path
 from snapline.store.content import BlobTable
 from snapline.store.errors import StoreCorruptError
 from snapline.store.journal import JournalTable
 from snapline.store.milestones import MilestoneTable
-from snapline.store.rows import LedgerEntry, SideRow
+from snapline.store.rows import ForgottenRow, LedgerEntry, SideRow
 from snapline.store.snapshots import SnapshotTable
 from snapline.store.state import KnownStateTable, StatCacheTable
 
@@ -180,6 +180,17 @@ class SqliteStore:
     def baseline_in_workspace(self) -> bool:
         """No: this store keeps every version's content. Returns ``False``."""
         return False
+
+    def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
+        """The version ``hash_`` of ``path`` in the ``forgotten`` table, or ``None``."""
+        rows = self._connection.query(
+            "SELECT snapshot, time, reason FROM forgotten WHERE path = ? AND hash = ?",
+            (encode_path(path), hash_),
+        )
+        if not rows:
+            return None
+        snapshot, time, reason = rows[0]
+        return ForgottenRow(path, hash_, int(snapshot), str(time), str(reason))
 
     def side_snapshots(self) -> list[SideRow]:
         """One line only: returns ``[]``."""

@@ -48,7 +48,8 @@ def validate_history(store: StoreReader, *, deep: bool = False) -> list[Problem]
     changes_by_number: dict[int, list[ChangeRow]] = {}
     for change in store.changes.iter(deltas=True):
         changes_by_number.setdefault(change.snapshot, []).append(change)
-    blobs = set(store.blobs.hashes())
+    # Content forgotten on purpose (`snapline forget`) is gone, not missing.
+    blobs = set(store.blobs.hashes()) | store.forgotten_hashes()
     held_by_workspace = store.baseline_in_workspace()
     replay: dict[str, tuple[str, int]] = {}
     previous: SnapshotRow | None = None

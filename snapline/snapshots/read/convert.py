@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from snapline.content import MAX_DELTA_BYTES, unpack
+from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
 from snapline.paths import check_recorded
 from snapline.snapshots.snapshot import ChangeKind, FileChange, SkippedPath, Snapshot, Storage
 from snapline.store import ChangeRow, SnapshotRow, StoreCorruptError, shape_problem
@@ -114,5 +114,7 @@ def _file_change(c: ChangeRow, bound: int) -> FileChange:
     )
 
 
-def _delta(packed: bytes, bound: int) -> str:
+def _delta(packed: bytes, bound: int) -> str | None:
+    if tombstone_digest(packed) is not None:
+        return None  # forgotten (`snapline forget`): the text is gone, its digest stays
     return unpack(packed, limit=bound).decode("utf-8")

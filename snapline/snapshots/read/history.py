@@ -13,7 +13,11 @@ from typing import NamedTuple
 
 from snapline.errors import SnaplineError
 from snapline.paths import check_recorded
-from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
+from snapline.snapshots.read.reconstruct import (
+    ContentUnavailableError,
+    ForgottenVersionError,
+    Reconstructor,
+)
 from snapline.snapshots.read.unidiff import Side, render_file_diff
 from snapline.snapshots.results import ModifiedFile
 from snapline.snapshots.snapshot import ChangeKind
@@ -295,6 +299,8 @@ def _side(
         return None
     try:
         content: bytes | None = reconstructor.content_at(path, number)
+    except ForgottenVersionError:
+        return Side(path=path, mode=version.mode, content=None, forgotten=True)
     except ContentUnavailableError:
         content = None
     return Side(path=path, mode=version.mode, content=content)

@@ -30,6 +30,7 @@ from snapline.store import ChangeRow, StoreCorruptError, StoreReader
 __all__ = [
     "ContentCache",
     "ContentUnavailableError",
+    "ForgottenVersionError",
     "NotInSnapshotError",
     "Reconstructor",
 ]
@@ -82,6 +83,28 @@ class ContentElsewhereError(ContentUnavailableError):
         return str(self.args[0])
 
 
+class ForgottenVersionError(ContentUnavailableError):
+    """The version's content was removed on purpose (``snapline forget``).
+
+    Not damage: the history still verifies, it only cannot give these bytes back. A
+    :class:`ContentUnavailableError`, so ``show`` and ``diff`` say the content is not
+    there and ``rollback`` refuses the file, as for a version tracked by hash only.
+    Exit code 1.
+    """
+
+    def __init__(self, path: str, number: int, hash_: str | None, time: str, reason: str) -> None:
+        SnaplineError.__init__(
+            self,
+            f"the content of {path} at snapshot {number} was forgotten "
+            f"(snapline forget, {time}: {reason})",
+        )
+        self.path = path
+        self.number = number
+        self.hash = hash_
+        self.time = time
+        self.reason = reason
+
+
 class ContentCache:
     """A bounded LRU of file contents by hash: content-addressed, so never stale.
 
@@ -103,6 +126,13 @@ class ContentCache:
             if data is not None:
                 self._items.move_to_end(hash_)
         return data
+
+    def discard(self, hash_: str) -> None:
+        """Drop the content with this hash (forgotten content must not linger here)."""
+        with self._lock:
+            dropped = self._items.pop(hash_, None)
+            if dropped is not None:
+                self._size -= len(dropped)
 
     def put(self, hash_: str, data: bytes) -> None:
         """Keep ``data`` under its hash, unless it would crowd out the rest."""
@@ -151,7 +181,22 @@ class Reconstructor:
         Raises:
             UnsafeRecordError: If the row records an unsafe path: content meant for a
                 place outside the root is never handed out.
+            ForgottenVersionError: If that version's content was forgotten.
         """
+        try:
+            return self._rebuild(row)
+        except StoreCorruptError:
+            # Checked only on failure: a forgotten version fails for want of its
+            # content, and a rebuild that succeeds needs no extra query.
+            if row.result_hash is not None:
+                forgotten = self.store.forgotten_version(row.path, row.result_hash)
+                if forgotten is not None:
+                    raise ForgottenVersionError(
+                        row.path, row.snapshot, row.result_hash, forgotten.time, forgotten.reason
+                    ) from None
+            raise
+
+    def _rebuild(self, row: ChangeRow) -> bytes:
         check_recorded(row.path)
         if row.result_hash is None or row.storage == Storage.NONE:
             raise NotInSnapshotError(row.path, row.snapshot)
@@ -186,7 +231,13 @@ class Reconstructor:
         chain = [row]
         current = row
         batch: list[ChangeRow] = []
-        while current.storage == Storage.DELTA and self.cache.get(current.result_hash) is None:
+        while (
+            current.storage == Storage.DELTA
+            and self.cache.get(current.result_hash) is None
+            # A version kept whole (``snapline forget`` stores the version after a
+            # forgotten one so) ends the chain: the delta before it may be gone.
+            and not (current.result_hash and self.store.blobs.has(current.result_hash))
+        ):
             if current.kind == ChangeKind.RENAMED or not batch:
                 base_path = current.old_path or current.path
                 batch = self.store.changes.path_history(
@@ -204,19 +255,20 @@ class Reconstructor:
         return chain
 
     def _full(self, row: ChangeRow) -> bytes:
-        if row.content is None:
+        stored = row.content if row.storage == Storage.FULL else row.result_hash
+        if stored is None:
             raise self._corrupt(row, "no stored content is referenced")
-        packed = self.store.blobs.get(row.content)
+        packed = self.store.blobs.get(stored)
         if packed is None and row.snapshot == 0 and self.store.baseline_in_workspace():
-            raise ContentElsewhereError(row.path, row.snapshot, row.content)
+            raise ContentElsewhereError(row.path, row.snapshot, stored)
         if packed is None:
-            raise self._corrupt(row, f"stored content {row.content} is missing")
+            raise self._corrupt(row, f"stored content {stored} is missing")
         if row.size is None:
             raise self._corrupt(row, "its size is not recorded")
         try:
             return unpack(packed, limit=row.size)
         except (UnknownCodecError, PackedSizeError, zlib.error) as error:
-            raise self._corrupt(row, f"stored content {row.content} is damaged ({error})") from None
+            raise self._corrupt(row, f"stored content {stored} is damaged ({error})") from None
 
     def _corrupt(self, row: ChangeRow, detail: str) -> StoreCorruptError:
         return StoreCorruptError(

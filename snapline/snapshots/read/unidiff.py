@@ -38,11 +38,16 @@ _ESCAPES = {
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a file diff: its path, git mode and content (``None``: unavailable)."""
+    """One side of a file diff: its path, git mode and content (``None``: unavailable).
+
+    ``forgotten``: the content is unavailable because it was forgotten (``snapline
+    forget``), which the diff says instead of "Binary files differ".
+    """
 
     path: str
     mode: int
     content: bytes | None
+    forgotten: bool = False
 
 
 def render_file_diff(old: Side | None, new: Side | None) -> str:
@@ -54,7 +59,7 @@ def render_file_diff(old: Side | None, new: Side | None) -> str:
     if old is not None and new is not None:
         if _is_link(old.mode) != _is_link(new.mode):
             return render_file_diff(old, None) + render_file_diff(None, new)
-        if old == new:
+        if old == new and not old.forgotten:
             return ""
         a_path, b_path = old.path, new.path
     elif old is not None:
@@ -63,7 +68,12 @@ def render_file_diff(old: Side | None, new: Side | None) -> str:
         a_path = b_path = new.path
     else:
         return ""
-    same_content = old is not None and new is not None and old.content == new.content
+    same_content = (
+        old is not None
+        and new is not None
+        and old.content == new.content
+        and not (old.forgotten or new.forgotten)
+    )
     out = [f"diff --git {_quote('a/', a_path)} {_quote('b/', b_path)}\n"]
     if old is None:
         assert new is not None
@@ -90,6 +100,10 @@ def render_file_diff(old: Side | None, new: Side | None) -> str:
     new_text = _text(new_data)
     a_name = "/dev/null" if old is None else _quote("a/", a_path)
     b_name = "/dev/null" if new is None else _quote("b/", b_path)
+    gone = [name for side, name in ((old, a_name), (new, b_name)) if side and side.forgotten]
+    if gone:
+        out.append(f"Content forgotten (snapline forget): {' and '.join(gone)}\n")
+        return "".join(out)
     if old_text is None or new_text is None:
         out.append(f"Binary files {a_name} and {b_name} differ\n")
         return "".join(out)

@@ -16,6 +16,7 @@ from snapline.content import decode_text, pack
 from snapline.diffing import compute_deltas
 from snapline.scanning import DiskFile
 from snapline.scanning.reasons import SkipReason
+from snapline.snapshots.read.reconstruct import ForgottenVersionError
 from snapline.snapshots.record.detect import Drift
 from snapline.snapshots.snapshot import ChangeKind, SkippedPath, Storage
 from snapline.store import ChangeRow, StateRow
@@ -221,7 +222,10 @@ def _try_deltas(
     new_text = decode_text(disk.content)
     if new_text is None:
         return None
-    base = base_content(known)
+    try:
+        base = base_content(known)
+    except ForgottenVersionError:
+        base = None  # `snapline forget` took it: nothing to diff against, store it whole
     if base is None:
         return None
     base_text = decode_text(base)

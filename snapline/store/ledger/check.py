@@ -1,4 +1,4 @@
-"""Reading a ledger back for ``verify``: every record parsed, every object hashed."""
+"""Reading a ledger back for ``verify``: every record parsed (forgets too), every object hashed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from snapline.content import PackedSizeError, UnknownCodecError, unpack
 from snapline.hashing import hash_bytes
 from snapline.store.errors import StoreCorruptError
-from snapline.store.ledger.files import MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.forgotten import read_forget
 from snapline.store.ledger.sync import read_milestone, read_snapshot
 from snapline.store.rows import LedgerEntry
 
@@ -37,6 +38,11 @@ def read_back(ledger: Ledger) -> Iterator[LedgerEntry]:
         yield LedgerEntry(
             ledger.file(MILESTONES, name), milestone=milestone.row, last_id=milestone.last_id
         )
+    for name in ledger.names(FORGOTTEN):
+        try:
+            read_forget(ledger, name)
+        except StoreCorruptError as error:
+            yield LedgerEntry(ledger.file(FORGOTTEN, name), problem=error.detail)
     for hash_ in sorted(ledger.object_hashes()):
         yield _object_entry(ledger, hash_)
 

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from snapline.content import MAX_DELTA_BYTES, pack, unpack
+from snapline.content import MAX_DELTA_BYTES, pack, tombstone, tombstone_digest, unpack
 from snapline.store.ledger.deltas import INDENT, parse_delta_lines, render_delta_lines
 from snapline.store.ledger.fields import (
     dump_string,
@@ -76,6 +76,8 @@ _KINDS = ("added", "modified", "deleted", "renamed")
 _STORAGES = ("delta", "full", "none", "hash-only")
 _DIRECTIONS = ("forward", "reverse")
 _VERSION = 2
+_FORGOTTEN = "forgotten sha256:"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 _MAGIC = "snapline snapshot "
 
 
@@ -86,14 +88,12 @@ class SnapshotRecord:
     Attributes:
         row: The snapshot.
         changes: Its changes in path order, ``snapshot`` set to ``row.number`` and the
-            deltas packed (:func:`snapline.content.pack`) as the index keeps them.
-        forgotten: The ``(path, "forward" | "reverse")`` deltas that were forgotten (a
-            tombstone stands where they were).
+            deltas packed (:func:`snapline.content.pack`) as the index keeps them; a
+            forgotten delta is its tombstone (:func:`snapline.content.tombstone`).
     """
 
     row: SnapshotRow
     changes: tuple[ChangeRow, ...]
-    forgotten: frozenset[tuple[str, str]]
 
 
 def snapshot_name(number: int, id_: str) -> str:
@@ -121,17 +121,16 @@ def parse_snapshot_name(name: str) -> tuple[int, str]:
     return int(match[1]), match[2]
 
 
-def render_snapshot(
-    row: SnapshotRow,
-    changes: Iterable[ChangeRow],
-    forgotten: frozenset[tuple[str, str]] = frozenset(),
-) -> bytes:
+def render_snapshot(row: SnapshotRow, changes: Iterable[ChangeRow]) -> bytes:
     """The snapshot file for a snapshot and its changes, as the index holds them.
+
+    A forgotten delta (``snapline forget``) is a tombstone in the index and the line
+    ``  forward forgotten sha256:<hex>`` here: the SHA-256 of the delta's text, which
+    the chain hash covers, so the chain still verifies without the text.
 
     Args:
         row: The snapshot.
-        changes: Its changes (their deltas packed), in any order.
-        forgotten: The ``(path, direction)`` deltas forgotten: written as tombstones.
+        changes: Its changes (their deltas packed, or tombstones), in any order.
 
     Returns:
         The file's bytes.
@@ -139,11 +138,10 @@ def render_snapshot(
     Raises:
         ValueError: If the rows cannot be written (a programming error): values out of
             range, inconsistent pairs, a change of another snapshot, two changes to a
-            path, a tombstone that names no change or has a delta beside it.
+            path, a tombstone without a SHA-256 hex digest.
     """
     lines = _render_header(row)
     ordered = sorted(changes, key=lambda change: change.path)
-    left = set(forgotten)
     if ordered:
         lines.append("")
     previous: str | None = None
@@ -153,10 +151,7 @@ def render_snapshot(
         if change.path == previous:
             raise ValueError(f"two changes to {change.path!r}")
         previous = change.path
-        lines.extend(_render_change(change, forgotten))
-        left -= {(change.path, direction) for direction in _DIRECTIONS}
-    if left:
-        raise ValueError(f"tombstones for no change: {sorted(left)}")
+        lines.extend(_render_change(change))
     lines.append("")
     return "\n".join(lines).encode("utf-8")
 
@@ -169,7 +164,7 @@ def parse_snapshot(data: bytes, *, max_delta_bytes: int = MAX_DELTA_BYTES) -> Sn
         max_delta_bytes: The most bytes one delta text may have.
 
     Returns:
-        The snapshot, its changes (deltas packed for the index) and its tombstones.
+        The snapshot and its changes (deltas packed for the index, or tombstones).
 
     Raises:
         LedgerFormatError: If the file is not in the ledger format, with the line.
@@ -178,20 +173,19 @@ def parse_snapshot(data: bytes, *, max_delta_bytes: int = MAX_DELTA_BYTES) -> Sn
     reader = LineReader(lines)
     row = _parse_header(reader)
     changes: list[ChangeRow] = []
-    forgotten: set[tuple[str, str]] = set()
     if reader.peek() is not None:
         if reader.read("") != "":
             raise reader.fail("expected a blank line before the changes")
         while reader.peek() is not None:
             start = reader.number + 1
-            change = _parse_change(reader, row.number, forgotten, max_delta_bytes)
+            change = _parse_change(reader, row.number, max_delta_bytes)
             if changes and change.path <= changes[-1].path:
                 previous = changes[-1].path
                 what = "listed twice" if change.path == previous else f"after {previous!r:.80}"
                 raise LedgerFormatError(start, f"changes out of order: {change.path!r:.80} {what}")
             changes.append(change)
-    record = SnapshotRecord(row, tuple(changes), frozenset(forgotten))
-    check_canonical(lines, lambda: render_snapshot(record.row, record.changes, record.forgotten))
+    record = SnapshotRecord(row, tuple(changes))
+    check_canonical(lines, lambda: render_snapshot(record.row, record.changes))
     return record
 
 
@@ -254,7 +248,7 @@ def _parse_header(reader: LineReader) -> SnapshotRow:
     )  # fmt: skip
 
 
-def _render_change(change: ChangeRow, forgotten: frozenset[tuple[str, str]]) -> list[str]:
+def _render_change(change: ChangeRow) -> list[str]:
     if change.kind not in _KINDS or change.storage not in _STORAGES:
         raise ValueError(f"change to {change.path!r}: unknown {change.kind!r}/{change.storage!r}")
     lines = [f"{change.kind} {format_path(change.path)}"]
@@ -274,19 +268,20 @@ def _render_change(change: ChangeRow, forgotten: frozenset[tuple[str, str]]) -> 
     if change.content is not None:
         lines.append(f"  content {format_hash(change.content)}")
     for direction, packed in zip(_DIRECTIONS, (change.forward, change.reverse), strict=True):
-        if (change.path, direction) in forgotten:
-            if packed is not None:
-                raise ValueError(f"change to {change.path!r}: a forgotten {direction} delta")
-            lines.append(f"  {direction} forgotten")
-        elif packed is not None:
+        if packed is None:
+            continue
+        digest = tombstone_digest(packed)
+        if digest is not None:
+            if _HEX64.fullmatch(digest) is None:
+                raise ValueError(f"change to {change.path!r}: a tombstone without a digest")
+            lines.append(f"  {direction} {_FORGOTTEN}{digest}")
+        else:
             lines.append(f"  {direction}")
             lines.extend(render_delta_lines(_delta_text(packed)))
     return lines
 
 
-def _parse_change(
-    reader: LineReader, snapshot: int, forgotten: set[tuple[str, str]], limit: int
-) -> ChangeRow:
+def _parse_change(reader: LineReader, snapshot: int, limit: int) -> ChangeRow:
     line = reader.read("KIND PATH")
     kind, _, rest = line.partition(" ")
     if kind not in _KINDS:
@@ -300,23 +295,23 @@ def _parse_change(
         result_hash, result_mode, size = reader.field("  result", _parse_result, "HASH MODE SIZE")
     storage, chain, chain_bytes = reader.field("  storage", _parse_storage, "STORAGE N N")
     content = reader.field("  content", parse_hash) if _next_is(reader, "  content ") else None
-    forward, reverse = (
-        _parse_delta(reader, direction, path, forgotten, limit) for direction in _DIRECTIONS
-    )
+    forward, reverse = (_parse_delta(reader, direction, limit) for direction in _DIRECTIONS)
     return ChangeRow(
         snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size,
         storage, forward, reverse, content, chain, chain_bytes,
     )  # fmt: skip
 
 
-def _parse_delta(
-    reader: LineReader, direction: str, path: str, forgotten: set[tuple[str, str]], limit: int
-) -> bytes | None:
+def _parse_delta(reader: LineReader, direction: str, limit: int) -> bytes | None:
     following = reader.peek()
-    if following == f"  {direction} forgotten":
-        reader.read("")
-        forgotten.add((path, direction))
-        return None
+    if following is not None and following.startswith(f"  {direction} "):
+        line = reader.read("")
+        digest = line[len(direction) + 3 :]
+        if not digest.startswith(_FORGOTTEN) or not _HEX64.fullmatch(digest[len(_FORGOTTEN) :]):
+            raise reader.fail(
+                f"expected `  {direction}` or `  {direction} {_FORGOTTEN}HEX`, found {line!r:.80}"
+            )
+        return tombstone(digest[len(_FORGOTTEN) :])
     if following != f"  {direction}":
         return None
     reader.read("")

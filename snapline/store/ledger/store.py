@@ -29,7 +29,14 @@ from snapline.store.ledger.format import (
 )
 from snapline.store.ledger.tables import ForgottenTable, LedgerNameTable, SideSnapshotTable
 from snapline.store.milestones import MilestoneTable
-from snapline.store.rows import ChangeRow, LedgerEntry, MilestoneRow, SideRow, SnapshotRow
+from snapline.store.rows import (
+    ChangeRow,
+    ForgottenRow,
+    LedgerEntry,
+    MilestoneRow,
+    SideRow,
+    SnapshotRow,
+)
 from snapline.store.snapshots import SnapshotTable
 from snapline.store.sqlite import SqliteStore
 
@@ -208,6 +215,10 @@ class LedgerStore:
     def baseline_in_workspace(self) -> bool:
         """Yes: the ledger copies a baseline version only once a snapshot changes it."""
         return True
+
+    def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
+        """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""
+        return self.forgotten.get(path, hash_)
 
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one, by number."""

@@ -27,12 +27,14 @@ from pathlib import Path
 from snapline.content import FAST, pack
 from snapline.scanning import FileChangingError, read_disk_file
 from snapline.store.errors import StoreCorruptError
-from snapline.store.ledger.files import MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.forget_format import FORGET_SUFFIX
+from snapline.store.ledger.forgotten import import_forgets
 from snapline.store.ledger.format import (
     LedgerFormatError,
     MilestoneRecord,
-    milestone_name,
     SnapshotRecord,
+    milestone_name,
     parse_milestone,
     parse_snapshot,
     parse_snapshot_name,
@@ -244,15 +246,19 @@ def _pick_main(
 
 
 def _on_disk(ledger: Ledger) -> set[str]:
-    return set(ledger.names(SNAPSHOTS)) | set(ledger.names(MILESTONES))
+    # A forget pulled from elsewhere rewrote snapshot files: its new record makes the
+    # listings differ, and the index is rebuilt.
+    return (
+        set(ledger.names(SNAPSHOTS)) | set(ledger.names(MILESTONES)) | set(ledger.names(FORGOTTEN))
+    )
 
 
 def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
     """Import new files that continue the main line; ``False`` when they do not."""
     snapshot_names = [n for n in added if n.endswith(".snap")]
     milestone_names = [n for n in added if n.endswith(".mile")]
-    if not snapshot_names and not milestone_names:
-        return False
+    if len(snapshot_names) + len(milestone_names) != len(added):
+        return False  # a forget: snapshot files were rewritten
     if store.unmerged_heads():
         return False
     records = [read_snapshot(store.ledger, n) for n in snapshot_names]
@@ -301,6 +307,9 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
         _import_objects(store, record.changes)
     milestones = [read_milestone(store.ledger, n) for n in sorted(on_disk) if n.endswith(".mile")]
     _import_milestones(store, milestones)
+    forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
+    for hash_ in import_forgets(store, forgets):
+        _import_object(store, hash_)
     store.names.add(on_disk)
 
 
@@ -312,30 +321,26 @@ def _import(store: LedgerStore, root: Path, record: SnapshotRecord) -> None:
     _import_objects(store, record.changes)
     if record.row.number == 0:
         _import_baseline(store, root, record.changes)
-    forgotten = [(p, _result_of(record, p)) for p, part in record.forgotten if part == "forward"]
-    store.forgotten.add((p, h) for p, h in forgotten if h is not None)
-
-
-def _result_of(record: SnapshotRecord, path: str) -> str | None:
-    for change in record.changes:
-        if change.path == path:
-            return change.result_hash
-    return None
 
 
 def _import_objects(store: LedgerStore, changes: Iterable[ChangeRow]) -> None:
     for change in changes:
         for hash_ in (change.content, change.base_hash):
-            if hash_ is None or store.index.blobs.has(hash_):
-                continue
-            try:
-                size, packed = store.ledger.read_object(hash_, _MAX_OBJECT_BYTES)
-            except FileNotFoundError:
-                continue  # a baseline version (in the workspace) or a forgotten one
-            except (LedgerFileError, OSError) as error:
-                raise StoreCorruptError(store.ledger.object_path(hash_), str(error)) from None
-            # Checked by hash whenever used, and by `snapline verify`.
-            store.index.blobs.put(hash_, size, packed)
+            if hash_ is not None:
+                _import_object(store, hash_)
+
+
+def _import_object(store: LedgerStore, hash_: str) -> None:
+    if store.index.blobs.has(hash_):
+        return
+    try:
+        size, packed = store.ledger.read_object(hash_, _MAX_OBJECT_BYTES)
+    except FileNotFoundError:
+        return  # a baseline version (in the workspace) or a forgotten one
+    except (LedgerFileError, OSError) as error:
+        raise StoreCorruptError(store.ledger.object_path(hash_), str(error)) from None
+    # Checked by hash whenever used, and by `snapline verify`.
+    store.index.blobs.put(hash_, size, packed)
 
 
 def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from snapline.store.connection import Connection, encode_path
-from snapline.store.rows import SideRow
+from snapline.store.rows import ForgottenRow, SideRow
 
 __all__ = ["ForgottenTable", "LedgerNameTable", "SideSnapshotTable", "clear_history"]
 
@@ -68,23 +68,28 @@ class ForgottenTable:
         """Bind the table to the index's connection."""
         self._c = connection
 
-    def has(self, path: str, hash_: str) -> bool:
-        """Whether the version ``hash_`` of ``path`` was forgotten."""
+    def get(self, path: str, hash_: str) -> ForgottenRow | None:
+        """The version ``hash_`` of ``path`` if it was forgotten, else ``None``."""
         rows = self._c.query(
-            "SELECT 1 FROM forgotten WHERE path = ? AND hash = ?", (encode_path(path), hash_)
+            "SELECT snapshot, time, reason FROM forgotten WHERE path = ? AND hash = ?",
+            (encode_path(path), hash_),
         )
-        return bool(rows)
+        if not rows:
+            return None
+        snapshot, time, reason = rows[0]
+        return ForgottenRow(path, hash_, int(snapshot), str(time), str(reason))
 
     def hashes(self) -> set[str]:
         """The hash of every forgotten version."""
         return {str(row[0]) for row in self._c.query("SELECT hash FROM forgotten")}
 
-    def add(self, versions: Iterable[tuple[str, str]]) -> None:
-        """Record ``(path, hash)`` versions as forgotten; call inside ``write()``."""
+    def add(self, versions: Iterable[ForgottenRow]) -> None:
+        """Record versions as forgotten; call inside ``write()``. The first record stays."""
         self._c.require_transaction()
         self._c.db.executemany(
-            "INSERT OR IGNORE INTO forgotten(path, hash) VALUES (?, ?)",
-            [(encode_path(p), h) for p, h in versions],
+            "INSERT OR IGNORE INTO forgotten(path, hash, snapshot, time, reason) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(encode_path(r.path), r.hash, r.snapshot, r.time, r.reason) for r in versions],
         )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from snapline.content import pack, unpack
+from snapline.content import pack, tombstone, unpack
 from snapline.diffing import compute_deltas, quote_insert, unquote_insert
 from snapline.store.ledger.format import (
     LedgerFormatError,
@@ -89,10 +90,10 @@ EXAMPLE = render_snapshot(_row(), [_change()])
 
 
 def _round_trip(record: SnapshotRecord) -> None:
-    data = render_snapshot(record.row, record.changes, record.forgotten)
+    data = render_snapshot(record.row, record.changes)
     again = parse_snapshot(data)
     assert again == record
-    assert render_snapshot(again.row, again.changes, again.forgotten) == data
+    assert render_snapshot(again.row, again.changes) == data
 
 
 # --- the readable example --------------------------------------------------------------
@@ -104,7 +105,7 @@ def test_a_one_line_edit_reads_as_the_changed_line() -> None:
     assert len(EXAMPLE) < 1024
     assert EXAMPLE.startswith(b"snapline snapshot 2\nnumber 12\nid " + ID.encode() + b"\n")
     assert EXAMPLE.endswith(b"\n") and b"\r" not in EXAMPLE
-    assert parse_snapshot(EXAMPLE) == SnapshotRecord(_row(), (_change(),), frozenset())
+    assert parse_snapshot(EXAMPLE) == SnapshotRecord(_row(), (_change(),))
 
 
 def test_the_baseline_and_a_merge_have_their_own_lines() -> None:
@@ -202,13 +203,15 @@ def _records(draw: st.DrawFn) -> SnapshotRecord:
         merges=json.dumps(merges),
     )
     changes = []
-    forgotten = set()
     for path in sorted(set(draw(st.lists(_PATH, max_size=4)))):
         forward, reverse = draw(_delta_pair())
         has_base, has_result = draw(st.booleans()), draw(st.booleans())
-        for direction, delta in (("forward", forward), ("reverse", reverse)):
-            if delta is None and draw(st.booleans()):
-                forgotten.add((path, direction))
+        packed = [
+            None if delta is None else pack(delta.encode("utf-8")) for delta in (forward, reverse)
+        ]
+        for i, delta in enumerate(packed):
+            if delta is not None and draw(st.booleans()):
+                packed[i] = tombstone(hashlib.sha256(delta).hexdigest())
         changes.append(
             ChangeRow(
                 snapshot=number,
@@ -225,14 +228,14 @@ def _records(draw: st.DrawFn) -> SnapshotRecord:
                 else None,
                 size=draw(st.integers(0, 2**63 - 1)) if has_result else None,
                 storage=draw(st.sampled_from(["delta", "full", "none", "hash-only"])),
-                forward=None if forward is None else pack(forward.encode("utf-8")),
-                reverse=None if reverse is None else pack(reverse.encode("utf-8")),
+                forward=packed[0],
+                reverse=packed[1],
                 content=draw(st.none() | _HASH),
                 chain=draw(st.integers(0, 100)),
                 chain_bytes=draw(st.integers(0, 2**63 - 1)),
             )
         )
-    return SnapshotRecord(row, tuple(changes), frozenset(forgotten))
+    return SnapshotRecord(row, tuple(changes))
 
 
 @given(_records())
@@ -251,7 +254,7 @@ def test_computed_deltas_round_trip_exactly(base: str, new: str) -> None:
         return
     forward, reverse = pack(deltas.forward.encode()), pack(deltas.reverse.encode())
     record = SnapshotRecord(
-        _row(), (_change(forward=forward, reverse=reverse),), frozenset()
+        _row(), (_change(forward=forward, reverse=reverse),)
     )  # fmt: skip
     _round_trip(record)
     (change,) = parse_snapshot(render_snapshot(record.row, record.changes)).changes
@@ -283,10 +286,25 @@ def test_deltas_have_one_spelling(delta: str, spelled: list[str]) -> None:
 
 
 def test_forgotten_deltas_are_tombstones() -> None:
-    change = _change(forward=None)
-    data = render_snapshot(_row(), [change], frozenset({("src/app.py", "forward")}))
-    assert b"\n  forward forgotten\n  reverse\n" in data
-    assert parse_snapshot(data).forgotten == {("src/app.py", "forward")}
+    change = _change(forward=tombstone("ab" * 32))
+    data = render_snapshot(_row(), [change])
+    assert b"\n  forward forgotten sha256:" + b"ab" * 32 + b"\n  reverse\n" in data
+    assert parse_snapshot(data).changes == (change,)
+
+
+@pytest.mark.parametrize(
+    "line", ["  forward forgotten", "  forward forgotten sha256:AB", "  forward forgotten sha256:"]
+)
+def test_tombstones_need_a_digest(line: str) -> None:
+    data = render_snapshot(_row(), [_change(forward=tombstone("ab" * 32))])
+    crafted = data.replace(b"  forward forgotten sha256:" + b"ab" * 32, line.encode())
+    with pytest.raises(LedgerFormatError, match="forgotten"):
+        parse_snapshot(crafted)
+
+
+def test_a_tombstone_without_a_digest_is_not_written() -> None:
+    with pytest.raises(ValueError, match="tombstone"):
+        render_snapshot(_row(), [_change(forward=tombstone("nope"))])
 
 
 def test_quote_insert_is_the_quoting_of_computed_deltas() -> None:
@@ -298,35 +316,34 @@ def test_quote_insert_is_the_quoting_of_computed_deltas() -> None:
 
 
 @pytest.mark.parametrize(
-    ("row", "changes", "forgotten"),
+    ("row", "changes"),
     [
-        (_row(version=1), [], frozenset()),
-        (_row(parent_id=None), [], frozenset()),
-        (_row(0), [_change(snapshot=12)], frozenset()),
-        (_row(merges='["x"]'), [], frozenset()),
-        (_row(merges=f'["{ID}","{PARENT}"]'), [], frozenset()),
-        (_row(metadata="[]"), [], frozenset()),
-        (_row(metadata='{"a":\n1}'), [], frozenset()),
-        (_row(skipped="{}"), [], frozenset()),
-        (_row(time="yesterday"), [], frozenset()),
-        (_row(chain_hash="sha256:" + "A" * 64), [], frozenset()),
-        (_row(), [_change(), _change()], frozenset()),
-        (_row(), [_change(base_mode=None)], frozenset()),
-        (_row(), [_change(size=None)], frozenset()),
-        (_row(), [_change(kind="moved")], frozenset()),
-        (_row(), [_change(storage="zip")], frozenset()),
-        (_row(), [_change(path="../x")], frozenset()),
-        (_row(), [_change(chain=-1)], frozenset()),
-        (_row(), [_change(forward=b"z-not-zlib")], frozenset()),
-        (_row(), [_change()], frozenset({("src/app.py", "forward")})),
-        (_row(), [_change(forward=None)], frozenset({("other", "forward")})),
+        (_row(version=1), []),
+        (_row(parent_id=None), []),
+        (_row(0), [_change(snapshot=12)]),
+        (_row(merges='["x"]'), []),
+        (_row(merges=f'["{ID}","{PARENT}"]'), []),
+        (_row(metadata="[]"), []),
+        (_row(metadata='{"a":\n1}'), []),
+        (_row(skipped="{}"), []),
+        (_row(time="yesterday"), []),
+        (_row(chain_hash="sha256:" + "A" * 64), []),
+        (_row(), [_change(), _change()]),
+        (_row(), [_change(base_mode=None)]),
+        (_row(), [_change(size=None)]),
+        (_row(), [_change(kind="moved")]),
+        (_row(), [_change(storage="zip")]),
+        (_row(), [_change(path="../x")]),
+        (_row(), [_change(chain=-1)]),
+        (_row(), [_change(forward=b"z-not-zlib")]),
+        (_row(), [_change(forward=tombstone("AB" * 32))]),
     ],
 )
 def test_rows_the_ledger_cannot_write_are_refused(
-    row: SnapshotRow, changes: list[ChangeRow], forgotten: frozenset[tuple[str, str]]
+    row: SnapshotRow, changes: list[ChangeRow]
 ) -> None:
     with pytest.raises(ValueError):
-        render_snapshot(row, changes, forgotten)
+        render_snapshot(row, changes)
 
 
 # --- crafted damage: each refused at its line -------------------------------------------
@@ -457,7 +474,7 @@ def _parses_or_refuses(data: bytes) -> None:
         record = parse_snapshot(data)
     except LedgerFormatError:
         return
-    assert render_snapshot(record.row, record.changes, record.forgotten) == data
+    assert render_snapshot(record.row, record.changes) == data
 
 
 @given(st.binary(max_size=200))
@@ -479,7 +496,7 @@ _NOISE = st.one_of(
 def test_mutated_files_parse_back_exactly_or_are_refused(
     record: SnapshotRecord, data: st.DataObject
 ) -> None:
-    lines = render_snapshot(record.row, record.changes, record.forgotten).split(b"\n")
+    lines = render_snapshot(record.row, record.changes).split(b"\n")
     index = data.draw(st.integers(0, len(lines) - 1))
     how = data.draw(st.sampled_from(["replace", "insert", "drop", "edit", "truncate", "swap"]))
     noise = data.draw(_NOISE).encode("utf-8", "surrogatepass")

@@ -1,0 +1,76 @@
+"""The forget command: remove the stored content of files recorded by mistake."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from snapline.cli.context import JsonOption, user_paths, workspace
+from snapline.cli.output import echo, echo_json, plural
+from snapline.cli.render import model_json
+
+__all__ = ["register"]
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    app.command("forget")(forget)
+
+
+def forget(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="PATH",
+            help="The file (several when the same content was recorded under each).",
+            show_default=False,
+        ),
+    ],
+    reason: Annotated[
+        str,
+        typer.Option("-m", "--message", metavar="REASON", help="Why (recorded with the act)."),
+    ],
+    snapshot: Annotated[
+        str | None,
+        typer.Option(
+            "--snapshot",
+            metavar="N",
+            help="Only the content PATH had after snapshot N (a number, latest or latest~N).",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove the stored content of a file recorded by mistake (a secret) from the history.
+
+    Every stored version of PATH, or with --snapshot only the content it had after
+    snapshot N, leaves .snapline/ledger and the local index; tombstones keep the
+    hashes, so `snapline verify` still passes, and rebuilding a forgotten version
+    says it was forgotten. The act is recorded in the ledger. The file in the
+    workspace is not touched. Commit .snapline/ afterwards; content already in git
+    history needs git's own tools (git filter-repo).
+    """
+    with workspace(ctx) as ws:
+        rels = user_paths(ws, paths)
+        if rels is None:
+            raise typer.BadParameter("name the files to forget, not the workspace root")
+        result = ws.forget(rels, snapshot=snapshot, reason=reason)
+    if as_json:
+        echo_json(model_json(result))
+        return
+    numbers = sorted({v.number for v in result.forgotten})
+    echo(
+        ("forgot ", "green"),
+        f"{plural(len(result.forgotten), 'version')} of {', '.join(result.paths)} "
+        f"(snapshot{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))})",
+    )
+    for version in result.kept:
+        echo(f"  kept {version.path} after snapshot {version.number} whole, so it still rebuilds")
+    echo(f"  recorded in .snapline/ledger/forgotten/{result.record}")
+    for path in result.still_on_disk:
+        echo(
+            ("  note: ", "yellow"),
+            f"{path} still holds this content on disk; forget changes the history only",
+        )
+    echo("  commit .snapline/ now; content already committed to git needs git filter-repo")

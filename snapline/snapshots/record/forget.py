@@ -1,0 +1,290 @@
+"""Forgetting: removing the stored content of files recorded by mistake (a secret).
+
+``snapline forget PATH`` removes every stored version of PATH from the history; with
+``--snapshot N`` only the content PATH had after snapshot N (wherever PATH had exactly
+that content: a rollback that brought it back recorded it again). What goes, for each
+such version: its object and index blob, the forward delta that produced it, and the
+reverse delta of the file's next change (which rebuilds it). What stays: every hash,
+so the chain verifies, and tombstones carrying the digests of the removed deltas.
+The next version, when it was a delta on top of a forgotten one, is first stored whole
+so that it and everything after it still rebuilds. The act is recorded in the ledger
+(``forgotten/<time>-<id>.forget``: paths, versions, time, reason).
+
+Like ``git filter-repo``, forget rewrites history and leaves the working tree alone:
+forgetting the version a file still has on disk is allowed (the file stays; the result
+says so), because the usual order is "remove it from the history, then deal with the
+file". Snapshots of other lines joined by ``snapline merge`` lose the content too
+(their deltas become tombstones; this clone never rebuilds their versions); a history
+with lines not yet joined is refused, as by every writer. Forget does not reach
+copies elsewhere: git commits that already hold the ledger files (use git's own
+tools), other clones until they pull the forget (their index is then rebuilt without
+the content).
+
+Rebuilding a forgotten version raises :class:`ForgottenVersionError` (exit code 1,
+not 3: the history is intact, its content was removed on purpose).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+from snapline.content import pack
+from snapline.errors import SnaplineError
+from snapline.snapshots.read.reconstruct import (
+    ForgottenVersionError,
+    NotInSnapshotError,
+    Reconstructor,
+)
+from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.snapshot import Storage
+from snapline.store import ChangeRow
+from snapline.store.ledger.forget_format import ForgetRecord, ForgottenVersion
+from snapline.store.ledger.forgetting import Direction, KeptContent, forget_in_ledger
+from snapline.store.ledger.format import snapshot_name
+from snapline.store.ledger.store import LedgerStore
+from snapline.store.ledger.sync import read_snapshot
+from snapline.values import FrozenModel
+
+__all__ = [
+    "ForgetResult",
+    "ForgottenVersionError",
+    "ForgottenVersionRecord",
+    "NoLedgerError",
+    "NothingToForgetError",
+    "SharedContentError",
+    "forget",
+]
+
+_STORED = (Storage.DELTA.value, Storage.FULL.value)
+
+
+class NothingToForgetError(SnaplineError):
+    """The history stores no content of the path (never recorded, or hash only)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"the history stores no content of {path}; check the path with "
+            f"`snapline log --file {path}`"
+        )
+
+
+class SharedContentError(SnaplineError):
+    """The content to forget is also recorded under another path, which keeps it."""
+
+    def __init__(self, path: str, other: str, number: int) -> None:
+        self.path = path
+        self.other = other
+        self.number = number
+        super().__init__(
+            f"the content of {path} to forget is also recorded as {other} (snapshot "
+            f"{number}); forget both at once: `snapline forget {path} {other}`"
+        )
+
+
+class NoLedgerError(SnaplineError):
+    """The store has no ledger to forget content from."""
+
+    def __init__(self) -> None:
+        super().__init__("this store has no ledger; open it with snapline 0.2 to upgrade it")
+
+
+class ForgottenVersionRecord(FrozenModel):
+    """One version whose content was forgotten (or kept whole).
+
+    Attributes:
+        path: The file.
+        number: The snapshot that recorded it.
+        hash: Its content hash.
+    """
+
+    path: str
+    number: int
+    hash: str
+
+
+class ForgetResult(FrozenModel):
+    """What ``forget`` removed.
+
+    Attributes:
+        paths: The paths asked for.
+        forgotten: The versions whose content is gone, by snapshot.
+        kept: Later versions stored whole so that they still rebuild.
+        still_on_disk: Paths whose file in the workspace still has forgotten content
+            (forget never touches the workspace).
+        record: The ledger file recording the act (``forgotten/<name>``).
+        time: When.
+        reason: Why.
+    """
+
+    paths: tuple[str, ...]
+    forgotten: tuple[ForgottenVersionRecord, ...]
+    kept: tuple[ForgottenVersionRecord, ...]
+    still_on_disk: tuple[str, ...]
+    record: str
+    time: str
+    reason: str
+
+
+def forget(
+    recorder: Recorder,
+    reconstructor: Reconstructor,
+    paths: Iterable[str],
+    *,
+    snapshot: int | None = None,
+    reason: str = "",
+) -> ForgetResult:
+    """Remove the stored content of ``paths`` from the history; hold the writer lock.
+
+    Args:
+        recorder: The workspace's recorder (its store must be a ledger store).
+        reconstructor: Rebuilds the versions to keep whole.
+        paths: Checked workspace-relative paths.
+        snapshot: Only the content each path had after this snapshot.
+        reason: Why, recorded with the act.
+
+    Returns:
+        What was forgotten and kept.
+
+    Raises:
+        NothingToForgetError: If no content of a path is stored.
+        NotInSnapshotError: If a path did not exist after ``snapshot``.
+        SharedContentError: If the same content is recorded under another path.
+    """
+    store = recorder.store
+    if not isinstance(store, LedgerStore):
+        raise NoLedgerError()
+    wanted = sorted(set(paths))
+    latest = store.snapshots.latest_number() or 0
+    rows = store.changes.in_range(0, latest, deltas=False)
+    targets = _targets(rows, wanted, snapshot, reconstructor)
+    hashes = {row.result_hash for row in targets}
+    for row in rows:
+        if row.path not in wanted and row.result_hash in hashes and row.storage in _STORED:
+            source = next(t.path for t in targets if t.result_hash == row.result_hash)
+            raise SharedContentError(source, row.path, row.snapshot)
+    deltas: dict[str, set[Direction]] = {}
+    kept: dict[str, tuple[ChangeRow, bytes]] = {}
+    touched = {r.snapshot for r in rows}
+    names = {
+        row.number: snapshot_name(row.number, row.id)
+        for row in store.snapshots.select()
+        if row.number in touched
+    }
+    for target in targets:
+        deltas.setdefault(names[target.snapshot], set()).add((target.path, "forward"))
+        following = _next_change(rows, target)
+        if following is None:
+            continue
+        deltas.setdefault(names[following.snapshot], set()).add((following.path, "reverse"))
+        if following.storage == Storage.DELTA and following.result_hash not in hashes:
+            assert following.result_hash is not None
+            data = reconstructor.content_at(following.path, following.snapshot)
+            kept[following.result_hash] = (following, data)
+    side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
+    targets += side_targets
+    found = {row.path for row in targets}
+    for path in wanted:
+        if path not in found:
+            raise NothingToForgetError(path)
+    hashes |= {row.result_hash for row in side_targets}
+    now = datetime.now(timezone.utc).isoformat()
+    record = ForgetRecord(
+        time=now,
+        reason=reason,
+        forgot=tuple(sorted({ForgottenVersion(r.snapshot, r.path, _hash(r)) for r in targets})),
+        kept=tuple(sorted({ForgottenVersion(r.snapshot, r.path, h) for h, (r, _) in kept.items()})),
+    )
+    contents = [KeptContent(h, len(data), pack(data)) for h, (_, data) in kept.items()]
+    name = forget_in_ledger(store, record, secrets.token_hex(16), deltas, contents)
+    for hash_ in hashes:
+        if hash_ is not None:
+            reconstructor.cache.discard(hash_)
+    known = store.state.get(wanted)
+    return ForgetResult(
+        paths=tuple(wanted),
+        forgotten=tuple(_model(v) for v in record.forgot),
+        kept=tuple(_model(v) for v in record.kept),
+        still_on_disk=tuple(p for p in wanted if p in known and known[p].hash in hashes),
+        record=name,
+        time=now,
+        reason=reason,
+    )
+
+
+def _targets(
+    rows: list[ChangeRow], paths: list[str], snapshot: int | None, reconstructor: Reconstructor
+) -> list[ChangeRow]:
+    """The change rows that produced the versions to forget."""
+    targets: list[ChangeRow] = []
+    for path in paths:
+        mine = [r for r in rows if r.path == path and r.result_hash and r.storage in _STORED]
+        if snapshot is not None:
+            version = reconstructor.version(path, snapshot)
+            if version is None:
+                raise NotInSnapshotError(path, snapshot)
+            mine = [r for r in mine if r.result_hash == version.result_hash]
+        if not mine and snapshot is not None:
+            raise NothingToForgetError(path)
+        targets.extend(mine)
+    return targets
+
+
+def _side_lines(
+    store: LedgerStore,
+    paths: list[str],
+    hashes: set[str | None] | None,
+    deltas: dict[str, set[Direction]],
+) -> list[ChangeRow]:
+    """Forget in the snapshots of other lines (a branch joined by ``snapline merge``).
+
+    Their versions are not rebuilt by this clone (only the main line is), so nothing
+    is kept whole: the deltas that carry the content are replaced by tombstones.
+
+    Args:
+        store: The open store.
+        paths: The paths to forget.
+        hashes: Only versions with these hashes (``None``: every version of the paths).
+        deltas: Where the tombstones to write are added, by snapshot file name.
+
+    Returns:
+        The side lines' changes whose content is forgotten.
+    """
+    rows: list[tuple[str, ChangeRow]] = []
+    for side in store.side_snapshots():
+        name = snapshot_name(side.number, side.id)
+        rows.extend((name, change) for change in read_snapshot(store.ledger, name).changes)
+    targets: list[ChangeRow] = []
+    for name, row in rows:
+        if row.path not in paths or not row.result_hash or row.storage not in _STORED:
+            continue
+        if hashes is not None and row.result_hash not in hashes:
+            continue
+        targets.append(row)
+        deltas.setdefault(name, set()).add((row.path, "forward"))
+        for later_name, later in rows:
+            source = later.old_path or later.path
+            if later.base_hash == row.result_hash and source == row.path and later is not row:
+                deltas.setdefault(later_name, set()).add((later.path, "reverse"))
+    return targets
+
+
+def _next_change(rows: list[ChangeRow], target: ChangeRow) -> ChangeRow | None:
+    """The change that took the file on from ``target``'s version (its reverse rebuilds it)."""
+    for row in rows:
+        if row.snapshot <= target.snapshot or row.base_hash != target.result_hash:
+            continue
+        if (row.old_path or row.path) == target.path:
+            return row
+    return None
+
+
+def _hash(row: ChangeRow) -> str:
+    assert row.result_hash is not None
+    return row.result_hash
+
+
+def _model(version: ForgottenVersion) -> ForgottenVersionRecord:
+    return ForgottenVersionRecord(path=version.path, number=version.number, hash=version.hash)

@@ -1,0 +1,130 @@
+"""Removing forgotten content from the ledger and the index: the one rewrite of history files.
+
+What to forget is decided above the store (``snapline/snapshots/record/forget.py``);
+this module carries it out on the files, in an order that keeps every step safe to
+interrupt and to repeat:
+
+1. the versions kept whole (later versions that were deltas on a forgotten one) are
+   written as objects, so nothing after the forgotten content stops being rebuildable;
+2. the forget record is written (``forgotten/<time>-<id>.forget``): from here on the
+   act is on record, and running the same forget again finishes it;
+3. each snapshot file holding a forgotten delta is rewritten with a tombstone in its
+   place (``  forward forgotten sha256:<hex>``: the digest the chain hash covers, so
+   the chain still verifies);
+4. the forgotten objects are deleted;
+5. the index is rebuilt from the ledger (the new record makes it differ), which drops
+   the forgotten deltas and blobs, with SQLite's ``secure_delete`` on, then vacuumed
+   and its write-ahead log truncated, so that no page of either file keeps the bytes.
+
+The snapshot files' ``storage`` and ``content`` fields are covered by the chain hash and
+stay as they were: a kept version is an object only, found by its content hash
+(:class:`~snapline.snapshots.read.reconstruct.Reconstructor` ends a delta chain at any
+version whose content is stored).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from snapline.content import MAX_DELTA_BYTES, tombstone, tombstone_digest, unpack
+from snapline.store.errors import StoreCorruptError
+from snapline.store.ledger.files import FORGOTTEN, SNAPSHOTS, LedgerFileError
+from snapline.store.ledger.forget_format import ForgetRecord, forget_name, render_forget
+from snapline.store.ledger.format import render_snapshot
+from snapline.store.ledger.store import LedgerStore
+from snapline.store.ledger.sync import read_snapshot
+from snapline.store.rows import ChangeRow
+
+__all__ = ["Direction", "KeptContent", "forget_in_ledger"]
+
+Direction = tuple[str, str]
+"""A delta to forget: ``(path, "forward" | "reverse")``."""
+
+
+@dataclass(frozen=True)
+class KeptContent:
+    """A version to store whole before the delta it was built on goes.
+
+    Attributes:
+        hash: Its content hash.
+        size: Its size in bytes.
+        packed: Its content, packed (:func:`snapline.content.pack`).
+    """
+
+    hash: str
+    size: int
+    packed: bytes
+
+
+def forget_in_ledger(
+    store: LedgerStore,
+    record: ForgetRecord,
+    record_id: str,
+    deltas: Mapping[str, Iterable[Direction]],
+    kept: Iterable[KeptContent],
+) -> str:
+    """Carry out a forget on the ledger and the index; call holding the writer lock.
+
+    Args:
+        store: The open store.
+        record: What is forgotten, when and why.
+        record_id: A fresh id (32 lowercase hex) for the record's file name.
+        deltas: For each snapshot file (by name, on any line), the deltas to replace by
+            tombstones.
+        kept: Later versions to store whole first.
+
+    Returns:
+        The forget record's file name.
+
+    Raises:
+        StoreCorruptError: If a snapshot file to rewrite is damaged or missing.
+        OSError: If the disk refuses; running the same forget again finishes it.
+    """
+    for content in kept:
+        if not store.ledger.has_object(content.hash):
+            store.ledger.write_object(content.hash, content.size, content.packed)
+    name = forget_name(record.time, record_id)
+    try:
+        store.ledger.write_new(FORGOTTEN, name, render_forget(record))
+    except LedgerFileError as error:
+        raise StoreCorruptError(error.path, error.what) from None
+    for snapshot, directions in sorted(deltas.items()):
+        _rewrite_snapshot(store, snapshot, set(directions))
+    for hash_ in sorted({v.hash for v in record.forgot}):
+        store.ledger.delete_object(hash_)
+    # Deleted rows otherwise linger in free space inside the file's pages.
+    store.index.connection.run("PRAGMA secure_delete = ON")
+    store.refresh()
+    store.vacuum()
+    # VACUUM writes the new file through the write-ahead log; the old pages (with the
+    # forgotten bytes) stay in the -wal file until a checkpoint truncates it.
+    store.index.connection.run("PRAGMA wal_checkpoint(TRUNCATE)")
+    return name
+
+
+def _rewrite_snapshot(store: LedgerStore, name: str, directions: set[Direction]) -> None:
+    record = read_snapshot(store.ledger, name)
+    changes = [_tombstoned(change, directions) for change in record.changes]
+    if changes == list(record.changes):
+        return  # already rewritten (a forget run again)
+    store.ledger.replace(SNAPSHOTS, name, render_snapshot(record.row, changes))
+
+
+def _tombstoned(change: ChangeRow, directions: set[Direction]) -> ChangeRow:
+    forward = change.forward
+    reverse = change.reverse
+    if (change.path, "forward") in directions:
+        forward = _tombstone(forward)
+    if (change.path, "reverse") in directions:
+        reverse = _tombstone(reverse)
+    return dataclasses.replace(change, forward=forward, reverse=reverse)
+
+
+def _tombstone(packed: bytes | None) -> bytes | None:
+    if packed is None or tombstone_digest(packed) is not None:
+        return packed
+    # The digest of the delta's text, as chain version 2 covers it.
+    return tombstone(hashlib.sha256(unpack(packed, limit=MAX_DELTA_BYTES)).hexdigest())
