@@ -131,8 +131,16 @@ CRAFTED: dict[str, Craft] = {
 }
 
 
-@pytest.mark.parametrize("where", ["working", "fresh-clone"])
-@pytest.mark.parametrize("craft", list(CRAFTED))
+# A new snapshot file is read the same way with or without an index (it extends the main
+# line); an object is checked differently (the index already holds a good copy of it).
+BOTH = ("escaping-path", "same-id-twice", "object-bomb", "object-huge-size", "object-size-too-long")
+
+
+@pytest.mark.parametrize(
+    ("craft", "where"),
+    [(craft, "fresh-clone") for craft in CRAFTED]
+    + [(craft, "working") for craft in CRAFTED if craft in BOTH],
+)
 def test_a_crafted_ledger_file_is_refused_as_corrupt(
     origin: Repo, tmp_path: Path, where: str, craft: str
 ) -> None:
@@ -153,7 +161,7 @@ def test_a_crafted_ledger_file_is_refused_as_corrupt(
     assert sorted(os.listdir(tmp_path)) == ["c" if where != "working" else "copy"]
 
 
-@pytest.mark.parametrize("command", [("rollback", "--to", "4"), ("log",), ("show", "4")])
+@pytest.mark.parametrize("command", [("rollback", "--to", "4"), ("show", "4")])
 def test_a_crafted_escaping_path_is_never_written(
     origin: Repo, tmp_path: Path, command: tuple[str, ...]
 ) -> None:
