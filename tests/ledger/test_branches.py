@@ -244,3 +244,24 @@ def test_three_branches_are_joined_by_one_merge(origin: Repo, tmp_path: Path) ->
     result = repo.snap("verify")
     assert result.returncode == 0, output(result)
     assert "snapshots 0..5 verified" in result.stdout
+
+
+def test_a_fresh_clone_of_the_git_merge_sees_both_lines(forked: Forked, tmp_path: Path) -> None:
+    # CI checks out the merge commit: no index, no preference for either line.
+    repo = clone(forked.repo, tmp_path / "ci")
+    result = repo.snap("verify")
+    text = output(result)
+    assert result.returncode == 1, text
+    assert "2 lines from snapshot 3" in text
+    for number, id_ in (forked.main_head, forked.side_head):
+        assert f"snapshot {number} ({id_[:12]}" in text
+    assert "snapline merge" in text
+    assert repo.status() == []
+
+    merge = repo.json("merge")
+    assert merge["number"] == 6
+    assert merge["parent_id"] == forked.side_head[1]
+    assert merge["merges"] == [forked.main_head[1]]
+    result = repo.snap("verify")
+    assert result.returncode == 0, output(result)
+    assert "snapshots 0..6 verified" in result.stdout

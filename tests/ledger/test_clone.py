@@ -159,3 +159,24 @@ def test_no_command_in_a_clone_shows_local_files_to_git(origin: Repo, tmp_path: 
     assert repo.status() == []
     assert "snapshots 0..5 verified" in repo.ok("verify").stdout
     assert repo.status() == []
+
+
+def test_a_pull_and_a_checkout_move_the_index_along(origin: Repo, tmp_path: Path) -> None:
+    mine = clone(origin, tmp_path / "mine")
+    assert "snapshots 0..3 verified" in mine.ok("verify").stdout
+    theirs = clone(origin, tmp_path / "theirs")
+    theirs.write("app.py", "def answer():\n    return 4\n")
+    recorded = theirs.json("record", "-m", "theirs")
+    theirs.commit("theirs")
+
+    # The index continues the main line with what the pull brought.
+    mine.git("pull", "-q", "--ff-only", str(theirs.path), "main")
+    assert "snapshots 0..4 verified" in mine.ok("verify").stdout
+    assert mine.json("show", "latest")["id"] == recorded["id"]
+    assert mine.status() == []
+    # A checkout that takes ledger files away: the index follows the ledger back.
+    mine.git("checkout", "-q", "HEAD~1")
+    assert "snapshots 0..3 verified" in mine.ok("verify").stdout
+    mine.git("checkout", "-q", "main")
+    assert "snapshots 0..4 verified" in mine.ok("verify").stdout
+    assert mine.status() == []
