@@ -47,6 +47,14 @@ class Demo:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+        # git as a fresh machine has it: the user's own settings (signing, hooks, a
+        # default branch) are not read, and nothing is written outside the demo.
+        self.git_env = {
+            **self.env,
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_TERMINAL_PROMPT": "0",
+        }
         self.steps = 0
 
     def say(self, text: str) -> None:
@@ -71,13 +79,15 @@ class Demo:
         expect: int = 0,
         shows: tuple[str, ...] = (),
         stdin: str | None = None,
+        cwd: Path | None = None,
     ) -> str:
         """Run ``snapline ARGS``, print it like a terminal, check its exit code and output."""
         shown = " ".join(shlex.quote("python" if a == PYTHON else a) for a in args)
-        print(f"$ snapline {shown}" + (" < event.json" if stdin is not None else ""))
+        redirect = " < event.json" if stdin is not None else ""
+        print(f"{self._prompt(cwd)}snapline {shown}{redirect}")
         done = subprocess.run(
             [SNAPLINE, *args],
-            cwd=self.root,
+            cwd=cwd or self.root,
             env=self.env,
             input=stdin,
             capture_output=True,
@@ -96,6 +106,53 @@ class Demo:
             if text not in output:
                 raise DemoFailed(f"`snapline {shown}` did not print {text!r}")
         return done.stdout
+
+    def git(
+        self,
+        *args: str,
+        cwd: Path | None = None,
+        shows: tuple[str, ...] = (),
+        echo: bool = True,
+    ) -> str:
+        """Run ``git ARGS`` as a person would, print it (unless not ``echo``), require success."""
+        shown = " ".join(shlex.quote(a) for a in args)
+        if echo:
+            print(f"{self._prompt(cwd)}git {shown}")
+        done = subprocess.run(
+            ["git", *args],
+            cwd=cwd or self.root,
+            env=self.git_env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        output = done.stdout + done.stderr
+        for line in output.rstrip("\n").splitlines() if echo else ():
+            print(f"  {line}")
+        if done.returncode:
+            raise DemoFailed(f"`git {shown}` exited {done.returncode}: {output.strip()}")
+        for text in shows:
+            if text not in output:
+                raise DemoFailed(f"`git {shown}` did not print {text!r}")
+        return done.stdout
+
+    def latest(self) -> int:
+        """The latest snapshot's number, read quietly (``snapline log -n 1 --json``)."""
+        done = subprocess.run(
+            [SNAPLINE, "log", "-n", "1", "--json"],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return int(json.loads(done.stdout)[0]["number"])
+
+    def _prompt(self, cwd: Path | None) -> str:
+        # Commands run in the workspace unless another directory (a clone) is named.
+        return "$ " if cwd is None or cwd == self.root else f"[{cwd.name}]$ "
 
     def hook(
         self,
@@ -251,6 +308,8 @@ def story(demo: Demo, report: Path) -> None:
     demo.snapline("resync", "-m", "README edited by hand again")
     demo.hook("PreToolUse", "Edit", readme)
 
+    branches_and_clone(demo)
+
     demo.say(
         "For the person reviewing the agent's work: `report` writes one HTML page with the "
         "verification result, the milestones, every snapshot and its diff. It opens from "
@@ -299,6 +358,94 @@ def mcp_and_undo(demo: Demo) -> None:
     demo.check("shout" in (root / "greet.py").read_text(), "redo put it back")
     demo.snapline("show", "latest", shows=("redo_of",))
     demo.snapline("verify", shows=("ok",))
+
+
+def branches_and_clone(demo: Demo) -> None:
+    """The history in git: committed, recorded on two branches, merged, joined, cloned."""
+    root = demo.root
+    demo.say(
+        "The team keeps the project in git, history included: `git add .` takes "
+        ".snapline/ledger/ (the history: one text file per snapshot and milestone, written "
+        "once) and nothing else of .snapline/, whose own .gitignore keeps the local index "
+        "and lock out."
+    )
+    demo.git("init", "-q")
+    demo.git("symbolic-ref", "HEAD", "refs/heads/main")
+    demo.git("config", "user.name", "Demo Team")  # this repository's own config only
+    demo.git("config", "user.email", "team@example.invalid")
+    demo.git("add", ".")
+    demo.git("commit", "-q", "-m", "greeter with its snapline history")
+    demo.note("What git sees of .snapline/: the local files are ignored (!!), the rest is in.")
+    demo.git("status", "--short", "--ignored", ".snapline", shows=("!! .snapline/index.db",))
+    listed = demo.git("ls-files", ".snapline", echo=False).splitlines()
+    demo.check(
+        all(
+            name == ".snapline/.gitignore" or name.startswith(".snapline/ledger/")
+            for name in listed
+        )
+        and any(name.endswith(".snap") for name in listed),
+        f"{len(listed)} files committed under .snapline/, all of them the ledger's "
+        "(and .snapline/.gitignore)",
+    )
+    latest = demo.latest()
+
+    demo.say(
+        f"Two branches record from snapshot {latest}: on `feature` the agent edits "
+        "greet.py; meanwhile on `main` someone updates README.md. Each branch now has its "
+        f"own snapshot {latest + 1}; switching branches, snapline follows the checkout."
+    )
+    demo.git("checkout", "-q", "-b", "feature")
+    text = (root / "greet.py").read_text()
+    demo.check("hi {name}" in text, "greet.py says hi")
+    demo.write("greet.py", text.replace("hi {name}", "hi {name}!"))
+    demo.snapline(
+        "record", "--tool", "edit", "-m", "shout louder", shows=(f"snapshot {latest + 1}",)
+    )
+    demo.git("add", ".")
+    demo.git("commit", "-q", "-m", "shout louder")
+    demo.git("checkout", "-q", "main")
+    demo.write("README.md", (root / "README.md").read_text() + "\nRun `python greet.py`.\n")
+    demo.snapline("record", "--tool", "edit", "-m", "how to run", shows=(f"snapshot {latest + 1}",))
+    demo.git("add", ".")
+    demo.git("commit", "-q", "-m", "how to run")
+
+    demo.say(
+        "`git merge` joins the branches with no conflict inside .snapline/: each snapshot "
+        "file has a name of its own. `verify` (the CI check) then fails with exit 1: the "
+        "history has two lines, and it names both heads and the command that joins them."
+    )
+    demo.git("merge", "--no-edit", "-q", "feature")
+    demo.snapline(
+        "verify", expect=1,
+        shows=("the history has 2 lines from snapshot", "how to run", "shout louder",
+               "snapline merge"),
+    )  # fmt: skip
+    demo.note(
+        "greet.py shows as modified too: git merged the feature's greet.py into the tree, "
+        "and the main line holds it only once the merge snapshot records it."
+    )
+
+    demo.say(
+        "`snapline merge` records the merge snapshot: it continues the main line with no "
+        "gap, names the line it joins, and records the merged workspace. `log` shows the "
+        "joined snapshot under it. Commit, and the history is whole again."
+    )
+    demo.snapline("merge", shows=(f"recorded snapshot {latest + 2}",))
+    demo.snapline("verify", shows=(f"ok: snapshots 0..{latest + 2} verified",))
+    demo.snapline("log", "-n", "3", shows=("merge line", "shout louder", "how to run"))
+    demo.git("add", ".snapline")
+    demo.git("commit", "-q", "-m", "snapline merge")
+
+    demo.say(
+        "A fresh clone needs no setup: the first command builds the local index from the "
+        "ledger (the baseline's content comes from the checked-out files), verify passes, "
+        "and `git status` stays clean: reading never writes the ledger."
+    )
+    clone = root.parent / "greeter-clone"
+    demo.git("clone", "-q", ".", "../greeter-clone")
+    demo.snapline("verify", cwd=clone, shows=(f"ok: snapshots 0..{latest + 2} verified",))
+    status = demo.git("status", "--porcelain", cwd=clone)
+    demo.check(status == "", "`git status` in the clone is clean after verify")
 
 
 async def _mcp_edit(root: Path) -> dict[str, Any]:
