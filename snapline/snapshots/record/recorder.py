@@ -23,7 +23,7 @@ import filelock
 
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
-from snapline.paths import STORE_DIR, disk_path
+from snapline.paths import disk_path
 from snapline.scanning import DiskFile, IgnoreRules, read_disk_file
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.convert import to_snapshot
@@ -45,23 +45,13 @@ from snapline.snapshots.record.journal import (
 from snapline.snapshots.record.plan import Step, to_writes
 from snapline.snapshots.record.presence import StorePresence
 from snapline.snapshots.record.tracked_cache import TrackedCache
+from snapline.snapshots.record.writer_lock import LOCK_NAME, held, writer_lock
 from snapline.snapshots.snapshot import SkippedPath, Snapshot, Storage
-from snapline.store import (
-    ChangeRow,
-    SnapshotRow,
-    StateRow,
-    Store,
-    StoreAccessError,
-    StoreBusyError,
-    StoreCorruptError,
-    access_problem,
-)
+from snapline.store import ChangeRow, SnapshotRow, StateRow, Store
 
 __all__ = ["LOCK_NAME", "Recorder"]
 
 log = logging.getLogger("snapline")
-
-LOCK_NAME = "lock"
 
 
 class Recorder:
@@ -93,13 +83,7 @@ class Recorder:
         # Chain hashes of snapshots checked before building on them (commit.check_parent).
         self.trusted: set[str] = set()
         self.tracked = TrackedCache()
-        # thread_local: each thread holds the lock on its own open file description, so
-        # threads of one process take turns like processes do (flock), and re-entry
-        # counts per thread. Shared across threads, a second thread would "re-enter"
-        # another's lock and two writers would race for the same number.
-        self._lock = filelock.FileLock(
-            str(root / STORE_DIR / LOCK_NAME), timeout=timeout, thread_local=True
-        )
+        self._lock = writer_lock(root, timeout)
         self._presence = StorePresence(store.path)
 
     @property
@@ -126,19 +110,9 @@ class Recorder:
         Raises:
             StoreBusyError: If another process holds the lock past the timeout.
             StoreCorruptError: If the lock file cannot be used.
+            DivergedHistoryError: If the history has several lines and not ``joining``.
         """
-        try:
-            self._lock.acquire()
-        except filelock.Timeout:
-            raise StoreBusyError(self.store.path, self.timeout) from None
-        except OSError as error:
-            lock = self.store.path.parent / LOCK_NAME
-            if isinstance(error, IsADirectoryError):
-                # Something replaced the lock file: the store's layout is damaged.
-                raise StoreCorruptError(lock, str(error)) from None
-            # Not writable, no space: the OS refused, the store is not known damaged.
-            raise StoreAccessError(lock, access_problem(error), str(error)) from None
-        try:
+        with held(self._lock, self.store.path, self.timeout):
             if self._lock.lock_counter == 1:
                 self.store.refresh()
                 if self.store.journal.entries():
@@ -149,8 +123,6 @@ class Recorder:
                     if lines and head is not None:
                         raise DivergedHistoryError(lines, head)
             yield
-        finally:
-            self._lock.release()
 
     def catch_up(self) -> None:
         """Bring the store's index up to its ledger when it lags (a pull, a merge, a clone).
