@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import shutil
 from collections.abc import Callable
@@ -34,19 +33,15 @@ from snapline.store import (
     Store,
     StoreBusyError,
     StoreCorruptError,
-    StoreVersionError,
 )
 from snapline.store.ledger.files import (
-    CONFIG_NAME,
     FORMAT_NAME,
-    FORMAT_TEXT,
     GITIGNORE,
     INDEX_NAME,
     LEDGER_DIR,
-    LEDGER_FORMAT,
     Ledger,
-    LedgerFileError,
 )
+from snapline.store.ledger.opening import INIT_SUFFIX, check_format, open_index, start_ledger
 
 __all__ = [
     "AlreadyInitializedError",
@@ -57,8 +52,6 @@ __all__ = [
     "find_root",
     "open_store",
 ]
-
-_INIT_SUFFIX = ".init"
 
 
 class NotInitializedError(SnaplineError):
@@ -162,8 +155,8 @@ def create_store(
         created_dir = True
     except FileExistsError:
         created_dir = False
-    staging_ledger = store_dir / (LEDGER_DIR + _INIT_SUFFIX)
-    staging_index = store_dir / (INDEX_NAME + _INIT_SUFFIX)
+    staging_ledger = store_dir / (LEDGER_DIR + INIT_SUFFIX)
+    staging_index = store_dir / (INDEX_NAME + INIT_SUFFIX)
     lock = filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
     try:
         lock.acquire()
@@ -179,8 +172,7 @@ def create_store(
         _remove_staging(store_dir)
         config = _config(limits)
         ledger = Ledger(staging_ledger)
-        ledger.write_new("", FORMAT_NAME, FORMAT_TEXT.encode())
-        ledger.write_new("", CONFIG_NAME, _config_text(config))
+        start_ledger(ledger, config)
         store = LedgerStore(ledger, SqliteStore.create(staging_index, config))
         try:
             from snapline.snapshots.record.baseline import capture_baseline
@@ -232,7 +224,9 @@ def _publish(staging: Path, target: Path, root: Path) -> None:
         raise
 
 
-def open_store(path: Path, timeout: float) -> Opened:
+def open_store(
+    path: Path, timeout: float, progress: Callable[[int, int], None] | None = None
+) -> Opened:
     """Open the store at ``<path>/.snapline/`` and assemble the workspace's parts.
 
     A write that a crashed process left half done is undone first, when no other
@@ -242,6 +236,7 @@ def open_store(path: Path, timeout: float) -> Opened:
     Args:
         path: The absolute root.
         timeout: Seconds to wait for another process holding the store.
+        progress: Called as ``progress(done, total)`` while the index is rebuilt.
 
     Returns:
         The open parts.
@@ -268,62 +263,14 @@ def open_store(path: Path, timeout: float) -> Opened:
     if not (store_dir / LEDGER_DIR / FORMAT_NAME).is_file():
         raise NotInitializedError(path)
     ledger = Ledger(store_dir / LEDGER_DIR)
-    _check_format(ledger)
-    store = LedgerStore(ledger, _open_index(store_dir, ledger, timeout))
+    check_format(ledger)
+    store = LedgerStore(ledger, open_index(store_dir, ledger, timeout, LOCK_NAME))
+    store.progress = progress
     reconstructor = Reconstructor(store)
     recorder = Recorder(path, store, reconstructor, _limits(store.config(), store.path), timeout)
     recorder.catch_up()
     recorder.recover_if_idle()
     return Opened(root=path, store=store, recorder=recorder, reconstructor=reconstructor)
-
-
-def _check_format(ledger: Ledger) -> None:
-    location = ledger.file("", FORMAT_NAME)
-    try:
-        text = ledger.read("", FORMAT_NAME, 64).decode("ascii")
-        name, _, version = text.strip().rpartition(" ")
-        if name != "snapline ledger" or not version.isdigit():
-            raise ValueError(text)
-    except (OSError, ValueError, LedgerFileError):
-        raise StoreCorruptError(location, "not a snapline ledger format line") from None
-    if int(version) > LEDGER_FORMAT:
-        raise StoreVersionError(location, int(version))
-
-
-def _open_index(store_dir: Path, ledger: Ledger, timeout: float) -> SqliteStore:
-    """Open the local index, creating an empty one (filled from the ledger) when missing."""
-    location = store_dir / INDEX_NAME
-    if not location.is_file():
-        lock = filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
-        try:
-            lock.acquire()
-        except filelock.Timeout:
-            raise StoreBusyError(location, timeout) from None
-        try:
-            if not location.is_file():
-                staging = store_dir / (INDEX_NAME + _INIT_SUFFIX)
-                for leftover in store_dir.glob(INDEX_NAME + _INIT_SUFFIX + "*"):
-                    leftover.unlink()
-                SqliteStore.create(staging, _ledger_config(ledger)).close()
-                os.replace(staging, location)
-        finally:
-            lock.release()
-    return SqliteStore.open(location, busy_timeout=timeout)
-
-
-def _ledger_config(ledger: Ledger) -> dict[str, Any]:
-    location = ledger.file("", CONFIG_NAME)
-    try:
-        value = json.loads(ledger.read("", CONFIG_NAME, 1 << 20))
-    except (OSError, ValueError, LedgerFileError):
-        raise StoreCorruptError(location, "not a readable JSON configuration") from None
-    if not isinstance(value, dict):
-        raise StoreCorruptError(location, "the configuration is not a JSON object")
-    return value
-
-
-def _config_text(config: dict[str, Any]) -> bytes:
-    return (json.dumps(config, indent=2, sort_keys=True) + "\n").encode()
 
 
 def _has_store(store_dir: Path) -> bool:
@@ -374,7 +321,7 @@ def _config(limits: Limits) -> dict[str, Any]:
 def _remove_staging(store_dir: Path) -> None:
     for leftover in store_dir.glob(INDEX_NAME + "*"):
         leftover.unlink()
-    shutil.rmtree(store_dir / (LEDGER_DIR + _INIT_SUFFIX), ignore_errors=True)
+    shutil.rmtree(store_dir / (LEDGER_DIR + INIT_SUFFIX), ignore_errors=True)
 
 
 def _refuse_dangerous_root(path: Path, force: bool) -> None:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import shutil
@@ -58,14 +57,13 @@ from snapline.snapshots.record.recorder import LOCK_NAME
 from snapline.snapshots.snapshot import SNAPSHOT_VERSION, Problem
 from snapline.store import DB_NAME, SqliteStore, StoreBusyError, StoreCorruptError
 from snapline.store.ledger.files import (
-    CONFIG_NAME,
     FORMAT_NAME,
-    FORMAT_TEXT,
     GITIGNORE,
     INDEX_NAME,
     LEDGER_DIR,
     Ledger,
 )
+from snapline.store.ledger.opening import INIT_SUFFIX, start_ledger
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.migrate import copy_store, delete_milestones, delete_snapshot, upgrade_schema
 
@@ -86,7 +84,6 @@ UPGRADED_NAME = "UPGRADED"
 _OLD_FORMAT = 1
 # The staging suffix of opening.py: an init or an index creation removes what an
 # interrupted upgrade left under these names, and an upgrade removes theirs.
-_INIT_SUFFIX = ".init"
 
 log = logging.getLogger("snapline")
 
@@ -208,8 +205,8 @@ def upgrade_store(root: Path, timeout: float) -> None:
 
 def _convert(store_dir: Path, timeout: float) -> _Ends:
     """Build the new layout under staging names and rename it into place."""
-    staging_index = store_dir / (INDEX_NAME + _INIT_SUFFIX)
-    staging_ledger = store_dir / (LEDGER_DIR + _INIT_SUFFIX)
+    staging_index = store_dir / (INDEX_NAME + INIT_SUFFIX)
+    staging_ledger = store_dir / (LEDGER_DIR + INIT_SUFFIX)
     _remove_staging(store_dir)
     try:
         ends = _build(store_dir / DB_NAME, staging_index, Ledger(staging_ledger), timeout)
@@ -253,9 +250,7 @@ def _build(source: Path, staging_index: Path, ledger: Ledger, timeout: float) ->
         if unsettled:
             raise UnsettledOldStoreError(source)
         upgrade_schema(index)
-        ledger.write_new("", FORMAT_NAME, FORMAT_TEXT.encode())
-        config = json.dumps(index.config(), indent=2, sort_keys=True) + "\n"
-        ledger.write_new("", CONFIG_NAME, config.encode())
+        start_ledger(ledger, index.config())
         store = LedgerStore(ledger, index)
         with store.write():
             ends = _rechain(store)
@@ -346,9 +341,9 @@ def _set_aside(store_dir: Path) -> None:
 
 
 def _remove_staging(store_dir: Path) -> None:
-    for leftover in store_dir.glob(INDEX_NAME + _INIT_SUFFIX + "*"):
+    for leftover in store_dir.glob(INDEX_NAME + INIT_SUFFIX + "*"):
         _remove(leftover)
-    shutil.rmtree(store_dir / (LEDGER_DIR + _INIT_SUFFIX), ignore_errors=True)
+    shutil.rmtree(store_dir / (LEDGER_DIR + INIT_SUFFIX), ignore_errors=True)
 
 
 def _remove(path: Path) -> None:

@@ -63,14 +63,24 @@ def state(ctx: typer.Context) -> State:
 def workspace(ctx: typer.Context) -> Iterator[Workspace]:
     """Open the workspace: ``--root`` when given, else found upwards from the current directory."""
     from snapline import Workspace
+    from snapline.cli.output import ProgressBar
 
     options = state(ctx)
-    if options.root is not None:
-        ws = Workspace.open(options.root, timeout=options.timeout)
-    else:
-        ws = Workspace.find(Path.cwd(), timeout=options.timeout)
+    # A fresh clone's first command builds the local index from the ledger.
+    progress = ProgressBar("building the local index from the ledger", minimum=_REBUILD_BAR)
+    try:
+        if options.root is not None:
+            ws = Workspace.open(options.root, timeout=options.timeout, progress=progress)
+        else:
+            ws = Workspace.find(Path.cwd(), timeout=options.timeout, progress=progress)
+    finally:
+        progress.close()
     with ws:
         yield ws
+
+
+# Snapshots: below this many a rebuild is over before a bar would be seen.
+_REBUILD_BAR = 200
 
 
 def user_paths(ws: Workspace, paths: list[str] | None) -> list[str] | None:

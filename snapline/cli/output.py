@@ -17,10 +17,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.progress import Progress, TaskID
 
     from snapline import Problem
 
 __all__ = [
+    "ProgressBar",
     "Segment",
     "color_enabled",
     "echo",
@@ -147,3 +149,38 @@ def format_time(moment: datetime) -> str:
 def plural(count: int, word: str, words: str | None = None) -> str:
     """``plural(1, "file")`` → ``"1 file"``; ``plural(2, "file")`` → ``"2 files"``."""
     return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+class ProgressBar:
+    """``progress(done, total)`` for long library work: a bar on a terminal, for big jobs.
+
+    Args:
+        label: What the bar says is happening.
+        minimum: Below this total the work is quick enough that a bar would only flicker.
+    """
+
+    def __init__(self, label: str, *, minimum: int) -> None:
+        self._label = label
+        self._minimum = minimum
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        self._decided = False
+
+    def __call__(self, done: int, total: int) -> None:
+        """Show ``done`` of ``total``."""
+        if not self._decided:
+            self._decided = True
+            console = stderr_console() if total >= self._minimum else None
+            if console is not None:
+                from rich.progress import Progress
+
+                self._bar = Progress(console=console, transient=True)
+                self._bar.start()
+                self._task = self._bar.add_task(self._label, total=total)
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=done)
+
+    def close(self) -> None:
+        """Remove the bar, if one was shown."""
+        if self._bar is not None:
+            self._bar.stop()

@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from snapline.cli.context import JsonOption, state, user_paths, workspace
-from snapline.cli.output import echo, echo_json, format_bytes, plural, stderr_console
+from snapline.cli.output import ProgressBar, echo, echo_json, format_bytes, plural
 from snapline.cli.quoting import quote_text
 from snapline.cli.render import echo_changes, echo_skipped, model_json
 
 if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
-
     from snapline import Snapshot
 
 __all__ = ["register"]
@@ -84,7 +82,7 @@ def init(
 
     options = state(ctx)
     root = directory or options.root or Path.cwd()
-    progress = _InitProgress()
+    progress = ProgressBar("capturing the baseline", minimum=_PROGRESS_MIN_FILES)
     try:
         ws = Workspace.init(
             root,
@@ -134,32 +132,6 @@ def _baseline_summary(root: Path, baseline: Snapshot) -> dict[str, Any]:
         ),
         "skipped": [item.model_dump(mode="json") for item in baseline.skipped],
     }
-
-
-class _InitProgress:
-    """``progress(done, total)`` for ``Workspace.init``: a bar on a terminal, for big trees."""
-
-    def __init__(self) -> None:
-        self._bar: Progress | None = None
-        self._task: TaskID | None = None
-        self._decided = False
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self._decided:
-            self._decided = True
-            console = stderr_console() if total >= _PROGRESS_MIN_FILES else None
-            if console is not None:
-                from rich.progress import Progress
-
-                self._bar = Progress(console=console, transient=True)
-                self._bar.start()
-                self._task = self._bar.add_task("capturing the baseline", total=total)
-        if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, completed=done)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 def record(

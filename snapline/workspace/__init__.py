@@ -94,7 +94,13 @@ class Workspace(Recording, Restoring, Reading, Forgetting):
         return cls.open(path, timeout=timeout)
 
     @classmethod
-    def open(cls, root: PathArg, *, timeout: float = _DEFAULT_TIMEOUT) -> Workspace:
+    def open(
+        cls,
+        root: PathArg,
+        *,
+        timeout: float = _DEFAULT_TIMEOUT,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Workspace:
         """Open the workspace whose store is at ``<root>/.snapline/``.
 
         A write that a crashed process left half done is undone first, when no other
@@ -103,6 +109,8 @@ class Workspace(Recording, Restoring, Reading, Forgetting):
         Args:
             root: The workspace root.
             timeout: Seconds to wait for another process holding the store.
+            progress: Called as ``progress(done, total)`` while the local index is
+                built from the ledger (a fresh clone, a merge of branches).
 
         Returns:
             The open workspace.
@@ -112,15 +120,22 @@ class Workspace(Recording, Restoring, Reading, Forgetting):
             StoreCorruptError: If the store cannot be read.
             StoreVersionError: If the store is newer than this snapline.
         """
-        return cls(open_store(Path(os.path.abspath(root)), timeout))
+        return cls(open_store(Path(os.path.abspath(root)), timeout, progress))
 
     @classmethod
-    def find(cls, start: PathArg = ".", *, timeout: float = _DEFAULT_TIMEOUT) -> Workspace:
+    def find(
+        cls,
+        start: PathArg = ".",
+        *,
+        timeout: float = _DEFAULT_TIMEOUT,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Workspace:
         """Open the workspace containing ``start``, looking upwards as git looks for ``.git``.
 
         Args:
             start: A directory inside the workspace.
             timeout: Seconds to wait for another process holding the store.
+            progress: As for :meth:`open`.
 
         Returns:
             The open workspace.
@@ -128,4 +143,4 @@ class Workspace(Recording, Restoring, Reading, Forgetting):
         Raises:
             NotInitializedError: If no directory from ``start`` upwards has a store.
         """
-        return cls.open(find_root(Path(os.path.abspath(start))), timeout=timeout)
+        return cls.open(find_root(Path(os.path.abspath(start))), timeout=timeout, progress=progress)
