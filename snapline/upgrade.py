@@ -242,6 +242,8 @@ def _build(source: Path, staging_index: Path, ledger: Ledger, timeout: float) ->
         )
     index = SqliteStore.open(staging_index, busy_timeout=timeout)
     try:
+        # The new tables only add to the copy: its rows are checked as 0.1 wrote them.
+        upgrade_schema(index)
         with index.read():
             problems = validate_history(index) + validate_milestones(index)
             unsettled = bool(index.journal.entries())
@@ -249,7 +251,6 @@ def _build(source: Path, staging_index: Path, ledger: Ledger, timeout: float) ->
             raise OldStoreDamagedError(source, problems)
         if unsettled:
             raise UnsettledOldStoreError(source)
-        upgrade_schema(index)
         start_ledger(ledger, index.config())
         store = LedgerStore(ledger, index)
         with store.write():

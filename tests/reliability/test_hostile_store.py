@@ -100,51 +100,66 @@ _NOT_A_STORE: dict[str, Callable[[Path], None]] = {
 
 
 @pytest.mark.parametrize("kind", sorted(_NOT_A_STORE))
-def test_not_a_database(tmp_path: Path, kind: str) -> None:
-    """Regression: opening switched the file to WAL mode first, writing to a file it
-    did not understand (an empty file grew a header, another database changed mode)."""
+def test_a_damaged_index_is_set_aside_and_rebuilt(tmp_path: Path, kind: str) -> None:
+    """The index is a cache of the ledger: a file SQLite cannot use is kept, untouched,
+    under another name (never written to: opening once switched it to WAL mode, changing
+    an empty file or another database) and the index is built again from the ledger."""
     root = _workspace(tmp_path)
+    log_before = cli(root, "log", "--json").stdout
     db = root / ".snapline" / "index.db"
-    db.unlink()
+    for part in db.parent.glob("index.db*"):
+        part.unlink()
     _NOT_A_STORE[kind](db)
     damaged = _store_bytes(root)
-    with pytest.raises(StoreCorruptError) as caught:
-        Workspace.open(root)
-    assert str(db) in str(caught.value) and caught.value.exit_code == 3
     verify = cli(root, "verify")
-    assert verify.returncode == 3 and "corrupt" in verify.stderr, verify.stderr
-    as_json = cli(root, "verify", "--json")
-    report = json.loads(as_json.stdout)
-    assert as_json.returncode == 3 and report["problems"][0]["severity"] == "corrupt"
-    assert cli(root, "log").returncode == 3
-    _refuses_to_write(root, 3, every_command=kind == "garbage")
-    # init will not start over on top of it either: the user decides what to keep.
-    again = cli(root, "init")
-    assert again.returncode == 2 and "already has a snapline store" in again.stderr
-    assert _store_bytes(root) == damaged, "the damaged file was changed"
+    assert verify.returncode == 0, verify.stderr
+    assert "set aside as index.db.damaged" in verify.stderr and verify.stderr.count("\n") == 1
+    kept = db.with_name("index.db.damaged")
+    assert hashlib.sha256(kept.read_bytes()).hexdigest() == damaged
+    assert cli(root, "log", "--json").stdout == log_before
     figures.add("hostile_stores")
 
 
 @pytest.mark.parametrize("keep", [100, 4096, 0.25, 0.5, -4096])
-def test_truncated(tmp_path: Path, keep: float) -> None:
+def test_a_truncated_index_is_rebuilt(tmp_path: Path, keep: float) -> None:
     root = _workspace(tmp_path)
+    log_before = cli(root, "log", "--json").stdout
     db = root / ".snapline" / "index.db"
     size = db.stat().st_size
     cut = int(size * keep) if isinstance(keep, float) else keep % size
     os.truncate(db, cut)
-    damaged = _store_bytes(root)
-    with pytest.raises(StoreCorruptError):
+    with Workspace.open(root) as ws:
+        assert ws.verify().ok
+    assert cli(root, "log", "--json").stdout == log_before
+    figures.add("hostile_stores")
+
+
+_NOT_A_LEDGER = {
+    "garbage": b"\x00\xff" * 20,
+    "another format": b"git ledger 1\n",
+    "empty": b"",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_NOT_A_LEDGER))
+def test_a_ledger_that_is_not_one_is_refused(tmp_path: Path, kind: str) -> None:
+    root = _workspace(tmp_path)
+    (root / ".snapline" / "ledger" / "FORMAT").write_bytes(_NOT_A_LEDGER[kind])
+    with pytest.raises(StoreCorruptError) as caught:
         Workspace.open(root)
+    assert "FORMAT" in str(caught.value) and caught.value.exit_code == 3
     verify = cli(root, "verify")
-    assert verify.returncode == 3 and str(db) in verify.stderr, verify.stderr
-    _refuses_to_write(root, 3)
-    assert _store_bytes(root) == damaged
+    assert verify.returncode == 3 and "FORMAT" in verify.stderr, verify.stderr
+    _refuses_to_write(root, 3, every_command=kind == "garbage")
+    # init will not start over on top of it either: the user decides what to keep.
+    again = cli(root, "init")
+    assert again.returncode == 2 and "already has a snapline store" in again.stderr
     figures.add("hostile_stores")
 
 
 def test_newer_format_version(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
-    sql(root, "UPDATE meta SET value = '99' WHERE key = 'format_version'")
+    (root / ".snapline" / "ledger" / "FORMAT").write_text("snapline ledger 99\n")
     with pytest.raises(StoreVersionError) as caught:
         Workspace.open(root)
     assert caught.value.found == 99 and "upgrade snapline" in str(caught.value)
@@ -286,8 +301,8 @@ def test_bit_flipped_content_never_reaches_the_disk(tmp_path: Path, target: str)
 def test_errors_are_snapline_errors_with_data(tmp_path: Path) -> None:
     """The errors above carry their data, not just a message (STYLE.md habit 3)."""
     root = _workspace(tmp_path)
-    (root / ".snapline" / "index.db").write_bytes(b"\x00" * 100)
+    (root / ".snapline" / "ledger" / "FORMAT").write_bytes(b"\x00" * 100)
     with pytest.raises(SnaplineError) as caught:
         Workspace.open(root)
     assert isinstance(caught.value, StoreCorruptError)
-    assert caught.value.path.endswith("index.db") and caught.value.detail
+    assert caught.value.path.endswith("FORMAT") and caught.value.detail
