@@ -258,3 +258,19 @@ def test_the_command_line_and_make_pass_a_history(tmp_path: Path) -> None:
         ["make", "-n", "bench"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert "--history-repo" not in plain
+
+
+def test_an_unmet_rebuild_says_what_the_open_spent_its_time_on() -> None:
+    top = [
+        {"function": "snapline/workspace/__init__.py:95(open)", "cumtime": 8.0},
+        {"function": "snapline/store/ledger/sync.py:92(read_snapshot)", "cumtime": 2.0},
+        {"function": "snapline/store/ledger/sync.py:332(_import_baseline)", "cumtime": 6.0},
+    ]
+
+    lines = rebuild._shares({"total": 8.0, "top": top}, 1_001, 10_000)
+
+    assert lines == (
+        "Reading and parsing the 1,001 snapshot files: 25% of the open.",
+        "Taking the baseline's content from the workspace (read, hash and compress its "
+        "10,000 files into the index): 75% of the open.",
+    )
