@@ -305,9 +305,11 @@ def ledger_breakdown(root: Path) -> tuple[str, ...]:
         f"the largest: {largest}.",
         f"{len(objects):,} content objects, {format_bytes(sum(objects))}: already "
         "zlib-compressed, so git's pack stores them at about that size.",
-        "Every changed line is in the ledger twice over the history (inserted by the "
-        "forward delta of the snapshot that wrote it, and by the reverse delta of the one "
-        "that replaced it), beside the trees git already packs as deltas of each other.",
+        "A line that a later commit replaces is in the ledger twice (inserted by the "
+        "forward delta of the snapshot that wrote it and by the reverse delta of the one "
+        "that replaced it), and every change carries its base and result SHA-256 in hex, "
+        "which zlib shrinks little; the repository without the ledger holds each version "
+        "once, packed as deltas of the others.",
     )
 
 
