@@ -399,7 +399,8 @@ def row_ledger_size(
         )
         label = (
             f"a synthetic history ({synthetic_commits} commits of one-line edits on a "
-            f"{_SYNTHETIC_FILES}-file generated tree; no `--history-repo` was given)"
+            f"{_SYNTHETIC_FILES}-file generated tree; no `--history-repo` was given, and "
+            "edits this small say less than a real project's history)"
         )
         result = replay(bench, source, limit=commits, label=label)
     else:
