@@ -27,11 +27,16 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# HISTORY=PATH: a git repository whose history rows 14a/14b replay (default: a synthetic
+# one); HISTORY_COMMITS=N replays only its first N first-parent commits.
+BENCH_HISTORY = $(if $(HISTORY),--history-repo $(HISTORY)) \
+	$(if $(HISTORY_COMMITS),--history-commits $(HISTORY_COMMITS))
+
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks $(BENCH_HISTORY)
 
 bench-full: $(STAMP)
-	$(BIN)/python -m benchmarks --full
+	$(BIN)/python -m benchmarks --full $(BENCH_HISTORY)
 
 # docs/report.png: the demo story's review page, as headless Chromium draws it. Installs
 # nothing: without Chromium it says how to get it. No network: the page needs none, and

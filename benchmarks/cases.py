@@ -31,6 +31,8 @@ from typing import Any
 from benchmarks.hooks import row_hook
 from benchmarks.mcp import row_mcp
 from benchmarks.page import row_report_page
+from benchmarks.rebuild import row_index_rebuild
+from benchmarks.replay import row_ledger_size
 from benchmarks.report import (
     Evidence,
     Figure,
@@ -113,6 +115,9 @@ class Config:
         full: Whether this is the ``--full`` mode.
         python: The interpreter with snapline installed.
         repo_root: The snapline checkout (put on the workers' ``PYTHONPATH``).
+        history_repo: A git repository whose history rows 14a/14b replay (``None``: a
+            synthetic one).
+        history_commits: Replay at most this many of its first-parent commits.
     """
 
     files: int
@@ -126,6 +131,8 @@ class Config:
     python: str
     repo_root: Path
     quick_repeats: int = 21
+    history_repo: Path | None = None
+    history_commits: int | None = None
 
 
 class Bench:
@@ -1233,9 +1240,14 @@ ORDER = (
     "11",
     "12",
     "13",
+    "14a",
+    "14b",
+    "15",
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
-Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15)."""
+Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15;
+14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
+issue 13)."""
 
 
 def run_all(
@@ -1282,6 +1294,8 @@ def run_all(
     attempt(("11",), "review page", lambda: row_report_page(bench))
     attempt(("12",), "Claude Code hook", lambda: row_hook(bench))
     attempt(("13",), "MCP write_file", lambda: row_mcp(bench))
+    attempt(("14a", "14b"), "ledger size", lambda: row_ledger_size(bench))
+    attempt(("15",), "index rebuild", lambda: row_index_rebuild(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 

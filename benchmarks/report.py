@@ -207,7 +207,8 @@ def render_markdown(
         "",
         f"Measured {when} in **{mode}** mode "
         f"({format_seconds(elapsed)} in all). Reproduce with `{command}`; `make bench` runs "
-        "the quick mode (10k files), `make bench-full` the 100k-file figures.",
+        "the quick mode (10k files), `make bench-full` the 100k-file figures; "
+        "`HISTORY=PATH` gives them a git repository whose history rows 14a/14b replay.",
         "",
         "## Machine",
         "",

@@ -108,8 +108,10 @@ class _Session:
             reply["latest"] = self.workspace.latest
             return reply
         if op == "open":
-            self.ws = self._workspace_class.open(request["root"])
-            return {"latest": self.workspace.latest}
+            reply = _timed(lambda: self._workspace_class.open(request["root"]), profile)
+            self.ws = reply.pop("result")
+            reply["latest"] = self.workspace.latest
+            return reply
         if op == "write_edit":
             path = request["path"]
             new = one_line_edit(self.text(path), request["index"])
@@ -366,6 +368,8 @@ class WorkerClient:
             assert self._process.stdin is not None
             self._process.stdin.close()
             self._process.wait(timeout=60)
+        if self._process.stdout is not None:
+            self._process.stdout.close()
 
     def __enter__(self) -> WorkerClient:
         return self

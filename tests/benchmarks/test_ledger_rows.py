@@ -1,0 +1,276 @@
+"""Benchmark rows 14a/14b (the ledger replayed from a git history) and 15 (index rebuild).
+
+The plumbing on tiny inputs: a source repository of a few commits, a rebuild of a few
+snapshots. The figures are not checked for speed, only that the rows measure what they
+say: the trees replayed, the two repositories, the bytes counted, the index rebuilt.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import rebuild
+from benchmarks.__main__ import parse_args
+from benchmarks.cases import Bench, Config
+from benchmarks.rebuild import remove_index, row_index_rebuild
+from benchmarks.replay import (
+    EDIT_FILE_LINES,
+    first_parent_commits,
+    ledger_breakdown,
+    one_line_commits,
+    replay,
+    row_ledger_size,
+    synthetic_history,
+)
+from snapline import Workspace
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench(workdir: Path, files: int = 60) -> Bench:
+    workdir.mkdir(parents=True, exist_ok=True)
+    config = Config(
+        files=files,
+        history=5,
+        warmup=0,
+        repeats=1,
+        slow_repeats=1,
+        workdir=workdir,
+        seed=3,
+        full=False,
+        python=sys.executable,
+        repo_root=REPO_ROOT,
+    )
+    return Bench(config, lambda _: None)
+
+
+def _source(bench: Bench, path: Path) -> Path:
+    """Six first-parent commits: a tree, a one-line edit, a side branch merged (a file
+    added, then edited), a line added, a file deleted, and an empty commit."""
+    path.mkdir()
+    lines = "".join(f"line {n}\n" for n in range(50))
+    (path / "a.py").write_text(lines)
+    (path / "b.md").write_text("# title\n")
+    git = bench.git
+    git(path, "init", "-q")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "tree")
+    (path / "a.py").write_text(lines.replace("line 7\n", "line seven\n"))
+    git(path, "commit", "-q", "-am", "one line")
+    git(path, "checkout", "-q", "-b", "side")
+    (path / "c.txt").write_text("side\nfile\n")
+    git(path, "add", "c.txt")
+    git(path, "commit", "-q", "-m", "side: add c")
+    (path / "c.txt").write_text("side\nfile\nmore\n")
+    git(path, "commit", "-q", "-am", "side: edit c")
+    git(path, "checkout", "-q", "main")
+    git(path, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    (path / "a.py").write_text(lines.replace("line 7\n", "line seven\n") + "appended\n")
+    git(path, "commit", "-q", "-am", "add one line")
+    git(path, "rm", "-q", "b.md")
+    git(path, "commit", "-q", "-m", "delete b")
+    git(path, "commit", "-q", "--allow-empty", "-m", "nothing")
+    return path
+
+
+def _ls_tree(bench: Bench, repo: Path, ref: str = "HEAD") -> list[str]:
+    run = bench.git(repo, "--git-dir", str(repo), "ls-tree", "-r", "--name-only", ref)
+    return run.stdout.split()
+
+
+def test_replay_records_one_snapshot_per_changing_commit_into_two_repositories(
+    tmp_path: Path,
+) -> None:
+    bench = _bench(tmp_path / "work")
+    source = _source(bench, tmp_path / "source")
+    head_tree = _ls_tree(bench, source / ".git")
+    source_files = sorted(p.name for p in (source / ".git").iterdir())
+
+    result = replay(bench, source)
+
+    base = bench.config.workdir / "replay"
+    assert result.available == result.commits == 6
+    assert result.snapshots == 4  # the empty commit records nothing
+    assert len(result.record.samples) == 5
+    assert len(result.one_line) == 1 and 0 < result.one_line[0] < 2_000
+    with_files = _ls_tree(bench, base / "with.git")
+    assert [p for p in with_files if not p.startswith(".snapline/")] == head_tree
+    assert ".snapline/.gitignore" in with_files
+    assert sum(p.startswith(".snapline/ledger/snapshots/") for p in with_files) == 5
+    assert not [p for p in with_files if "index.db" in p or p.endswith("/lock")]
+    assert _ls_tree(bench, base / "without.git") == head_tree
+    log = bench.git(base, "--git-dir", str(base / "without.git"), "rev-list", "HEAD")
+    assert len(log.stdout.split()) == 6
+    assert result.with_ledger > result.without_ledger > 0
+    assert result.ratio == result.with_ledger / result.without_ledger
+    assert result.ledger_bytes > result.object_bytes > 0
+    assert result.breakdown[0].startswith("5 snapshot files")
+    assert sorted(p.name for p in (source / ".git").iterdir()) == source_files
+    with Workspace.open(base / "workspace") as ws:
+        assert ws.latest == 4 and ws.verify().ok
+
+
+def test_replay_takes_the_oldest_commits_when_capped(tmp_path: Path) -> None:
+    bench = _bench(tmp_path / "work")
+    source = _source(bench, tmp_path / "source")
+
+    result = replay(bench, source, limit=2)
+
+    assert (result.available, result.commits, result.snapshots) == (6, 2, 1)
+    assert len(result.one_line) == 1
+    files = _ls_tree(bench, bench.config.workdir / "replay" / "without.git")
+    assert files == ["a.py", "b.md"]
+
+
+def test_one_line_commits_are_those_changing_exactly_one_line(tmp_path: Path) -> None:
+    bench = _bench(tmp_path / "work")
+    source = _source(bench, tmp_path / "source") / ".git"
+    commits = first_parent_commits(bench, source)
+    subjects = bench.git(source, "--git-dir", str(source), "log", "--format=%H %s").stdout
+
+    found = one_line_commits(bench, source)
+
+    by_sha = dict(line.split(" ", 1) for line in subjects.splitlines())
+    assert [by_sha[sha] for sha in commits] == [
+        "tree", "one line", "merge side", "add one line", "delete b", "nothing",
+    ]  # fmt: skip
+    assert {by_sha[sha] for sha in found} == {"one line"}
+
+
+def test_synthetic_history_is_a_repository_of_one_line_edits(tmp_path: Path) -> None:
+    bench = _bench(tmp_path / "work")
+
+    repo = synthetic_history(bench, tmp_path / "synthetic", 4) / ".git"
+
+    commits = first_parent_commits(bench, repo)
+    assert len(commits) == 4
+    assert one_line_commits(bench, repo) == set(commits[1:])
+
+
+def test_ledger_size_rows_have_their_figures(tmp_path: Path) -> None:
+    bench = _bench(tmp_path / "work")
+
+    size, edit = row_ledger_size(bench, synthetic_commits=3, edits=4)
+
+    assert (size.number, edit.number) == ("14a", "14b")
+    assert size.title.endswith("3-commit replay (synthetic history)")
+    assert "no `--history-repo` was given" in size.notes[0]
+    assert "all 3 first-parent commits" in size.notes[0]
+    assert size.snapline is not None and size.git is not None
+    assert size.snapline.value and size.git.value
+    assert size.ratio == size.snapline.value / size.git.value
+    assert size.met is (size.ratio <= 2.0)
+    assert [e.title for e in size.evidence] == (
+        [] if size.met else ["Where the ledger's bytes are"]
+    )
+    assert edit.snapline is not None and edit.snapline.stats is not None
+    samples = edit.snapline.stats.samples
+    assert len(samples) == 4
+    # The first edit brings the file's baseline version as an object; later ones do not.
+    assert samples[0] > max(samples[1:]) > 0
+    assert edit.met is (edit.snapline.stats.median <= 2_000)
+    assert [f.label for f in edit.extra] == ["replayed commits whose diff is one changed line (2)"]
+    assert f"{EDIT_FILE_LINES:,}-line file" in edit.title
+
+
+def test_index_rebuild_row_times_a_rebuilt_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = _bench(tmp_path / "work")
+    removed: list[int] = []
+
+    def counting(root: Path) -> int:
+        removed.append(remove_index(root))
+        return removed[-1]
+
+    monkeypatch.setattr(rebuild, "remove_index", counting)
+
+    (row,) = row_index_rebuild(bench, snapshots=4)
+
+    # Before each timed `log`, `Workspace.open` and `verify` (and the profile when unmet).
+    assert len(removed) == 3 + (row.met is False) and min(removed) >= 1
+
+    assert row.number == "15"
+    assert row.snapline is not None and row.snapline.stats is not None
+    assert row.git is not None and row.git.stats is not None
+    assert row.met is (row.snapline.stats.median <= 2.0)
+    assert [len(f.stats.samples) for f in row.extra if f.stats] == [1, 1, 1]
+    root = bench.config.workdir / "rebuild"
+    assert (root / ".snapline" / "index.db").is_file()  # the last command rebuilt it
+    with Workspace.open(root) as ws:
+        assert ws.latest == 4 and ws.verify().ok
+
+
+def test_ledger_breakdown_splits_snapshot_files_into_deltas_and_the_rest(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("one\ntwo\nthree\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.py", b"one\n2\nthree\n")
+    snap = next((root / ".snapline" / "ledger" / "snapshots").glob("00000001-*.snap")).read_text()
+    forward = snap.split("  forward\n")[1].split("  reverse\n")[0]
+    reverse = snap.split("  reverse\n")[1]
+    files = list((root / ".snapline" / "ledger" / "snapshots").glob("*.snap"))
+    total = sum(p.stat().st_size for p in files)
+
+    lines = ledger_breakdown(root)
+
+    assert lines[0] == (
+        f"2 snapshot files, {total} B: forward deltas {len(forward)} B, reverse deltas "
+        f"{len(reverse)} B, headers, paths and hashes {total - len(forward) - len(reverse)} B."
+    )
+    assert lines[2].startswith("1 content objects")
+
+
+def test_remove_index_deletes_the_local_index_only(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    Workspace.init(root).close()
+    # What a process killed with the index open leaves beside it.
+    for name in ("index.db-wal", "index.db-shm"):
+        (root / ".snapline" / name).write_bytes(b"")
+
+    assert remove_index(root) == 3
+    assert not list((root / ".snapline").glob("index.db*"))
+    assert (root / ".snapline" / "ledger" / "FORMAT").is_file()
+    assert remove_index(root) == 0
+
+
+def test_the_command_line_and_make_pass_a_history(tmp_path: Path) -> None:
+    args = parse_args(["--history-repo", str(tmp_path), "--history-commits", "7"])
+    assert (args.history_repo, args.history_commits) == (tmp_path, 7)
+    dry = subprocess.run(
+        ["make", "-n", "bench", f"HISTORY={tmp_path}", "HISTORY_COMMITS=7"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"-m benchmarks --history-repo {tmp_path} --history-commits 7" in dry
+    plain = subprocess.run(
+        ["make", "-n", "bench"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert "--history-repo" not in plain
+
+
+def test_an_unmet_rebuild_says_what_the_open_spent_its_time_on() -> None:
+    top = [
+        {"function": "snapline/workspace/__init__.py:95(open)", "cumtime": 8.0},
+        {"function": "snapline/store/ledger/sync.py:92(read_snapshot)", "cumtime": 2.0},
+        {"function": "snapline/store/ledger/sync.py:332(_import_baseline)", "cumtime": 6.0},
+    ]
+
+    lines = rebuild._shares({"total": 8.0, "top": top}, 1_001, 10_000)
+
+    assert lines == (
+        "Reading and parsing the 1,001 snapshot files: 25% of the open.",
+        "Taking the baseline's content from the workspace (read, hash and compress its "
+        "10,000 files into the index): 75% of the open.",
+    )
