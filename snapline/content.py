@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "tombstone",
     "tombstone_digest",
     "unpack",
+    "unpacked_digest",
 ]
 
 # One leading byte names the codec, so a reader knows how to unpack without a schema
@@ -105,6 +107,42 @@ def unpack(packed: bytes, *, limit: int) -> bytes:
     if codec == _FORGOTTEN:
         raise ForgottenContentError("its content was forgotten (`snapline forget`)")
     raise UnknownCodecError(f"unknown codec {codec!r}")
+
+
+def unpacked_digest(packed: bytes, *, limit: int) -> str:
+    """The SHA-256 hex digest of what ``packed`` unpacks to, in bounded memory.
+
+    The chain hash covers each delta's text; a crafted store's delta may inflate to
+    ``limit`` bytes, which are hashed as they come rather than held.
+
+    Raises:
+        UnknownCodecError: If the codec byte is unknown.
+        ForgottenContentError: If it is a tombstone.
+        PackedSizeError: If it unpacks to more than ``limit`` bytes.
+        zlib.error: If compressed data is damaged or truncated.
+    """
+    codec, body = packed[:1], packed[1:]
+    if codec != _ZLIB:
+        return hashlib.sha256(unpack(packed, limit=limit)).hexdigest()
+    digest = hashlib.sha256()
+    inflater = zlib.decompressobj()
+    total = 0
+    pending = body
+    while True:
+        chunk = inflater.decompress(pending, _CHUNK)
+        pending = inflater.unconsumed_tail
+        total += len(chunk)
+        if total > limit:
+            raise PackedSizeError(f"it unpacks to more than the {limit} bytes recorded")
+        digest.update(chunk)
+        if not pending and (inflater.eof or not chunk):
+            break
+    if not inflater.eof:
+        raise zlib.error("the compressed data is truncated")
+    return digest.hexdigest()
+
+
+_CHUNK = 1 << 20
 
 
 def decode_text(data: bytes) -> str | None:

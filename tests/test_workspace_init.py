@@ -74,7 +74,7 @@ def test_dangerous_roots_are_refused_unless_forced(
     if where == "home":
         (tmp_path / "f").write_text("x")
         Workspace.init(tmp_path, force=True).close()
-        assert (tmp_path / ".snapline" / "store.db").exists()
+        assert (tmp_path / ".snapline" / "ledger" / "FORMAT").exists()
 
 
 def test_a_failed_init_leaves_no_store(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,6 @@
 """Files the user names are never written inside ``.snapline/`` (issue 14, item 11).
 
-``milestone export 1 -o .snapline/store.db`` exited 0 after replacing the whole store.
+``milestone export 1 -o .snapline/index.db`` exited 0 after replacing the whole store.
 Every command that writes a file the user names goes through one check,
 ``snapline.paths.output_path``, however the path spells the store.
 """
@@ -17,20 +17,20 @@ from tests.cli.conftest import Invoke
 
 # Spellings of a path inside the store, relative to the workspace root.
 INSIDE = [
-    ".snapline/store.db",
+    ".snapline/index.db",
     ".snapline/lock",
     ".snapline/new.patch",
-    "./.snapline/store.db",
-    ".snapline/../.snapline/store.db",
-    "src/../.snapline/store.db",
+    "./.snapline/index.db",
+    ".snapline/../.snapline/index.db",
+    "src/../.snapline/index.db",
     ".snapline//store.db",
-    ".SNAPLINE/store.db",  # the store itself where the filesystem folds case
+    ".SNAPLINE/index.db",  # the store itself where the filesystem folds case
     ".Snapline/x.patch",
-    "storelink/store.db",  # a symlink to .snapline/
-    "storelink/../.snapline/store.db",
-    "deep/link/store.db",  # a symlinked directory on the way
-    "{abs}/.snapline/store.db",
-    "{abs}/src/../.snapline/store.db",
+    "storelink/index.db",  # a symlink to .snapline/
+    "storelink/../.snapline/index.db",
+    "deep/link/index.db",  # a symlinked directory on the way
+    "{abs}/.snapline/index.db",
+    "{abs}/src/../.snapline/index.db",
 ]
 
 COMMANDS = [
@@ -62,7 +62,7 @@ def _store_state(root: Path) -> tuple[list[str], bytes, list[str]]:
     names = sorted(
         entry.name for entry in store.iterdir() if not entry.name.endswith(("-wal", "-shm"))
     )
-    return names, (store / "store.db").read_bytes()[:16], ids
+    return names, (store / "index.db").read_bytes()[:16], ids
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
@@ -86,7 +86,7 @@ def test_from_a_subdirectory_the_store_is_still_refused(
     milestone: Path, cli: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(milestone / "src")
-    for path in ("../.snapline/store.db", "../storelink/x.patch"):
+    for path in ("../.snapline/index.db", "../storelink/x.patch"):
         result = cli("milestone", "export", "1", "-o", path)
         assert result.exit_code == 2, result.output
 

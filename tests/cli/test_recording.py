@@ -46,7 +46,7 @@ def test_init_json_and_large_file_limit(cli: Invoke, root: Path) -> None:
 def test_init_uses_the_root_option(cli: Invoke, root: Path) -> None:
     (root / "a.txt").write_text("a\n")
     assert cli("--root", str(root), "init").exit_code == 0
-    assert (root / ".snapline" / "store.db").is_file()
+    assert (root / ".snapline" / "ledger" / "FORMAT").is_file()
 
 
 def test_init_twice_is_a_usage_error(cli: Invoke, project: Path) -> None:

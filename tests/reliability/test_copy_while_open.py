@@ -2,7 +2,7 @@
 
 SQLite drops every POSIX lock a process holds on a database file as soon as that process
 closes *any* descriptor of the file ("How To Corrupt An SQLite Database File", 2.2), and
-``shutil.copytree``, ``tarfile`` and ``zipfile`` open and close ``store.db`` and its WAL.
+``shutil.copytree``, ``tarfile`` and ``zipfile`` open and close the index and its WAL.
 Another process then believes it is alone, checkpoints and deletes the WAL, and the first
 process goes on writing into a file nobody will read: acknowledged snapshots vanish and
 two writers are told the same number. Between calls a ``Workspace`` holds no descriptor

@@ -294,7 +294,8 @@ def test_kill_while_building_the_baseline(tmp_path: Path) -> None:
     status = cli(root, "status")
     assert status.returncode == 2 and "snapline init" in status.stderr
     assert cli(root, "init").returncode == 0
-    assert sorted(p.name for p in (root / ".snapline").iterdir()) == ["lock", "store.db"]
+    local = sorted(p.name for p in (root / ".snapline").iterdir())
+    assert local == [".gitignore", "index.db", "ledger", "lock"]
     assert_healthy(root, {0: _BASELINE})
 
 

@@ -18,7 +18,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable
 
-from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
+from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpacked_digest
 from snapline.store import ChangeRow, SnapshotRow
 
 __all__ = ["GENESIS", "ChainLines", "chain_hash"]
@@ -166,7 +166,7 @@ def _text_digest(packed: bytes | None) -> str | None:
         forgotten = tombstone_digest(packed)
         if forgotten is not None:
             return forgotten
-        return hashlib.sha256(unpack(packed, limit=MAX_DELTA_BYTES)).hexdigest()
+        return unpacked_digest(packed, limit=MAX_DELTA_BYTES)
     except (TypeError, ValueError, zlib.error) as error:
         # A damaged value cannot match the digest it was sealed with: the chain says so.
         return f"unreadable: {error}"

@@ -19,8 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.crashpoints import crash_point
-from snapline.store.errors import StoreCorruptError
-from snapline.store.ledger.files import MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.errors import StoreAccessError, StoreCorruptError, access_problem
+from snapline.store.ledger.files import (
+    FORMAT_NAME,
+    MILESTONES,
+    SNAPSHOTS,
+    Ledger,
+    LedgerFileError,
+)
 from snapline.store.ledger.format import milestone_name as milestone_file_name
 from snapline.store.ledger.format import (
     render_milestone,
@@ -194,6 +200,10 @@ class LedgerStore:
         """
         from snapline.store.ledger.sync import catch_up
 
+        if not self.ledger.file("", FORMAT_NAME).is_file():
+            # Deleted (or moved) while open: nothing to catch up with, and the writers'
+            # presence check says what happened instead of reading an empty ledger.
+            return False
         return catch_up(self, self.ledger.path.parent.parent, self.progress)
 
     def stale(self) -> bool:
@@ -240,6 +250,11 @@ class LedgerStore:
                 self._publish_milestone(number)
         except LedgerFileError as error:
             raise StoreCorruptError(error.path, error.what) from None
+        except OSError as error:
+            # Full, read-only, a file-size limit: the OS refused; the transaction rolls
+            # back and the ledger holds no file for it (write_new takes its name back).
+            location = Path(error.filename) if error.filename else self.path
+            raise StoreAccessError(location, access_problem(error), str(error)) from None
 
     def _publish_snapshot(self, number: int) -> None:
         row = self.index.snapshots.get(number)

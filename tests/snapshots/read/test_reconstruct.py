@@ -77,7 +77,7 @@ def test_delta_chains_are_bounded_by_full_versions(root: Path) -> None:
         store = ws._store
         config = store.config() | {"max_chain": 5}
         with store.write():
-            store._connection.db.execute(
+            store.index.connection.db.execute(
                 "UPDATE meta SET value = ? WHERE key = 'config'",
                 (__import__("json").dumps(config),),
             )

@@ -420,7 +420,7 @@ def test_rebuilt_content_is_hash_checked_before_it_touches_the_disk(
     ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
 ) -> None:
     app_hash = hash_bytes(b"print('hello')\n")
-    with sqlite3.connect(ws._store.path) as db:
+    with sqlite3.connect(ws._store.index.path) as db:
         db.execute("UPDATE blobs SET data = ? WHERE hash = ?", (pack(b"tampered\n"), app_hash))
     ws._recorder.cache = type(ws._recorder.cache)()
     ws._reconstructor.cache = ws._recorder.cache
