@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterator
 
-from snapline.content import PackedSizeError, UnknownCodecError, unpack
 from snapline.hashing import hash_bytes
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
@@ -15,7 +13,7 @@ from snapline.store.rows import LedgerEntry
 
 __all__ = ["read_back"]
 
-_MAX_OBJECT_BYTES = (1 << 30) + 64
+_MAX_OBJECT_BYTES = 1 << 30
 
 
 def read_back(ledger: Ledger) -> Iterator[LedgerEntry]:
@@ -50,12 +48,9 @@ def read_back(ledger: Ledger) -> Iterator[LedgerEntry]:
 def _object_entry(ledger: Ledger, hash_: str) -> LedgerEntry:
     location = ledger.object_path(hash_)
     try:
-        size, packed = ledger.read_object(hash_, _MAX_OBJECT_BYTES)
-        content = unpack(packed, limit=size)
-    except (OSError, LedgerFileError, PackedSizeError, UnknownCodecError, zlib.error) as error:
+        content = ledger.read_object(hash_, _MAX_OBJECT_BYTES)
+    except (OSError, LedgerFileError) as error:
         return LedgerEntry(location, problem=f"not a readable object ({error})")
-    if len(content) != size:
-        return LedgerEntry(location, problem=f"holds {len(content)} bytes, not the {size} it says")
     if hash_bytes(content) != hash_:
         return LedgerEntry(location, problem="its content does not match its name (edited)")
     return LedgerEntry(location, object_hash=hash_)

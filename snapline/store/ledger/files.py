@@ -65,7 +65,6 @@ OBJECTS = "objects"
 FORGOTTEN = "forgotten"
 KINDS = (SNAPSHOTS, MILESTONES, FORGOTTEN)
 
-_OBJECT_HEADER = re.compile(rb"snapline object (0|[1-9][0-9]{0,18})\n")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -148,29 +147,28 @@ class Ledger:
         """Whether the object is there."""
         return os.path.lexists(self.object_path(hash_))
 
-    def write_object(self, hash_: str, size: int, packed: bytes) -> None:
-        """Create the object for ``hash_``: its size, then the packed content.
+    def write_object(self, hash_: str, content: bytes) -> None:
+        """Create the object for ``hash_``: the version's bytes exactly, uncompressed.
+
+        Exactly the bytes git already stores for that version when the workspace file
+        was committed, so git keeps one copy of both, and compresses and deltas the
+        rest itself (compressed objects defeat both).
 
         Raises:
             OSError: If the disk refuses.
         """
         location = self.object_path(hash_)
         location.parent.mkdir(parents=True, exist_ok=True)
-        _create(location.parent, location.name, b"snapline object %d\n" % size + packed)
+        _create(location.parent, location.name, content)
 
-    def read_object(self, hash_: str, limit: int) -> tuple[int, bytes]:
-        """The ``(size, packed)`` of an object, refusing one whose file exceeds ``limit``.
+    def read_object(self, hash_: str, limit: int) -> bytes:
+        """The content of an object, refusing one whose file exceeds ``limit`` bytes.
 
         Raises:
             FileNotFoundError: If there is none.
-            LedgerFileError: If it is not an object file.
+            LedgerFileError: If it is larger, or not a regular file.
         """
-        location = self.object_path(hash_)
-        data = _read_bounded(location, limit)
-        header = _OBJECT_HEADER.match(data)
-        if header is None:
-            raise LedgerFileError(location, "not a snapline object (no size line)")
-        return int(header.group(1)), data[header.end() :]
+        return _read_bounded(self.object_path(hash_), limit)
 
     def delete_object(self, hash_: str) -> bool:
         """Remove an object (forgetting); returns whether there was one."""

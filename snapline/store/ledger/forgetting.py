@@ -85,7 +85,7 @@ def forget_in_ledger(
     """
     for content in kept:
         if not store.ledger.has_object(content.hash):
-            store.ledger.write_object(content.hash, content.size, content.packed)
+            store.ledger.write_object(content.hash, unpack(content.packed, limit=content.size))
     name = forget_name(record.time, record_id)
     try:
         store.ledger.write_new(FORGOTTEN, name, render_forget(record))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snapline.content import unpack
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreAccessError, StoreCorruptError, access_problem
 from snapline.store.ledger.files import (
@@ -309,7 +310,7 @@ class LedgerStore:
             return
         packed = self.index.blobs.get(hash_)
         if packed is not None:
-            self.ledger.write_object(hash_, size, packed)
+            self.ledger.write_object(hash_, unpack(packed, limit=size))
 
 
 def _line_ids(side: SideSnapshotTable, heads: list[str]) -> list[str]:

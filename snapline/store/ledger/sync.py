@@ -56,7 +56,7 @@ __all__ = [
 MAX_RECORD_BYTES = 1 << 30
 """No snapshot file is larger (a 100k-file baseline is about 15 MB)."""
 
-_MAX_OBJECT_BYTES = (1 << 30) + 64
+_MAX_OBJECT_BYTES = 1 << 30
 
 Progress = Callable[[int, int], None]
 
@@ -334,13 +334,13 @@ def _import_object(store: LedgerStore, hash_: str) -> None:
     if store.index.blobs.has(hash_):
         return
     try:
-        size, packed = store.ledger.read_object(hash_, _MAX_OBJECT_BYTES)
+        content = store.ledger.read_object(hash_, _MAX_OBJECT_BYTES)
     except FileNotFoundError:
         return  # a baseline version (in the workspace) or a forgotten one
     except (LedgerFileError, OSError) as error:
         raise StoreCorruptError(store.ledger.object_path(hash_), str(error)) from None
     # Checked by hash whenever used, and by `snapline verify`.
-    store.index.blobs.put(hash_, size, packed)
+    store.index.blobs.put(hash_, len(content), pack(content, FAST))
 
 
 def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow]) -> None:
