@@ -1005,7 +1005,7 @@ def row_storage(bench: Bench) -> list[RowResult]:
         title=f"stored bytes for {edits:,} one-line edits of a 10k-line file",
         goal="≤ 1",
         snapline=Figure(
-            "growth of `.snapline/store.db` after `wal_checkpoint(TRUNCATE)`",
+            "growth of the local index `.snapline/index.db` after `wal_checkpoint(TRUNCATE)`",
             value=snap_bytes,
             unit="B",
         ),
@@ -1030,7 +1030,7 @@ def row_storage(bench: Bench) -> list[RowResult]:
 
 
 def _store_breakdown(root: Path, edits: int) -> Evidence:
-    db = sqlite3.connect(f"file:{root / '.snapline' / 'store.db'}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{root / '.snapline' / 'index.db'}?mode=ro", uri=True)
     try:
         deltas, count = db.execute(
             "SELECT SUM(LENGTH(forward) + LENGTH(reverse)), COUNT(*) FROM changes "
@@ -1110,7 +1110,7 @@ def row_scattered(bench: Bench) -> list[RowResult]:
             goal="≤ 1.5 s, stored ≤ 0.4x file, a real delta",
             snapline=_figure("`ws.record([F])`, long-lived Workspace", series),
             met=met,
-            extra=[Figure("stored bytes per record (store.db growth)", stats=stored, unit="B")],
+            extra=[Figure("stored bytes per record (index.db growth)", stats=stored, unit="B")],
             notes=[
                 f"File: {format_bytes(size)}, 100,000 lines; each run replaces a new 10% of "
                 "the lines at random positions.",

@@ -53,12 +53,12 @@ def memory_status() -> tuple[int, int]:
 
 
 def store_size(root: Path) -> int:
-    """Bytes of ``.snapline/store.db`` after folding its WAL back in.
+    """Bytes of the local index ``.snapline/index.db`` after folding its WAL back in.
 
     ``PRAGMA wal_checkpoint(TRUNCATE)`` copies every committed page into the database
     file and empties the WAL, so the file size is what the history occupies.
     """
-    db = root / ".snapline" / "store.db"
+    db = root / ".snapline" / "index.db"
     connection = sqlite3.connect(db)
     try:
         busy, _, _ = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
