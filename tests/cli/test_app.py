@@ -140,9 +140,8 @@ def test_errors_never_show_a_traceback_without_debug(project: Path) -> None:
 
 
 def test_corrupt_store_exits_3(cli: Invoke, project: Path) -> None:
-    (project / ".snapline" / "index.db").write_bytes(b"this is not a database" * 100)
-    for wal in (project / ".snapline").glob("index.db-*"):
-        wal.unlink()
+    # The ledger is the history (a damaged local index is only rebuilt).
+    (project / ".snapline" / "ledger" / "FORMAT").write_bytes(b"this is not a ledger" * 100)
     result = cli("status")
     assert result.exit_code == 3
     assert result.stderr.startswith("snapline: error: the store at")

@@ -87,7 +87,7 @@ def test_verify_forged_history_exits_3(cli: Invoke, project: Path) -> None:
 
 
 def test_verify_unreadable_store_still_annotates(cli: Invoke, project: Path) -> None:
-    (project / ".snapline" / "index.db").write_bytes(b"garbage" * 1000)
+    (project / ".snapline" / "ledger" / "FORMAT").write_bytes(b"garbage" * 1000)
     github = cli("verify", "--format", "github")
     assert github.exit_code == 3
     assert github.stdout.startswith("::error::store: the store at ")
