@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from snapline.milestones import validate_milestones
+from snapline.milestones.ledger import check_milestone_files
 from snapline.snapshots.check.ledger import check_ledger
 from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
@@ -25,7 +26,9 @@ def validate(store: StoreReader, *, deep: bool = False) -> list[Problem]:
     with store.read():
         problems = validate_history(store, deep=deep)
         problems += validate_milestones(store)
-        problems += check_ledger(store)
+        entries = list(store.ledger_entries())
+        problems += check_ledger(store, entries)
+        problems += check_milestone_files(store, entries)
         lines = unmerged_lines(store)
         head = store.snapshots.get(store.snapshots.latest_number() or 0)
         if lines and head is not None:

@@ -265,3 +265,39 @@ def test_a_fresh_clone_of_the_git_merge_sees_both_lines(forked: Forked, tmp_path
     result = repo.snap("verify")
     assert result.returncode == 0, output(result)
     assert "snapshots 0..6 verified" in result.stdout
+
+
+@pytest.mark.parametrize("where", ["working", "fresh-clone"])
+def test_a_milestone_of_a_joined_line_is_held_to_its_seal(
+    origin: Repo, tmp_path: Path, where: str
+) -> None:
+    """A milestone recorded on a branch lives only in its file after the merge: an edit
+    of that file is still caught, and named."""
+    repo = clone(origin, tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "feature", "main")
+    repo.write("feature.txt", "feature\n")
+    repo.ok("record", "-m", "feature")
+    repo.ok("milestone", "create", "-m", "feature done")
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    repo.write("README.md", "# main\n")
+    repo.ok("record", "-m", "main")
+    repo.commit("main")
+    repo.git("merge", "--no-edit", "feature")
+    repo.ok("merge")
+    repo.commit("snapline merge")
+    assert repo.snap("verify").returncode == 0
+    side = [
+        path
+        for path in (repo.ledger / "milestones").iterdir()
+        if "feature done" in path.read_text()
+    ]
+    assert len(side) == 1
+    side[0].write_text(side[0].read_text().replace("feature done", "feature forged"))
+    checked = repo
+    if where == "fresh-clone":
+        repo.commit("forged")
+        checked = clone(repo, tmp_path / "fresh")
+    result = checked.snap("verify")
+    assert result.returncode == 3, output(result)
+    assert side[0].name in output(result)

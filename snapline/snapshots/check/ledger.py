@@ -25,16 +25,17 @@ __all__ = ["check_ledger"]
 _RESTORE = "restore it from git (`git checkout -- {}`) or from a copy"
 
 
-def check_ledger(store: StoreReader) -> list[Problem]:
+def check_ledger(store: StoreReader, read_back: Sequence[LedgerEntry]) -> list[Problem]:
     """Every ledger file that does not hold what the history says; empty when all do.
 
     Args:
-        store: The open store (a store without a ledger has nothing to check).
+        store: The open store.
+        read_back: Its ledger read back (:meth:`StoreReader.ledger_entries`; none for a
+            store without a ledger).
     """
     root = store.path.parent.parent
     entries = [
-        dataclasses.replace(e, location=Path(os.path.relpath(e.location, root)))
-        for e in store.ledger_entries()
+        dataclasses.replace(e, location=Path(os.path.relpath(e.location, root))) for e in read_back
     ]
     problems = [_corrupt(e, e.problem) for e in entries if e.problem is not None]
     objects = {e.object_hash for e in entries if e.object_hash is not None}

@@ -1,0 +1,58 @@
+"""Milestone files of the ledger held to their chain, on every line of history.
+
+The index holds the main line's milestones, which :func:`validate_milestones` checks. A
+milestone recorded on a branch that was merged in (its last snapshot on a joined line)
+lives only in its file; its seal must still match: the milestone before it (on either
+line: numbers may repeat across lines) and its last snapshot's chain hash.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from snapline.milestones.seal import GENESIS, milestone_chain_hash
+from snapline.snapshots.snapshot import Problem
+from snapline.store import LedgerEntry, StoreReader
+
+__all__ = ["check_milestone_files"]
+
+
+def check_milestone_files(store: StoreReader, entries: Sequence[LedgerEntry]) -> list[Problem]:
+    """Every milestone file whose seal does not match; empty when all do.
+
+    Args:
+        store: The open store.
+        entries: The ledger read back (:meth:`StoreReader.ledger_entries`).
+    """
+    chains = {e.snapshot.id: e.snapshot.chain_hash for e in entries if e.snapshot is not None}
+    milestones = [e for e in entries if e.milestone is not None]
+    by_number: dict[int, list[str]] = {}
+    for entry in milestones:
+        assert entry.milestone is not None
+        by_number.setdefault(entry.milestone.number, []).append(entry.milestone.chain_hash)
+    root = store.path.parent.parent
+    problems = []
+    for entry in milestones:
+        row = entry.milestone
+        assert row is not None
+        previous = [GENESIS] if row.number == 1 else by_number.get(row.number - 1, [])
+        snapshot_chain = chains.get(entry.last_id or "")
+        if not any(
+            milestone_chain_hash(p, row, snapshot_chain) == row.chain_hash for p in previous
+        ):
+            location = os.path.relpath(entry.location, root)
+            problems.append(
+                Problem(
+                    kind="ledger",
+                    severity="corrupt",
+                    number=row.number,
+                    path=location,
+                    message=(
+                        f"{location}: milestone {row.number} does not match its chain hash: it "
+                        f"was edited after it was written; restore it from git (`git checkout "
+                        f"-- {location}`) or from a copy"
+                    ),
+                )
+            )
+    return problems
