@@ -86,8 +86,16 @@ class BlobTable:
             yield hash_, size, bytes(data)
 
     def referenced(self) -> set[str]:
-        """The hash of every blob that a recorded change refers to."""
-        rows = self._c.query("SELECT DISTINCT content FROM changes WHERE content IS NOT NULL")
+        """The hash of every blob that a recorded change refers to or results in.
+
+        A blob holding the result of a change stored as a delta is a whole copy of a
+        recorded version (``snapline forget`` keeps the version after a forgotten one
+        that way): rebuilding starts from it, so it is not garbage.
+        """
+        rows = self._c.query(
+            "SELECT content FROM changes WHERE content IS NOT NULL "
+            "UNION SELECT result_hash FROM changes WHERE result_hash IN (SELECT hash FROM blobs)"
+        )
         return {row[0] for row in rows}
 
     def delete(self, hashes: Iterable[str]) -> int:
