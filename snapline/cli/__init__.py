@@ -9,6 +9,12 @@ __all__ = ["main"]
 
 def main() -> None:
     """Entry point of the ``snapline`` console script."""
+    if sys.argv[1:] == ["--version"]:
+        # Asked by installers and hosts to check what runs: answered without typer.
+        from snapline import __version__
+
+        sys.stdout.write(f"snapline {__version__}\n")
+        return
     if sys.argv[1:2] == ["hook"]:
         # A hook runs once per agent event: skip building the typer app and rich.
         from snapline.cli.hook import fast_path

@@ -12,6 +12,7 @@ from pathlib import Path
 import filelock
 import pytest
 
+import snapline
 from snapline import Workspace
 from snapline.cli.output import color_enabled, github_annotation
 from tests.cli.conftest import Invoke, as_json, run_script
@@ -83,6 +84,22 @@ def test_console_script_and_module_run(project: Path) -> None:
     )
     assert module.returncode == 0
     assert module.stdout.startswith("snapline ")
+
+
+def test_version_loads_neither_typer_nor_the_store(project: Path) -> None:
+    """``--version`` is answered before the typer app is built (issue 16)."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "snapline", "--version"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0 and result.stdout == f"snapline {snapline.__version__}\n"
+    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()}
+    assert "snapline.cli.__init__" not in imported  # sanity: the list holds module names
+    assert "snapline.cli" in imported
+    assert not {"typer", "rich", "pydantic", "sqlite3"} & imported
 
 
 def test_no_arguments_shows_help(cli: Invoke) -> None:
