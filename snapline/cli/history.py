@@ -182,8 +182,9 @@ def show(
         number = snapshot.number
         milestone = ws.milestones.for_snapshot(number)
         text = ws.diff(number - 1, number) if number > 0 and not as_json else ""
+        joined = _joined(ws.side_snapshots(), number) if snapshot.merges else []
     if as_json:
-        echo_json(model_json(snapshot))
+        echo_json(_log_json(snapshot, joined))
         return
     echo(("snapshot ", "bold"), (str(snapshot.number), "bold yellow"))
     fields: list[tuple[str, Any]] = [
@@ -207,6 +208,12 @@ def show(
     for line in (snapshot.description or "(no description)").splitlines():
         echo("    " + line)
     echo()
+    if joined:
+        lines = sorted({s.line[:12] for s in joined})
+        echo(("joins ", "dim"), plural(len(lines), "line"), " (", ", ".join(lines), "):")
+        for side in joined:
+            side_line(side)
+        echo()
     echo_changes(snapshot.files)
     if text:
         echo()

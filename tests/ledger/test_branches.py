@@ -151,6 +151,14 @@ def test_merge_continues_the_main_line_and_joins_the_other(merged: Merged) -> No
     assert merged.log[0]["id"] == merged.merge["id"]
     assert merged.log[0]["merges"] == [side_id]
     assert [s["merges"] for s in merged.log[1:]] == [[]] * 5
+    # Which line each snapshot came from: the joined one is listed under its merge.
+    assert [s["line"] for s in merged.log] == ["main"] * 6
+    joined = merged.log[0]["joins"]
+    assert joined and joined[0]["id"] == side_id  # newest first, the head
+    assert {(s["line"], s["joined_by"]) for s in joined} == {(side_id, 5)}
+    assert merged.show["joins"] == merged.log[0]["joins"]
+    text = merged.repo.ok("show", "5").stdout
+    assert "line:      main" in text and f"joins 1 line ({side_id[:12]})" in text
 
 
 def test_the_merge_snapshot_holds_the_merged_workspace(merged: Merged) -> None:
