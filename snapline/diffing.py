@@ -36,6 +36,8 @@ _MAX_DELTA_RATIO = 0.5
 # Above this many lines (both sides together) a region is diffed by anchors first; Myers'
 # algorithm stays the choice for ordinary edits, where it is fast and minimal.
 _MYERS_LINES = 20_000
+# Above this many lines changed (both sides together), the anchored diff goes first.
+_MYERS_EDITS = 400
 _EQUAL = dmp_module.diff_match_patch.DIFF_EQUAL
 _INSERT = dmp_module.diff_match_patch.DIFF_INSERT
 _DELETE = dmp_module.diff_match_patch.DIFF_DELETE
@@ -178,11 +180,24 @@ def _middle_diffs(base: str, new: str, deadline: float) -> list[Diff] | None:
     stop = time.time() + deadline
     base_lines = base.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
-    if len(base_lines) + len(new_lines) <= _MYERS_LINES:
+    if len(base_lines) + len(new_lines) <= _MYERS_LINES and not _many_edits(base_lines, new_lines):
         diffs = _myers_lines(base, new, stop)
         if diffs is not None:
             return diffs
     return _anchored_diffs(base_lines, new_lines, stop)
+
+
+def _many_edits(a: list[str], b: list[str]) -> bool:
+    """Whether so many lines differ that Myers' algorithm would be slow.
+
+    Its cost grows with the product of the size and the number of edits: 1,200
+    scattered changed lines in a 3,000-line file took over a second, where the anchored
+    diff takes milliseconds for a delta of the same size. Counting the lines one side
+    has and the other lacks is linear.
+    """
+    count_a, count_b = Counter(a), Counter(b)
+    changed = sum((count_a - count_b).values()) + sum((count_b - count_a).values())
+    return changed > _MYERS_EDITS
 
 
 def _myers_lines(base: str, new: str, stop: float) -> list[Diff] | None:

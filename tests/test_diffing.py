@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from snapline import diffing
 from snapline.diffing import apply_delta, compute_deltas
 
 _lines = st.lists(
@@ -96,3 +97,23 @@ def test_many_scattered_edits_in_a_large_file_still_give_a_delta() -> None:
     assert apply_delta(base_text, deltas.forward) == new_text
     assert apply_delta(new_text, deltas.reverse) == base_text
     assert len(deltas.forward) < 0.2 * len(new_text)
+
+
+def test_many_scattered_edits_take_the_anchored_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1,200 changed lines of a 3,000-line file (issue 16): Myers' algorithm took over a
+    second there; the anchored diff is exact too, and linear in the lines."""
+    rng = random.Random(7)
+    base = [f"line {i} {'x' * rng.randint(10, 60)}\n" for i in range(3000)]
+    new = list(base)
+    for i in rng.sample(range(3000), 1200):
+        new[i] = f"changed {i} {'y' * rng.randint(10, 60)}\n"
+    old_text, new_text = "".join(base), "".join(new)
+
+    def myers(*_: object) -> None:
+        raise AssertionError("Myers' diff ran on a change with many edits")
+
+    monkeypatch.setattr(diffing, "_myers_lines", myers)
+    deltas = compute_deltas(old_text, new_text)
+    assert deltas is not None
+    assert apply_delta(old_text, deltas.forward) == new_text
+    assert apply_delta(new_text, deltas.reverse) == old_text
