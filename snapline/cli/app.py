@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from click.exceptions import ClickException
 from typer.core import TyperGroup
-from typer.exceptions import TyperException
 
 from snapline.cli import (
     forget,
@@ -47,7 +47,7 @@ class _Group(TyperGroup):
             # Exit and Abort are the parser's own way out (exit 0 or 2).
             if isinstance(error, (typer.Exit, typer.Abort)):
                 raise
-            if isinstance(error, TyperException):
+            if isinstance(error, ClickException):
                 # A usage error: the parser prints it on stderr; --json users get the
                 # object too. The option may not have been reached (`show abc --json`
                 # fails on N first), so the words typed are looked at instead.
