@@ -149,7 +149,7 @@ def _shares(profile: dict[str, Any] | None, snapshots: int, files: int) -> tuple
         ("(read_snapshot)", f"Reading and parsing the {snapshots:,} snapshot files"),
         (
             "(_import_baseline)",
-            "Taking the baseline's content from the workspace (read, hash and compress "
+            "Taking the baseline's content from the workspace (read and hash "
             f"its {files:,} files into the index)",
         ),
     ]

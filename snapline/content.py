@@ -13,6 +13,7 @@ __all__ = [
     "UnknownCodecError",
     "decode_text",
     "pack",
+    "pack_raw",
     "tombstone",
     "tombstone_digest",
     "unpack",
@@ -68,6 +69,15 @@ def pack(data: bytes, level: int = _LEVEL) -> bytes:
         compressed = zlib.compress(data, level)
         if len(compressed) < len(data):
             return _ZLIB + compressed
+    return _RAW + data
+
+
+def pack_raw(data: bytes) -> bytes:
+    """Pack ``data`` uncompressed (codec ``r``): what :func:`pack` gives when zlib saves nothing.
+
+    For bulk copies into the local index (a rebuild), where compressing every file
+    costs more time than the bytes it saves are worth.
+    """
     return _RAW + data
 
 

@@ -8,6 +8,9 @@ from snapline.store.connection import Connection
 
 __all__ = ["BlobTable"]
 
+_BATCH = 500
+"""Hashes per ``IN (...)`` query: well under SQLite's bound on parameters."""
+
 
 class BlobTable:
     """Content-addressed blobs: each content is kept once, however often it recurs."""
@@ -62,6 +65,24 @@ class BlobTable:
             hash_: The content hash.
         """
         return bool(self._c.query("SELECT 1 FROM blobs WHERE hash = ?", (hash_,)))
+
+    def present(self, hashes: Iterable[str]) -> set[str]:
+        """Which of ``hashes`` are stored, asked in a few queries rather than one each.
+
+        Args:
+            hashes: Content hashes.
+
+        Returns:
+            Those with a blob.
+        """
+        wanted = list(dict.fromkeys(hashes))
+        found: set[str] = set()
+        for start in range(0, len(wanted), _BATCH):
+            batch = wanted[start : start + _BATCH]
+            marks = ",".join("?" * len(batch))
+            rows = self._c.query(f"SELECT hash FROM blobs WHERE hash IN ({marks})", batch)
+            found.update(row[0] for row in rows)
+        return found
 
     def get(self, hash_: str) -> bytes | None:
         """The packed content stored under ``hash_``, or ``None``.

@@ -118,6 +118,9 @@ class BlobReader(Protocol):
     def has(self, hash_: str) -> bool:
         """Whether a blob with this hash is stored."""
 
+    def present(self, hashes: Iterable[str]) -> set[str]:
+        """Which of ``hashes`` are stored (in a few queries, not one each)."""
+
     def get(self, hash_: str) -> bytes | None:
         """The packed content stored under ``hash_``, or ``None``."""
 

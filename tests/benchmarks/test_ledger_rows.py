@@ -264,13 +264,13 @@ def test_an_unmet_rebuild_says_what_the_open_spent_its_time_on() -> None:
     top = [
         {"function": "snapline/workspace/__init__.py:95(open)", "cumtime": 8.0},
         {"function": "snapline/store/ledger/sync.py:92(read_snapshot)", "cumtime": 2.0},
-        {"function": "snapline/store/ledger/sync.py:332(_import_baseline)", "cumtime": 6.0},
+        {"function": "snapline/store/ledger/importing.py:156(_import_baseline)", "cumtime": 6.0},
     ]
 
     lines = rebuild._shares({"total": 8.0, "top": top}, 1_001, 10_000)
 
     assert lines == (
         "Reading and parsing the 1,001 snapshot files: 25% of the open.",
-        "Taking the baseline's content from the workspace (read, hash and compress its "
+        "Taking the baseline's content from the workspace (read and hash its "
         "10,000 files into the index): 75% of the open.",
     )

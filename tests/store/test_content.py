@@ -53,3 +53,12 @@ def test_delete_frees_the_packed_bytes_and_ignores_absent_blobs(store: Store) ->
         assert store.blobs.delete([]) == 0
         assert store.blobs.delete(["sha256:b", "sha256:b"]) == 6
     assert store.blobs.hashes() == []
+
+
+def test_present_says_which_hashes_are_stored_in_any_number(store: Store) -> None:
+    stored = [f"sha256:{n:064x}" for n in range(0, 1200, 2)]
+    with store.write():
+        store.blobs.put_many([(h, 1, b"rx") for h in stored])
+    asked = [f"sha256:{n:064x}" for n in range(1200)] + stored[:3]
+    assert store.blobs.present(asked) == set(stored)
+    assert store.blobs.present([]) == set()

@@ -42,9 +42,14 @@ def split_lines(data: bytes) -> list[str]:
     Raises:
         LedgerFormatError: If a line is not UTF-8 or the file lacks its final LF.
     """
+    if data and not data.endswith(b"\n"):
+        raise LedgerFormatError(data.count(b"\n") + 1, "the file does not end with a line end")
+    try:
+        # LF never occurs inside a UTF-8 sequence: the whole decodes iff every line does.
+        return data.decode("utf-8").split("\n")[:-1]
+    except UnicodeDecodeError:
+        pass  # find the line, for the message
     raw = data.split(b"\n")
-    if raw[-1]:
-        raise LedgerFormatError(len(raw), "the file does not end with a line end")
     lines = []
     for number, line in enumerate(raw[:-1], start=1):
         try:
@@ -132,6 +137,8 @@ def check_canonical(lines: list[str], render: Callable[[], bytes]) -> None:
         again = render().decode("utf-8").split("\n")[:-1]
     except ValueError as error:
         raise LedgerFormatError(None, f"not in canonical form: {error}") from None
+    if again == lines:
+        return
     for number, (line, expected) in enumerate(zip(lines, again, strict=False), start=1):
         if line != expected:
             raise LedgerFormatError(number, f"not in canonical form: expected {expected!r:.80}")

@@ -18,14 +18,10 @@ from the workspace, where it still is.
 from __future__ import annotations
 
 import json
-import os
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from snapline.content import FAST, pack
-from snapline.scanning import FileChangingError, read_disk_file
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
 from snapline.store.ledger.forget_format import FORGET_SUFFIX
@@ -40,9 +36,10 @@ from snapline.store.ledger.format import (
     parse_snapshot_name,
     snapshot_name,
 )
+from snapline.store.ledger.importing import import_content, import_objects, import_snapshots
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.tables import clear_history
-from snapline.store.rows import ChangeRow, SideRow, StatRow, state_moves
+from snapline.store.rows import SideRow
 
 __all__ = [
     "MAX_RECORD_BYTES",
@@ -55,8 +52,6 @@ __all__ = [
 
 MAX_RECORD_BYTES = 1 << 30
 """No snapshot file is larger (a 100k-file baseline is about 15 MB)."""
-
-_MAX_OBJECT_BYTES = 1 << 30
 
 Progress = Callable[[int, int], None]
 
@@ -273,8 +268,7 @@ def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
         if json.loads(record.row.merges):
             return False
         head = record.row
-    for record in records:
-        _import(store, root, record)
+    import_snapshots(store, root, records)
     milestones = [read_milestone(store.ledger, n) for n in milestone_names]
     if not _import_milestones(store, milestones):
         return False
@@ -291,10 +285,7 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
         records.append(read_snapshot(store.ledger, name))
     lines = split_lines(records, store.ledger, before.id if before is not None else None)
     clear_history(store.index.connection)
-    for done, record in enumerate(lines.main, start=1):
-        _import(store, root, record)
-        if progress is not None:
-            progress(done, len(lines.main))
+    import_snapshots(store, root, lines.main, progress)
     store.side.add(
         SideRow(
             id=r.row.id, number=r.row.number, parent_id=r.row.parent_id, time=r.row.time,
@@ -303,77 +294,12 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
         )
         for r in lines.side
     )  # fmt: skip
-    for record in lines.side:
-        _import_objects(store, record.changes)
+    import_content(store, root, lines.side)
     milestones = [read_milestone(store.ledger, n) for n in sorted(on_disk) if n.endswith(".mile")]
     _import_milestones(store, milestones)
     forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
-    for hash_ in import_forgets(store, forgets):
-        _import_object(store, hash_)
+    import_objects(store, import_forgets(store, forgets))
     store.names.add(on_disk)
-
-
-def _import(store: LedgerStore, root: Path, record: SnapshotRecord) -> None:
-    index = store.index
-    index.snapshots.insert(record.row, record.changes)
-    upserts, deletes = state_moves(record.row.number, record.changes)
-    index.state.set(upserts, deletes)
-    _import_objects(store, record.changes)
-    if record.row.number == 0:
-        _import_baseline(store, root, record.changes)
-
-
-def _import_objects(store: LedgerStore, changes: Iterable[ChangeRow]) -> None:
-    for change in changes:
-        for hash_ in (change.content, change.base_hash):
-            if hash_ is not None:
-                _import_object(store, hash_)
-
-
-def _import_object(store: LedgerStore, hash_: str) -> None:
-    if store.index.blobs.has(hash_):
-        return
-    try:
-        content = store.ledger.read_object(hash_, _MAX_OBJECT_BYTES)
-    except FileNotFoundError:
-        return  # a baseline version (in the workspace) or a forgotten one
-    except (LedgerFileError, OSError) as error:
-        raise StoreCorruptError(store.ledger.object_path(hash_), str(error)) from None
-    # Checked by hash whenever used, and by `snapline verify`.
-    store.index.blobs.put(hash_, len(content), pack(content, FAST))
-
-
-def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow]) -> None:
-    """Take the baseline's content from the workspace, for files still at that version."""
-    now = time.time_ns()
-    limit = store.index.config().get("large_file_limit", 64 << 20)
-    blobs, stats = [], []
-    for change in changes:
-        if change.content is None or store.index.blobs.has(change.content):
-            continue
-        location = os.path.join(root, change.path)
-        try:
-            info = os.lstat(location)
-            disk = read_disk_file(
-                location, change.path, info, large_limit=int(limit), want_content=True
-            )
-        except (OSError, FileChangingError):
-            continue  # changed or gone: that version is rebuilt only where it was kept
-        if disk.hash != change.content or disk.content is None:
-            continue
-        blobs.append((disk.hash, disk.size, pack(disk.content, FAST)))
-        st = disk.stat
-        stats.append(
-            StatRow(change.path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns,
-                    disk.mode, disk.hash, now)
-        )  # fmt: skip
-        if len(blobs) >= 256:
-            store.index.blobs.put_many(blobs)
-            store.index.stat_cache.put(stats)
-            blobs.clear()
-            stats.clear()
-    store.index.blobs.put_many(blobs)
-    store.index.stat_cache.put(stats)
 
 
 def _import_milestones(store: LedgerStore, milestones: list[MilestoneRecord]) -> bool:

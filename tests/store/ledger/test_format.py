@@ -26,7 +26,7 @@ from snapline.store.ledger.format import (
     render_snapshot,
     snapshot_name,
 )
-from snapline.store.ledger.lines import check_canonical
+from snapline.store.ledger.lines import check_canonical, split_lines
 from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 
 ID = "3f2a9c0b5d6e4f718293a4b5c6d7e8f9"
@@ -605,3 +605,24 @@ def test_mutated_milestones_parse_back_exactly_or_are_refused(noise: bytes, at: 
     except LedgerFormatError:
         return
     assert render_milestone(record.row, record.last_id) == mutated
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "what"),
+    [
+        (b"one\ntwo\nth\xffree\nfour\n", 3, "not UTF-8"),
+        (b"one\n\xe2\x82\ntwo\n", 2, "not UTF-8"),
+        (b"one\ntwo", 2, "does not end with a line end"),
+        (b"one", 1, "does not end with a line end"),
+    ],
+)
+def test_split_lines_names_the_line_it_refuses(data: bytes, line: int, what: str) -> None:
+    with pytest.raises(LedgerFormatError) as caught:
+        split_lines(data)
+    assert (caught.value.line, what in caught.value.what) == (line, True)
+
+
+def test_split_lines_splits_at_lf_only() -> None:
+    assert split_lines(b"") == []
+    assert split_lines(b"\n") == [""]
+    assert split_lines(b"a\rb\n\xc3\xa9\x0bc\n") == ["a\rb", "\xe9\x0bc"]
