@@ -1,6 +1,16 @@
-"""Validating a whole history: the snapshot sequence and the milestones, in one view."""
+"""Validating a history: the snapshot sequence and the milestones, in one view.
+
+:func:`validate` checks the whole history. :func:`check_history` is ``verify``'s: after a
+whole check that found nothing wrong it keeps a checkpoint (see
+:mod:`snapline.store.ledger.checkpoint`), and the next check covers what is new since
+then, unless something the checkpoint covers changed, or ``full`` is asked for.
+"""
 
 from __future__ import annotations
+
+import contextlib
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 
 from snapline.milestones import validate_milestones
 from snapline.milestones.ledger import check_milestone_files
@@ -8,9 +18,34 @@ from snapline.snapshots.check.ledger import check_ledger
 from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
 from snapline.snapshots.snapshot import Problem
-from snapline.store import StoreReader
+from snapline.store import (
+    Checkpoint,
+    FileStamp,
+    LedgerEntry,
+    SnapshotRow,
+    Store,
+    StoreAccessError,
+    StoreBusyError,
+    StoreReader,
+)
 
-__all__ = ["validate"]
+__all__ = ["HistoryCheck", "check_history", "validate"]
+
+_OBJECTS = "objects/"
+
+
+@dataclass(frozen=True)
+class HistoryCheck:
+    """What :func:`check_history` found, and how much of the history it read.
+
+    Attributes:
+        problems: The problems found; empty when the history is sound.
+        since: The checkpoint's snapshot when only what came after it was checked;
+            ``None`` when the whole history was.
+    """
+
+    problems: list[Problem]
+    since: int | None
 
 
 def validate(store: StoreReader, *, deep: bool = False) -> list[Problem]:
@@ -24,14 +59,98 @@ def validate(store: StoreReader, *, deep: bool = False) -> list[Problem]:
         The problems found, snapshots first; empty when the history is sound.
     """
     with store.read():
-        problems = validate_history(store, deep=deep)
-        problems += validate_milestones(store)
-        entries = list(store.ledger_entries())
-        problems += check_ledger(store, entries)
-        problems += check_milestone_files(store, entries)
-        lines = unmerged_lines(store)
-        head = store.snapshots.get(store.snapshots.latest_number() or 0)
-        if lines and head is not None:
-            message = str(DivergedHistoryError(lines, head))
-            problems.append(Problem(kind="lines", message=message, number=lines[0].fork))
+        return _check(store, store.ledger_entries(), deep=deep)
+
+
+def check_history(store: Store, *, full: bool = False, deep: bool = False) -> HistoryCheck:
+    """``verify``'s check of the history: what is new since its checkpoint, or all of it.
+
+    The checkpoint holds when every ledger file it stamped is still there with the same
+    stamp and its head snapshot is still the index's; then only the files and
+    snapshots added since are checked. Otherwise (and with ``full`` or ``deep``) the
+    whole history is. A check that finds nothing wrong moves the checkpoint to the
+    head it reached.
+
+    Args:
+        store: The open store.
+        full: Check the whole history whatever the checkpoint says.
+        deep: Also rebuild every recorded version (implies ``full``).
+
+    Returns:
+        The problems, and where the check started.
+    """
+    with store.read():
+        stamps = store.ledger_stamps()
+        checkpoint = None if full or deep else store.checkpoint()
+        after = _still_holds(store, checkpoint, stamps)
+        if after is None or checkpoint is None:
+            problems = _check(store, store.ledger_entries(stamps.keys()), deep=deep)
+            since = None
+        else:
+            new = [name for name in stamps if name not in checkpoint.stamps]
+            present = [_object_hash(name) for name in checkpoint.stamps if _is_object(name)]
+            problems = _check(store, store.ledger_entries(new), after=after, present=present)
+            since = after.number
+        latest = store.snapshots.latest_number()
+        head = None if latest is None else store.snapshots.get(latest)
+    if not problems and stamps and head is not None and not _same(checkpoint, head, stamps):
+        _keep(store, Checkpoint(head.number, head.id, head.chain_hash, stamps))
+    return HistoryCheck(problems, since)
+
+
+def _check(
+    store: StoreReader,
+    entries: Iterable[LedgerEntry],
+    *,
+    deep: bool = False,
+    after: SnapshotRow | None = None,
+    present: Collection[str] = (),
+) -> list[Problem]:
+    read_back = list(entries)
+    problems = validate_history(store, deep=deep, after=after)
+    problems += validate_milestones(store)
+    problems += check_ledger(store, read_back, present)
+    problems += check_milestone_files(store, read_back)
+    lines = unmerged_lines(store)
+    head = store.snapshots.get(store.snapshots.latest_number() or 0)
+    if lines and head is not None:
+        message = str(DivergedHistoryError(lines, head))
+        problems.append(Problem(kind="lines", message=message, number=lines[0].fork))
     return problems
+
+
+def _still_holds(
+    store: StoreReader, checkpoint: Checkpoint | None, stamps: dict[str, FileStamp]
+) -> SnapshotRow | None:
+    # The checkpoint's head, when nothing it covers has changed since it was kept.
+    if checkpoint is None:
+        return None
+    if any(stamps.get(name) != stamp for name, stamp in checkpoint.stamps.items()):
+        return None  # a file checked then was changed, replaced or removed since
+    head = store.snapshots.get(checkpoint.number)
+    if head is None or (head.id, head.chain_hash) != (checkpoint.id, checkpoint.chain_hash):
+        return None
+    return head
+
+
+def _same(checkpoint: Checkpoint | None, head: SnapshotRow, stamps: dict[str, FileStamp]) -> bool:
+    # Nothing new since a checkpoint that held: keeping it again would change nothing.
+    return (
+        checkpoint is not None and checkpoint.number == head.number and checkpoint.stamps == stamps
+    )
+
+
+def _keep(store: Store, checkpoint: Checkpoint) -> None:
+    # Only an optimisation for the next verify: one that cannot be kept (a read-only
+    # checkout, a writer holding the index) costs that verify nothing but a full check.
+    with contextlib.suppress(StoreAccessError, StoreBusyError):
+        store.save_checkpoint(checkpoint)
+
+
+def _is_object(name: str) -> bool:
+    return name.startswith(_OBJECTS)
+
+
+def _object_hash(name: str) -> str:
+    fan, _, rest = name[len(_OBJECTS) :].partition("/")
+    return f"sha256:{fan}{rest}"

@@ -46,16 +46,29 @@ def verify(
             help="text, or github for ::error annotations in GitHub Actions.",
         ),
     ] = Format.text,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Check the whole history, not only what is new since the last check.",
+        ),
+    ] = False,
     deep: Annotated[
         bool,
-        typer.Option("--deep", help="Also rebuild every recorded version (reads all content)."),
+        typer.Option(
+            "--deep",
+            help="Also rebuild every recorded version (reads all content; implies --full).",
+        ),
     ] = False,
     report_path: ReportOption = None,
 ) -> None:
     """Check the history and the workspace (for CI).
 
-    Checks the store, the snapshot sequence and chain, milestone continuity, and that
-    the workspace matches the latest snapshot.
+    Checks the store, the snapshot sequence and chain, milestone continuity, every
+    ledger file, and that the workspace matches the latest snapshot. The first check
+    (and every check in a fresh clone) reads the whole history; after one that found
+    nothing wrong, the next checks what is new since, plus any ledger file changed
+    since. --full always reads the whole history.
 
     Exits 0 when everything holds, 1 when there are problems, 3 when the store is
     corrupt. Meant for CI; --report also writes the review page (same exit codes).
@@ -64,7 +77,7 @@ def verify(
 
     try:
         with workspace(ctx) as ws:
-            report = ws.verify(deep=deep)
+            report = ws.verify(full=full, deep=deep)
             latest = ws.latest
     except SnaplineError as error:
         if not as_json and output_format is Format.text:
@@ -120,16 +133,21 @@ def _write_page(ctx: typer.Context, path: Path, report: Report) -> None:
 
 def _echo_summary(report: Report, latest: int, *, list_problems: bool) -> None:
     if report.ok:
-        echo(
-            ("ok", "bold green"),
-            f": snapshots 0..{latest} verified, the workspace matches the latest snapshot",
-        )
+        checked = _checked(report.since, latest)
+        echo(("ok", "bold green"), f": {checked}, the workspace matches the latest snapshot")
         return
     what = "the store is corrupt" if report.corrupt else "verification failed"
     # With annotations the problems are already on stdout; the headline is for people.
     echo((f"{what}: {plural(len(report.problems), 'problem')}", "bold red"), err=not list_problems)
     if list_problems:
         echo_problems(report.problems)
+
+
+def _checked(since: int | None, latest: int) -> str:
+    if since is None:
+        return f"snapshots 0..{latest} verified"
+    earlier = "all" if since >= latest else f"0..{since}"
+    return f"snapshots 0..{latest} verified ({earlier} by an earlier check; --full rereads them)"
 
 
 def gc(ctx: typer.Context, as_json: JsonOption = False) -> None:

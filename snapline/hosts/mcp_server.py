@@ -256,10 +256,14 @@ def build_server(ws: Workspace) -> MCPServer:
             return {"milestones": [m.model_dump(mode="json") for m in ws.milestones.list()]}
 
     @server.tool()
-    def verify(deep: bool = False) -> dict[str, Any]:
-        """Check the history (sequence, links, chain hashes) and the disk against it."""
+    def verify(full: bool = False, deep: bool = False) -> dict[str, Any]:
+        """Check the history (sequence, links, chain hashes) and the disk against it.
+
+        After a clean check, the next checks what is new since it (``since`` in the
+        result); ``full`` rereads the whole history, ``deep`` also every version.
+        """
         with _tool_errors():
-            return ws.verify(deep=deep).to_json()
+            return ws.verify(full=full, deep=deep).to_json()
 
     return server
 

@@ -23,11 +23,17 @@ def check_milestone_files(store: StoreReader, entries: Sequence[LedgerEntry]) ->
 
     Args:
         store: The open store.
-        entries: The ledger read back (:meth:`StoreReader.ledger_entries`).
+        entries: The ledger read back (:meth:`StoreReader.ledger_entries`), or only
+            the files new since a verify checkpoint.
     """
-    chains = {e.snapshot.id: e.snapshot.chain_hash for e in entries if e.snapshot is not None}
+    # The index's main line stands in for files not read back (a verify checkpoint): it
+    # is held to those files by the check that set the checkpoint.
+    chains = {row.id: row.chain_hash for row in store.snapshots.select()}
+    chains.update({e.snapshot.id: e.snapshot.chain_hash for e in entries if e.snapshot})
     milestones = [e for e in entries if e.milestone is not None]
     by_number: dict[int, list[str]] = {}
+    for known in store.milestones.all():
+        by_number.setdefault(known.number, []).append(known.chain_hash)
     for entry in milestones:
         assert entry.milestone is not None
         by_number.setdefault(entry.milestone.number, []).append(entry.milestone.chain_hash)

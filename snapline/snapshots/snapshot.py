@@ -135,9 +135,15 @@ class Problem(FrozenModel):
 
 
 class Report(FrozenModel):
-    """The result of ``validate()`` or ``check_sync()``: ``ok`` when ``problems`` is empty."""
+    """The result of ``validate()``, ``verify()`` or ``check_sync()``: ``ok`` without problems.
+
+    ``since`` is set by a ``verify()`` that checked only the history after its
+    checkpoint (the snapshot numbered ``since`` and those before it were checked by an
+    earlier full check); ``None`` when the whole history was checked.
+    """
 
     problems: tuple[Problem, ...] = ()
+    since: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -150,5 +156,11 @@ class Report(FrozenModel):
         return any(p.severity == "corrupt" for p in self.problems)
 
     def to_json(self) -> dict[str, Any]:
-        """The report's stable JSON shape: ``ok`` and the problems."""
-        return {"ok": self.ok, "problems": [p.model_dump(mode="json") for p in self.problems]}
+        """The report's stable JSON shape: ``ok``, the problems, and ``since`` when set."""
+        shape: dict[str, Any] = {
+            "ok": self.ok,
+            "problems": [p.model_dump(mode="json") for p in self.problems],
+        }
+        if self.since is not None:
+            shape["since"] = self.since
+        return shape

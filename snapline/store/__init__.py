@@ -35,6 +35,8 @@ from snapline.store.protocol import (
 )
 from snapline.store.rows import (
     ChangeRow,
+    Checkpoint,
+    FileStamp,
     Fingerprint,
     ForgottenRow,
     JournalRow,
@@ -59,6 +61,8 @@ __all__ = [
     "ChangeReader",
     "ChangeRow",
     "ChangeWriter",
+    "Checkpoint",
+    "FileStamp",
     "Fingerprint",
     "ForgottenRow",
     "JournalReader",

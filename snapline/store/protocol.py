@@ -13,13 +13,15 @@ Changes happen only inside :meth:`Store.write`; a writer method called outside i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
 from snapline.store.rows import (
     ChangeRow,
+    Checkpoint,
+    FileStamp,
     Fingerprint,
     ForgottenRow,
     JournalRow,
@@ -281,8 +283,19 @@ class StoreReader(Protocol):
     def stale(self) -> bool:
         """Whether the fast lookups lag behind the history (see :meth:`Store.refresh`)."""
 
-    def ledger_entries(self) -> Iterator[LedgerEntry]:
-        """Every file of the committed history read back, for ``verify`` (none without one)."""
+    def ledger_entries(self, names: Collection[str] | None = None) -> Iterator[LedgerEntry]:
+        """Every file of the committed history read back, for ``verify`` (none without one).
+
+        Args:
+            names: Only these files (paths under the ledger, as :meth:`ledger_stamps`
+                names them); all when ``None``.
+        """
+
+    def ledger_stamps(self) -> dict[str, FileStamp]:
+        """An ``lstat`` stamp of every ledger file, by path under the ledger (``{}``: none)."""
+
+    def checkpoint(self) -> Checkpoint | None:
+        """What the last full ``verify`` found sound, or ``None``: check everything."""
 
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of versions forgotten on purpose (``snapline forget``)."""
@@ -340,6 +353,13 @@ class Store(StoreReader, Protocol):
 
         Returns:
             Whether anything changed.
+        """
+
+    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        """Keep what a full ``verify`` found sound (locally); a store without a ledger ignores it.
+
+        Raises:
+            StoreBusyError: If another writer holds the store past the busy timeout.
         """
 
     def vacuum(self) -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 __all__ = [
     "ChangeRow",
+    "Checkpoint",
+    "FileStamp",
     "Fingerprint",
     "ForgottenRow",
     "JournalRow",
@@ -214,6 +216,37 @@ class ForgottenRow:
     snapshot: int
     time: str
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """What ``lstat`` said of a ledger file when it was verified: any write changes it.
+
+    ``ctime_ns`` is set by the kernel on every change of the file (``utime`` cannot set
+    it back), so an edit that restores size and mtime still shows.
+    """
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    ino: int
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The history as it was when ``verify`` last checked all of it and found it sound.
+
+    Attributes:
+        number: The main line's latest snapshot then.
+        id: Its id.
+        chain_hash: Its chain hash (the chain covers every snapshot before it).
+        stamps: Each ledger file then, by its path under the ledger (``snapshots/…``).
+    """
+
+    number: int
+    id: str
+    chain_hash: str
+    stamps: dict[str, FileStamp]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,9 @@ tool or session is a scan of small rows. ``validate()`` checks that ids are uniq
 
 Format 2 is the local index beside the ledger (``ledger_files``: the ledger files it
 holds; ``side_snapshots``: snapshots of lines other than the main one; ``forgotten``:
-versions whose content was forgotten). Format 1 is the whole store of 0.1, which is
-upgraded on first open. See docs/format.md. A reader refuses a store whose
+versions whose content was forgotten; ``verified``: the stamps of the ledger files
+the last full ``verify`` found sound, with its head in ``meta``). Format 1 is the whole
+store of 0.1, which is upgraded on first open. See docs/format.md. A reader refuses a store whose
 ``format_version`` is newer than :data:`FORMAT_VERSION`; every snapshot and milestone row
 also carries its own version.
 """
@@ -120,6 +121,14 @@ CREATE TABLE forgotten (
     time     TEXT NOT NULL,
     reason   TEXT NOT NULL,
     PRIMARY KEY (path, hash)
+) WITHOUT ROWID;
+
+CREATE TABLE verified (
+    name     TEXT PRIMARY KEY,
+    size     INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    ino      INTEGER NOT NULL
 ) WITHOUT ROWID;
 
 CREATE TABLE journal (

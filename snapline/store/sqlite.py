@@ -8,7 +8,7 @@ records of :mod:`snapline.store.rows`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +19,7 @@ from snapline.store.content import BlobTable
 from snapline.store.errors import StoreCorruptError
 from snapline.store.journal import JournalTable
 from snapline.store.milestones import MilestoneTable
-from snapline.store.rows import ForgottenRow, LedgerEntry, SideRow
+from snapline.store.rows import Checkpoint, FileStamp, ForgottenRow, LedgerEntry, SideRow
 from snapline.store.snapshots import SnapshotTable
 from snapline.store.state import KnownStateTable, StatCacheTable
 
@@ -169,9 +169,20 @@ class SqliteStore:
         """Never stale: returns ``False``."""
         return False
 
-    def ledger_entries(self) -> Iterator[LedgerEntry]:
+    def ledger_entries(self, names: Collection[str] | None = None) -> Iterator[LedgerEntry]:
         """No ledger: nothing."""
         return iter(())
+
+    def ledger_stamps(self) -> dict[str, FileStamp]:
+        """No ledger: nothing."""
+        return {}
+
+    def checkpoint(self) -> Checkpoint | None:
+        """None: without a ledger every ``verify`` checks the whole store."""
+        return None
+
+    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        """Nothing to keep: every ``verify`` of this store is a full one."""
 
     def forgotten_hashes(self) -> set[str]:
         """The hashes recorded in the ``forgotten`` table."""

@@ -189,9 +189,27 @@ class Reading(WorkspaceBase):
 
         return Report(problems=tuple(validate(self._store, deep=deep)))
 
-    def verify(self, *, deep: bool = False) -> Report:
-        """Everything CI holds a workspace to: :meth:`validate` plus :meth:`check_sync`."""
-        history = self.validate(deep=deep)
+    def verify(self, *, full: bool = False, deep: bool = False) -> Report:
+        """Everything CI holds a workspace to: the history, and :meth:`check_sync`.
+
+        The history is checked whole the first time (and in every fresh clone); when
+        that finds nothing wrong, a checkpoint is kept in the local index and the next
+        verify checks what was added since, plus every ledger file whose ``lstat``
+        stamp changed (any change sends it back to the whole history). See docs/ci.md.
+
+        Args:
+            full: Check the whole history, whatever the checkpoint says (as
+                :meth:`validate` does).
+            deep: Also rebuild every recorded version and check every stored blob
+                (implies ``full``).
+
+        Returns:
+            The problems of both; ``since`` says where the history check started.
+        """
+        from snapline.validation import check_history
+
+        checked = check_history(self._store, full=full, deep=deep)
+        history = Report(problems=tuple(checked.problems), since=checked.since)
         try:
             sync = self.check_sync()
         except UnsafeRecordError as error:
@@ -202,8 +220,8 @@ class Reading(WorkspaceBase):
             problem = Problem(
                 kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
             )
-            return Report(problems=(*history.problems, problem))
-        return Report(problems=history.problems + sync.problems)
+            return Report(problems=(*history.problems, problem), since=history.since)
+        return Report(problems=history.problems + sync.problems, since=history.since)
 
     def report(
         self,

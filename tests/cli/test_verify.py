@@ -23,7 +23,9 @@ def test_verify_clean_exits_0(cli: Invoke, project: Path) -> None:
     result = cli("verify")
     assert result.exit_code == 0
     assert result.stdout.startswith("ok: snapshots 0..1 verified")
-    assert as_json(cli("verify", "--json")) == {"ok": True, "problems": []}
+    # The first verify kept a checkpoint: the second checked what came after it.
+    assert as_json(cli("verify", "--json")) == {"ok": True, "problems": [], "since": 1}
+    assert as_json(cli("verify", "--full", "--json")) == {"ok": True, "problems": []}
     github = cli("verify", "--format", "github")
     assert github.exit_code == 0
     assert "::error" not in github.stdout

@@ -10,9 +10,10 @@ snapshot needs must be there unless it was forgotten on purpose. Problems name t
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
@@ -25,20 +26,23 @@ __all__ = ["check_ledger"]
 _RESTORE = "restore it from git (`git checkout -- {}`) or from a copy"
 
 
-def check_ledger(store: StoreReader, read_back: Sequence[LedgerEntry]) -> list[Problem]:
+def check_ledger(
+    store: StoreReader, read_back: Sequence[LedgerEntry], present: Collection[str] = ()
+) -> list[Problem]:
     """Every ledger file that does not hold what the history says; empty when all do.
 
     Args:
         store: The open store.
         read_back: Its ledger read back (:meth:`StoreReader.ledger_entries`; none for a
-            store without a ledger).
+            store without a ledger), or only the files new since a verify checkpoint.
+        present: Content hashes of objects checked earlier (not in ``read_back``).
     """
     root = store.path.parent.parent
     entries = [
         dataclasses.replace(e, location=Path(os.path.relpath(e.location, root))) for e in read_back
     ]
     problems = [_corrupt(e, e.problem) for e in entries if e.problem is not None]
-    objects = {e.object_hash for e in entries if e.object_hash is not None}
+    objects = {e.object_hash for e in entries if e.object_hash is not None} | set(present)
     snapshots = [e for e in entries if e.snapshot is not None]
     indexed = {row.number: row for row in store.snapshots.select()}
     chains = {row.id: row.chain_hash for row in indexed.values()}
@@ -107,12 +111,17 @@ def _milestones(store: StoreReader, entries: Sequence[LedgerEntry]) -> list[Prob
     return problems
 
 
+_FIELDS = operator.attrgetter(
+    *(f.name for f in dataclasses.fields(ChangeRow) if f.name not in ("forward", "reverse"))
+)
+
+
 def _plain(row: SnapshotRow, changes: Sequence[ChangeRow]) -> tuple[object, ...]:
     # Deltas compared by their text: the same text may be packed differently.
     return (
         row,
         tuple(
-            (dataclasses.replace(c, forward=None, reverse=None), _text(c.forward), _text(c.reverse))
+            (_FIELDS(c), _text(c.forward), _text(c.reverse))
             for c in sorted(changes, key=lambda c: str(c.path))
         ),
     )

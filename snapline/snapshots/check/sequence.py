@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Iterable
 from typing import Literal
 
 from snapline.content import PackedSizeError, UnknownCodecError, unpack
@@ -30,30 +31,48 @@ _KINDS = {kind.value for kind in ChangeKind}
 _STORAGES = {storage.value for storage in Storage}
 
 
-def validate_history(store: StoreReader, *, deep: bool = False) -> list[Problem]:
+def validate_history(
+    store: StoreReader, *, deep: bool = False, after: SnapshotRow | None = None
+) -> list[Problem]:
     """Every continuity and integrity problem in the snapshot history.
 
     Args:
         store: The open store.
         deep: Also rebuild every recorded file version and verify every stored blob
             against its hash (reads all content; slower).
+        after: Check only the snapshots after this one, taking it and everything
+            before it as sound (a verify checkpoint); the known state is held to the
+            history for the paths those snapshots changed. ``deep`` and SQLite's own
+            check of the file belong to the whole check only.
 
     Returns:
         The problems found, in history order; empty when the store is sound.
     """
     problems: list[Problem] = []
-    for detail in store.integrity_problems():
-        problems.append(Problem(kind="sqlite", message=detail, severity="corrupt"))
-    rows = store.snapshots.select()
+    if after is None:
+        for detail in store.integrity_problems():
+            problems.append(Problem(kind="sqlite", message=detail, severity="corrupt"))
+        rows = store.snapshots.select()
+        changes: Iterable[ChangeRow] = store.changes.iter(deltas=True)
+    else:
+        rows = store.snapshots.select(first=after.number + 1)
+        last = rows[-1].number if rows else after.number
+        changes = store.changes.in_range(after.number + 1, last, deltas=True)
     changes_by_number: dict[int, list[ChangeRow]] = {}
-    for change in store.changes.iter(deltas=True):
+    for change in changes:
         changes_by_number.setdefault(change.snapshot, []).append(change)
     # Content forgotten on purpose (`snapline forget`) is gone, not missing.
-    blobs = set(store.blobs.hashes()) | store.forgotten_hashes()
+    refs = (c.content for batch in changes_by_number.values() for c in batch if c.content)
+    blobs = store.blobs.present(ref for ref in refs if isinstance(ref, str))
+    blobs |= store.forgotten_hashes()
     held_by_workspace = store.baseline_in_workspace()
-    replay: dict[str, tuple[str, int]] = {}
-    previous: SnapshotRow | None = None
-    ids: set[str] = set()
+    touched = {
+        p for batch in changes_by_number.values() for c in batch for p in (c.path, c.old_path) if p
+    }
+    replay = {} if after is None else _known_before(store, after.number, touched)
+    previous: SnapshotRow | None = after
+    # A later snapshot must not reuse an id from before the checkpoint either.
+    ids = set() if after is None else {r.id for r in store.snapshots.select(last=after.number)}
     for row in rows:
         damaged = _shape_problems(row, changes_by_number.get(row.number, []))
         if damaged:
@@ -141,8 +160,8 @@ def validate_history(store: StoreReader, *, deep: bool = False) -> list[Problem]
                 message=f"file changes recorded for snapshot {number}, which does not exist",
             )
         )
-    problems.extend(_check_state(store, replay))
-    if deep:
+    problems.extend(_check_state(store, replay, None if after is None else touched))
+    if deep and after is None:
         problems.extend(_deep_check(store))
     return problems
 
@@ -257,10 +276,26 @@ def _check_change(
     return problems
 
 
-def _check_state(store: StoreReader, replay: dict[str, tuple[str, int]]) -> list[Problem]:
+def _known_before(
+    store: StoreReader, number: int, paths: Iterable[str]
+) -> dict[str, tuple[str, int]]:
+    # What the history held at snapshot `number` for every path the later changes start
+    # from or write to: the replay a whole walk would have reached there.
+    known = {}
+    for path in paths:
+        change = store.changes.version_at(path, number)
+        if change is not None and change.path == path and change.result_hash is not None:
+            known[path] = (change.result_hash, change.result_mode or 0)
+    return known
+
+
+def _check_state(
+    store: StoreReader, replay: dict[str, tuple[str, int]], only: set[str] | None
+) -> list[Problem]:
     problems = []
-    state = store.state.get()
-    for path in sorted(state.keys() | replay.keys()):
+    state = store.state.get(only)
+    paths = state.keys() | (replay.keys() if only is None else only)
+    for path in sorted(paths):
         row = state.get(path)
         expected = replay.get(path)
         actual = (row.hash, row.mode) if row else None

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from snapline.hashing import hash_bytes
 from snapline.store.errors import StoreCorruptError
-from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.files import (
+    FORGOTTEN,
+    MILESTONES,
+    OBJECTS,
+    SNAPSHOTS,
+    Ledger,
+    LedgerFileError,
+)
 from snapline.store.ledger.forgotten import read_forget
 from snapline.store.ledger.sync import read_milestone, read_snapshot
 from snapline.store.rows import LedgerEntry
@@ -16,9 +23,20 @@ __all__ = ["read_back"]
 _MAX_OBJECT_BYTES = 1 << 30
 
 
-def read_back(ledger: Ledger) -> Iterator[LedgerEntry]:
-    """Each snapshot, milestone and object file, or what is wrong with it."""
-    for name in ledger.names(SNAPSHOTS):
+def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[LedgerEntry]:
+    """Each snapshot, milestone and object file, or what is wrong with it.
+
+    Args:
+        ledger: The ledger.
+        only: Only these files (paths under the ledger: ``snapshots/<name>``,
+            ``objects/ab/<rest>``); every file when ``None``.
+    """
+
+    def names(kind: str) -> list[str]:
+        listed = ledger.names(kind)
+        return listed if only is None else [n for n in listed if f"{kind}/{n}" in only]
+
+    for name in names(SNAPSHOTS):
         try:
             record = read_snapshot(ledger, name)
         except StoreCorruptError as error:
@@ -27,7 +45,7 @@ def read_back(ledger: Ledger) -> Iterator[LedgerEntry]:
         yield LedgerEntry(
             ledger.file(SNAPSHOTS, name), snapshot=record.row, changes=tuple(record.changes)
         )
-    for name in ledger.names(MILESTONES):
+    for name in names(MILESTONES):
         try:
             milestone = read_milestone(ledger, name)
         except StoreCorruptError as error:
@@ -36,13 +54,19 @@ def read_back(ledger: Ledger) -> Iterator[LedgerEntry]:
         yield LedgerEntry(
             ledger.file(MILESTONES, name), milestone=milestone.row, last_id=milestone.last_id
         )
-    for name in ledger.names(FORGOTTEN):
+    for name in names(FORGOTTEN):
         try:
             read_forget(ledger, name)
         except StoreCorruptError as error:
             yield LedgerEntry(ledger.file(FORGOTTEN, name), problem=error.detail)
     for hash_ in sorted(ledger.object_hashes()):
-        yield _object_entry(ledger, hash_)
+        if only is None or _object_name(hash_) in only:
+            yield _object_entry(ledger, hash_)
+
+
+def _object_name(hash_: str) -> str:
+    hex_ = hash_.partition(":")[2]
+    return f"{OBJECTS}/{hex_[:2]}/{hex_[2:]}"
 
 
 def _object_entry(ledger: Ledger, hash_: str) -> LedgerEntry:

@@ -19,8 +19,13 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from snapline import atomic
+
+if TYPE_CHECKING:
+    from snapline.store.ledger.format import SnapshotRecord
+    from snapline.store.rows import FileStamp
 
 __all__ = [
     "CONFIG_NAME",
@@ -91,6 +96,13 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.parsed: dict[str, tuple[FileStamp, SnapshotRecord]] = {}
+        """Snapshot files parsed by the last catch-up, by name: ``(stamp, record)``.
+
+        Kept so that a ``verify`` right after it (a fresh clone's first) reads each
+        file once; a record is used only while the file's stamp is unchanged, and the
+        whole cache is dropped by the next write, the next catch-up and ``verify``.
+        """
 
     # -- names ---------------------------------------------------------------------
 

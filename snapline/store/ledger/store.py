@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.content import unpack
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreAccessError, StoreCorruptError, access_problem
+from snapline.store.ledger.checkpoint import CheckpointTable, stamp_ledger
 from snapline.store.ledger.files import (
     FORMAT_NAME,
     MILESTONES,
@@ -38,6 +39,8 @@ from snapline.store.ledger.tables import ForgottenTable, LedgerNameTable, SideSn
 from snapline.store.milestones import MilestoneTable
 from snapline.store.rows import (
     ChangeRow,
+    Checkpoint,
+    FileStamp,
     ForgottenRow,
     LedgerEntry,
     MilestoneRow,
@@ -130,6 +133,7 @@ class LedgerStore:
         self.names = LedgerNameTable(connection)
         self.side = SideSnapshotTable(connection)
         self.forgotten = ForgottenTable(connection)
+        self._checkpoints = CheckpointTable(connection)
         self.snapshots = _Snapshots(index.snapshots, self._pending)
         self.milestones = _Milestones(index.milestones, self._pending)
         self.changes = index.changes
@@ -148,6 +152,7 @@ class LedgerStore:
             StoreBusyError: If another writer holds the index past the busy timeout.
             StoreAccessError: If the disk refuses a ledger file.
         """
+        self.ledger.parsed.clear()
         with self.index.write():
             self._depth += 1
             try:
@@ -188,6 +193,7 @@ class LedgerStore:
 
     def close(self) -> None:
         """Close the index."""
+        self.ledger.parsed.clear()
         self.index.close()
 
     def refresh(self) -> bool:
@@ -213,11 +219,29 @@ class LedgerStore:
 
         return needs_catch_up(self)
 
-    def ledger_entries(self) -> Iterator[LedgerEntry]:
-        """Every ledger file read back: records parsed, objects checked against their names."""
+    def ledger_entries(self, names: Collection[str] | None = None) -> Iterator[LedgerEntry]:
+        """Ledger files read back: records parsed, objects checked against their names.
+
+        Args:
+            names: Only these (paths under the ledger); every file when ``None``.
+        """
         from snapline.store.ledger.check import read_back
 
-        return read_back(self.ledger)
+        yield from read_back(self.ledger, names)
+        self.ledger.parsed.clear()  # verify has had what the catch-up parsed
+
+    def ledger_stamps(self) -> dict[str, FileStamp]:
+        """An ``lstat`` stamp of every ledger file, by path under the ledger."""
+        return stamp_ledger(self.ledger)
+
+    def checkpoint(self) -> Checkpoint | None:
+        """What the last full ``verify`` found sound, or ``None``."""
+        return self._checkpoints.get()
+
+    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        """Keep ``checkpoint`` in the index (local: it is never committed)."""
+        with self.index.write():
+            self._checkpoints.put(checkpoint)
 
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of forgotten versions."""

@@ -18,6 +18,7 @@ from the workspace, where it still is.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ from snapline.store.ledger.format import (
 from snapline.store.ledger.importing import import_content, import_objects, import_snapshots
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.tables import clear_history
-from snapline.store.rows import SideRow
+from snapline.store.rows import FileStamp, SideRow
 
 __all__ = [
     "MAX_RECORD_BYTES",
@@ -80,6 +81,7 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
     known = store.names.all()
     if on_disk == known:
         return False
+    store.ledger.parsed.clear()
     with store.index.write():
         if known <= on_disk and _extend(store, root, sorted(on_disk - known)):
             return True
@@ -87,13 +89,41 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
     return True
 
 
-def read_snapshot(ledger: Ledger, name: str) -> SnapshotRecord:
+def read_snapshot(ledger: Ledger, name: str, *, keep: bool = False) -> SnapshotRecord:
     """Parse one snapshot file, checking that its name matches what it holds.
+
+    A file parsed earlier in this process and unchanged since (same ``lstat`` stamp)
+    is not parsed again: a fresh clone's first ``verify`` reads every file that its
+    catch-up has just read. See :attr:`Ledger.parsed`.
+
+    Args:
+        ledger: The ledger.
+        name: The file's name.
+        keep: Keep the parsed record for the next reader of the same file.
 
     Raises:
         StoreCorruptError: If it cannot be read or is not a valid snapshot file.
     """
     location = ledger.file(SNAPSHOTS, name)
+    stamp = _stamp(location)
+    kept = ledger.parsed.get(name)
+    if kept is not None and stamp is not None and kept[0] == stamp:
+        return kept[1]
+    record = _parse_snapshot_file(ledger, name, location)
+    if keep and stamp is not None:
+        ledger.parsed[name] = (stamp, record)
+    return record
+
+
+def _stamp(location: Path) -> FileStamp | None:
+    try:
+        st = os.lstat(location)
+    except OSError:
+        return None  # the read says what is wrong
+    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _parse_snapshot_file(ledger: Ledger, name: str, location: Path) -> SnapshotRecord:
     try:
         number, id_ = parse_snapshot_name(name)
         record = parse_snapshot(ledger.read(SNAPSHOTS, name, MAX_RECORD_BYTES))
@@ -256,7 +286,7 @@ def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
         return False  # a forget: snapshot files were rewritten
     if store.unmerged_heads():
         return False
-    records = [read_snapshot(store.ledger, n) for n in snapshot_names]
+    records = [read_snapshot(store.ledger, n, keep=True) for n in snapshot_names]
     records.sort(key=lambda r: r.row.number)
     latest = store.index.snapshots.latest_number()
     head = store.index.snapshots.get(latest) if latest is not None else None
@@ -282,7 +312,7 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
     records = []
     names = sorted(n for n in on_disk if n.endswith(".snap"))
     for name in names:
-        records.append(read_snapshot(store.ledger, name))
+        records.append(read_snapshot(store.ledger, name, keep=True))
     lines = split_lines(records, store.ledger, before.id if before is not None else None)
     clear_history(store.index.connection)
     import_snapshots(store, root, lines.main, progress)
