@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from snapline.content import MAX_DELTA_BYTES, pack, tombstone, tombstone_digest, unpack
+from snapline.paths import UnsafePathError, check_recorded
 from snapline.store.ledger.deltas import INDENT, parse_delta_lines, render_delta_lines
 from snapline.store.ledger.fields import (
     dump_string,
@@ -281,25 +282,75 @@ def _render_change(change: ChangeRow) -> list[str]:
     return lines
 
 
+# The common spellings of the lines of a change block, matched in one step; a line that
+# does not match (escapes in a path, a huge number, a mistake) goes through the field
+# parsers, which accept the same values and say what is wrong. A baseline of 100,000
+# files is 400,000 such lines. Numbers here stay below 2**63 by their digit count.
+_PLAIN_PATH = re.compile(r'"([ !#-\[\]-~]+)"')
+_HASH = r"(sha256:[0-9a-f]{64})"
+_MODE = r"(0|[1-7][0-7]{0,19})"
+_SIZE = r"(0|[1-9][0-9]{0,17})"
+_BASE_LINE = re.compile(f"  base {_HASH} {_MODE}")
+_RESULT_LINE = re.compile(f"  result {_HASH} {_MODE} {_SIZE}")
+_STORAGE_LINE = re.compile(f"  storage (delta|full|none|hash-only) {_SIZE} {_SIZE}")
+_CONTENT_LINE = re.compile(f"  content {_HASH}")
+
+
 def _parse_change(reader: LineReader, snapshot: int, limit: int) -> ChangeRow:
     line = reader.read("KIND PATH")
     kind, _, rest = line.partition(" ")
     if kind not in _KINDS:
         raise reader.fail(f"expected a change (`{'|'.join(_KINDS)} PATH`), found {line!r:.80}")
-    path = parse_path(rest, reader.number)
+    plain = _PLAIN_PATH.fullmatch(rest)
+    path = parse_path(rest, reader.number) if plain is None else _safe(plain[1], reader.number)
     old_path = reader.field("  from", parse_path) if _next_is(reader, "  from ") else None
     base_hash = base_mode = result_hash = result_mode = size = None
-    if _next_is(reader, "  base "):
-        base_hash, base_mode = reader.field("  base", _parse_base, "HASH MODE")
-    if _next_is(reader, "  result "):
-        result_hash, result_mode, size = reader.field("  result", _parse_result, "HASH MODE SIZE")
-    storage, chain, chain_bytes = reader.field("  storage", _parse_storage, "STORAGE N N")
-    content = reader.field("  content", parse_hash) if _next_is(reader, "  content ") else None
+    following = reader.peek() or ""
+    if following.startswith("  base "):
+        match = _BASE_LINE.fullmatch(following)
+        if match is None:
+            base_hash, base_mode = reader.field("  base", _parse_base, "HASH MODE")
+        else:
+            reader.read("")
+            base_hash, base_mode = match[1], int(match[2], 8)
+        following = reader.peek() or ""
+    if following.startswith("  result "):
+        match = _RESULT_LINE.fullmatch(following)
+        if match is None:
+            result_hash, result_mode, size = reader.field(
+                "  result", _parse_result, "HASH MODE SIZE"
+            )
+        else:
+            reader.read("")
+            result_hash, result_mode, size = match[1], int(match[2], 8), int(match[3])
+        following = reader.peek() or ""
+    match = _STORAGE_LINE.fullmatch(following)
+    if match is None:
+        storage, chain, chain_bytes = reader.field("  storage", _parse_storage, "STORAGE N N")
+    else:
+        reader.read("")
+        storage, chain, chain_bytes = match[1], int(match[2]), int(match[3])
+    content = None
+    following = reader.peek() or ""
+    if following.startswith("  content "):
+        match = _CONTENT_LINE.fullmatch(following)
+        if match is None:
+            content = reader.field("  content", parse_hash)
+        else:
+            reader.read("")
+            content = match[1]
     forward, reverse = (_parse_delta(reader, direction, limit) for direction in _DIRECTIONS)
     return ChangeRow(
         snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size,
         storage, forward, reverse, content, chain, chain_bytes,
     )  # fmt: skip
+
+
+def _safe(path: str, line: int) -> str:
+    try:
+        return check_recorded(path)
+    except UnsafePathError as error:
+        raise LedgerFormatError(line, f"path {path!r:.80} is unsafe: {error.reason}") from None
 
 
 def _parse_delta(reader: LineReader, direction: str, limit: int) -> bytes | None:
