@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from snapline.content import MAX_DELTA_BYTES, pack, tombstone, tombstone_digest, unpack
-from snapline.paths import UnsafePathError, check_recorded
 from snapline.store.ledger.deltas import INDENT, parse_delta_lines, render_delta_lines
 from snapline.store.ledger.fields import (
     dump_string,
@@ -36,7 +36,6 @@ from snapline.store.ledger.fields import (
     parse_id,
     parse_json_list,
     parse_json_object,
-    parse_mode,
     parse_number,
     parse_path,
     parse_string,
@@ -50,6 +49,17 @@ from snapline.store.ledger.milestone_format import (
     parse_milestone,
     parse_milestone_name,
     render_milestone,
+)
+from snapline.store.ledger.spellings import (
+    STORAGES,
+    parse_base,
+    parse_result,
+    parse_storage,
+    quick_base,
+    quick_content,
+    quick_path,
+    quick_result,
+    quick_storage,
 )
 from snapline.store.rows import ChangeRow, SnapshotRow
 
@@ -74,12 +84,12 @@ SNAPSHOT_SUFFIX = ".snap"
 
 _SNAPSHOT_NAME = re.compile(r"([0-9]{8,19})-([0-9a-f]{32})\.snap")
 _KINDS = ("added", "modified", "deleted", "renamed")
-_STORAGES = ("delta", "full", "none", "hash-only")
 _DIRECTIONS = ("forward", "reverse")
 _VERSION = 2
 _FORGOTTEN = "forgotten sha256:"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _MAGIC = "snapline snapshot "
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -250,7 +260,7 @@ def _parse_header(reader: LineReader) -> SnapshotRow:
 
 
 def _render_change(change: ChangeRow) -> list[str]:
-    if change.kind not in _KINDS or change.storage not in _STORAGES:
+    if change.kind not in _KINDS or change.storage not in STORAGES:
         raise ValueError(f"change to {change.path!r}: unknown {change.kind!r}/{change.storage!r}")
     lines = [f"{change.kind} {format_path(change.path)}"]
     if change.old_path is not None:
@@ -282,63 +292,28 @@ def _render_change(change: ChangeRow) -> list[str]:
     return lines
 
 
-# The common spellings of the lines of a change block, matched in one step; a line that
-# does not match (escapes in a path, a huge number, a mistake) goes through the field
-# parsers, which accept the same values and say what is wrong. A baseline of 100,000
-# files is 400,000 such lines. Numbers here stay below 2**63 by their digit count.
-_PLAIN_PATH = re.compile(r'"([ !#-\[\]-~]+)"')
-_HASH = r"(sha256:[0-9a-f]{64})"
-_MODE = r"(0|[1-7][0-7]{0,19})"
-_SIZE = r"(0|[1-9][0-9]{0,17})"
-_BASE_LINE = re.compile(f"  base {_HASH} {_MODE}")
-_RESULT_LINE = re.compile(f"  result {_HASH} {_MODE} {_SIZE}")
-_STORAGE_LINE = re.compile(f"  storage (delta|full|none|hash-only) {_SIZE} {_SIZE}")
-_CONTENT_LINE = re.compile(f"  content {_HASH}")
-
-
 def _parse_change(reader: LineReader, snapshot: int, limit: int) -> ChangeRow:
     line = reader.read("KIND PATH")
     kind, _, rest = line.partition(" ")
     if kind not in _KINDS:
         raise reader.fail(f"expected a change (`{'|'.join(_KINDS)} PATH`), found {line!r:.80}")
-    plain = _PLAIN_PATH.fullmatch(rest)
-    path = parse_path(rest, reader.number) if plain is None else _safe(plain[1], reader.number)
+    path = quick_path(rest, reader.number)
+    if path is None:
+        path = parse_path(rest, reader.number)
     old_path = reader.field("  from", parse_path) if _next_is(reader, "  from ") else None
     base_hash = base_mode = result_hash = result_mode = size = None
-    following = reader.peek() or ""
-    if following.startswith("  base "):
-        match = _BASE_LINE.fullmatch(following)
-        if match is None:
-            base_hash, base_mode = reader.field("  base", _parse_base, "HASH MODE")
-        else:
-            reader.read("")
-            base_hash, base_mode = match[1], int(match[2], 8)
-        following = reader.peek() or ""
-    if following.startswith("  result "):
-        match = _RESULT_LINE.fullmatch(following)
-        if match is None:
-            result_hash, result_mode, size = reader.field(
-                "  result", _parse_result, "HASH MODE SIZE"
-            )
-        else:
-            reader.read("")
-            result_hash, result_mode, size = match[1], int(match[2], 8), int(match[3])
-        following = reader.peek() or ""
-    match = _STORAGE_LINE.fullmatch(following)
-    if match is None:
-        storage, chain, chain_bytes = reader.field("  storage", _parse_storage, "STORAGE N N")
-    else:
-        reader.read("")
-        storage, chain, chain_bytes = match[1], int(match[2]), int(match[3])
+    if _next_is(reader, "  base "):
+        base_hash, base_mode = _line(reader, "  base", quick_base, parse_base, "HASH MODE")
+    if _next_is(reader, "  result "):
+        result_hash, result_mode, size = _line(
+            reader, "  result", quick_result, parse_result, "HASH MODE SIZE"
+        )
+    storage, chain, chain_bytes = _line(
+        reader, "  storage", quick_storage, parse_storage, "STORAGE N N"
+    )
     content = None
-    following = reader.peek() or ""
-    if following.startswith("  content "):
-        match = _CONTENT_LINE.fullmatch(following)
-        if match is None:
-            content = reader.field("  content", parse_hash)
-        else:
-            reader.read("")
-            content = match[1]
+    if _next_is(reader, "  content "):
+        content = _line(reader, "  content", quick_content, parse_hash, "sha256:HASH")
     forward, reverse = (_parse_delta(reader, direction, limit) for direction in _DIRECTIONS)
     return ChangeRow(
         snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size,
@@ -346,11 +321,19 @@ def _parse_change(reader: LineReader, snapshot: int, limit: int) -> ChangeRow:
     )  # fmt: skip
 
 
-def _safe(path: str, line: int) -> str:
-    try:
-        return check_recorded(path)
-    except UnsafePathError as error:
-        raise LedgerFormatError(line, f"path {path!r:.80} is unsafe: {error.reason}") from None
+def _line(
+    reader: LineReader,
+    key: str,
+    quick: Callable[[str], _T | None],
+    parse: Callable[[str, int], _T],
+    shape: str,
+) -> _T:
+    # The next line's value: in one step when it is in its common spelling.
+    value = quick(reader.peek() or "")
+    if value is None:
+        return reader.field(key, parse, shape)
+    reader.read("")
+    return value
 
 
 def _parse_delta(reader: LineReader, direction: str, limit: int) -> bytes | None:
@@ -393,27 +376,6 @@ def _merge_ids(merges: str) -> list[str]:
     if json.dumps(ids) != merges:
         raise ValueError(f"merges not in canonical form (json.dumps): {merges!r:.80}")
     return ids
-
-
-def _parse_base(text: str, line: int) -> tuple[str, int]:
-    parts = text.split(" ")
-    if len(parts) != 2:
-        raise LedgerFormatError(line, f"expected `HASH MODE`, found {text!r:.80}")
-    return parse_hash(parts[0], line), parse_mode(parts[1], line)
-
-
-def _parse_result(text: str, line: int) -> tuple[str, int, int]:
-    parts = text.split(" ")
-    if len(parts) != 3:
-        raise LedgerFormatError(line, f"expected `HASH MODE SIZE`, found {text!r:.80}")
-    return parse_hash(parts[0], line), parse_mode(parts[1], line), parse_number(parts[2], line)
-
-
-def _parse_storage(text: str, line: int) -> tuple[str, int, int]:
-    parts = text.split(" ")
-    if len(parts) != 3 or parts[0] not in _STORAGES:
-        raise LedgerFormatError(line, f"expected `{'|'.join(_STORAGES)} N N`, found {text!r:.80}")
-    return parts[0], parse_number(parts[1], line), parse_number(parts[2], line)
 
 
 def _delta_text(packed: bytes) -> str:
