@@ -5,7 +5,8 @@ Protocol, all under the workspace's writer lock:
 1. commit a journal entry naming every file about to change, with its hash before and
    after;
 2. write each file through the atomic-write helper, checking the new content's hash
-   first;
+   first (as one batch: every file written and fsynced under a temporary name, then
+   renamed into place in order, then each directory fsynced once);
 3. commit the snapshot and delete the journal entry in one transaction.
 
 If anything fails in step 2 or 3 the files already touched are put back and the entry is
@@ -172,13 +173,24 @@ def apply_writes(
     crash_point("journal-committed")
     touched: list[PlannedWrite] = []
     parked = [w.park for w in writes if w.park is not None]
+    batch = atomic.WriteBatch()
     try:
-        for write in writes:
+        # Every new content is written and fsynced under a temporary name first, then
+        # renamed in the plan's order; a crash before a rename leaves only temporary
+        # files, which undoing removes (_remove_temp_files).
+        staged = [_stage(batch, root, write) for write in writes]
+        batch.sync()
+        crash_point("files-staged")
+        for write, ready in zip(writes, staged, strict=True):
             touched.append(write)
             if write.park is not None:
                 _park(root, write)
-            _write(root, write.path, write.content, write.after_mode)
+            if ready is not None:
+                batch.place(ready)
+            else:
+                _write(batch, root, write.path, write.content, write.after_mode)
             crash_point("file-written")
+        batch.finish()
         crash_point("files-written")
         with store.write():
             result = commit()
@@ -187,6 +199,7 @@ def apply_writes(
                 discard_id = store.journal.add(DISCARD_OP, now_iso(), json.dumps(parked))
         crash_point("snapshot-committed")
     except BaseException:
+        batch.abort()
         _undo(root, touched, rebuild_known)
         with contextlib.suppress(SnaplineError), store.write():
             store.journal.delete(entry_id)
@@ -343,13 +356,28 @@ def _check_unobstructed(root: Path, path: str) -> None:
             raise RecoveryBlockedError(path, path, "a special file")
 
 
-def _write(root: Path, path: str, content: bytes | None, mode: int | None) -> None:
+def _stage(batch: atomic.WriteBatch, root: Path, write: PlannedWrite) -> atomic.Staged | None:
+    if write.content is None:
+        return None
+    assert write.after_mode is not None
+    try:
+        location = _writable(root, write.path)
+    except UnsafePathError:
+        # Perhaps only until an earlier step removes a symlink standing where a
+        # directory goes: the write in order checks again, and refuses if it still is.
+        return None
+    return batch.stage(location, write.content, write.after_mode)
+
+
+def _write(
+    batch: atomic.WriteBatch, root: Path, path: str, content: bytes | None, mode: int | None
+) -> None:
     location = _writable(root, path)
     if content is None:
-        atomic.remove_file(location, root=root)
+        batch.remove(location, root=root)
     else:
         assert mode is not None
-        atomic.write_file(location, content, mode)
+        batch.write(location, content, mode)
 
 
 def _parked(root: Path, token: str) -> Path:

@@ -32,19 +32,16 @@ def test_a_failed_commit_puts_the_file_back(ws: Workspace, monkeypatch: pytest.M
 def test_a_failed_second_write_undoes_the_first(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = atomic.remove_file
     calls = []
 
-    def fail_once(*args: object, **kwargs: object) -> None:
-        calls.append(args)
-        if len(calls) == 1:  # the move's removal of its source; the undo then succeeds
-            raise OSError(28, "No space left on device")
-        real(*args, **kwargs)  # type: ignore[arg-type]
+    def fail(batch: atomic.WriteBatch, path: object, *, root: object = None) -> None:
+        calls.append(path)  # the move's removal of its source, after writing its target
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(journal.atomic, "remove_file", fail_once)
+    monkeypatch.setattr(journal.atomic.WriteBatch, "remove", fail)
     with pytest.raises(OSError):
         ws.move_file("src/app.py", "lib/app.py")
-    assert len(calls) == 2
+    assert calls == [ws.root / "src/app.py"]
     assert not (ws.root / "lib/app.py").exists()
     assert (ws.root / "src/app.py").read_text() == "print('hello')\n"
     assert ws.check_sync().ok and ws.latest == 0
