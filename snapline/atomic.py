@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 __all__ = [
     "TEMP_MARKER",
@@ -30,7 +31,6 @@ __all__ = [
     "temp_name",
     "temp_prefix",
     "write_file",
-    "write_symlink",
 ]
 
 TEMP_MARKER = ".snapline-tmp-"
@@ -48,6 +48,8 @@ _CHECK = 8
 _RANDOM = 8
 _TAIL = len(TEMP_MARKER) + _CHECK + _RANDOM
 _HEX = frozenset("0123456789abcdef")
+
+_T = TypeVar("_T")
 
 # Git-style file modes: the only ones a snapshot records.
 _EXECUTABLE = 0o100755
@@ -156,11 +158,6 @@ def _write_temp(path: Path, data: bytes, mode: int, *, sync: bool) -> Path:
     return temp
 
 
-def write_symlink(path: Path, target: str) -> None:
-    """Atomically make ``path`` a symlink to ``target`` (never following an old link)."""
-    write_file(path, os.fsencode(target), _SYMLINK)
-
-
 def move_file(source: Path, target: Path) -> None:
     """Rename a file or symlink (never what it points to) to ``target``, durably.
 
@@ -250,11 +247,12 @@ class WriteBatch:
         """Fsync every staged file, several at a time; call before the first :meth:`place`."""
         _parallel(_fsync, [s.temp for s in self._staged if not s.temp.is_symlink()])
 
-    def place(self, staged: Staged) -> None:
-        """Rename a staged file into place."""
-        os.replace(staged.temp, staged.path)
-        self._staged.remove(staged)
-        self._directories[staged.path.parent] = None
+    def place(self, *staged: Staged) -> None:
+        """Rename staged files into place, several at a time (so in no particular order)."""
+        _parallel(lambda item: os.replace(item.temp, item.path), staged)
+        for item in staged:
+            self._staged.remove(item)
+            self._directories[item.path.parent] = None
 
     def write(self, path: Path, data: bytes, mode: int) -> None:
         """Write a file that could not be staged now, as :func:`write_file` does."""
@@ -292,10 +290,10 @@ def sync_directory(directory: Path) -> None:
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _parallel(call: Callable[[Path], None], paths: Iterable[Path]) -> None:
-    # An fsync waits for the disk; several at once let the filesystem commit them in one
-    # journal transaction (git's batch mode gets the same from writeout-only flushes).
-    todo = list(paths)
+def _parallel(call: Callable[[_T], None], items: Iterable[_T]) -> None:
+    # An fsync (or a rename freeing a synced file's blocks) waits for the disk; several
+    # at once let the filesystem commit them together (as git's writeout-only flushes).
+    todo = list(items)
     if len(todo) < 3:
         for path in todo:
             call(path)

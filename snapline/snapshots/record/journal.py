@@ -181,15 +181,21 @@ def apply_writes(
         staged = [_stage(batch, root, write) for write in writes]
         batch.sync()
         crash_point("files-staged")
-        for write, ready in zip(writes, staged, strict=True):
-            touched.append(write)
-            if write.park is not None:
-                _park(root, write)
-            if ready is not None:
-                batch.place(ready)
+        for group in _groups(writes, staged):
+            touched.extend(write for write, _ in group)
+            ready = [item for _, item in group if item is not None]
+            if len(group) > 1:
+                batch.place(*ready)  # files that depend on nothing else: all at once
             else:
-                _write(batch, root, write.path, write.content, write.after_mode)
-            crash_point("file-written")
+                ((write, _),) = group
+                if write.park is not None:
+                    _park(root, write)
+                if ready:
+                    batch.place(*ready)
+                else:
+                    _write(batch, root, write.path, write.content, write.after_mode)
+            for _ in group:
+                crash_point("file-written")
         batch.finish()
         crash_point("files-written")
         with store.write():
@@ -367,6 +373,27 @@ def _stage(batch: atomic.WriteBatch, root: Path, write: PlannedWrite) -> atomic.
         # directory goes: the write in order checks again, and refuses if it still is.
         return None
     return batch.stage(location, write.content, write.after_mode)
+
+
+def _groups(
+    writes: Sequence[PlannedWrite], staged: Sequence[atomic.Staged | None]
+) -> list[list[tuple[PlannedWrite, atomic.Staged | None]]]:
+    """The plan in order, with each run of staged writes to distinct paths as one group.
+
+    Such writes only rename a finished file over another in a directory that exists,
+    so they may happen in any order; every other write is a group of its own, in place.
+    """
+    groups: list[list[tuple[PlannedWrite, atomic.Staged | None]]] = []
+    run: set[str] = set()
+    for write, item in zip(writes, staged, strict=True):
+        free = item is not None and write.park is None
+        if free and run and write.path not in run:
+            groups[-1].append((write, item))
+            run.add(write.path)
+        else:
+            groups.append([(write, item)])
+            run = {write.path} if free else set()
+    return groups
 
 
 def _write(

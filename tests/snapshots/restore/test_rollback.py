@@ -365,13 +365,14 @@ def test_a_failure_half_way_leaves_workspace_and_store_as_they_were(
     if target == "place":
         real = atomic.WriteBatch.place
 
-        def failing(batch: atomic.WriteBatch, staged: atomic.Staged) -> None:
-            calls.append(staged)
-            if len(calls) == 2:
-                raise OSError(28, "No space left on device")
-            real(batch, staged)
+        def failing(batch: atomic.WriteBatch, *staged: atomic.Staged) -> None:
+            for item in staged:
+                calls.append(item)
+                if len(calls) == 2:
+                    raise OSError(28, "No space left on device")
+                real(batch, item)
 
-        monkeypatch.setattr(journal.atomic.WriteBatch, "place", failing)
+        monkeypatch.setattr(atomic.WriteBatch, "place", failing)
     else:
         real_replace = os.replace
 
