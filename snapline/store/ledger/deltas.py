@@ -134,7 +134,7 @@ def _plain(piece: str) -> bool:
     """Whether a piece is a line that may be written as itself: printable, LF-ended."""
     # isprintable() is False for every line separator, control and surrogate, so a
     # plain line can neither split the file nor hide a character.
-    return piece.endswith("\n") and all(c.isprintable() or c == "\t" for c in piece[:-1])
+    return piece.endswith("\n") and piece[:-1].replace("\t", "").isprintable()
 
 
 def _piece(op: str, body: str, number: int) -> str:
