@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
 import secrets
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,13 +213,12 @@ class Staged:
 class WriteBatch:
     """Many files written as git's ``core.fsyncMethod=batch`` writes objects.
 
-    :func:`write_file` waits for the disk twice per file (the file, its directory). A
-    batch writes every new content under a temporary name first (:meth:`stage`), fsyncs
-    them all at once (:meth:`sync`), renames each into place in the caller's order
-    (:meth:`place`, :meth:`remove`, :meth:`write` for a file that could not be staged)
-    and fsyncs each changed directory once (:meth:`finish`). Each file still goes temp,
-    fsync, rename, fsync the directory; only the waiting is shared. Renames are durable
-    once :meth:`finish` returns: the caller's journal covers a crash before that.
+    :func:`write_file` waits for the disk twice per file. A batch writes every content
+    under a temporary name (:meth:`stage`), fsyncs them all at once (:meth:`sync`),
+    renames them into place in the caller's order (:meth:`place`, :meth:`remove`,
+    :meth:`write` for a file not staged) and fsyncs each changed directory once
+    (:meth:`finish`): each file still goes temp, fsync, rename, fsync the directory,
+    sharing the waits. The caller's journal covers a crash before :meth:`finish`.
     """
 
     def __init__(self) -> None:
@@ -290,17 +290,20 @@ def sync_directory(directory: Path) -> None:
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _parallel(call: Callable[[_T], None], items: Iterable[_T]) -> None:
-    # An fsync (or a rename freeing a synced file's blocks) waits for the disk; several
-    # at once let the filesystem commit them together (as git's writeout-only flushes).
-    todo = list(items)
-    if len(todo) < 3:
-        for path in todo:
-            call(path)
+def _parallel(call: Callable[[_T], None], items: Sequence[_T]) -> None:
+    # Disk waits (an fsync, a rename freeing synced blocks) overlap when run together.
+    if len(items) < 3:
+        for item in items:
+            call(item)
         return
-    with ThreadPoolExecutor(min(16, len(todo))) as pool:
-        for _ in pool.map(call, todo):
-            pass
+    for _ in _pool().map(call, items):
+        pass
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    # One per process: starting threads for every batch cost as much as the waits saved.
+    return ThreadPoolExecutor(8, thread_name_prefix="snapline-io")
 
 
 def _lstat_mode(path: Path) -> int:
@@ -372,9 +375,8 @@ _DIR_SYNC_UNSUPPORTED = frozenset(
 
 
 def _fsync(path: Path) -> None:
-    # A file's data, or a rename into a directory, is durable only once fsynced. Other
-    # failures (EIO, ENOSPC) are raised, as SQLite treats a failed fsync: the caller's
-    # journal then puts the file back rather than report a write that may be lost.
+    # Durable only once fsynced. Other failures (EIO, ENOSPC) are raised, as SQLite does:
+    # the caller's journal then puts the file back rather than report a lost write.
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as error:

@@ -41,6 +41,7 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, hash_stream
 from snapline.paths import STORE_DIR, UnsafePathError, disk_path, inside_git_dir
 from snapline.scanning import git_mode
+from snapline.snapshots.record import batching
 from snapline.snapshots.record.commit import now_iso
 from snapline.store import Store
 
@@ -178,10 +179,10 @@ def apply_writes(
         # Every new content is written and fsynced under a temporary name first, then
         # renamed in the plan's order; a crash before a rename leaves only temporary
         # files, which undoing removes (_remove_temp_files).
-        staged = [_stage(batch, root, write) for write in writes]
+        staged = [batching.stage(batch, w, lambda p: _writable(root, p)) for w in writes]
         batch.sync()
         crash_point("files-staged")
-        for group in _groups(writes, staged):
+        for group in batching.groups(writes, staged):
             touched.extend(write for write, _ in group)
             ready = [item for _, item in group if item is not None]
             if len(group) > 1:
@@ -193,7 +194,8 @@ def apply_writes(
                 if ready:
                     batch.place(*ready)
                 else:
-                    _write(batch, root, write.path, write.content, write.after_mode)
+                    location = _writable(root, write.path)
+                    batching.write(batch, root, location, write.content, write.after_mode)
             for _ in group:
                 crash_point("file-written")
         batch.finish()
@@ -300,7 +302,7 @@ def _undo(
             # so there is nothing to put back there, and the other files still are.
             notes.append(f"{write.path}: not touched ({error})")
             continue
-        _remove_temp_files(location)
+        batching.remove_temp_files(location)
         current = _disk_hash(location)
         parked = None if write.park is None else _parked(root, write.park)
         if parked is not None and os.path.lexists(parked):
@@ -362,51 +364,6 @@ def _check_unobstructed(root: Path, path: str) -> None:
             raise RecoveryBlockedError(path, path, "a special file")
 
 
-def _stage(batch: atomic.WriteBatch, root: Path, write: PlannedWrite) -> atomic.Staged | None:
-    if write.content is None:
-        return None
-    assert write.after_mode is not None
-    try:
-        location = _writable(root, write.path)
-    except UnsafePathError:
-        # Perhaps only until an earlier step removes a symlink standing where a
-        # directory goes: the write in order checks again, and refuses if it still is.
-        return None
-    return batch.stage(location, write.content, write.after_mode)
-
-
-def _groups(
-    writes: Sequence[PlannedWrite], staged: Sequence[atomic.Staged | None]
-) -> list[list[tuple[PlannedWrite, atomic.Staged | None]]]:
-    """The plan in order, with each run of staged writes to distinct paths as one group.
-
-    Such writes only rename a finished file over another in a directory that exists,
-    so they may happen in any order; every other write is a group of its own, in place.
-    """
-    groups: list[list[tuple[PlannedWrite, atomic.Staged | None]]] = []
-    run: set[str] = set()
-    for write, item in zip(writes, staged, strict=True):
-        free = item is not None and write.park is None
-        if free and run and write.path not in run:
-            groups[-1].append((write, item))
-            run.add(write.path)
-        else:
-            groups.append([(write, item)])
-            run = {write.path} if free else set()
-    return groups
-
-
-def _write(
-    batch: atomic.WriteBatch, root: Path, path: str, content: bytes | None, mode: int | None
-) -> None:
-    location = _writable(root, path)
-    if content is None:
-        batch.remove(location, root=root)
-    else:
-        assert mode is not None
-        batch.write(location, content, mode)
-
-
 def _parked(root: Path, token: str) -> Path:
     # Tokens come from the journal, which may come from elsewhere: never a path.
     if not (isinstance(token, str) and token.isascii() and token.isalnum()):
@@ -437,12 +394,3 @@ def _disk_hash(location: Path) -> tuple[str | None, int | None]:
     # Streamed: the file may be far above the large-file limit (memory stays bounded).
     with open(location, "rb") as handle:
         return hash_stream(handle)[0], mode
-
-
-def _remove_temp_files(location: Path) -> None:
-    prefix = atomic.temp_prefix(location.name)
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(location.parent):
-            if entry.name.startswith(prefix):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)

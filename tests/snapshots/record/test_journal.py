@@ -9,7 +9,7 @@ import pytest
 
 from snapline import Workspace, atomic
 from snapline.hashing import hash_bytes
-from snapline.snapshots.record import journal
+from snapline.snapshots.record import batching
 from snapline.snapshots.record.journal import PlannedWrite as PW
 
 
@@ -101,7 +101,7 @@ def test_only_runs_of_independent_staged_writes_are_placed_together() -> None:
     staged = [
         None if w.content is None else atomic.Staged(Path(w.path), Path(".t")) for w in writes
     ]
-    groups = journal._groups(writes, staged)
+    groups = batching.groups(writes, staged)
     assert [[w.path for w, _ in group] for group in groups] == [
         ["gone"],
         ["a", "b"],
