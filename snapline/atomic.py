@@ -1,9 +1,9 @@
 """The one primitive that writes into the workspace.
 
-Every file snapline puts into a workspace goes through :func:`write_file`: a temporary
-file in the same directory, write, flush, fsync, ``os.replace``, then fsync the
-directory so the rename itself is durable. An abort removes the temporary file, so a
-reader sees either the old content or the new one, never a torn file.
+Every file snapline puts into a workspace goes through :func:`write_file` (or a
+:class:`WriteBatch`): a temporary file in the same directory, write, fsync, rename,
+then fsync the directory so the rename is durable. An abort removes the temporary file,
+so a reader sees either the old content or the new one, never a torn file.
 """
 
 from __future__ import annotations
@@ -213,12 +213,11 @@ class Staged:
 class WriteBatch:
     """Many files written as git's ``core.fsyncMethod=batch`` writes objects.
 
-    :func:`write_file` waits for the disk twice per file. A batch writes every content
-    under a temporary name (:meth:`stage`), fsyncs them all at once (:meth:`sync`),
-    renames them into place in the caller's order (:meth:`place`, :meth:`remove`,
-    :meth:`write` for a file not staged) and fsyncs each changed directory once
-    (:meth:`finish`): each file still goes temp, fsync, rename, fsync the directory,
-    sharing the waits. The caller's journal covers a crash before :meth:`finish`.
+    A batch writes every content under a temporary name (:meth:`stage`), fsyncs them
+    all at once (:meth:`sync`), renames them into place in the caller's order
+    (:meth:`place`, :meth:`remove`, :meth:`write` for a file not staged) and fsyncs each
+    changed directory once (:meth:`finish`): temp, fsync, rename, fsync the directory,
+    as :func:`write_file`, but sharing the waits. A journal covers a crash meanwhile.
     """
 
     def __init__(self) -> None:
@@ -296,13 +295,14 @@ def _parallel(call: Callable[[_T], None], items: Sequence[_T]) -> None:
         for item in items:
             call(item)
         return
-    for _ in _pool().map(call, items):
+    for _ in _pool(os.getpid()).map(call, items):
         pass
 
 
 @functools.cache
-def _pool() -> ThreadPoolExecutor:
-    # One per process: starting threads for every batch cost as much as the waits saved.
+def _pool(pid: int) -> ThreadPoolExecutor:
+    # One per process (a forked child has none of its parent's threads): starting
+    # threads for every batch cost as much as the waits it saves.
     return ThreadPoolExecutor(8, thread_name_prefix="snapline-io")
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -199,3 +201,30 @@ def test_an_aborted_batch_leaves_no_temporary_file(tmp_path: Path) -> None:
     batch.abort()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
     assert (tmp_path / "f").read_bytes() == b"new"
+
+
+def test_a_forked_child_writes_a_batch_on_threads_of_its_own(tmp_path: Path) -> None:
+    def write_batch(name: str) -> None:
+        batch = atomic.WriteBatch()
+        staged = [batch.stage(tmp_path / f"{name}{i}", b"x", 0o100644) for i in range(4)]
+        batch.sync()
+        batch.place(*[s for s in staged if s is not None])
+        batch.finish()
+
+    write_batch("parent")  # the parent's threads now exist, idle
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit status
+        try:
+            write_batch("child")
+        finally:
+            os._exit(0 if len(list(tmp_path.glob("child*"))) == 4 else 1)
+    for _ in range(200):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("a batch in a forked child waited for threads its parent had")
+    assert os.waitstatus_to_exitcode(status) == 0
