@@ -1,23 +1,30 @@
 """The one primitive that writes into the workspace.
 
-Every file snapline puts into a workspace goes through :func:`write_file`: a temporary
-file in the same directory, write, flush, fsync, ``os.replace``, then fsync the
-directory so the rename itself is durable. An abort removes the temporary file, so a
-reader sees either the old content or the new one, never a torn file.
+Every file snapline puts into a workspace goes through :func:`write_file` (or a
+:class:`WriteBatch`): a temporary file in the same directory, write, fsync, rename,
+then fsync the directory so the rename is durable. An abort removes the temporary file,
+so a reader sees either the old content or the new one, never a torn file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
 import secrets
 import stat
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 __all__ = [
     "TEMP_MARKER",
+    "Staged",
+    "WriteBatch",
     "is_temp_name",
     "move_file",
     "remove_file",
@@ -25,7 +32,6 @@ __all__ = [
     "temp_name",
     "temp_prefix",
     "write_file",
-    "write_symlink",
 ]
 
 TEMP_MARKER = ".snapline-tmp-"
@@ -43,6 +49,8 @@ _CHECK = 8
 _RANDOM = 8
 _TAIL = len(TEMP_MARKER) + _CHECK + _RANDOM
 _HEX = frozenset("0123456789abcdef")
+
+_T = TypeVar("_T")
 
 # Git-style file modes: the only ones a snapshot records.
 _EXECUTABLE = 0o100755
@@ -111,43 +119,44 @@ def write_file(path: Path, data: bytes, mode: int) -> None:
     added where the file is readable, or all removed. A new file gets the umask's
     defaults (0666 or 0777 filtered by the umask).
     """
-    if mode == _SYMLINK:
-        write_symlink(path, os.fsdecode(data))
-        return
+    _write_in_place(path, data, mode)
+    _fsync(path.parent)
+
+
+def _write_in_place(path: Path, data: bytes, mode: int) -> None:
+    # write_file but for the fsync of the directory, which is the caller's.
     _make_parents(path)
     _replace_directory_with_file(path)
+    temp = _write_temp(path, data, mode, sync=True)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+
+
+def _write_temp(path: Path, data: bytes, mode: int, *, sync: bool) -> Path:
     temp = _temp_name(path)
+    if mode == _SYMLINK:
+        os.symlink(os.fsdecode(data), temp)
+        return temp
     perms = _permissions(path, executable=mode == _EXECUTABLE)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW, perms)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         # O_CREAT's mode is only applied to new inodes and filtered by the umask; set
         # it explicitly so the executable bit round-trips exactly.
         os.chmod(temp, perms)
-        os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
-    _fsync_dir(path.parent)
-
-
-def write_symlink(path: Path, target: str) -> None:
-    """Atomically make ``path`` a symlink to ``target`` (never following an old link)."""
-    _make_parents(path)
-    _replace_directory_with_file(path)
-    temp = _temp_name(path)
-    os.symlink(target, temp)
-    try:
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    _fsync_dir(path.parent)
+    return temp
 
 
 def move_file(source: Path, target: Path) -> None:
@@ -160,9 +169,9 @@ def move_file(source: Path, target: Path) -> None:
     _make_parents(target)
     _replace_directory_with_file(target)
     os.replace(source, target)
-    _fsync_dir(target.parent)
+    _fsync(target.parent)
     if source.parent != target.parent:
-        _fsync_dir(source.parent)
+        _fsync(source.parent)
 
 
 def remove_file(path: Path, *, root: Path | None = None) -> None:
@@ -172,20 +181,100 @@ def remove_file(path: Path, *, root: Path | None = None) -> None:
         path: The file to remove; a missing file is not an error.
         root: When given, empty parent directories are removed up to (not including) it.
     """
+    changed = _remove(path, root)
+    if changed is not None:
+        _fsync(changed)
+
+
+def _remove(path: Path, root: Path | None) -> Path | None:
+    """:func:`remove_file` but for the fsync: the directory to fsync, if any changed."""
     try:
         os.unlink(path)
     except FileNotFoundError:
-        return
-    _fsync_dir(path.parent)
-    if root is None:
-        return
+        return None
     parent = path.parent
-    while parent != root and root in parent.parents:
+    while root is not None and parent != root and root in parent.parents:
         try:
             os.rmdir(parent)
         except OSError:
             break
         parent = parent.parent
+    return parent
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A file written under a temporary name (``temp``) beside its target (``path``)."""
+
+    path: Path
+    temp: Path
+
+
+class WriteBatch:
+    """Many files written as git's ``core.fsyncMethod=batch`` writes objects.
+
+    A batch writes every content under a temporary name (:meth:`stage`), fsyncs them
+    all at once (:meth:`sync`), renames them into place in the caller's order
+    (:meth:`place`, :meth:`remove`, :meth:`write` for a file not staged) and fsyncs each
+    changed directory once (:meth:`finish`): temp, fsync, rename, fsync the directory,
+    as :func:`write_file`, but sharing the waits. A journal covers a crash meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self._staged: list[Staged] = []
+        self._directories: dict[Path, None] = {}
+
+    def stage(self, path: Path, data: bytes, mode: int) -> Staged | None:
+        """Write ``data`` under a temporary name beside ``path``; nothing visible changes.
+
+        Args:
+            path: The destination (its parent is checked, never created).
+            data: The new content.
+            mode: A git-style mode, as :func:`write_file` takes.
+
+        Returns:
+            The staged file; ``None`` when something must change first (the parent is
+            not a directory yet, a directory stands at ``path``): use :meth:`write`.
+        """
+        if not stat.S_ISDIR(_lstat_mode(path.parent)) or stat.S_ISDIR(_lstat_mode(path)):
+            return None
+        staged = Staged(path, _write_temp(path, data, mode, sync=False))
+        self._staged.append(staged)
+        return staged
+
+    def sync(self) -> None:
+        """Fsync every staged file, several at a time; call before the first :meth:`place`."""
+        _parallel(_fsync, [s.temp for s in self._staged if not s.temp.is_symlink()])
+
+    def place(self, *staged: Staged) -> None:
+        """Rename staged files into place, several at a time (so in no particular order)."""
+        _parallel(lambda item: os.replace(item.temp, item.path), staged)
+        for item in staged:
+            self._staged.remove(item)
+            self._directories[item.path.parent] = None
+
+    def write(self, path: Path, data: bytes, mode: int) -> None:
+        """Write a file that could not be staged now, as :func:`write_file` does."""
+        _write_in_place(path, data, mode)
+        self._directories[path.parent] = None
+
+    def remove(self, path: Path, *, root: Path | None = None) -> None:
+        """Remove a file, as :func:`remove_file` does."""
+        changed = _remove(path, root)
+        if changed is not None:
+            self._directories[changed] = None
+
+    def finish(self) -> None:
+        """Fsync every directory a rename or removal changed, once each (``OSError``)."""
+        _parallel(_fsync, list(self._directories))
+        self._directories.clear()
+
+    def abort(self) -> None:
+        """Remove every staged file not placed yet (after a failure)."""
+        for staged in self._staged:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staged.temp)
+        self._staged.clear()
 
 
 def sync_directory(directory: Path) -> None:
@@ -194,10 +283,34 @@ def sync_directory(directory: Path) -> None:
     Raises:
         OSError: If the filesystem reports a failure (not merely no support for it).
     """
-    _fsync_dir(directory)
+    _fsync(directory)
 
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _parallel(call: Callable[[_T], None], items: Sequence[_T]) -> None:
+    # Disk waits (an fsync, a rename freeing synced blocks) overlap when run together.
+    if len(items) < 3:
+        for item in items:
+            call(item)
+        return
+    for _ in _pool(os.getpid()).map(call, items):
+        pass
+
+
+@functools.cache
+def _pool(pid: int) -> ThreadPoolExecutor:
+    # One per process (a forked child has none of its parent's threads): starting
+    # threads for every batch cost as much as the waits it saves.
+    return ThreadPoolExecutor(8, thread_name_prefix="snapline-io")
+
+
+def _lstat_mode(path: Path) -> int:
+    try:
+        return os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
 
 
 def _temp_name(path: Path) -> Path:
@@ -254,19 +367,18 @@ def _replace_directory_with_file(path: Path) -> None:
             os.rmdir(path)
 
 
-# What a filesystem answers when it cannot open or fsync a directory at all (some
-# network and FUSE filesystems); nothing better can be done there than to go on.
+# What a filesystem answers when it cannot open or fsync a directory (or file) at all
+# (some network and FUSE filesystems); nothing better can be done there than to go on.
 _DIR_SYNC_UNSUPPORTED = frozenset(
     {errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EBADF, errno.EACCES, errno.EPERM}
 )
 
 
-def _fsync_dir(directory: Path) -> None:
-    # The rename is only durable once the directory entry is on disk. Any other failure
-    # (EIO, ENOSPC) is raised, as SQLite treats a failed fsync: the caller's journal then
-    # puts the file back instead of reporting a write that may never reach the disk.
+def _fsync(path: Path) -> None:
+    # Durable only once fsynced. Other failures (EIO, ENOSPC) are raised, as SQLite does:
+    # the caller's journal then puts the file back rather than report a lost write.
     try:
-        fd = os.open(directory, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
     except OSError as error:
         if error.errno in _DIR_SYNC_UNSUPPORTED:
             return

@@ -19,6 +19,7 @@ ENV = "SNAPLINE_CRASH_AT"
 STEPS = (
     "baseline-built",  # init: store built under its staging name, not yet renamed
     "journal-committed",  # a workspace write is journaled, no file written yet
+    "files-staged",  # every new content written and fsynced beside its file, none renamed
     "file-written",  # one workspace file written, snapshot not committed
     "files-written",  # every workspace file written, snapshot not committed
     "ledger-published",  # the ledger files of a write are on disk, the index not committed

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,101 @@ def test_only_our_own_temp_files_are_left_out_of_a_workspace(root: Path) -> None
     (root / "deep" / atomic.temp_name("a" * 255)).write_text("left by a crash\n")
     with Workspace.init(root) as ws:
         assert sorted(ws.tracked()) == sorted([*_LOOK_ALIKES, f"deep/{_LOOK_ALIKES[0]}"])
+
+
+def _recorded_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    synced: list[Path] = []
+    real = atomic._fsync
+
+    def record(path: Path) -> None:
+        synced.append(path)
+        real(path)
+
+    monkeypatch.setattr(atomic, "_fsync", record)
+    return synced
+
+
+def test_a_batch_changes_nothing_visible_until_it_places_and_syncs_each_directory_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced = _recorded_fsyncs(monkeypatch)
+    for name in ("a/1", "a/2", "b/3"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(b"old")
+    os.chmod(tmp_path / "a/1", 0o600)
+    batch = atomic.WriteBatch()
+    news = {"a/1": b"new 1", "a/2": b"new 2", "b/3": b"new 3", "b/4": b"new 4"}
+    staged = [batch.stage(tmp_path / name, data, 0o100644) for name, data in news.items()]
+    batch.sync()
+    assert all(s is not None for s in staged)
+    assert [(tmp_path / n).read_bytes() for n in ("a/1", "a/2", "b/3")] == [b"old"] * 3
+    assert not (tmp_path / "b/4").exists()
+    temps = [p for p in tmp_path.rglob("*") if atomic.is_temp_name(p.name)]
+    assert sorted(synced) == sorted(temps) and len(temps) == 4  # every content, before a rename
+    synced.clear()
+    for item in staged:
+        assert item is not None
+        batch.place(item)
+    batch.remove(tmp_path / "a/2")
+    assert synced == []  # the renames wait for finish
+    batch.finish()
+    assert sorted(synced) == [tmp_path / "a", tmp_path / "b"]  # once each, not once a file
+    assert {n: (tmp_path / n).read_bytes() for n in ("a/1", "b/3", "b/4")} == {
+        n: news[n] for n in ("a/1", "b/3", "b/4")
+    }
+    assert not (tmp_path / "a/2").exists()
+    assert stat.S_IMODE(os.stat(tmp_path / "a/1").st_mode) == 0o600  # permissions kept
+    assert not [p for p in tmp_path.rglob("*") if atomic.is_temp_name(p.name)]
+
+
+def test_a_batch_stages_only_what_needs_nothing_changed_first(tmp_path: Path) -> None:
+    (tmp_path / "file").write_bytes(b"a file where a directory must go")
+    (tmp_path / "dir").mkdir()
+    batch = atomic.WriteBatch()
+    assert batch.stage(tmp_path / "file" / "x", b"x", 0o100644) is None
+    assert batch.stage(tmp_path / "missing" / "x", b"x", 0o100644) is None
+    assert batch.stage(tmp_path / "dir", b"x", 0o100644) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir", "file"]
+    batch.write(tmp_path / "missing" / "x", b"x", 0o100644)  # in order, parents made
+    assert (tmp_path / "missing" / "x").read_bytes() == b"x"
+
+
+def test_an_aborted_batch_leaves_no_temporary_file(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"old")
+    batch = atomic.WriteBatch()
+    placed = batch.stage(tmp_path / "f", b"new", 0o100644)
+    batch.stage(tmp_path / "g", b"never placed", 0o100755)
+    batch.stage(tmp_path / "link", b"f", 0o120000)
+    batch.sync()
+    assert placed is not None
+    batch.place(placed)
+    batch.abort()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
+    assert (tmp_path / "f").read_bytes() == b"new"
+
+
+def test_a_forked_child_writes_a_batch_on_threads_of_its_own(tmp_path: Path) -> None:
+    def write_batch(name: str) -> None:
+        batch = atomic.WriteBatch()
+        staged = [batch.stage(tmp_path / f"{name}{i}", b"x", 0o100644) for i in range(4)]
+        batch.sync()
+        batch.place(*[s for s in staged if s is not None])
+        batch.finish()
+
+    write_batch("parent")  # the parent's threads now exist, idle
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit status
+        try:
+            write_batch("child")
+        finally:
+            os._exit(0 if len(list(tmp_path.glob("child*"))) == 4 else 1)
+    for _ in range(200):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("a batch in a forked child waited for threads its parent had")
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -113,6 +113,7 @@ CASES = [
         Case("rollback", ("rollback", "--to", "1"), step, new_state=_at(1))
         for step in (
             "journal-committed",
+            "files-staged",
             *(f"file-written:{i}" for i in range(1, _ROLLBACK_WRITES + 1)),
             "files-written",
             "ledger-published",

@@ -52,6 +52,8 @@ BaseContent = Callable[[StateRow], bytes | None]
 """Returns the content of a known version (``None`` when it cannot be rebuilt)."""
 BaseRow = Callable[[str], ChangeRow | None]
 """Returns the change row that produced a path's known version."""
+Stored = Callable[[str], bool]
+"""Whether a content with this hash is already stored in full."""
 
 
 def prepare_changes(
@@ -61,8 +63,14 @@ def prepare_changes(
     base_content: BaseContent,
     base_row: BaseRow,
     renames: dict[str, str] | None = None,
+    stored: Stored | None = None,
 ) -> Prepared:
     """Build the change rows for one snapshot.
+
+    What the store already has is reused rather than computed again: going back to the
+    version before a file's last change (an undo, a rollback and its rollback) takes
+    that change's two deltas swapped, and a version stored in full already (the
+    baseline's, say) is referenced, not diffed.
 
     Args:
         drifts: What differs between the disk and the known state.
@@ -71,6 +79,7 @@ def prepare_changes(
         base_row: Finds the row behind a known version (for the delta chain).
         renames: Explicit ``{new_path: old_path}`` pairs (from ``move_file``); exact
             renames are also detected between a deleted and an added file.
+        stored: Whether a content is stored in full already (``None``: never reused).
 
     Returns:
         The prepared rows, in path order.
@@ -93,6 +102,7 @@ def prepare_changes(
                     limits,
                     base_content,
                     base_row,
+                    stored,
                     old_path=source.path,
                 )
             )
@@ -104,7 +114,14 @@ def prepare_changes(
         else:
             prepared.changes.append(
                 _modified(
-                    drift.path, drift.known, drift.disk, prepared, limits, base_content, base_row
+                    drift.path,
+                    drift.known,
+                    drift.disk,
+                    prepared,
+                    limits,
+                    base_content,
+                    base_row,
+                    stored,
                 )
             )
     prepared.changes.sort(key=lambda c: c.path)
@@ -183,6 +200,7 @@ def _modified(
     limits: Limits,
     base_content: BaseContent,
     base_row: BaseRow,
+    stored: Stored | None,
     *,
     old_path: str | None = None,
 ) -> ChangeRow:
@@ -194,7 +212,15 @@ def _modified(
         storage=Storage.FULL.value, forward=None, reverse=None, content=None, chain=0,
         chain_bytes=0,
     )  # fmt: skip
-    deltas = _try_deltas(known, disk, limits, base_content, base_row)
+    previous = base_row(known.path)
+    deltas = None
+    if old_path is None:  # a rename keeps its own delta, against its old path's version
+        deltas = _swapped(previous, known, disk, limits)
+        if deltas is None and stored and disk.content is not None and stored(disk.hash):
+            # Already stored in full under its hash: referenced as it is, no bytes added.
+            return replace(template, content=disk.hash)
+    if deltas is None:
+        deltas = _try_deltas(known, disk, limits, base_content, previous)
     if deltas is not None:
         forward, reverse, chain, chain_bytes = deltas
         return replace(template, storage=Storage.DELTA.value, forward=forward, reverse=reverse,
@@ -203,18 +229,45 @@ def _modified(
     return replace(template, storage=storage, content=content)
 
 
+def _swapped(
+    previous: ChangeRow | None, known: StateRow, disk: DiskFile, limits: Limits
+) -> tuple[bytes, bytes, int, int] | None:
+    """The deltas of going back over ``previous``, the change that made the known version.
+
+    Its reverse delta turns the known version into the one before it, exactly (deltas
+    are exact, and every rebuild is hash-checked): when that is the new content, the
+    new change's deltas are the old change's, swapped, with no diff computed.
+    """
+    if (
+        previous is None
+        or previous.storage != Storage.DELTA
+        or previous.forward is None
+        or previous.reverse is None
+        or previous.result_hash != known.hash
+        or previous.base_hash != disk.hash
+        or disk.content is None
+        or disk.mode == 0o120000
+        or previous.chain + 1 > limits.max_chain
+    ):
+        return None
+    forward, reverse = previous.reverse, previous.forward
+    chain_bytes = previous.chain_bytes + len(forward)
+    if chain_bytes > 2 * max(len(disk.content), 1024):
+        return None
+    return forward, reverse, previous.chain + 1, chain_bytes
+
+
 def _try_deltas(
     known: StateRow,
     disk: DiskFile,
     limits: Limits,
     base_content: BaseContent,
-    base_row: BaseRow,
+    previous: ChangeRow | None,
 ) -> tuple[bytes, bytes, int, int] | None:
     if disk.content is None or disk.large or disk.size > limits.diff_limit:
         return None
     if known.size > limits.diff_limit or known.mode == 0o120000 or disk.mode == 0o120000:
         return None
-    previous = base_row(known.path)
     if previous is None or previous.storage not in (Storage.DELTA, Storage.FULL):
         return None
     if previous.chain + 1 > limits.max_chain:

@@ -5,7 +5,8 @@ Protocol, all under the workspace's writer lock:
 1. commit a journal entry naming every file about to change, with its hash before and
    after;
 2. write each file through the atomic-write helper, checking the new content's hash
-   first;
+   first (as one batch: every file written and fsynced under a temporary name, then
+   renamed into place in order, then each directory fsynced once);
 3. commit the snapshot and delete the journal entry in one transaction.
 
 If anything fails in step 2 or 3 the files already touched are put back and the entry is
@@ -40,6 +41,7 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, hash_stream
 from snapline.paths import STORE_DIR, UnsafePathError, disk_path, inside_git_dir
 from snapline.scanning import git_mode
+from snapline.snapshots.record import batching
 from snapline.snapshots.record.commit import now_iso
 from snapline.store import Store
 
@@ -172,13 +174,31 @@ def apply_writes(
     crash_point("journal-committed")
     touched: list[PlannedWrite] = []
     parked = [w.park for w in writes if w.park is not None]
+    batch = atomic.WriteBatch()
     try:
-        for write in writes:
-            touched.append(write)
-            if write.park is not None:
-                _park(root, write)
-            _write(root, write.path, write.content, write.after_mode)
-            crash_point("file-written")
+        # Every new content is written and fsynced under a temporary name first, then
+        # renamed in the plan's order; a crash before a rename leaves only temporary
+        # files, which undoing removes (_remove_temp_files).
+        staged = [batching.stage(batch, w, lambda p: _writable(root, p)) for w in writes]
+        batch.sync()
+        crash_point("files-staged")
+        for group in batching.groups(writes, staged):
+            touched.extend(write for write, _ in group)
+            ready = [item for _, item in group if item is not None]
+            if len(group) > 1:
+                batch.place(*ready)  # files that depend on nothing else: all at once
+            else:
+                ((write, _),) = group
+                if write.park is not None:
+                    _park(root, write)
+                if ready:
+                    batch.place(*ready)
+                else:
+                    location = _writable(root, write.path)
+                    batching.write(batch, root, location, write.content, write.after_mode)
+            for _ in group:
+                crash_point("file-written")
+        batch.finish()
         crash_point("files-written")
         with store.write():
             result = commit()
@@ -187,6 +207,7 @@ def apply_writes(
                 discard_id = store.journal.add(DISCARD_OP, now_iso(), json.dumps(parked))
         crash_point("snapshot-committed")
     except BaseException:
+        batch.abort()
         _undo(root, touched, rebuild_known)
         with contextlib.suppress(SnaplineError), store.write():
             store.journal.delete(entry_id)
@@ -281,7 +302,7 @@ def _undo(
             # so there is nothing to put back there, and the other files still are.
             notes.append(f"{write.path}: not touched ({error})")
             continue
-        _remove_temp_files(location)
+        batching.remove_temp_files(location)
         current = _disk_hash(location)
         parked = None if write.park is None else _parked(root, write.park)
         if parked is not None and os.path.lexists(parked):
@@ -343,15 +364,6 @@ def _check_unobstructed(root: Path, path: str) -> None:
             raise RecoveryBlockedError(path, path, "a special file")
 
 
-def _write(root: Path, path: str, content: bytes | None, mode: int | None) -> None:
-    location = _writable(root, path)
-    if content is None:
-        atomic.remove_file(location, root=root)
-    else:
-        assert mode is not None
-        atomic.write_file(location, content, mode)
-
-
 def _parked(root: Path, token: str) -> Path:
     # Tokens come from the journal, which may come from elsewhere: never a path.
     if not (isinstance(token, str) and token.isascii() and token.isalnum()):
@@ -382,12 +394,3 @@ def _disk_hash(location: Path) -> tuple[str | None, int | None]:
     # Streamed: the file may be far above the large-file limit (memory stays bounded).
     with open(location, "rb") as handle:
         return hash_stream(handle)[0], mode
-
-
-def _remove_temp_files(location: Path) -> None:
-    prefix = atomic.temp_prefix(location.name)
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(location.parent):
-            if entry.name.startswith(prefix):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)

@@ -314,6 +314,7 @@ class Recorder:
             base_content=base_content,
             base_row=lambda path: reconstructor.version(path, latest),
             renames=renames,
+            stored=self.store.blobs.has,
         )
 
     def detect(self, paths: list[str] | None, *, want_content: bool) -> Detection:

@@ -20,7 +20,6 @@ from snapline.snapshots.read.history import (
     check_number,
     in_scope,
     touched_since,
-    versions_at,
 )
 from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.snapshots.record.detect import Detection
@@ -34,6 +33,7 @@ from snapline.snapshots.record.plan import (
 )
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.results import Conflict, RollbackResult
+from snapline.store import ChangeRow
 
 __all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]
 
@@ -170,7 +170,10 @@ def _plan(
         outside = {d.path for d in detection.drifts} | {s.path for s in detection.skipped}
         known = store.state.get(touched | outside)
         target = {p: Version(r.hash, r.mode) for p, r in known.items() if p not in touched}
-        target.update(versions_at(store, touched, to))
+        # The change that made each version then: looked up once, for its hash and mode
+        # now and to rebuild its content below.
+        made = {p: row for p in touched if (row := reconstructor.version(p, to)) is not None}
+        target.update(_versions(made))
         before = {p: Version(r.hash, r.mode) for p, r in known.items()}
         current = dict(before)
         for drift in detection.drifts:
@@ -192,7 +195,8 @@ def _plan(
                 plan.deleted.append(path)
                 continue
             try:
-                content = reconstructor.content_at(path, to)
+                row = made.get(path)
+                content = reconstructor.rebuild(row) if row else reconstructor.content_at(path, to)
             except ContentUnavailableError as error:
                 plan.conflicts.append(Conflict(path=path, kind="unavailable", message=str(error)))
                 continue
@@ -203,3 +207,11 @@ def _plan(
         c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
     )
     return plan
+
+
+def _versions(rows: dict[str, ChangeRow]) -> dict[str, Version]:
+    return {
+        path: Version(row.result_hash, row.result_mode)
+        for path, row in rows.items()
+        if row.result_hash is not None and row.result_mode is not None
+    }

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from snapline import Workspace, atomic
 from snapline.hashing import hash_bytes
-from snapline.snapshots.record import journal
+from snapline.snapshots.record import batching
+from snapline.snapshots.record.journal import PlannedWrite as PW
 
 
 def test_a_failed_commit_puts_the_file_back(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,19 +34,16 @@ def test_a_failed_commit_puts_the_file_back(ws: Workspace, monkeypatch: pytest.M
 def test_a_failed_second_write_undoes_the_first(
     ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = atomic.remove_file
     calls = []
 
-    def fail_once(*args: object, **kwargs: object) -> None:
-        calls.append(args)
-        if len(calls) == 1:  # the move's removal of its source; the undo then succeeds
-            raise OSError(28, "No space left on device")
-        real(*args, **kwargs)  # type: ignore[arg-type]
+    def fail(batch: atomic.WriteBatch, path: object, *, root: object = None) -> None:
+        calls.append(path)  # the move's removal of its source, after writing its target
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(journal.atomic, "remove_file", fail_once)
+    monkeypatch.setattr(atomic.WriteBatch, "remove", fail)
     with pytest.raises(OSError):
         ws.move_file("src/app.py", "lib/app.py")
-    assert len(calls) == 2
+    assert calls == [ws.root / "src/app.py"]
     assert not (ws.root / "lib/app.py").exists()
     assert (ws.root / "src/app.py").read_text() == "print('hello')\n"
     assert ws.check_sync().ok and ws.latest == 0
@@ -84,3 +83,29 @@ def test_a_crash_during_run_is_settled_by_recording(ws: Workspace) -> None:
         assert snap.tool == "shell" and snap.metadata == {"recovered": True}
         assert [f.path for f in snap.files] == ["made.txt"]
         assert reopened.check_sync().ok
+
+
+def test_only_runs_of_independent_staged_writes_are_placed_together() -> None:
+    def write(path: str, *, park: str | None = None, content: bytes | None = b"x") -> PW:
+        return PW(path, None, None, "h", 0o100644, content, park)
+
+    writes = [
+        write("gone", content=None),  # a deletion: alone, in its place
+        write("a"),
+        write("b"),
+        write("a"),  # the same path again: a new run, after the first
+        write("c", park="t0ken"),  # parked first: alone
+        write("d"),
+        write("e"),
+    ]
+    staged = [
+        None if w.content is None else atomic.Staged(Path(w.path), Path(".t")) for w in writes
+    ]
+    groups = batching.groups(writes, staged)
+    assert [[w.path for w, _ in group] for group in groups] == [
+        ["gone"],
+        ["a", "b"],
+        ["a"],
+        ["c"],
+        ["d", "e"],
+    ]
