@@ -180,7 +180,10 @@ class Recorder:
         with self.store.write():
             detection = self.detect(paths, want_content=True)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
-            skipped = [SkippedPath(path=s.path, reason=s.reason) for s in detection.skipped]
+            # Values snapline made: built without validating them again (see values.py).
+            skipped = [
+                SkippedPath.model_construct(path=s.path, reason=s.reason) for s in detection.skipped
+            ]
             if not detection.drifts and not merges:
                 self.said(tuple(skipped))
                 return None
@@ -192,7 +195,7 @@ class Recorder:
             crash_point("record-prepared")
         crash_point("snapshot-committed")
         self._remember(detection.drifts)
-        snapshot = to_snapshot(row, changes, self.store.path)
+        snapshot = to_snapshot(row, changes, self.store.path, fresh=True)
         self.said(snapshot.skipped)
         return snapshot
 
@@ -248,7 +251,7 @@ class Recorder:
 
         row, changes = apply_writes(self.root, self.store, op, writes, commit, self.known_content)
         self._remember(drifts)
-        snapshot = to_snapshot(row, changes, self.store.path)
+        snapshot = to_snapshot(row, changes, self.store.path, fresh=True)
         self.said(snapshot.skipped)
         return snapshot
 
