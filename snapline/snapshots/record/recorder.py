@@ -19,8 +19,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-import filelock
-
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.paths import disk_path
@@ -48,6 +46,7 @@ from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.record.writer_lock import LOCK_NAME, held, writer_lock
 from snapline.snapshots.snapshot import SkippedPath, Snapshot, Storage
 from snapline.store import ChangeRow, SnapshotRow, StateRow, Store
+from snapline.store.lockfile import LockTimeout
 
 __all__ = ["LOCK_NAME", "Recorder"]
 
@@ -140,7 +139,7 @@ class Recorder:
         keep working; :meth:`writing` raises it (``RecoveryBlockedError``).
         """
         if self.store.journal.entries():
-            with contextlib.suppress(filelock.Timeout), self._lock.acquire(timeout=0):
+            with contextlib.suppress(LockTimeout), self._lock.acquire(timeout=0):
                 try:
                     self._recover()
                 except RecoveryBlockedError as error:
@@ -360,7 +359,7 @@ class Recorder:
         if not detection.cache_updates and not detection.cache_deletes:
             return
         with (
-            contextlib.suppress(filelock.Timeout, SnaplineError),
+            contextlib.suppress(LockTimeout, SnaplineError),
             self._lock.acquire(timeout=0),
             self.store.write(),
         ):
