@@ -16,7 +16,8 @@ from typing import Any
 
 # Not needed by these commands: the CLI framework, coloured output (not a terminal),
 # the filelock package (snapline's own lock replaces it), pydantic's plugin loader
-# (loaded when a first model validates), and the code of other commands.
+# (loaded when a first model validates), the code of other commands, and the parts of
+# recording that only writes, recovery and a catch-up with the ledger use.
 NOT_NEEDED = (
     "typer",
     "click",
@@ -30,6 +31,12 @@ NOT_NEEDED = (
     "snapline.validation",
     "snapline.report",
     "snapline.upgrade",
+    "snapline.snapshots.record.journal",
+    "snapline.snapshots.record.plan",
+    "snapline.snapshots.read.unidiff",
+    "snapline.store.ledger.importing",
+    "snapline.store.ledger.forgotten",
+    "snapline.store.ledger.forget_format",
 )
 
 _DRIVER = """
