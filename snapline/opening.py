@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
@@ -42,6 +40,7 @@ from snapline.store.ledger.files import (
     Ledger,
 )
 from snapline.store.ledger.opening import INIT_SUFFIX, check_format, open_index, start_ledger
+from snapline.store.lockfile import FileLock, LockTimeout
 
 __all__ = [
     "AlreadyInitializedError",
@@ -157,10 +156,10 @@ def create_store(
         created_dir = False
     staging_ledger = store_dir / (LEDGER_DIR + INIT_SUFFIX)
     staging_index = store_dir / (INDEX_NAME + INIT_SUFFIX)
-    lock = filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
+    lock = FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
     try:
         lock.acquire()
-    except filelock.Timeout:
+    except LockTimeout:
         # Another init is still capturing its baseline: its staging files are not ours
         # to remove.
         raise StoreBusyError(store_dir / LEDGER_DIR, timeout) from None

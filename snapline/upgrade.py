@@ -43,8 +43,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import filelock
-
 from snapline import atomic
 from snapline.errors import SnaplineError
 from snapline.milestones.continuity import validate_milestones
@@ -65,6 +63,7 @@ from snapline.store.ledger.files import (
 )
 from snapline.store.ledger.opening import INIT_SUFFIX, start_ledger
 from snapline.store.ledger.store import LedgerStore
+from snapline.store.lockfile import FileLock, LockTimeout
 from snapline.store.migrate import copy_store, delete_milestones, delete_snapshot, upgrade_schema
 
 __all__ = [
@@ -177,10 +176,10 @@ def upgrade_store(root: Path, timeout: float) -> None:
         StoreBusyError: If another process held the lock past ``timeout``.
     """
     store_dir = root / STORE_DIR
-    lock = filelock.FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
+    lock = FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
     try:
         lock.acquire()
-    except filelock.Timeout:
+    except LockTimeout:
         raise StoreBusyError(store_dir / DB_NAME, timeout) from None
     try:
         # Checked again under the lock: another process may have upgraded meanwhile.

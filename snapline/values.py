@@ -14,4 +14,8 @@ class FrozenModel(BaseModel):
     silently dropped value.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: a model's validator and serializer are built on its first use, not
+    # at import. A command-line process uses few models, often none validated: records
+    # snapline itself made are built with ``model_construct`` (``read/convert.py``), and
+    # building every model at import cost about a tenth of a `snapline record` process.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)

@@ -22,6 +22,13 @@ def main() -> None:
         code = fast_path(sys.argv[2:])
         if code is not None:
             sys.exit(code)
+    if sys.argv[1:2] == ["record"]:
+        # Run after every edit: a plain record skips building the typer app too.
+        from snapline.cli.fast import fast_record
+
+        code = fast_record(sys.argv[2:])
+        if code is not None:
+            sys.exit(code)
     from snapline.cli.app import run
 
     run()

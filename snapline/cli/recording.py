@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from snapline.cli.context import JsonOption, state, user_paths, workspace
+from snapline.cli.fast import echo_recorded, record_command
 from snapline.cli.output import ProgressBar, echo, echo_json, format_bytes, plural
 from snapline.cli.quoting import quote_text
-from snapline.cli.render import echo_changes, echo_skipped, model_json
+from snapline.cli.render import model_json
 
 if TYPE_CHECKING:
     from snapline import Snapshot
@@ -147,12 +148,17 @@ def record(
     Looks under PATHS, or at the whole workspace. Prints the new snapshot number, or
     "nothing changed" (exit 0).
     """
-    with workspace(ctx) as ws:
-        snapshot = ws.record(user_paths(ws, paths), tool=tool, description=message, session=session)
-        skipped = ws.last_skipped
-    _echo_recorded(snapshot, as_json)
-    if not as_json:
-        echo_skipped(skipped)
+    # The same as the lean path a plain `snapline record` takes (cli/fast.py).
+    options = state(ctx)
+    record_command(
+        options.root,
+        options.timeout,
+        paths,
+        tool=tool,
+        message=message,
+        session=session,
+        as_json=as_json,
+    )
 
 
 def run(
@@ -217,7 +223,7 @@ def resync(
     """
     with workspace(ctx) as ws:
         snapshot = ws.resync(description=message, paths=user_paths(ws, paths), session=session)
-    _echo_recorded(snapshot, as_json)
+    echo_recorded(snapshot, as_json)
 
 
 def merge(
@@ -239,18 +245,4 @@ def merge(
     if snapshot is None and not as_json:
         echo("nothing to merge: the history has one line")
         return
-    _echo_recorded(snapshot, as_json)
-
-
-def _echo_recorded(snapshot: Snapshot | None, as_json: bool) -> None:
-    if as_json:
-        echo_json(model_json(snapshot))
-    elif snapshot is None:
-        echo("nothing changed")
-    else:
-        echo(
-            ("recorded snapshot ", "green"),
-            (str(snapshot.number), "bold yellow"),
-            f": {plural(len(snapshot.files), 'file')}",
-        )
-        echo_changes(snapshot.files)
+    echo_recorded(snapshot, as_json)

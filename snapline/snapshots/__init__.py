@@ -1,18 +1,44 @@
-"""Snapshots: the model, detecting and recording changes, rebuilding and validating them."""
+"""Snapshots: the model, detecting and recording changes, rebuilding and validating them.
 
-from snapline.snapshots.read.reconstruct import ContentUnavailableError, NotInSnapshotError
-from snapline.snapshots.record.detect import StateMismatchError
-from snapline.snapshots.record.journal import ContentMismatchError
-from snapline.snapshots.snapshot import (
-    ChangeKind,
-    FileChange,
-    Problem,
-    Report,
-    SideSnapshot,
-    SkippedPath,
-    Snapshot,
-    Storage,
-)
+The names are loaded on first use (PEP 562), as in ``snapline/__init__.py``: importing
+``snapline.snapshots.snapshot`` runs this file first, and must not load detection,
+the journal and the reconstructor with it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from snapline.snapshots.read.reconstruct import ContentUnavailableError, NotInSnapshotError
+    from snapline.snapshots.record.detect import StateMismatchError
+    from snapline.snapshots.record.journal import ContentMismatchError
+    from snapline.snapshots.snapshot import (
+        ChangeKind,
+        FileChange,
+        Problem,
+        Report,
+        SideSnapshot,
+        SkippedPath,
+        Snapshot,
+        Storage,
+    )
+
+_EXPORTS: dict[str, str] = {
+    "ChangeKind": "snapline.snapshots.snapshot",
+    "ContentMismatchError": "snapline.snapshots.record.journal",
+    "ContentUnavailableError": "snapline.snapshots.read.reconstruct",
+    "FileChange": "snapline.snapshots.snapshot",
+    "NotInSnapshotError": "snapline.snapshots.read.reconstruct",
+    "Problem": "snapline.snapshots.snapshot",
+    "Report": "snapline.snapshots.snapshot",
+    "SideSnapshot": "snapline.snapshots.snapshot",
+    "SkippedPath": "snapline.snapshots.snapshot",
+    "Snapshot": "snapline.snapshots.snapshot",
+    "StateMismatchError": "snapline.snapshots.record.detect",
+    "Storage": "snapline.snapshots.snapshot",
+}
 
 __all__ = [
     "ChangeKind",
@@ -28,3 +54,16 @@ __all__ = [
     "StateMismatchError",
     "Storage",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'snapline.snapshots' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -70,28 +70,7 @@ class SnapshotInfo(FrozenModel):
         # snapline's message (exit code 2), not a pydantic ValidationError.
         if not isinstance(data, dict):
             return data
-        tool = data.get("tool")
-        if not tool or not isinstance(tool, str):
-            raise MetadataError("a snapshot needs a tool name (for example 'edit' or 'shell')")
-        description = data.get("description", "")
-        session = data.get("session")
-        if not isinstance(description, str) or not (session is None or isinstance(session, str)):
-            raise MetadataError("a snapshot's description and session must be text")
-        metadata = dict(data.get("metadata") or {})
-        try:
-            encoded = json.dumps(metadata, sort_keys=True)
-        except (TypeError, ValueError) as error:
-            raise MetadataError(f"metadata must be JSON-serialisable: {error}") from None
-        if len(encoded) > _METADATA_LIMIT:
-            raise MetadataError(
-                f"metadata is {len(encoded)} bytes as JSON; keep it under {_METADATA_LIMIT}"
-            )
-        return {
-            "tool": storable_text(tool),
-            "description": storable_text(description),
-            "session": None if session is None else storable_text(session),
-            "metadata": metadata,
-        }
+        return _checked_fields(data)
 
     def with_metadata(self, **extra: Any) -> SnapshotInfo:
         """This info with ``extra`` added to its metadata.
@@ -108,6 +87,36 @@ class SnapshotInfo(FrozenModel):
             session=self.session,
             metadata={**self.metadata, **extra},
         )
+
+
+def _checked_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The four fields of ``data`` checked and made storable, as the model receives them.
+
+    Raises:
+        MetadataError: If the tool name is empty or a field is not what it must be.
+    """
+    tool = data.get("tool")
+    if not tool or not isinstance(tool, str):
+        raise MetadataError("a snapshot needs a tool name (for example 'edit' or 'shell')")
+    description = data.get("description", "")
+    session = data.get("session")
+    if not isinstance(description, str) or not (session is None or isinstance(session, str)):
+        raise MetadataError("a snapshot's description and session must be text")
+    metadata = dict(data.get("metadata") or {})
+    try:
+        encoded = json.dumps(metadata, sort_keys=True)
+    except (TypeError, ValueError) as error:
+        raise MetadataError(f"metadata must be JSON-serialisable: {error}") from None
+    if len(encoded) > _METADATA_LIMIT:
+        raise MetadataError(
+            f"metadata is {len(encoded)} bytes as JSON; keep it under {_METADATA_LIMIT}"
+        )
+    return {
+        "tool": storable_text(tool),
+        "description": storable_text(description),
+        "session": None if session is None else storable_text(session),
+        "metadata": metadata,
+    }
 
 
 def info_from(
@@ -134,6 +143,15 @@ def info_from(
     """
     if info is not None:
         return info
-    return SnapshotInfo(
-        tool=tool, description=description, session=session, metadata=metadata or {}
-    )
+    fields: dict[str, Any] = {
+        "tool": tool,
+        "description": description,
+        "session": session,
+        "metadata": metadata,
+    }
+    checked = _checked_fields(fields)
+    if all(type(key) is str for key in checked["metadata"]):
+        # Every field is what pydantic would check it to be (text, and a fresh dict with
+        # text keys): the same model, without building a validator for one call.
+        return SnapshotInfo.model_construct(**checked)
+    return SnapshotInfo(**fields)  # pydantic names what is wrong with the keys

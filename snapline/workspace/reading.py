@@ -278,7 +278,8 @@ class Reading(WorkspaceBase):
         """
         rels = self._scope(paths)
         detection = self._recorder.compare(rels)
-        return Report(problems=tuple(sync_problems(detection)))
+        # The problems are models already; a report of them needs no validating again.
+        return Report.model_construct(problems=tuple(sync_problems(detection)))
 
 
 def _stored_time(moment: datetime) -> str:

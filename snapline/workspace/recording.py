@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -321,6 +320,8 @@ class Recording(WorkspaceBase):
             StateMismatchError: If the workspace has drifted.
             CommandError: If the command cannot be started.
         """
+        import shlex  # here: only `run` needs it, and recording processes are many
+
         text = description if description is not None else shlex.join(argv)
         info = info_from(info, tool, text, session, metadata)
         from snapline.snapshots.record.command import run_command

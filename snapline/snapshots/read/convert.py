@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import zlib
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import TzInfo
 
 from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
 from snapline.paths import check_recorded
@@ -21,6 +24,8 @@ def to_snapshot(
     changes: list[ChangeRow],
     store_path: Path | str,
     base_sizes: dict[str, int] | None = None,
+    *,
+    fresh: bool = False,
 ) -> Snapshot:
     """The public :class:`Snapshot` for a header row and its change rows.
 
@@ -31,6 +36,11 @@ def to_snapshot(
         base_sizes: For rows read back with their deltas, the size of each path's
             version before the snapshot: a delta is unpacked only up to what the two
             versions it joins allow. ``None``: deltas this process just made.
+        fresh: The rows were made by this process (a snapshot just recorded): their
+            values were checked on the way in and have their types by construction,
+            so the models are built without validating them again
+            (``model_construct``, the same models), which spares building validators
+            a one-command process would use only here.
 
     Returns:
         The snapshot.
@@ -45,7 +55,7 @@ def to_snapshot(
         if problem is not None:
             raise StoreCorruptError(store_path, f"snapshot {row.number}: {problem}")
     try:
-        return _snapshot(row, changes, base_sizes)
+        return _snapshot(row, changes, base_sizes, fresh)
     except (ValueError, TypeError, zlib.error) as error:
         raise StoreCorruptError(
             store_path, f"snapshot {row.number} cannot be read: {_describe(error)}"
@@ -61,23 +71,50 @@ def _describe(error: Exception) -> str:
 
 
 def _snapshot(
-    row: SnapshotRow, changes: list[ChangeRow], base_sizes: dict[str, int] | None
+    row: SnapshotRow, changes: list[ChangeRow], base_sizes: dict[str, int] | None, fresh: bool
 ) -> Snapshot:
-    return Snapshot(
-        number=row.number,
-        id=row.id,
-        parent_id=row.parent_id,
-        time=row.time,  # type: ignore[arg-type]  # pydantic parses the ISO string
-        tool=row.tool,
-        description=row.description,
-        session=row.session,
-        metadata=json.loads(row.metadata),
-        version=row.version,
-        chain_hash=row.chain_hash,
-        files=tuple(_file_change(c, _bound(c, base_sizes)) for c in changes),
-        skipped=tuple(SkippedPath(path=p, reason=r) for p, r in json.loads(row.skipped)),
-        merges=tuple(json.loads(row.merges)),
-    )
+    time = _utc_time(row.time) if fresh else None
+    trusted = time is not None
+    fields: dict[str, Any] = {
+        "number": row.number,
+        "id": row.id,
+        "parent_id": row.parent_id,
+        # pydantic parses the ISO string when it validates
+        "time": row.time if time is None else time,
+        "tool": row.tool,
+        "description": row.description,
+        "session": row.session,
+        "metadata": json.loads(row.metadata),
+        "version": row.version,
+        "chain_hash": row.chain_hash,
+        "files": tuple(_file_change(c, _bound(c, base_sizes), trusted) for c in changes),
+        "skipped": tuple(
+            SkippedPath.model_construct(path=p, reason=r)
+            if trusted
+            else SkippedPath(path=p, reason=r)
+            for p, r in json.loads(row.skipped)
+        ),
+        "merges": tuple(json.loads(row.merges)),
+    }
+    return Snapshot.model_construct(**fields) if trusted else Snapshot(**fields)
+
+
+_UTC = TzInfo(0)
+
+
+def _utc_time(text: str) -> datetime | None:
+    """``text`` (a UTC time as snapline writes it) as pydantic would parse it, else ``None``.
+
+    pydantic gives a UTC time its own ``TzInfo(0)``; a model built without it would
+    compare equal but print differently.
+    """
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.utcoffset() != timedelta(0):
+        return None
+    return moment.replace(tzinfo=_UTC)
 
 
 def _bound(change: ChangeRow, base_sizes: dict[str, int] | None) -> int:
@@ -89,7 +126,7 @@ def _bound(change: ChangeRow, base_sizes: dict[str, int] | None) -> int:
     return min(16 * (base + (change.size or 0)) + 4096, MAX_DELTA_BYTES)
 
 
-def _file_change(c: ChangeRow, bound: int) -> FileChange:
+def _file_change(c: ChangeRow, bound: int, trusted: bool) -> FileChange:
     """The public :class:`FileChange` for a change row (deltas decoded when loaded).
 
     Raises:
@@ -98,7 +135,8 @@ def _file_change(c: ChangeRow, bound: int) -> FileChange:
     check_recorded(c.path)
     if c.old_path is not None:
         check_recorded(c.old_path)
-    return FileChange(
+    build = FileChange.model_construct if trusted else FileChange
+    return build(
         path=c.path,
         kind=ChangeKind(c.kind),
         old_path=c.old_path,

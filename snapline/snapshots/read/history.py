@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from snapline.errors import SnaplineError
 from snapline.paths import check_recorded
@@ -18,10 +18,13 @@ from snapline.snapshots.read.reconstruct import (
     ForgottenVersionError,
     Reconstructor,
 )
-from snapline.snapshots.read.unidiff import Side, render_file_diff
-from snapline.snapshots.results import ModifiedFile
 from snapline.snapshots.snapshot import ChangeKind
 from snapline.store import ChangeRow, StoreReader
+
+if TYPE_CHECKING:
+    # Imported where used: a recording process needs neither (issue 16).
+    from snapline.snapshots.read.unidiff import Side
+    from snapline.snapshots.results import ModifiedFile
 
 __all__ = [
     "SnapshotNotFoundError",
@@ -185,6 +188,8 @@ def unified_diff(
         SnapshotRangeError: If ``from_n`` comes after ``to_n``.
         StoreCorruptError: If a version cannot be rebuilt from the store.
     """
+    from snapline.snapshots.read.unidiff import render_file_diff
+
     parts = []
     with store.read():
         for net in _net_changes(store, from_n, to_n):
@@ -207,6 +212,8 @@ class _Net:
     last: int
 
     def public(self) -> ModifiedFile:
+        from snapline.snapshots.results import ModifiedFile
+
         return ModifiedFile(
             path=self.path, status=self.status, old_path=self.old_path, snapshots=self.snapshots
         )
@@ -295,6 +302,8 @@ def _follow(
 def _side(
     reconstructor: Reconstructor, path: str, version: Version | None, number: int
 ) -> Side | None:
+    from snapline.snapshots.read.unidiff import Side
+
     if version is None:
         return None
     try:

@@ -18,8 +18,7 @@ import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-
-import filelock
+from typing import TYPE_CHECKING
 
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
@@ -36,18 +35,18 @@ from snapline.snapshots.read.reconstruct import (
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
-from snapline.snapshots.record.journal import (
-    PlannedWrite,
-    RecoveryBlockedError,
-    apply_writes,
-    recover,
-)
-from snapline.snapshots.record.plan import Step, to_writes
 from snapline.snapshots.record.presence import StorePresence
 from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.record.writer_lock import LOCK_NAME, held, writer_lock
 from snapline.snapshots.snapshot import SkippedPath, Snapshot, Storage
 from snapline.store import ChangeRow, SnapshotRow, StateRow, Store
+from snapline.store.lockfile import LockTimeout
+
+if TYPE_CHECKING:
+    # Imported where used: writing planned content and recovery are not every
+    # process's work, and a recording process is started per edit (issue 16).
+    from snapline.snapshots.record.journal import PlannedWrite
+    from snapline.snapshots.record.plan import Step
 
 __all__ = ["LOCK_NAME", "Recorder"]
 
@@ -140,13 +139,17 @@ class Recorder:
         keep working; :meth:`writing` raises it (``RecoveryBlockedError``).
         """
         if self.store.journal.entries():
-            with contextlib.suppress(filelock.Timeout), self._lock.acquire(timeout=0):
+            from snapline.snapshots.record.journal import RecoveryBlockedError
+
+            with contextlib.suppress(LockTimeout), self._lock.acquire(timeout=0):
                 try:
                     self._recover()
                 except RecoveryBlockedError as error:
                     log.warning("%s", error)
 
     def _recover(self) -> None:
+        from snapline.snapshots.record.journal import recover
+
         for note in recover(self.root, self.store, self.known_content, self._finish_run):
             log.warning("recovery: %s", note)
 
@@ -180,7 +183,10 @@ class Recorder:
         with self.store.write():
             detection = self.detect(paths, want_content=True)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
-            skipped = [SkippedPath(path=s.path, reason=s.reason) for s in detection.skipped]
+            # Values snapline made: built without validating them again (see values.py).
+            skipped = [
+                SkippedPath.model_construct(path=s.path, reason=s.reason) for s in detection.skipped
+            ]
             if not detection.drifts and not merges:
                 self.said(tuple(skipped))
                 return None
@@ -192,7 +198,7 @@ class Recorder:
             crash_point("record-prepared")
         crash_point("snapshot-committed")
         self._remember(detection.drifts)
-        snapshot = to_snapshot(row, changes, self.store.path)
+        snapshot = to_snapshot(row, changes, self.store.path, fresh=True)
         self.said(snapshot.skipped)
         return snapshot
 
@@ -235,6 +241,9 @@ class Recorder:
         Returns:
             The new snapshot.
         """
+        from snapline.snapshots.record.journal import apply_writes
+        from snapline.snapshots.record.plan import to_writes
+
         self.check_tip()
         known = self.store.state.get({step.path for step in steps})
         drifts, writes = to_writes(steps, known)
@@ -248,7 +257,7 @@ class Recorder:
 
         row, changes = apply_writes(self.root, self.store, op, writes, commit, self.known_content)
         self._remember(drifts)
-        snapshot = to_snapshot(row, changes, self.store.path)
+        snapshot = to_snapshot(row, changes, self.store.path, fresh=True)
         self.said(snapshot.skipped)
         return snapshot
 
@@ -358,7 +367,7 @@ class Recorder:
         if not detection.cache_updates and not detection.cache_deletes:
             return
         with (
-            contextlib.suppress(filelock.Timeout, SnaplineError),
+            contextlib.suppress(LockTimeout, SnaplineError),
             self._lock.acquire(timeout=0),
             self.store.write(),
         ):

@@ -11,27 +11,26 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-import filelock
-
 from snapline.paths import STORE_DIR
 from snapline.store import StoreAccessError, StoreBusyError, StoreCorruptError, access_problem
+from snapline.store.lockfile import FileLock, LockTimeout
 
 __all__ = ["LOCK_NAME", "held", "writer_lock"]
 
 LOCK_NAME = "lock"
 
 
-def writer_lock(root: Path, timeout: float) -> filelock.FileLock:
+def writer_lock(root: Path, timeout: float) -> FileLock:
     """The writer lock of the workspace at ``root``, waiting at most ``timeout`` seconds."""
-    # thread_local: each thread holds the lock on its own open file description, so
+    # Held per thread: each thread holds the lock on its own open file description, so
     # threads of one process take turns like processes do (flock), and re-entry
     # counts per thread. Shared across threads, a second thread would "re-enter"
     # another's lock and two writers would race for the same number.
-    return filelock.FileLock(str(root / STORE_DIR / LOCK_NAME), timeout=timeout, thread_local=True)
+    return FileLock(str(root / STORE_DIR / LOCK_NAME), timeout=timeout)
 
 
 @contextlib.contextmanager
-def held(lock: filelock.FileLock, store_path: Path, timeout: float) -> Iterator[None]:
+def held(lock: FileLock, store_path: Path, timeout: float) -> Iterator[None]:
     """Hold ``lock`` for the block, saying what went wrong in the store's terms.
 
     Raises:
@@ -41,7 +40,7 @@ def held(lock: filelock.FileLock, store_path: Path, timeout: float) -> Iterator[
     """
     try:
         lock.acquire()
-    except filelock.Timeout:
+    except LockTimeout:
         raise StoreBusyError(store_path, timeout) from None
     except OSError as error:
         location = Path(lock.lock_file)

@@ -10,8 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 from snapline.store.errors import StoreBusyError, StoreCorruptError, StoreVersionError
 from snapline.store.ledger.files import (
     CONFIG_NAME,
@@ -22,6 +20,7 @@ from snapline.store.ledger.files import (
     Ledger,
     LedgerFileError,
 )
+from snapline.store.lockfile import FileLock, LockTimeout
 from snapline.store.sqlite import SqliteStore
 
 __all__ = [
@@ -99,10 +98,10 @@ _DAMAGED = ".damaged"
 
 @contextlib.contextmanager
 def _holding(lock_path: Path, location: Path, timeout: float) -> Iterator[None]:
-    lock = filelock.FileLock(str(lock_path), timeout=timeout)
+    lock = FileLock(str(lock_path), timeout=timeout)
     try:
         lock.acquire()
-    except filelock.Timeout:
+    except LockTimeout:
         raise StoreBusyError(location, timeout) from None
     try:
         yield

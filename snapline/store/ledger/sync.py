@@ -25,8 +25,6 @@ from pathlib import Path
 
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
-from snapline.store.ledger.forget_format import FORGET_SUFFIX
-from snapline.store.ledger.forgotten import import_forgets
 from snapline.store.ledger.format import (
     LedgerFormatError,
     MilestoneRecord,
@@ -37,7 +35,6 @@ from snapline.store.ledger.format import (
     parse_snapshot_name,
     snapshot_name,
 )
-from snapline.store.ledger.importing import import_content, import_objects, import_snapshots
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.tables import clear_history
 from snapline.store.rows import FileStamp, SideRow
@@ -280,6 +277,9 @@ def _on_disk(ledger: Ledger) -> set[str]:
 
 def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
     """Import new files that continue the main line; ``False`` when they do not."""
+    # Imported here: most processes find nothing new, and never need them (issue 16).
+    from snapline.store.ledger.importing import import_snapshots
+
     snapshot_names = [n for n in added if n.endswith(".snap")]
     milestone_names = [n for n in added if n.endswith(".mile")]
     if len(snapshot_names) + len(milestone_names) != len(added):
@@ -307,6 +307,10 @@ def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
 
 
 def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progress | None) -> None:
+    from snapline.store.ledger.forget_format import FORGET_SUFFIX
+    from snapline.store.ledger.forgotten import import_forgets
+    from snapline.store.ledger.importing import import_content, import_objects, import_snapshots
+
     latest = store.index.snapshots.latest_number()
     before = store.index.snapshots.get(latest) if latest is not None else None
     records = []

@@ -1,0 +1,148 @@
+"""``snapline record``, the command an agent runs after every edit, without typer.
+
+The console script sends a plain ``snapline record [PATH...] [-m TEXT] [--tool NAME]
+[--session ID] [--json]`` here before it builds the typer application: importing typer
+and click, and building the app, cost a `record` process about a tenth of its time.
+Anything else (help, ``--opt=value``, ``--``, a repeated option, a value that starts
+with ``-``) goes to the typer command, which parses it the same way and calls the same
+:func:`record_command`; this module imports neither typer nor rich.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from snapline.cli.workspaces import DEFAULT_TIMEOUT, open_workspace, user_paths
+
+if TYPE_CHECKING:
+    from snapline import Snapshot
+
+__all__ = ["echo_recorded", "fast_record", "record_command"]
+
+# The options of `snapline record` that take a value, and their keyword in record_command.
+_VALUED = {"-m": "message", "--message": "message", "--tool": "tool", "--session": "session"}
+
+
+def fast_record(args: list[str]) -> int | None:
+    """Run ``snapline record ARGS`` without the typer application, when the arguments allow.
+
+    Args:
+        args: The arguments after ``record``.
+
+    Returns:
+        The exit code, or ``None`` when the arguments are not the plain form this path
+        reads: the typer command handles them (and any usage error) then.
+    """
+    parsed = _parse(args)
+    if parsed is None:
+        return None
+    paths, values, as_json = parsed
+    try:
+        record_command(
+            None,
+            DEFAULT_TIMEOUT,
+            paths,
+            tool=values.get("tool", "record"),
+            message=values.get("message", ""),
+            session=values.get("session"),
+            as_json=as_json,
+        )
+    except (KeyboardInterrupt, EOFError):
+        # As the typer command line ends on these (click's Abort).
+        sys.stderr.write("\nAborted!\n")
+        return 1
+    except Exception as error:
+        from snapline.cli.errors import exit_code_for
+
+        try:
+            return exit_code_for(error, as_json=as_json)
+        except OSError as broken:
+            if broken.errno != errno.EPIPE:
+                raise
+            # The reader went away (`snapline record F | head -0`): exit quietly, as
+            # the typer command line does, without a second error while flushing.
+            _silence_stdout()
+            return 1
+    return 0
+
+
+def _parse(args: list[str]) -> tuple[list[str], dict[str, str], bool] | None:
+    paths: list[str] = []
+    values: dict[str, str] = {}
+    as_json = False
+    words = iter(args)
+    for word in words:
+        if word in _VALUED:
+            value = next(words, None)
+            name = _VALUED[word]
+            if value is None or value.startswith("-") or name in values:
+                return None
+            values[name] = value
+        elif word == "--json":
+            if as_json:
+                return None
+            as_json = True
+        elif word.startswith("-") or not word:
+            return None
+        else:
+            paths.append(word)
+    return paths, values, as_json
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def record_command(
+    root: Path | None,
+    timeout: float,
+    paths: list[str] | None,
+    *,
+    tool: str,
+    message: str,
+    session: str | None,
+    as_json: bool,
+) -> None:
+    """``snapline record``: record what changed on disk as one snapshot, and say what.
+
+    Args:
+        root: ``--root``, or ``None`` to find the workspace upwards.
+        timeout: ``--timeout``.
+        paths: The paths typed (``None`` or empty: the whole workspace).
+        tool: ``--tool``.
+        message: ``-m``.
+        session: ``--session``.
+        as_json: ``--json``.
+    """
+    from snapline.cli.render import echo_skipped
+
+    with open_workspace(root, timeout) as ws:
+        snapshot = ws.record(user_paths(ws, paths), tool=tool, description=message, session=session)
+        skipped = ws.last_skipped
+    echo_recorded(snapshot, as_json)
+    if not as_json:
+        echo_skipped(skipped)
+
+
+def echo_recorded(snapshot: Snapshot | None, as_json: bool) -> None:
+    """Say what a recording command recorded: the snapshot and its files, or nothing."""
+    from snapline.cli.output import echo, echo_json, plural
+    from snapline.cli.render import echo_changes, model_json
+
+    if as_json:
+        echo_json(model_json(snapshot))
+    elif snapshot is None:
+        echo("nothing changed")
+    else:
+        echo(
+            ("recorded snapshot ", "green"),
+            (str(snapshot.number), "bold yellow"),
+            f": {plural(len(snapshot.files), 'file')}",
+        )
+        echo_changes(snapshot.files)

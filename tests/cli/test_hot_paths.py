@@ -1,0 +1,122 @@
+"""The processes an agent starts on every edit load only what they use (issue 16).
+
+``snapline record F`` and the Claude Code hook (a PreToolUse check, then a PostToolUse
+record) run as whole processes, as agents run them; each reports what it imported and
+which snapline models built a validator. Costs are not timed here (no timing in unit
+tests): what a process must not load is named, so a new import cannot slip in.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+# Not needed by these commands: the CLI framework, coloured output (not a terminal),
+# the filelock package (snapline's own lock replaces it), pydantic's plugin loader
+# (loaded when a first model validates), the code of other commands, and the parts of
+# recording that only writes, recovery and a catch-up with the ledger use.
+NOT_NEEDED = (
+    "typer",
+    "click",
+    "rich",
+    "filelock",
+    "importlib.metadata",
+    "snapline.cli.app",
+    "snapline.milestones",
+    "snapline.snapshots.restore",
+    "snapline.snapshots.check.sequence",
+    "snapline.validation",
+    "snapline.report",
+    "snapline.upgrade",
+    "snapline.snapshots.record.journal",
+    "snapline.snapshots.record.plan",
+    "snapline.snapshots.read.unidiff",
+    "snapline.store.ledger.importing",
+    "snapline.store.ledger.forgotten",
+    "snapline.store.ledger.forget_format",
+)
+
+_DRIVER = """
+import json, sys
+from snapline.cli import main
+from snapline.values import FrozenModel
+
+sys.argv = ["snapline", *json.loads(sys.argv[1])]
+code = 0
+try:
+    main()
+except SystemExit as exit:
+    code = exit.code
+
+def models(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from models(sub)
+
+report = {
+    "code": code,
+    "modules": sorted(sys.modules),
+    "built": sorted({m.__name__ for m in models(FrozenModel) if m.__pydantic_complete__}),
+}
+with open(REPORT, "w") as out:
+    json.dump(report, out)
+"""
+
+
+def _run(root: Path, args: list[str], stdin: str = "") -> dict[str, Any]:
+    report = root.parent / "report.json"
+    driver = _DRIVER.replace("REPORT", repr(str(report)))
+    done = subprocess.run(
+        [sys.executable, "-c", driver, json.dumps(args)],
+        cwd=root,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert report.is_file(), done.stderr
+    result: dict[str, Any] = json.loads(report.read_text())
+    result["stdout"], result["stderr"] = done.stdout, done.stderr
+    return result
+
+
+def _lean(result: dict[str, Any]) -> None:
+    loaded = set(result["modules"])
+    assert "snapline.workspace" in loaded  # sanity: the command did its work
+    assert not loaded & set(NOT_NEEDED), sorted(loaded & set(NOT_NEEDED))
+    assert not any(name.startswith(NOT_NEEDED) for name in loaded)
+    # Records snapline made itself are not validated again (read/convert.py).
+    assert result["built"] == []
+
+
+def test_record_loads_only_what_it_uses(project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    result = _run(project, ["record", "src/app.py", "-m", "edit"])
+    assert result["code"] == 0 and "recorded snapshot 1" in result["stdout"]
+    _lean(result)
+
+
+def _event(root: Path, name: str) -> str:
+    return json.dumps(
+        {
+            "session_id": "s1",
+            "cwd": str(root),
+            "hook_event_name": name,
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(root / "src" / "app.py")},
+        }
+    )
+
+
+def test_the_hook_round_trip_loads_only_what_it_uses(project: Path) -> None:
+    before = _run(project, ["hook", "claude-code"], _event(project, "PreToolUse"))
+    assert before["code"] == 0 and before["stderr"] == ""
+    _lean(before)
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    after = _run(project, ["hook", "claude-code"], _event(project, "PostToolUse"))
+    assert after["code"] == 0 and after["stderr"] == ""
+    _lean(after)
+    assert "snapline: " not in after["stderr"]
