@@ -86,6 +86,7 @@ __all__ = [
     "row_storage",
     "run_all",
     "run_peers",
+    "verify_shares",
 ]
 
 GIT_FIXED = (
@@ -972,7 +973,7 @@ def _verify_rows(bench: Bench) -> list[RowResult]:
     for row, argv in ((verify, verify_argv), (full, full_argv)):
         if not row.met:
             evidence = cli_profile(bench, root, argv, edit=False)
-            row.evidence.append(dataclasses.replace(evidence, lines=_verify_shares(evidence)))
+            row.evidence.append(dataclasses.replace(evidence, lines=verify_shares(evidence)))
     return [verify, full]
 
 
@@ -985,12 +986,18 @@ def _newest_number(log: Any) -> int | None:
     return None
 
 
-def _verify_shares(evidence: Evidence) -> tuple[str, ...]:
+def verify_shares(evidence: Evidence) -> tuple[str, ...]:
+    """What a profiled ``snapline verify`` spent on its parts, as lines of evidence.
+
+    The parts: validating the history, checking the workspace against the latest
+    snapshot, and catching the local index up with the ledger (a rebuild in a fresh
+    clone). A part the profile does not show is left out.
+    """
     lines = []
     for marker, what in (
-        ("validate.py:", "validating the history (`validate_history`)"),
-        ("workspace.py:", "the nothing-changed check of the workspace (`check_sync`)"),
-        ("sync.py:", "catching the index up with the ledger (`catch_up`)"),
+        ("check/sequence.py:", "validating the history (`validate_history`)"),
+        ("workspace/reading.py:", "the check of the workspace (`check_sync`)"),
+        ("ledger/sync.py:", "catching the local index up with the ledger (`catch_up`)"),
     ):
         share = _named_share(evidence.profile, marker, what)
         if share is not None:

@@ -213,7 +213,9 @@ def render_markdown(
         f"Measured {when} in **{mode}** mode "
         f"({format_seconds(elapsed)} in all). Reproduce with `{command}`; `make bench` runs "
         "the quick mode (10k files), `make bench-full` the 100k-file figures; "
-        "`HISTORY=PATH` gives them a git repository whose history rows 14a/14b replay.",
+        "`HISTORY=PATH` gives them a git repository whose history rows 14a/14b replay; "
+        "`make bench-peers` (which needs the network, to install them) measures snapline "
+        "against its peers stepback and rewind-ai in a section of its own.",
         "",
         "## Machine",
         "",
@@ -258,11 +260,20 @@ def _summary_cells(result: RowResult) -> tuple[str, ...]:
         result.number,
         result.title,
         result.snapline.short() if result.snapline else "—",
-        result.git.short() if result.git else "—",
+        _reference_cell(result),
         ratio,
         result.goal,
         result.verdict(),
     )
+
+
+def _reference_cell(result: RowResult) -> str:
+    if result.git is None:
+        return "—"
+    if result.reference_name == "git":
+        return result.git.short()
+    # The column is git's; a row judged against something else says what.
+    return f"{result.git.short()} ({result.reference_name})"
 
 
 def _row_section(result: RowResult) -> list[str]:

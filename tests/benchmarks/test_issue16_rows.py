@@ -187,6 +187,7 @@ def test_the_peers_section_is_placed_replaced_and_carried_over() -> None:
 
     assert "Run of 2026-01-01 00:00 UTC" in block and "stepback 0.2.0" in block
     assert "| | snapline | stepback | ratio | goal | result |" in block
+    assert "| 200 ms | 400 ms (stepback) | 0.50 | < 1 | met |" in block
     assert PEERS_START not in quick  # never run: no section
     placed = place_peers(quick, block)
     assert placed.index(PEERS_START) < placed.index("## 4. ")
