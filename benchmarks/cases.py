@@ -924,7 +924,7 @@ def _verify_rows(bench: Bench) -> list[RowResult]:
     if has_full:
         runners.append(("full", cli(full_argv)))
     runners.append(("status-fsck", status_fsck))
-    series = alternate(runners, **bench.rounds(bench.config.slow_repeats * 2))
+    series = alternate(runners, **bench.rounds(bench.config.slow_repeats))
     goal = VERIFY_GOAL_FULL if bench.config.full else VERIFY_GOAL_QUICK
     history = f"snapshots 0 to {newest:,}" if newest is not None else "its whole history"
     verify = _ratio_row(
@@ -970,10 +970,14 @@ def _verify_rows(bench: Bench) -> list[RowResult]:
             "has no `--full`), so plain `snapline verify` was timed: until the default "
             "becomes incremental it checks the whole history.",
         )
+    profiled: dict[tuple[str, ...], Evidence] = {}
     for row, argv in ((verify, verify_argv), (full, full_argv)):
         if not row.met:
-            evidence = cli_profile(bench, root, argv, edit=False)
-            row.evidence.append(dataclasses.replace(evidence, lines=verify_shares(evidence)))
+            # Without --full both rows timed the same command: one profile serves both.
+            if tuple(argv) not in profiled:
+                evidence = cli_profile(bench, root, argv, edit=False)
+                profiled[tuple(argv)] = dataclasses.replace(evidence, lines=verify_shares(evidence))
+            row.evidence.append(profiled[tuple(argv)])
     return [verify, full]
 
 
@@ -1584,8 +1588,9 @@ def method_notes(config: Config) -> list[str]:
         f"Each timed comparison runs the contenders alternately (A B A B …): "
         f"{config.warmup} warm-up round, then {config.repeats} rounds "
         f"({config.quick_repeats} for the library edits of a few milliseconds, "
-        f"{config.slow_repeats} for init, {2 * config.slow_repeats} for whole-workspace "
-        "checks); figures are median (min - max) and ratios are ratios of medians.",
+        f"{config.slow_repeats} for init, `snapline verify` and the fresh clone, "
+        f"{2 * config.slow_repeats} for the library's whole-workspace checks); figures are "
+        "median (min - max) and ratios are ratios of medians.",
         "Library figures are timed inside a worker process around the call alone, with "
         "one `Workspace` kept open as an agent would; CLI and git figures are whole "
         "processes timed from outside. Peak RSS of a process is taken by GNU `time` "
