@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -17,7 +18,7 @@ import pytest
 
 from benchmarks import peers
 from benchmarks.cases import Bench, Config, row_blocks, row_help, run_all
-from benchmarks.clone import row_fresh_clone
+from benchmarks.clone import copy_clone, row_fresh_clone
 from benchmarks.peers import Peer, install_peers, row_peers
 from benchmarks.report import (
     PEERS_START,
@@ -89,9 +90,23 @@ def test_the_fresh_clone_row_verifies_a_clone_of_the_committed_workspace(tmp_pat
     assert "of them the ledger" in row.notes[0]
     assert "`.snapline/.gitignore`" in row.notes[0]
     # The clones are gone; the source repository holds the ledger.
-    assert not list(bench.config.workdir.glob("clone-snapline-*"))
+    left = {path.name for path in bench.config.workdir.glob("clone-*")}
+    assert left == {"clone-source.git"}
     listed = bench.git(bench.config.workdir, "--git-dir", "clone-source.git", "ls-files").stdout
     assert ".snapline/ledger/" in listed and "index.db" not in listed
+
+
+def test_a_copied_clone_links_its_files_and_keeps_its_symlinks(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    (clone / "src").mkdir(parents=True)
+    (clone / "src" / "a.py").write_text("a\n")
+    os.symlink("src/a.py", clone / "link")
+
+    copy = copy_clone(clone, tmp_path / "copy")
+
+    assert os.stat(copy / "src" / "a.py").st_ino == os.stat(clone / "src" / "a.py").st_ino
+    assert os.readlink(copy / "link") == "src/a.py"
+    assert (copy / "src").is_dir() and not (copy / "src").is_symlink()
 
 
 def test_the_library_block_times_rollback_and_verify_as_processes(tmp_path: Path) -> None:
