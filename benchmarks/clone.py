@@ -112,7 +112,7 @@ def row_fresh_clone(bench: Bench) -> list[RowResult]:
 
     def git(index: int) -> Sample:
         clone = fresh(f"clone-git-{index}")
-        # Older than the index, so no entry is racy, and none matches its stat data.
+        # No file's stat data then matches its index entry: git must re-hash every one.
         touch_all(clone, tracked, time.time() - 60)
         return bench.git_sample(clone, [["status"]], False, rss=bench.warming(index))
 
