@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench bench-full screenshot clean
+.PHONY: demo test lint typecheck bench bench-full bench-peers screenshot clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ bench: $(STAMP)
 
 bench-full: $(STAMP)
 	$(BIN)/python -m benchmarks --full $(BENCH_HISTORY)
+
+# Rows P1-P3: snapline against stepback and rewind-ai. Installs them from the package
+# index (the one target that needs the network) into a venv of their own,
+# bench-work/peers-venv, and replaces only the peers' section of docs/benchmarks.md.
+bench-peers: $(STAMP)
+	$(BIN)/python -m benchmarks --peers
 
 # docs/report.png: the demo story's review page, as headless Chromium draws it. Installs
 # nothing: without Chromium it says how to get it. No network: the page needs none, and

@@ -14,11 +14,20 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchmarks.cases import ORDER, Config, method_notes, run_all
-from benchmarks.report import machine_info, render_markdown, render_text, snapline_version
+from benchmarks.cases import ORDER, Config, method_notes, run_all, run_peers
+from benchmarks.report import (
+    RowResult,
+    machine_info,
+    place_peers,
+    render_markdown,
+    render_peers,
+    render_text,
+    snapline_version,
+)
 from benchmarks.timing import file_creation_cost
 from benchmarks.workspace_gen import DEFAULT_SEED
 
@@ -56,6 +65,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--rows",
         help=f"comma-separated rows to run ({', '.join(ORDER)}); implies --output -",
+    )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="run only rows P1-P3 against stepback and rewind-ai, installing them from the "
+        "package index into --peers-venv (needs the network), and replace the peers' "
+        "section of the report",
+    )
+    parser.add_argument(
+        "--peers-venv",
+        type=Path,
+        metavar="PATH",
+        help="the peers' virtual environment (default bench-work/peers-venv)",
     )
     parser.add_argument(
         "--output",
@@ -106,7 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     load_before = os.getloadavg()[0]
     try:
-        results = run_all(config, log, only)
+        if args.peers:
+            venv = (args.peers_venv or REPO_ROOT / "bench-work" / "peers-venv").resolve()
+            results, machine["peers"] = run_peers(config, log, venv)
+        else:
+            results = run_all(config, log, only)
     finally:
         if args.keep:
             log(f"kept {workdir}")
@@ -130,6 +156,20 @@ def main(argv: list[str] | None = None) -> int:
             command += f" --history-commits {args.history_commits}"
         target = Path(output)
         previous = target.read_text(encoding="utf-8") if target.exists() else None
+        if args.peers:
+            block = render_peers(
+                results,
+                machine=machine,
+                command=".venv/bin/python -m benchmarks --peers"
+                + (f" --files {files}" if args.files else ""),
+                started=started,
+                elapsed=time.perf_counter() - clock,
+            )
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(place_peers(previous, block), encoding="utf-8")
+            log(f"wrote the peers' section of {output}")
+            log(f"done in {elapsed:.0f}s")
+            return _exit_code(results, log)
         markdown = render_markdown(
             results,
             previous=previous,
@@ -144,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
         target.write_text(markdown, encoding="utf-8")
         log(f"wrote {output}")
     log(f"done in {elapsed:.0f}s")
+    return _exit_code(results, log)
+
+
+def _exit_code(results: list[RowResult], log: Callable[[str], None]) -> int:
     # Unmet goals are results, not errors; a row that could not be measured is an error.
     failed = [r.number for r in results if r.skipped and r.skipped.startswith("failed")]
     if failed:

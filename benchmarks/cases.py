@@ -28,9 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.clone import row_fresh_clone
 from benchmarks.hooks import row_hook
 from benchmarks.mcp import row_mcp
 from benchmarks.page import row_report_page
+from benchmarks.peers import PEER_ROWS, row_peers
 from benchmarks.rebuild import row_index_rebuild
 from benchmarks.replay import row_ledger_size
 from benchmarks.report import (
@@ -55,6 +57,7 @@ from benchmarks.worker import Reply, WorkerClient
 from benchmarks.workspace_gen import (
     BIG_FILE,
     Layout,
+    block_edit,
     generate,
     history_versions,
     one_line_edit,
@@ -67,7 +70,10 @@ __all__ = [
     "GIT_FSYNC",
     "Bench",
     "Config",
+    "cli_profile",
+    "import_evidence",
     "method_notes",
+    "row_blocks",
     "row_cli_record",
     "row_edit",
     "row_help",
@@ -79,6 +85,8 @@ __all__ = [
     "row_scattered",
     "row_storage",
     "run_all",
+    "run_peers",
+    "verify_shares",
 ]
 
 GIT_FIXED = (
@@ -96,6 +104,21 @@ RACY_WINDOW = 2.5
 """Seconds after which a written file is safely older than any stat-cache check (2 s + margin)."""
 SHORT_HISTORY = 10
 ROLLBACK_SPAN = 1_000
+CLI_RECORD_GOAL = 1.5
+"""Row 4: ``snapline record F`` at most 1.5 times ``git add F && git commit`` (issue 16)."""
+VERSION_GOAL = 1.5
+"""Row 5b: ``snapline --version`` at most 1.5 times a bare ``python -c pass``."""
+VERIFY_GOAL_QUICK = 3.0
+VERIFY_GOAL_FULL = 1.5
+"""Row 6c: ``snapline verify``, nothing changed, against ``git status``: 10k files, 100k."""
+VERIFY_FULL_GOAL = 0.5
+"""Row 6d: ``snapline verify --full`` against ``git status && git fsck``."""
+ROLLBACK_GOAL = 2.0
+"""Row 7: ``snapline rollback --to N`` at most twice ``git checkout REV -- .``."""
+BLOCKS_LINES = 3_000
+BLOCKS_CHANGED = 1_200
+BLOCKS_GOAL = 0.050
+"""Row 9b: a library record of a 1,200-line change of a 3,000-line file within 50 ms."""
 
 
 @dataclass(frozen=True)
@@ -646,22 +669,40 @@ def row_cli_record(bench: Bench) -> list[RowResult]:
         "4",
         "CLI `snapline record F` of the one-line edit, whole process"
         + (" (stand-in)" if stand_in else ""),
-        5.0,
+        CLI_RECORD_GOAL,
         _figure(label, series["cli"]),
         _figure("`git add F && git commit -q`", series["git"]),
         extra=[_figure("git, same, with `core.fsync=all` (batch)", series["fsync"])],
         notes=notes,
     )
     if not row.met:
-        row.evidence.append(_cli_profile(bench, root, argv, stand_in))
+        row.evidence.append(cli_profile(bench, root, argv, stand_in=stand_in))
         bench.edit_on_disk(root, BIG_FILE, bench.next_index("main"))
-        row.evidence.append(_import_evidence(bench, argv[1:], root))
+        row.evidence.append(import_evidence(bench, argv[1:], root))
     return [row]
 
 
-def _cli_profile(
-    bench: Bench, root: Path, argv: list[str], stand_in: bool, *, edit: bool = True
+def cli_profile(
+    bench: Bench,
+    root: Path,
+    argv: list[str],
+    *,
+    stand_in: bool = False,
+    edit: bool = True,
+    tree: str = "main",
+    title: str = "cProfile of the whole process (imports included)",
 ) -> Evidence:
+    """One more run of a snapline command in ``root``, under cProfile, as evidence.
+
+    Args:
+        bench: The run.
+        root: The workspace (the command's working directory).
+        argv: The command as timed (``[snapline, *args]``, or a ``python -c`` stand-in).
+        stand_in: Whether ``argv`` is a ``python -c CODE`` stand-in.
+        edit: Make a one-line edit of F (numbered for ``tree``) first, as the timed runs did.
+        tree: Whose edit counter numbers that edit.
+        title: The evidence's title.
+    """
     script = bench.config.workdir / "cli_profile_target.py"
     if stand_in:
         script.write_text(argv[2] + "\n", encoding="utf-8")
@@ -670,27 +711,28 @@ def _cli_profile(
         target = [str(bench.snapline_bin), *argv[1:]]
     output = bench.config.workdir / "cli.prof"
     if edit:
-        bench.edit_on_disk(root, BIG_FILE, bench.next_index("main"))
+        bench.edit_on_disk(root, BIG_FILE, bench.next_index(tree))
     run_process(
         [bench.config.python, "-m", "cProfile", "-o", str(output), *target],
         cwd=root,
         env=bench.cli_env,
     ).check(f"profiled {' '.join(argv[1:])}")
-    return Evidence(
-        "cProfile of the whole process (imports included)", profile=profile_summary(output)
-    )
+    # More functions than the report lists, so that the shares of named parts can be found.
+    return Evidence(title, profile=profile_summary(output, limit=80))
 
 
 # -- 5: --help --------------------------------------------------------------------------------
 
 
 def row_help(bench: Bench) -> list[RowResult]:
-    """Row 5: ``snapline --help``, whole process (goal: median ≤ 150 ms)."""
+    """Rows 5 and 5b: ``snapline --help`` (≤ 150 ms), ``--version`` (≤ 1.5x ``python -c pass``)."""
     if bench.snapline_bin.exists():
         argv, label = [str(bench.snapline_bin), "--help"], "`snapline --help` (whole process)"
+        version = [str(bench.snapline_bin), "--version"]
     else:
         argv = [bench.config.python, "-c", "from snapline.cli import main; main()", "--help"]
         label = "stand-in: `python -c 'from snapline.cli import main; main()' --help`"
+        version = [bench.config.python, "-m", "snapline", "--version"]
 
     def run(command: list[str]) -> Callable[[int], Sample]:
         def sample(index: int) -> Sample:
@@ -699,12 +741,17 @@ def row_help(bench: Bench) -> list[RowResult]:
 
         return sample
 
-    bench.log("row 5: snapline --help")
+    bench.log("rows 5, 5b: snapline --help, --version, python -c pass")
     series = alternate(
-        [("help", run(argv)), ("python", run([bench.config.python, "-c", "pass"]))],
-        **bench.rounds(bench.config.repeats),
+        [
+            ("help", run(argv)),
+            ("version", run(version)),
+            ("python", run([bench.config.python, "-c", "pass"])),
+        ],
+        **bench.rounds(bench.config.repeats * 2),
     )
     figure = _figure(label, series["help"])
+    python = _figure("`python -c pass` (the interpreter's own start)", series["python"])
     assert figure.stats is not None
     row = RowResult(
         number="5",
@@ -712,17 +759,31 @@ def row_help(bench: Bench) -> list[RowResult]:
         goal="≤ 150 ms median",
         snapline=figure,
         met=figure.stats.median <= 0.150,
-        extra=[
-            _figure("`python -c pass` (the interpreter's own start, for scale)", series["python"])
-        ],
+        extra=[python],
     )
     if not row.met:
-        row.evidence.append(_import_evidence(bench, ["--help"], bench.config.workdir))
-    return [row]
+        row.evidence.append(import_evidence(bench, ["--help"], bench.config.workdir))
+    version_row = _ratio_row(
+        "5b",
+        "`snapline --version` against a bare `python -c pass`, whole processes",
+        VERSION_GOAL,
+        _figure(f"`{' '.join(['snapline', *version[-1:]])}` (whole process)", series["version"]),
+        python,
+        ratio_label="snapline ÷ python (medians)",
+        reference_name="python",
+        notes=[
+            "The floor of every snapline command: interpreter start, the `snapline` console "
+            "script's own import and the answer; `python -c pass` is the same interpreter "
+            "starting and doing nothing (site-packages included)."
+        ],
+    )
+    if not version_row.met:
+        version_row.evidence.append(import_evidence(bench, ["--version"], bench.config.workdir))
+    return [row, version_row]
 
 
-def _import_evidence(bench: Bench, args: list[str], cwd: Path) -> Evidence:
-    """The largest imports of one CLI run, from ``python -X importtime``."""
+def import_evidence(bench: Bench, args: list[str], cwd: Path) -> Evidence:
+    """The largest imports of ``snapline ARGS`` run in ``cwd``, from ``python -X importtime``."""
     if args and args[0] == "-c":
         command = [bench.config.python, "-X", "importtime", *args]
     else:
@@ -753,7 +814,7 @@ def _import_evidence(bench: Bench, args: list[str], cwd: Path) -> Evidence:
 
 
 def row_nochange(bench: Bench, main: WorkerClient) -> list[RowResult]:
-    """Row 6: whole-workspace ``record()`` and ``check_sync()``, nothing changed, vs git status."""
+    """Rows 6a-6d: nothing changed; the library checks, ``snapline verify`` and ``--full``."""
     repo = bench.tree("git").root
     n = bench.config.files
     surprises: list[str] = []
@@ -773,30 +834,15 @@ def row_nochange(bench: Bench, main: WorkerClient) -> list[RowResult]:
     def status(index: int) -> Sample:
         return bench.git_sample(repo, [["status"]], False, rss=bench.warming(index))
 
-    root = bench.tree("main").root
-    verify_argv = [str(bench.snapline_bin), "verify"]
-
-    def verify(index: int) -> Sample:
-        rss = bench.warming(index)
-        run = run_process(verify_argv, cwd=root, env=bench.cli_env, measure_rss=rss)
-        return Sample(run.check("snapline verify").seconds, run.peak_rss)
-
-    def fsck(index: int) -> Sample:
-        return bench.git_sample(repo, [["fsck", "--no-progress"]], False, rss=bench.warming(index))
-
     def bare(_: int) -> Sample:
         started = time.perf_counter()
-        _bare_walk(root)
+        _bare_walk(bench.tree("main").root)
         return Sample(time.perf_counter() - started, None)
 
     bench.log(f"row 6: nothing changed, {n:,} files")
     series = alternate(
         [("record", record), ("check", check), ("status", status), ("bare", bare)],
         **bench.rounds(bench.config.slow_repeats * 2),
-    )
-    verify_series = alternate(
-        [("verify", verify), ("status", status), ("fsck", fsck)],
-        **bench.rounds(bench.config.slow_repeats),
     )
     git = _figure("`git status`", series["status"])
     results = []
@@ -827,45 +873,141 @@ def row_nochange(bench: Bench, main: WorkerClient) -> list[RowResult]:
             reply = main.call(op, profile=True)
             row.evidence.append(_profile_evidence(f"cProfile of {label}", reply))
         results.append(row)
-    latest = main.call("latest")["latest"]
-    row = _ratio_row(
+    results += _verify_rows(bench)
+    return results
+
+
+def _verify_rows(bench: Bench) -> list[RowResult]:
+    """Rows 6c and 6d: ``snapline verify`` and ``verify --full`` as CI runs them.
+
+    Both run in L, the workspace with the long history, against git's commands in B, the
+    repository with the same history: the default check must not grow with the history,
+    and the full one is held against git's own check of its history.
+    """
+    repo = bench.tree("git").root
+    root = bench.tree("long").root
+    n = bench.config.files
+    latest = json.loads(
+        run_process(
+            [str(bench.snapline_bin), "log", "-n", "1", "--json"], cwd=root, env=bench.cli_env
+        )
+        .check("snapline log")
+        .stdout
+    )
+    newest = _newest_number(latest)
+    verify_argv = [str(bench.snapline_bin), "verify"]
+    help_text = run_process([*verify_argv, "--help"], env=bench.cli_env).check("verify --help")
+    has_full = "--full" in help_text.stdout
+    full_argv = [*verify_argv, "--full"] if has_full else verify_argv
+
+    def cli(argv: list[str]) -> Callable[[int], Sample]:
+        def sample(index: int) -> Sample:
+            rss = bench.warming(index)
+            run = run_process(argv, cwd=root, env=bench.cli_env, measure_rss=rss)
+            return Sample(run.check(" ".join(["snapline", *argv[1:]])).seconds, run.peak_rss)
+
+        return sample
+
+    def status(index: int) -> Sample:
+        return bench.git_sample(repo, [["status"]], False, rss=bench.warming(index))
+
+    git_argv = ["git", *GIT_FIXED]
+    both = " ".join([*git_argv, "status", ">/dev/null", "&&", *git_argv, "fsck", "--no-progress"])
+
+    def status_fsck(index: int) -> Sample:
+        run = run_process(
+            ["sh", "-c", both], cwd=repo, env=bench.git_env, measure_rss=bench.warming(index)
+        )
+        return Sample(run.check("git status && git fsck").seconds, run.peak_rss)
+
+    bench.log(f"rows 6c, 6d: snapline verify{', verify --full' if has_full else ''} vs git")
+    runners = [("verify", cli(verify_argv)), ("status", status)]
+    if has_full:
+        runners.append(("full", cli(full_argv)))
+    runners.append(("status-fsck", status_fsck))
+    series = alternate(runners, **bench.rounds(bench.config.slow_repeats))
+    goal = VERIFY_GOAL_FULL if bench.config.full else VERIFY_GOAL_QUICK
+    history = f"snapshots 0 to {newest:,}" if newest is not None else "its whole history"
+    verify = _ratio_row(
         "6c",
         f"CLI `snapline verify` with nothing changed, whole process, {n:,} files",
-        2.0,
-        _figure("`snapline verify` (whole process)", verify_series["verify"]),
-        _figure("`git status`", verify_series["status"]),
-        extra=[
-            _figure("`git fsck --no-progress` (git's check of its history)", verify_series["fsck"])
-        ],
+        goal,
+        _figure("`snapline verify` (whole process)", series["verify"]),
+        _figure("`git status`", series["status"]),
         notes=[
-            "`snapline verify` is what CI runs: the check of row 6b in a new process, plus the "
-            f"whole history validated again (SQLite's quick_check of the store, the sequence "
-            f"and the chain hash of every snapshot, 0 to {latest}, every change row, the "
-            "known state against the history, milestones). Its cost grows with the history "
-            "(the baseline alone has a change row for every file); git status checks the "
-            "workspace only, and `git fsck` is git's check of its history.",
+            "`snapline verify` is what CI runs, in the workspace with the long history ("
+            f"{history}): by default it checks what is new since the checkpoint it last "
+            "verified, plus the whole workspace against the latest snapshot (row 6b's "
+            "check in a new process). `git status` checks the workspace only.",
+            f"Goal: ≤ {VERIFY_GOAL_QUICK:g} at 10,000 files (quick mode), ≤ "
+            f"{VERIFY_GOAL_FULL:g} at 100,000 (full mode); this run: ≤ {goal:g}.",
         ],
     )
-    if not row.met:
-        evidence = _cli_profile(bench, root, verify_argv, False, edit=False)
-        lines = []
-        for marker, what in (
-            ("validate.py:", "validating the history (`validate_history`)"),
-            ("workspace.py:", "the nothing-changed check of the workspace (`check_sync`)"),
-        ):
-            share = _named_share(evidence.profile, marker, what)
-            if share is not None:
-                lines.append(f"{what[0].upper()}{what[1:]}: {100 * share:.0f}% of the process.")
-        lines.append(
-            "What limits it: every run validates the whole history again, so its cost "
-            "follows the number of change rows (the baseline has one a file), not what "
-            "changed. A record of what was validated before could not be trusted: anyone "
-            "able to edit an old row could edit that record too, and CI starts from a "
-            "fresh checkout. The check of the workspace alone is row 6b."
+    full_label = (
+        "`snapline verify --full` (whole process)"
+        if has_full
+        else "`snapline verify` (whole process; `--full` does not exist yet)"
+    )
+    full = _ratio_row(
+        "6d",
+        f"CLI `snapline verify --full`, whole history, {n:,} files",
+        VERIFY_FULL_GOAL,
+        _figure(full_label, series["full" if has_full else "verify"]),
+        _figure(
+            "`git status && git fsck --no-progress` (one shell command)", series["status-fsck"]
+        ),
+        extra=[],
+        notes=[
+            f"`--full` checks the whole history ({history}: SQLite's check of the store, "
+            "the sequence and chain hash of every snapshot, every change row, milestones) "
+            "and the workspace; git's counterpart checks the workspace and then every "
+            "object of its history, in the repository with the same history.",
+        ],
+    )
+    if not has_full:
+        full.notes.insert(
+            0,
+            "`snapline verify --full` does not exist in this snapline (its `verify --help` "
+            "has no `--full`), so plain `snapline verify` was timed: until the default "
+            "becomes incremental it checks the whole history.",
         )
-        row.evidence.append(dataclasses.replace(evidence, lines=tuple(lines)))
-    results.append(row)
-    return results
+    profiled: dict[tuple[str, ...], Evidence] = {}
+    for row, argv in ((verify, verify_argv), (full, full_argv)):
+        if not row.met:
+            # Without --full both rows timed the same command: one profile serves both.
+            if tuple(argv) not in profiled:
+                evidence = cli_profile(bench, root, argv, edit=False)
+                profiled[tuple(argv)] = dataclasses.replace(evidence, lines=verify_shares(evidence))
+            row.evidence.append(profiled[tuple(argv)])
+    return [verify, full]
+
+
+def _newest_number(log: Any) -> int | None:
+    """The newest snapshot's number in ``snapline log --json`` output, if it says."""
+    entries = log.get("snapshots", log) if isinstance(log, dict) else log
+    if isinstance(entries, list) and entries and isinstance(entries[0], dict):
+        number = entries[0].get("number")
+        return int(number) if isinstance(number, int) else None
+    return None
+
+
+def verify_shares(evidence: Evidence) -> tuple[str, ...]:
+    """What a profiled ``snapline verify`` spent on its parts, as lines of evidence.
+
+    The parts: validating the history, checking the workspace against the latest
+    snapshot, and catching the local index up with the ledger (a rebuild in a fresh
+    clone). A part the profile does not show is left out.
+    """
+    lines = []
+    for marker, what in (
+        ("check/sequence.py:", "validating the history (`validate_history`)"),
+        ("workspace/reading.py:", "the check of the workspace (`check_sync`)"),
+        ("ledger/sync.py:", "catching the local index up with the ledger (`catch_up`)"),
+    ):
+        share = _named_share(evidence.profile, marker, what)
+        if share is not None:
+            lines.append(f"{what[0].upper()}{what[1:]}: {100 * share:.0f}% of the process.")
+    return tuple(lines)
 
 
 def _bare_walk(root: Path) -> int:
@@ -900,18 +1042,23 @@ def _named_share(profile: dict[str, Any] | None, marker: str, what: str) -> floa
 
 
 def row_rollback(bench: Bench, long: WorkerClient) -> list[RowResult]:
-    """Row 7: rollback across 1,000 snapshots touching 100 files vs ``git checkout REV -- .``."""
+    """Row 7: ``snapline rollback --to N`` across 1,000 snapshots vs ``git checkout REV -- .``.
+
+    The library call (``ws.rollback`` in the long-lived worker) is measured first, as an
+    "also measured" line; then the command, a whole process, alternately with git.
+    """
     import snapline
 
     title = (
-        f"rollback across {min(ROLLBACK_SPAN, bench.config.history):,} snapshots touching 100 files"
+        f"`snapline rollback --to N` across {min(ROLLBACK_SPAN, bench.config.history):,} "
+        "snapshots touching 100 files, whole process"
     )
     if not hasattr(snapline.Workspace, "rollback"):
         return [
             RowResult(
                 number="7",
                 title=title,
-                goal="≤ 2",
+                goal=f"≤ {ROLLBACK_GOAL:g}",
                 skipped="not measured: rollback not built yet",
                 notes=[
                     "`Workspace.rollback` does not exist in this checkout; the row's code "
@@ -920,53 +1067,88 @@ def row_rollback(bench: Bench, long: WorkerClient) -> list[RowResult]:
             )
         ]
     repo = bench.tree("git").root
+    root = bench.tree("long").root
     span = min(ROLLBACK_SPAN, bench.config.history)
     tip = long.call("latest")["latest"]
     back = tip - span
     rev = bench.git(repo, "rev-parse", f"HEAD~{span}").stdout.strip()
     files: list[int] = []
 
-    def snap(index: int) -> Sample:
+    def library(index: int) -> Sample:
         reply = long.call("rollback", to=back if index % 2 == 0 else tip)
         files.append(int(reply.get("changed", reply.get("files")) or 0))
         return _from_reply(reply)
+
+    def cli(index: int) -> Sample:
+        argv = [str(bench.snapline_bin), "rollback", "--to", str(back if index % 2 == 0 else tip)]
+        run = run_process(argv, cwd=root, env=bench.cli_env, measure_rss=bench.warming(index))
+        return Sample(run.check("snapline rollback").seconds, run.peak_rss)
 
     def git(index: int) -> Sample:
         target = rev if index % 2 == 0 else "HEAD"
         commands = [["checkout", target, "--", "."]]
         return bench.git_sample(repo, commands, False, rss=bench.warming(index))
 
-    bench.log("row 7: rollback")
     rounds = bench.rounds(bench.config.repeats)
-    series = alternate([("snapline", snap), ("git", git)], **rounds)
-    if (rounds["warmup"] + rounds["repeats"]) % 2:
+    odd = (rounds["warmup"] + rounds["repeats"]) % 2 == 1
+    bench.log("row 7: rollback, library")
+    in_library = alternate([("library", library)], **rounds)
+    if odd:
         long.call("rollback", to=tip)
-        bench.git(repo, "checkout", "HEAD", "--", ".")
+    bench.log("row 7: rollback, whole process vs git")
+    # The commands write snapshots the worker did not: it reopens the workspace after.
+    long.call("close")
+    try:
+        series = alternate([("cli", cli), ("git", git)], **rounds)
+        if odd:
+            cli(1)
+            bench.git(repo, "checkout", "HEAD", "--", ".")
+    finally:
+        long.call("open", root=str(root))
     row = _ratio_row(
         "7",
         title,
-        2.0,
-        _figure(f"`ws.rollback` to {back} and back to {tip}, alternately", series["snapline"]),
+        ROLLBACK_GOAL,
+        _figure(
+            f"`snapline rollback --to {back}` and back (`--to {tip}`), alternately (whole process)",
+            series["cli"],
+        ),
         _figure("`git checkout REV -- .` and back (`HEAD`)", series["git"]),
+        extra=[
+            _figure(
+                "library `ws.rollback` of the same, long-lived Workspace (no process start)",
+                in_library["library"],
+            )
+        ],
         notes=[
             f"Files each rollback changed: {', '.join(map(str, sorted(set(files))))}; the "
-            f"workspace has {bench.config.files:,} files.",
-            "snapline journals the rollback and fsyncs every file it writes; git checkout "
-            "writes files without fsync.",
+            f"workspace has {bench.config.files:,} files. Every rollback is itself recorded "
+            "as a new snapshot.",
+            "snapline journals the rollback and fsyncs what it writes; git checkout writes "
+            "files without fsync.",
         ],
     )
     if not row.met:
-        reply = long.call("rollback", to=back, profile=True)
-        long.call("rollback", to=tip)
+        argv = [str(bench.snapline_bin), "rollback", "--to", str(back)]
+        long.call("close")
+        try:
+            evidence = cli_profile(bench, root, argv, edit=False)
+            run_process(
+                [str(bench.snapline_bin), "rollback", "--to", str(tip)],
+                cwd=root,
+                env=bench.cli_env,
+            ).check("snapline rollback")
+        finally:
+            long.call("open", root=str(root))
         lines = []
-        detect = share_of(reply.get("profile"), "snapshots/detect.py:")
+        detect = share_of(evidence.profile, "snapshots/detect.py:")
         if detect:
             lines.append(
                 f"Checking the whole workspace for outside changes (`detect`, a walk of all "
                 f"{bench.config.files:,} files) takes {100 * detect:.0f}% of the rollback; "
                 "the files it restores are 100."
             )
-        row.evidence.append(_profile_evidence("cProfile of one rollback", reply, *lines))
+        row.evidence.append(dataclasses.replace(evidence, lines=tuple(lines)))
     return [row]
 
 
@@ -1139,6 +1321,72 @@ def row_scattered(bench: Bench) -> list[RowResult]:
     return [row]
 
 
+# -- 9b: a 1,200-line change in many blocks ------------------------------------------------
+
+
+def row_blocks(bench: Bench) -> list[RowResult]:
+    """Row 9b: library record of a 1,200-line change in scattered blocks of a 3,000-line file."""
+    root = bench.config.workdir / "blocks"
+    rel = "src/refactored_module.py"
+    (root / "src").mkdir(parents=True)
+    path = root / rel
+    path.write_text(source_text(BLOCKS_LINES, seed=bench.config.seed + 4), encoding="utf-8")
+    bench.log(f"row 9b: {BLOCKS_CHANGED:,}-line changes of a {BLOCKS_LINES:,}-line file")
+    samples: list[Sample] = []
+    shapes: list[tuple[int, int]] = []
+    with bench.worker() as worker:
+        worker.call("init", root=str(root))
+        rounds = bench.config.warmup + bench.config.quick_repeats
+        for index in range(rounds):
+            before = path.read_text(encoding="utf-8")
+            after = block_edit(before, BLOCKS_CHANGED, seed=index)
+            path.write_text(after, encoding="utf-8")
+            reply = worker.call("record", paths=[rel])
+            if index == rounds - 1:
+                shapes.append(_changed_lines(before, after))
+            if index >= bench.config.warmup:
+                samples.append(_from_reply(reply))
+        series = Series("record", tuple(samples))
+        storages = sorted(set(_flat(series.infos("storage"))))
+        removed, added = shapes[0]
+        figure = _figure("`ws.record([F])`, long-lived Workspace", series)
+        assert figure.stats is not None
+        row = RowResult(
+            number="9b",
+            title=f"library record of a {BLOCKS_CHANGED:,}-line change (scattered blocks) "
+            f"of a {BLOCKS_LINES:,}-line file",
+            goal=f"≤ {BLOCKS_GOAL * 1000:.0f} ms median",
+            snapline=figure,
+            met=figure.stats.median <= BLOCKS_GOAL,
+            notes=[
+                f"Each run changes {BLOCKS_CHANGED:,} lines of the file's current version in "
+                "blocks of 1 to 12 lines at random positions (most replaced, about one in "
+                "eight deleted, one in eight followed by new lines), the shape of a large "
+                f"refactoring commit; the last run's diff removed {removed:,} lines and added "
+                f"{added:,}.",
+                f"Stored as: {', '.join(storages)}.",
+            ],
+        )
+        if not row.met:
+            path.write_text(block_edit(path.read_text(encoding="utf-8"), BLOCKS_CHANGED, seed=999))
+            reply = worker.call("record", paths=[rel], profile=True)
+            row.evidence.append(_profile_evidence("cProfile of one record", reply))
+    return [row]
+
+
+def _changed_lines(before: str, after: str) -> tuple[int, int]:
+    """Lines removed and added by the change from ``before`` to ``after`` (difflib)."""
+    import difflib
+
+    removed = added = 0
+    matcher = difflib.SequenceMatcher(None, before.split("\n"), after.split("\n"), False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return removed, added
+
+
 # -- 10b: a 200 MB file ------------------------------------------------------------------------
 
 
@@ -1228,12 +1476,16 @@ ORDER = (
     "3b",
     "4",
     "5",
+    "5b",
     "6a",
     "6b",
     "6c",
+    "6d",
+    "6e",
     "7",
     "8",
     "9",
+    "9b",
     "10a",
     "10b",
     "10c",
@@ -1247,7 +1499,7 @@ ORDER = (
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
 Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15;
 14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
-issue 13)."""
+issue 13; 5b, 6d, 6e and 9b: issue 16). The peers' rows P1-P3 run only with ``--peers``."""
 
 
 def run_all(
@@ -1273,7 +1525,7 @@ def run_all(
             results.extend(_failed(number, title, error) for number in numbers)
 
     attempt(("1", "10a"), "init", lambda: row_init(bench))
-    library = ("2a", "2b", "3a", "3b", "6a", "6b", "6c", "7")
+    library = ("2a", "2b", "3a", "3b", "6a", "6b", "6c", "6d", "7")
     if wanted(library):
         with bench.worker() as main, bench.worker() as long:
             try:
@@ -1285,11 +1537,15 @@ def run_all(
                 attempt(("7",), "rollback", lambda: row_rollback(bench, long))
                 attempt(("3a", "3b"), "history length", lambda: row_history(bench, main, long))
                 attempt(("2a", "2b"), "one-line edit", lambda: row_edit(bench, main))
-                attempt(("6a", "6b", "6c"), "nothing changed", lambda: row_nochange(bench, main))
+                attempt(
+                    ("6a", "6b", "6c", "6d"), "nothing changed", lambda: row_nochange(bench, main)
+                )
+    attempt(("6e",), "verify in a fresh clone", lambda: row_fresh_clone(bench))
     attempt(("4",), "CLI record", lambda: row_cli_record(bench))
-    attempt(("5",), "--help", lambda: row_help(bench))
+    attempt(("5", "5b"), "--help and --version", lambda: row_help(bench))
     attempt(("8",), "stored bytes", lambda: row_storage(bench))
     attempt(("9",), "10% of a large file", lambda: row_scattered(bench))
+    attempt(("9b",), "1,200-line change", lambda: row_blocks(bench))
     attempt(("10b", "10c"), "200 MiB file", lambda: row_large_file(bench))
     attempt(("11",), "review page", lambda: row_report_page(bench))
     attempt(("12",), "Claude Code hook", lambda: row_hook(bench))
@@ -1297,6 +1553,22 @@ def run_all(
     attempt(("14a", "14b"), "ledger size", lambda: row_ledger_size(bench))
     attempt(("15",), "index rebuild", lambda: row_index_rebuild(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
+
+
+def run_peers(
+    config: Config, log: Callable[[str], None], venv: Path
+) -> tuple[list[RowResult], str]:
+    """Rows P1-P3 alone (``make bench-peers``): the results and the peers' versions.
+
+    A failure is reported as failed rows, as in :func:`run_all`.
+    """
+    bench = Bench(config, log)
+    try:
+        results = row_peers(bench, venv)
+    except Exception as error:
+        log(f"rows {', '.join(PEER_ROWS)} failed: {error}")
+        results = [_failed(number, "peers", error) for number in PEER_ROWS]
+    return results, str(bench.facts.get("peers", "peers not installed"))
 
 
 def _failed(number: str, title: str, error: Exception) -> RowResult:
@@ -1317,8 +1589,9 @@ def method_notes(config: Config) -> list[str]:
         f"Each timed comparison runs the contenders alternately (A B A B …): "
         f"{config.warmup} warm-up round, then {config.repeats} rounds "
         f"({config.quick_repeats} for the library edits of a few milliseconds, "
-        f"{config.slow_repeats} for init, {2 * config.slow_repeats} for whole-workspace "
-        "checks); figures are median (min - max) and ratios are ratios of medians.",
+        f"{config.slow_repeats} for init, `snapline verify` and the fresh clone, "
+        f"{2 * config.slow_repeats} for the library's whole-workspace checks); figures are "
+        "median (min - max) and ratios are ratios of medians.",
         "Library figures are timed inside a worker process around the call alone, with "
         "one `Workspace` kept open as an agent would; CLI and git figures are whole "
         "processes timed from outside. Peak RSS of a process is taken by GNU `time` "

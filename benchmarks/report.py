@@ -21,7 +21,9 @@ __all__ = [
     "format_bytes",
     "format_seconds",
     "machine_info",
+    "place_peers",
     "render_markdown",
+    "render_peers",
     "render_text",
     "share_of",
     "snapline_version",
@@ -73,6 +75,8 @@ class RowResult:
     """One goal of the issue, measured.
 
     ``met`` is ``None`` when the row could not be measured (``skipped`` says why).
+    ``git`` is the reference snapline is judged against; ``reference_name`` heads its
+    column (``"git"``, ``"python"``, a peer's name).
     """
 
     number: str
@@ -82,6 +86,7 @@ class RowResult:
     git: Figure | None = None
     ratio: float | None = None
     ratio_label: str = "snapline ÷ git (medians)"
+    reference_name: str = "git"
     met: bool | None = None
     extra: list[Figure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -208,7 +213,9 @@ def render_markdown(
         f"Measured {when} in **{mode}** mode "
         f"({format_seconds(elapsed)} in all). Reproduce with `{command}`; `make bench` runs "
         "the quick mode (10k files), `make bench-full` the 100k-file figures; "
-        "`HISTORY=PATH` gives them a git repository whose history rows 14a/14b replay.",
+        "`HISTORY=PATH` gives them a git repository whose history rows 14a/14b replay; "
+        "`make bench-peers` (which needs the network, to install them) measures snapline "
+        "against its peers stepback and rewind-ai in a section of its own.",
         "",
         "## Machine",
         "",
@@ -229,6 +236,11 @@ def render_markdown(
         out += ["## Latest full run (100k files, 10,000 snapshots)", ""]
         kept = _full_summary(previous)
         out += [kept, ""] if kept else ["No `make bench-full` run is recorded yet.", ""]
+    # The peers' figures come from their own runs (they need the network to install):
+    # carried over as they are, with their date, until `make bench-peers` runs again.
+    peers = _kept_block(previous, PEERS_START, PEERS_END)
+    if peers:
+        out += [peers, ""]
     for result in results:
         out += _row_section(result)
     unmet = [r for r in results if r.met is False]
@@ -248,11 +260,20 @@ def _summary_cells(result: RowResult) -> tuple[str, ...]:
         result.number,
         result.title,
         result.snapline.short() if result.snapline else "—",
-        result.git.short() if result.git else "—",
+        _reference_cell(result),
         ratio,
         result.goal,
         result.verdict(),
     )
+
+
+def _reference_cell(result: RowResult) -> str:
+    if result.git is None:
+        return "—"
+    if result.reference_name == "git":
+        return result.git.short()
+    # The column is git's; a row judged against something else says what.
+    return f"{result.git.short()} ({result.reference_name})"
 
 
 def _row_section(result: RowResult) -> list[str]:
@@ -265,7 +286,7 @@ def _row_section(result: RowResult) -> list[str]:
     verdict = f"**{result.verdict()}**"
     timed = any(f is not None and f.stats is not None for f in (result.snapline, result.git))
     out += [
-        "| | snapline | git | ratio | goal | result |",
+        f"| | snapline | {result.reference_name} | ratio | goal | result |",
         "|---|---|---|---|---|---|",
         ("| median (min - max, runs) | " if timed else "| figure | ")
         + " | ".join(
@@ -424,8 +445,76 @@ def share_of(profile: dict[str, Any] | None, marker: str) -> float | None:
 
 
 def _full_summary(previous: str | None) -> str | None:
-    if not previous or FULL_START not in previous or FULL_END not in previous:
+    return _kept_block(previous, FULL_START, FULL_END)
+
+
+def _kept_block(previous: str | None, start_marker: str, end_marker: str) -> str | None:
+    if not previous or start_marker not in previous or end_marker not in previous:
         return None
-    start = previous.index(FULL_START)
-    end = previous.index(FULL_END) + len(FULL_END)
+    start = previous.index(start_marker)
+    end = previous.index(end_marker) + len(end_marker)
     return previous[start:end]
+
+
+PEERS_START = "<!-- peers: start -->"
+PEERS_END = "<!-- peers: end -->"
+
+
+def render_peers(
+    results: list[RowResult],
+    *,
+    machine: dict[str, str],
+    command: str,
+    started: datetime,
+    elapsed: float,
+) -> str:
+    """The peers' section of ``docs/benchmarks.md`` (rows P1-P3), between its markers.
+
+    It is a section of its own, dated, so that a later ``make bench`` (which does not run
+    the peers) carries it over unchanged; :func:`place_peers` puts it into the document.
+    """
+    when = f"{started.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC"
+    load = machine.get("load average (1 min) before / after", "?")
+    out = [
+        PEERS_START,
+        "## Peers: stepback and rewind-ai (`make bench-peers`)",
+        "",
+        f"Run of {when} ({format_seconds(elapsed)} in all), `{command}`, snapline "
+        f"{machine.get('snapline', '?')}, {machine.get('peers', 'peers unknown')}, load "
+        f"average (1 min) before / after {load}. "
+        "The peers are installed from the package index into `bench-work/peers-venv`; "
+        "`make bench` never installs or runs them, and keeps this section as it is.",
+        "",
+        "| # | work | snapline | peer | ratio | goal | result |",
+        "|---|---|---|---|---|---|---|",
+        *("| " + " | ".join(_escape(c) for c in _summary_cells(r)) + " |" for r in results),
+        "",
+    ]
+    for result in results:
+        out += [line.replace("## ", "### ", 1) if line.startswith("## ") else line
+                for line in _row_section(result)]  # fmt: skip
+    unmet = [r for r in results if r.met is False]
+    if unmet:
+        out += ["### What limits the peers' rows", ""]
+        for result in unmet:
+            out += [line.replace("### ", "#### ", 1) if line.startswith("### ") else line
+                    for line in _limits_section(result)]  # fmt: skip
+    out.append(PEERS_END)
+    return "\n".join(out)
+
+
+def place_peers(document: str | None, block: str) -> str:
+    """``document`` with its peers' section replaced by ``block`` (or added).
+
+    A document without one gets it before its first row section (after the summaries),
+    where :func:`render_markdown` keeps it.
+    """
+    if not document:
+        return "# Benchmarks\n\n" + block + "\n"
+    if PEERS_START in document and PEERS_END in document:
+        start = document.index(PEERS_START)
+        end = document.index(PEERS_END) + len(PEERS_END)
+        return document[:start] + block + document[end:]
+    match = re.search(r"^## \d", document, flags=re.MULTILINE)
+    at = match.start() if match else len(document)
+    return document[:at] + block + "\n\n" + document[at:]

@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_SEED",
     "HISTORY_FILES",
     "Layout",
+    "block_edit",
     "generate",
     "history_versions",
     "one_line_edit",
@@ -201,6 +202,42 @@ def scattered_edit(text: str, fraction: float, *, seed: int) -> str:
     usable = max(1, len(lines) - 1)
     for target in rng.sample(range(usable), int(usable * fraction)):
         lines[target] = _source_line(rng, "py") + f"  # v{seed}"
+    return "\n".join(lines)
+
+
+def block_edit(text: str, changed: int, *, seed: int) -> str:
+    """Change ``changed`` lines of ``text`` in many scattered blocks of 1 to 12 lines.
+
+    Most blocks replace their lines with new ones; about one in eight deletes its lines
+    and one in eight inserts new lines after them, so the change has the shape of a
+    large refactoring commit rather than of isolated one-line edits. The same
+    ``(text, changed, seed)`` always gives the same result.
+    """
+    rng = random.Random(seed)
+    lines = text.split("\n")
+    usable = max(1, len(lines) - 1)
+    taken: set[int] = set()
+    blocks: list[tuple[int, int, str]] = []
+    budget = min(changed, usable)
+    while budget > 0:
+        size = min(budget, rng.randint(1, 12))
+        start = rng.randrange(usable - size + 1)
+        span = range(start, start + size)
+        if taken.intersection(range(start - 1, start + size + 1)):
+            continue  # blocks stay apart, so each is a block of its own in the diff
+        taken.update(span)
+        roll = rng.random()
+        blocks.append((start, size, "delete" if roll < 0.125 else "insert" if roll < 0.25 else ""))
+        budget -= size
+    # From the end backwards, so earlier positions stay valid.
+    for start, size, kind in sorted(blocks, reverse=True):
+        fresh = [_source_line(rng, "py") + f"  # b{seed}" for _ in range(size)]
+        if kind == "delete":
+            del lines[start : start + size]
+        elif kind == "insert":
+            lines[start + size : start + size] = fresh
+        else:
+            lines[start : start + size] = fresh
     return "\n".join(lines)
 
 
