@@ -1,23 +1,19 @@
-"""Commands that check and maintain the store: ``verify`` (for CI) and ``gc``."""
+"""Commands that check and maintain the store: ``verify`` (for CI) and ``gc``.
+
+``verify``'s work is in ``cli/checking.py``, shared with its lean path without typer.
+"""
 
 from __future__ import annotations
 
-import os
 from enum import Enum
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from snapline.cli.checking import verify_command
 from snapline.cli.context import JsonOption, state, workspace
-from snapline.cli.errors import EXIT_CORRUPT, EXIT_FAILURE, describe, error_json, exit_code_for
-from snapline.cli.output import echo, echo_json, format_bytes, github_annotation, plural
-from snapline.cli.quoting import quote_text
-from snapline.cli.render import echo_problems
-from snapline.cli.report import ReportOption, note_untracked, untracked_inside
-
-if TYPE_CHECKING:
-    from snapline import Report
+from snapline.cli.output import echo, echo_json, format_bytes, plural
+from snapline.cli.report import ReportOption
 
 __all__ = ["Format", "register"]
 
@@ -73,81 +69,19 @@ def verify(
     Exits 0 when everything holds, 1 when there are problems, 3 when the store is
     corrupt. Meant for CI; --report also writes the review page (same exit codes).
     """
-    from snapline import Problem, SnaplineError
-
-    try:
-        with workspace(ctx) as ws:
-            report = ws.verify(full=full, deep=deep)
-            latest = ws.latest
-    except SnaplineError as error:
-        if not as_json and output_format is Format.text:
-            raise
-        # CI reads the annotations and the JSON: an unreadable store is reported the
-        # same way as any other problem, then exits with the error's own code.
-        message, code = describe(error)
-        exit_code_for(error, debug=state(ctx).debug)
-        problem = Problem(
-            kind="store",
-            message=str(error),
-            severity="corrupt" if code == EXIT_CORRUPT else "error",
-        )
-        if as_json:
-            # The report's shape, plus what every command prints for an error.
-            echo_json(
-                {
-                    "ok": False,
-                    "problems": [problem.model_dump(mode="json")],
-                    **error_json(message, type(error).__name__, code),
-                }
-            )
-        else:
-            echo(github_annotation(problem))
-        raise typer.Exit(code) from None
-    if as_json:
-        echo_json(report.to_json())
-    elif output_format is Format.github:
-        for problem in report.problems:
-            echo(github_annotation(problem))
-        _echo_summary(report, latest, list_problems=False)
-    else:
-        _echo_summary(report, latest, list_problems=True)
-    if report_path is not None:
-        _write_page(ctx, report_path, report)
-    if report.corrupt:
-        raise typer.Exit(EXIT_CORRUPT)
-    if not report.ok:
-        raise typer.Exit(EXIT_FAILURE)
-
-
-def _write_page(ctx: typer.Context, path: Path, report: Report) -> None:
-    # Outside verify's own error handling: a page that cannot be written is an error of
-    # its own, not a problem of the store. The page shows this very result (--deep's
-    # too) rather than checking a second time.
-    with workspace(ctx) as ws:
-        ws.report(path, verification=report)
-        untracked = untracked_inside(ws, os.path.abspath(path))
-    echo(f"wrote the review page {quote_text(os.path.abspath(path))}", err=True)
-    if untracked:
-        note_untracked(os.path.abspath(path))
-
-
-def _echo_summary(report: Report, latest: int, *, list_problems: bool) -> None:
-    if report.ok:
-        checked = _checked(report.since, latest)
-        echo(("ok", "bold green"), f": {checked}, the workspace matches the latest snapshot")
-        return
-    what = "the store is corrupt" if report.corrupt else "verification failed"
-    # With annotations the problems are already on stdout; the headline is for people.
-    echo((f"{what}: {plural(len(report.problems), 'problem')}", "bold red"), err=not list_problems)
-    if list_problems:
-        echo_problems(report.problems)
-
-
-def _checked(since: int | None, latest: int) -> str:
-    if since is None:
-        return f"snapshots 0..{latest} verified"
-    earlier = "all" if since >= latest else f"0..{since}"
-    return f"snapshots 0..{latest} verified ({earlier} by an earlier check; --full rereads them)"
+    options = state(ctx)
+    code = verify_command(
+        options.root,
+        options.timeout,
+        as_json=as_json,
+        github=output_format is Format.github,
+        full=full,
+        deep=deep,
+        report_path=report_path,
+        debug=options.debug,
+    )
+    if code:
+        raise typer.Exit(code)
 
 
 def gc(ctx: typer.Context, as_json: JsonOption = False) -> None:

@@ -1,0 +1,203 @@
+"""``snapline verify``'s work, and its lean path without typer.
+
+CI and hooks run ``snapline verify`` often, and after a first full check most of its time
+is the workspace scan: the console script sends a plain ``snapline verify [--full]
+[--deep] [--json] [--format text|github]`` here before it builds the typer application.
+Anything else (help, ``--report``, ``--root``, ``--opt=value``, a repeated option) goes to
+the typer command in ``cli/verify.py``, which calls the same :func:`verify_command`; this
+module imports neither typer nor rich.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from snapline.cli.errors import EXIT_CORRUPT, EXIT_FAILURE
+from snapline.cli.workspaces import DEFAULT_TIMEOUT, open_workspace
+
+if TYPE_CHECKING:
+    from snapline import Report
+
+__all__ = ["fast_verify", "verify_command"]
+
+_FLAGS = ("--full", "--deep", "--json")
+_FORMATS = ("text", "github")
+
+
+def fast_verify(args: list[str]) -> int | None:
+    """Run ``snapline verify ARGS`` without the typer application, when the arguments allow.
+
+    Args:
+        args: The arguments after ``verify``.
+
+    Returns:
+        The exit code, or ``None`` when the arguments are not the plain form this path
+        reads: the typer command handles them (and any usage error) then.
+    """
+    parsed = _parse(args)
+    if parsed is None:
+        return None
+    flags, output_format = parsed
+    as_json = "--json" in flags
+    try:
+        return verify_command(
+            None,
+            DEFAULT_TIMEOUT,
+            as_json=as_json,
+            github=output_format == "github",
+            full="--full" in flags,
+            deep="--deep" in flags,
+        )
+    except (KeyboardInterrupt, EOFError):
+        sys.stderr.write("\nAborted!\n")  # as the typer command line ends on these
+        return 1
+    except Exception as error:
+        from snapline.cli.errors import exit_code_for
+
+        try:
+            return exit_code_for(error, as_json=as_json)
+        except OSError as broken:
+            if broken.errno != errno.EPIPE:
+                raise
+            return 1
+
+
+def _parse(args: list[str]) -> tuple[set[str], str] | None:
+    flags: set[str] = set()
+    output_format: str | None = None
+    words = iter(args)
+    for word in words:
+        if word in _FLAGS and word not in flags:
+            flags.add(word)
+        elif word == "--format" and output_format is None:
+            value = next(words, None)
+            if value not in _FORMATS:
+                return None  # case variants and mistakes: typer says what it takes
+            output_format = value
+        else:
+            return None
+    return flags, output_format or "text"
+
+
+def verify_command(
+    root: Path | None,
+    timeout: float,
+    *,
+    as_json: bool,
+    github: bool,
+    full: bool,
+    deep: bool,
+    report_path: Path | None = None,
+    debug: bool = False,
+) -> int:
+    """``snapline verify``: check the history and the workspace, say what was found.
+
+    Args:
+        root: ``--root``, or ``None`` to find the workspace upwards.
+        timeout: ``--timeout``.
+        as_json: ``--json``.
+        github: ``--format github``.
+        full: ``--full``.
+        deep: ``--deep``.
+        report_path: ``--report``.
+        debug: ``--debug``.
+
+    Returns:
+        The exit code: 0 when everything holds, 1 for problems, 3 for a corrupt store.
+
+    Raises:
+        SnaplineError: When the store cannot be opened and neither JSON nor annotations
+            were asked for: the caller reports it as every command does.
+    """
+    from snapline import SnaplineError
+    from snapline.cli.output import echo, echo_json, github_annotation
+
+    try:
+        with open_workspace(root, timeout) as ws:
+            report = ws.verify(full=full, deep=deep)
+            latest = ws.latest
+    except SnaplineError as error:
+        if not as_json and not github:
+            raise
+        return _report_error(error, as_json=as_json, debug=debug)
+    if as_json:
+        echo_json(report.to_json())
+    elif github:
+        for problem in report.problems:
+            echo(github_annotation(problem))
+        _echo_summary(report, latest, list_problems=False)
+    else:
+        _echo_summary(report, latest, list_problems=True)
+    if report_path is not None:
+        _write_page(root, timeout, report_path, report)
+    if report.corrupt:
+        return EXIT_CORRUPT
+    return 0 if report.ok else EXIT_FAILURE
+
+
+def _report_error(error: Exception, *, as_json: bool, debug: bool) -> int:
+    # CI reads the annotations and the JSON: an unreadable store is reported the same
+    # way as any other problem, then exits with the error's own code.
+    from snapline import Problem
+    from snapline.cli.errors import describe, error_json, exit_code_for
+    from snapline.cli.output import echo, echo_json, github_annotation
+
+    message, code = describe(error)
+    exit_code_for(error, debug=debug)
+    problem = Problem(
+        kind="store", message=str(error), severity="corrupt" if code == EXIT_CORRUPT else "error"
+    )
+    if as_json:
+        # The report's shape, plus what every command prints for an error.
+        echo_json(
+            {
+                "ok": False,
+                "problems": [problem.model_dump(mode="json")],
+                **error_json(message, type(error).__name__, code),
+            }
+        )
+    else:
+        echo(github_annotation(problem))
+    return code
+
+
+def _write_page(root: Path | None, timeout: float, path: Path, report: Report) -> None:
+    # Outside verify's own error handling: a page that cannot be written is an error of
+    # its own, not a problem of the store. The page shows this very result (--deep's
+    # too) rather than checking a second time.
+    from snapline.cli.output import echo
+    from snapline.cli.quoting import quote_text
+    from snapline.cli.report import note_untracked, untracked_inside
+
+    with open_workspace(root, timeout) as ws:
+        ws.report(path, verification=report)
+        untracked = untracked_inside(ws, os.path.abspath(path))
+    echo(f"wrote the review page {quote_text(os.path.abspath(path))}", err=True)
+    if untracked:
+        note_untracked(os.path.abspath(path))
+
+
+def _echo_summary(report: Report, latest: int, *, list_problems: bool) -> None:
+    from snapline.cli.output import echo, plural
+    from snapline.cli.render import echo_problems
+
+    if report.ok:
+        checked = _checked(report.since, latest)
+        echo(("ok", "bold green"), f": {checked}, the workspace matches the latest snapshot")
+        return
+    what = "the store is corrupt" if report.corrupt else "verification failed"
+    # With annotations the problems are already on stdout; the headline is for people.
+    echo((f"{what}: {plural(len(report.problems), 'problem')}", "bold red"), err=not list_problems)
+    if list_problems:
+        echo_problems(report.problems)
+
+
+def _checked(since: int | None, latest: int) -> str:
+    if since is None:
+        return f"snapshots 0..{latest} verified"
+    earlier = "all" if since >= latest else f"0..{since}"
+    return f"snapshots 0..{latest} verified ({earlier} by an earlier check; --full rereads them)"
