@@ -37,6 +37,7 @@ NOT_NEEDED = (
     "snapline.store.ledger.importing",
     "snapline.store.ledger.forgotten",
     "snapline.store.ledger.forget_format",
+    "logging",  # imported when there is a warning to log
 )
 
 _DRIVER = """

@@ -12,7 +12,6 @@ into the workspace any other way.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import secrets
 from collections.abc import Iterator, Sequence
@@ -43,6 +42,8 @@ from snapline.store import ChangeRow, SnapshotRow, StateRow, Store
 from snapline.store.lockfile import LockTimeout
 
 if TYPE_CHECKING:
+    import logging
+
     # Imported where used: writing planned content and recovery are not every
     # process's work, and a recording process is started per edit (issue 16).
     from snapline.snapshots.record.journal import PlannedWrite
@@ -50,7 +51,16 @@ if TYPE_CHECKING:
 
 __all__ = ["LOCK_NAME", "Recorder"]
 
-log = logging.getLogger("snapline")
+
+def _log() -> logging.Logger:
+    """The ``snapline`` logger, imported when there is something to say.
+
+    Most recording processes say nothing; importing logging cost each about 2% of
+    its instructions (issue 16).
+    """
+    import logging
+
+    return logging.getLogger("snapline")
 
 
 class Recorder:
@@ -145,13 +155,13 @@ class Recorder:
                 try:
                     self._recover()
                 except RecoveryBlockedError as error:
-                    log.warning("%s", error)
+                    _log().warning("%s", error)
 
     def _recover(self) -> None:
         from snapline.snapshots.record.journal import recover
 
         for note in recover(self.root, self.store, self.known_content, self._finish_run):
-            log.warning("recovery: %s", note)
+            _log().warning("recovery: %s", note)
 
     def _finish_run(self, payload: dict[str, str]) -> None:
         # A shell command cannot be undone: what it did is recorded instead.
@@ -397,4 +407,4 @@ class Recorder:
         """Keep what the last recording call did not capture, and log it."""
         self.last_skipped = skipped
         for item in skipped:
-            log.warning("not captured: %s (%s)", item.path, item.reason)
+            _log().warning("not captured: %s (%s)", item.path, item.reason)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,7 +31,6 @@ __all__ = [
     "start_ledger",
 ]
 
-log = logging.getLogger("snapline")
 
 INIT_SUFFIX = ".init"
 """What a file or directory is called while it is being built (index, ledger, store)."""
@@ -74,10 +72,12 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
         problem = None
     with _holding(store_dir / lock_name, location, timeout):
         if problem is not None and location.is_file():
+            import logging  # here: only a damaged index has something to say
+
             for part in store_dir.glob(INDEX_NAME + "*"):
                 if not part.name.endswith(_DAMAGED):
                     os.replace(part, part.with_name(part.name + _DAMAGED))
-            log.warning(
+            logging.getLogger("snapline").warning(
                 "the local index %s could not be used (%s); it was set aside as %s and is "
                 "rebuilt from the ledger",
                 location,
