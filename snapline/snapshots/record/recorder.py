@@ -44,8 +44,6 @@ from snapline.store.lockfile import LockTimeout
 if TYPE_CHECKING:
     import logging
 
-    # Imported where used: writing planned content and recovery are not every
-    # process's work, and a recording process is started per edit (issue 16).
     from snapline.snapshots.record.journal import PlannedWrite
     from snapline.snapshots.record.plan import Step
 
@@ -53,12 +51,7 @@ __all__ = ["LOCK_NAME", "Recorder"]
 
 
 def _log() -> logging.Logger:
-    """The ``snapline`` logger, imported when there is something to say.
-
-    Most recording processes say nothing; importing logging cost each about 2% of
-    its instructions (issue 16).
-    """
-    import logging
+    import logging  # here: most recording processes have nothing to log
 
     return logging.getLogger("snapline")
 
@@ -193,10 +186,8 @@ class Recorder:
         with self.store.write():
             detection = self.detect(paths, want_content=True)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
-            # Values snapline made: built without validating them again (see values.py).
-            skipped = [
-                SkippedPath.model_construct(path=s.path, reason=s.reason) for s in detection.skipped
-            ]
+            made = SkippedPath.model_construct  # values snapline made: not validated again
+            skipped = [made(path=s.path, reason=s.reason) for s in detection.skipped]
             if not detection.drifts and not merges:
                 self.said(tuple(skipped))
                 return None
@@ -251,7 +242,7 @@ class Recorder:
         Returns:
             The new snapshot.
         """
-        from snapline.snapshots.record.journal import apply_writes
+        from snapline.snapshots.record.journal import apply_writes  # not every process writes
         from snapline.snapshots.record.plan import to_writes
 
         self.check_tip()
