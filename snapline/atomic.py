@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import hashlib
 import os
 import secrets
 import stat
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+
+from snapline.overlap import in_parallel
 
 __all__ = [
     "TEMP_MARKER",
@@ -50,7 +48,6 @@ _RANDOM = 8
 _TAIL = len(TEMP_MARKER) + _CHECK + _RANDOM
 _HEX = frozenset("0123456789abcdef")
 
-_T = TypeVar("_T")
 
 # Git-style file modes: the only ones a snapshot records.
 _EXECUTABLE = 0o100755
@@ -244,11 +241,11 @@ class WriteBatch:
 
     def sync(self) -> None:
         """Fsync every staged file, several at a time; call before the first :meth:`place`."""
-        _parallel(_fsync, [s.temp for s in self._staged if not s.temp.is_symlink()])
+        in_parallel(_fsync, [s.temp for s in self._staged if not s.temp.is_symlink()])
 
     def place(self, *staged: Staged) -> None:
         """Rename staged files into place, several at a time (so in no particular order)."""
-        _parallel(lambda item: os.replace(item.temp, item.path), staged)
+        in_parallel(lambda item: os.replace(item.temp, item.path), staged)
         for item in staged:
             self._staged.remove(item)
             self._directories[item.path.parent] = None
@@ -266,7 +263,7 @@ class WriteBatch:
 
     def finish(self) -> None:
         """Fsync every directory a rename or removal changed, once each (``OSError``)."""
-        _parallel(_fsync, list(self._directories))
+        in_parallel(_fsync, list(self._directories))
         self._directories.clear()
 
     def abort(self) -> None:
@@ -287,23 +284,6 @@ def sync_directory(directory: Path) -> None:
 
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-def _parallel(call: Callable[[_T], None], items: Sequence[_T]) -> None:
-    # Disk waits (an fsync, a rename freeing synced blocks) overlap when run together.
-    if len(items) < 3:
-        for item in items:
-            call(item)
-        return
-    for _ in _pool(os.getpid()).map(call, items):
-        pass
-
-
-@functools.cache
-def _pool(pid: int) -> ThreadPoolExecutor:
-    # One per process (a forked child has none of its parent's threads): starting
-    # threads for every batch cost as much as the waits it saves.
-    return ThreadPoolExecutor(8, thread_name_prefix="snapline-io")
 
 
 def _lstat_mode(path: Path) -> int:

@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.store",
         "snapline.scanning",
         "snapline.atomic",
+        "snapline.overlap",
         "snapline.content",
         "snapline.diffing",
         "snapline.hashing",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 import zlib
 from collections.abc import Iterable
 
@@ -55,6 +54,8 @@ class ChainLines:
     """
 
     def __init__(self) -> None:
+        import tempfile  # here: only init (the baseline) uses these lines
+
         self._lines = tempfile.SpooledTemporaryFile(max_size=_SPOOL_LIMIT)  # noqa: SIM115 (closed by __exit__)
         self._last: str | None = None
 

@@ -310,8 +310,7 @@ class Recorder:
         reconstructor = self.reconstructor
 
         def base_content(known: StateRow) -> bytes | None:
-            cached = self.cache.get(known.hash)
-            if cached is not None:
+            if (cached := self.cache.get(known.hash)) is not None:
                 return cached
             try:
                 return reconstructor.content_at(known.path, latest)
