@@ -50,9 +50,10 @@ from snapline.milestones.seal import milestone_chain_hash
 from snapline.paths import STORE_DIR
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.check.sequence import validate_history
+from snapline.snapshots.kinds import SNAPSHOT_VERSION
 from snapline.snapshots.record.commit import now_iso
 from snapline.snapshots.record.recorder import LOCK_NAME
-from snapline.snapshots.snapshot import SNAPSHOT_VERSION, Problem
+from snapline.snapshots.snapshot import Problem
 from snapline.store import DB_NAME, SqliteStore, StoreBusyError, StoreCorruptError
 from snapline.store.ledger.files import (
     FORMAT_NAME,

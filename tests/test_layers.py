@@ -34,6 +34,8 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.snapshots",
         "snapline.snapshots.snapshot",
         "snapline.snapshots.info",
+        "snapline.snapshots.info_fields",
+        "snapline.snapshots.kinds",
         "snapline.snapshots.results",
         "snapline.values",
     ),

@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING
 from snapline.cli.workspaces import DEFAULT_TIMEOUT, open_workspace, user_paths
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from snapline import Snapshot
+    from snapline.cli.render import Change
 
 __all__ = ["echo_recorded", "fast_record", "record_command"]
 
@@ -121,28 +124,41 @@ def record_command(
         as_json: ``--json``.
     """
     from snapline.cli.render import echo_skipped
+    from snapline.snapshots.info_fields import PlainInfo
+    from snapline.workspace.rows import record_rows
 
     with open_workspace(root, timeout) as ws:
-        snapshot = ws.record(user_paths(ws, paths), tool=tool, description=message, session=session)
-        skipped = ws.last_skipped
-    echo_recorded(snapshot, as_json)
+        info = PlainInfo.checked(tool, message, session)
+        recorded = record_rows(ws, user_paths(ws, paths), info)
+    if as_json or recorded.number is None:
+        echo_recorded(recorded.snapshot(), as_json)
+    else:
+        # Said from the rows: a plain `record` builds no model (record/recorded.py).
+        _say_recorded(recorded.number, recorded.changes)
     if not as_json:
-        echo_skipped(skipped)
+        echo_skipped(recorded.skipped)
 
 
 def echo_recorded(snapshot: Snapshot | None, as_json: bool) -> None:
     """Say what a recording command recorded: the snapshot and its files, or nothing."""
-    from snapline.cli.output import echo, echo_json, plural
-    from snapline.cli.render import echo_changes, model_json
+    from snapline.cli.output import echo, echo_json
+    from snapline.cli.render import model_json
 
     if as_json:
         echo_json(model_json(snapshot))
     elif snapshot is None:
         echo("nothing changed")
     else:
-        echo(
-            ("recorded snapshot ", "green"),
-            (str(snapshot.number), "bold yellow"),
-            f": {plural(len(snapshot.files), 'file')}",
-        )
-        echo_changes(snapshot.files)
+        _say_recorded(snapshot.number, snapshot.files)
+
+
+def _say_recorded(number: int, changes: Sequence[Change]) -> None:
+    from snapline.cli.output import echo, plural
+    from snapline.cli.render import echo_changes
+
+    echo(
+        ("recorded snapshot ", "green"),
+        (str(number), "bold yellow"),
+        f": {plural(len(changes), 'file')}",
+    )
+    echo_changes(changes)

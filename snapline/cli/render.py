@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from snapline.cli.output import echo, format_time, plural
 from snapline.cli.quoting import quote_path, quote_text
+from snapline.snapshots.kinds import ChangeKind
 
 if TYPE_CHECKING:
     from snapline import (
         Conflict,
-        FileChange,
         ModifiedFile,
         Problem,
         RevertResult,
@@ -20,8 +20,10 @@ if TYPE_CHECKING:
         SkippedPath,
         Snapshot,
     )
+    from snapline.scanning import Skipped
 
 __all__ = [
+    "Change",
     "echo_changes",
     "echo_conflicts",
     "echo_modified",
@@ -73,10 +75,26 @@ def side_line(snapshot: SideSnapshot) -> None:
     )
 
 
-def echo_changes(changes: Iterable[FileChange], *, indent: str = "  ") -> None:
+class Change(Protocol):
+    """What :func:`echo_changes` reads of a change: a ``FileChange``, or a change row."""
+
+    @property
+    def path(self) -> str:
+        """The path after the change."""
+
+    @property
+    def old_path(self) -> str | None:
+        """The path before a rename."""
+
+    @property
+    def kind(self) -> str:
+        """A :class:`~snapline.ChangeKind` (or its value, in a row)."""
+
+
+def echo_changes(changes: Iterable[Change], *, indent: str = "  ") -> None:
     """Each change as ``  M path`` (the letters of ``git status --short``)."""
     for change in changes:
-        letter, style = _KINDS.get(change.kind.value, ("?", ""))
+        letter, style = _KINDS.get(ChangeKind(change.kind).value, ("?", ""))
         echo(indent, (letter, style), " ", _moved(change.old_path, change.path))
 
 
@@ -89,7 +107,7 @@ def echo_modified(files: Iterable[ModifiedFile], *, indent: str = "  ") -> None:
         echo(indent, (letter, style), f" {text}", (f"  (snapshots {numbers})", "dim"))
 
 
-def echo_skipped(skipped: Iterable[SkippedPath]) -> None:
+def echo_skipped(skipped: Iterable[Skipped | SkippedPath]) -> None:
     """Say on stderr what a recording did not capture, and why."""
     for item in skipped:
         echo(("note: ", "yellow"), f"{quote_path(item.path)}: {item.reason}", err=True)

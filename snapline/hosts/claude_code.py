@@ -26,7 +26,7 @@ import contextlib
 import enum
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -161,6 +161,8 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
         return _warn(f"{tool} event without a file path; nothing recorded")
     from snapline.paths import UnsafePathError, relpath_from_user
     from snapline.scanning import IgnoreRules
+    from snapline.snapshots.info_fields import PlainInfo
+    from snapline.workspace.rows import record_rows, sync_problems
 
     cwd = _cwd(event)
     path = os.path.normpath(os.path.join(cwd, target))
@@ -171,35 +173,32 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
             if IgnoreRules(ws.root).is_ignored(relpath_from_user(ws.root, path)):
                 return HookOutcome()  # ignored: never recorded, so never guarded
             if pre:
-                return _refuse_drift(ws.check_sync([path]).problems)
+                return _refuse_drift(sync_problems(ws, [path]))
             shown = os.path.relpath(path, ws.root)
-            snapshot = ws.record(
-                [path],
-                tool=tool,
-                description=f"{tool} {shown}",
-                session=_session(event),
-            )
+            info = PlainInfo.checked(tool, f"{tool} {shown}", _session(event))
+            number = record_rows(ws, [path], info).number
         except UnsafePathError:
             # Outside the workspace, or inside .snapline/: not snapline's to guard.
             return HookOutcome()
-    return HookOutcome(snapshot=None if snapshot is None else snapshot.number)
+    return HookOutcome(snapshot=number)
 
 
 def _bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
+    from snapline.snapshots.info_fields import PlainInfo
+    from snapline.workspace.rows import record_rows, sync_problems
+
     cwd = _cwd(event)
     with _open(cwd, timeout) as ws:
         if ws is None:
             return HookOutcome()
         if pre:
-            return _refuse_drift(ws.check_sync().problems)
+            return _refuse_drift(sync_problems(ws, None))
         tool_input = event.get("tool_input")
         command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
-        snapshot = ws.record(
-            tool=_BASH,
-            description=_shorten(command if isinstance(command, str) else "", _MAX_DESCRIPTION),
-            session=_session(event),
-        )
-    return HookOutcome(snapshot=None if snapshot is None else snapshot.number)
+        description = _shorten(command if isinstance(command, str) else "", _MAX_DESCRIPTION)
+        info = PlainInfo.checked(_BASH, description, _session(event))
+        number = record_rows(ws, None, info).number
+    return HookOutcome(snapshot=number)
 
 
 def _prompt(event: Mapping[str, Any], *, timeout: float) -> HookOutcome:
@@ -224,7 +223,7 @@ def _prompt(event: Mapping[str, Any], *, timeout: float) -> HookOutcome:
     return HookOutcome(milestone=number)
 
 
-def _refuse_drift(problems: tuple[Problem, ...]) -> HookOutcome:
+def _refuse_drift(problems: Sequence[Problem]) -> HookOutcome:
     # Only an outside change refuses; a file snapline cannot read is not one.
     problems = tuple(p for p in problems if p.kind in _DRIFT_KINDS)
     if not problems:

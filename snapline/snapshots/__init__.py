@@ -11,22 +11,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from snapline.snapshots.kinds import ChangeKind, Storage
     from snapline.snapshots.read.reconstruct import ContentUnavailableError, NotInSnapshotError
     from snapline.snapshots.record.detect import StateMismatchError
     from snapline.snapshots.record.journal import ContentMismatchError
     from snapline.snapshots.snapshot import (
-        ChangeKind,
         FileChange,
         Problem,
         Report,
         SideSnapshot,
         SkippedPath,
         Snapshot,
-        Storage,
     )
 
 _EXPORTS: dict[str, str] = {
-    "ChangeKind": "snapline.snapshots.snapshot",
+    "ChangeKind": "snapline.snapshots.kinds",
     "ContentMismatchError": "snapline.snapshots.record.journal",
     "ContentUnavailableError": "snapline.snapshots.read.reconstruct",
     "FileChange": "snapline.snapshots.snapshot",
@@ -37,7 +36,7 @@ _EXPORTS: dict[str, str] = {
     "SkippedPath": "snapline.snapshots.snapshot",
     "Snapshot": "snapline.snapshots.snapshot",
     "StateMismatchError": "snapline.snapshots.record.detect",
-    "Storage": "snapline.snapshots.snapshot",
+    "Storage": "snapline.snapshots.kinds",
 }
 
 __all__ = [

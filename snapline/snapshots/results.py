@@ -6,7 +6,8 @@ fields; paths are workspace-relative POSIX strings, sorted.
 
 from __future__ import annotations
 
-from snapline.snapshots.snapshot import ChangeKind, Snapshot
+from snapline.snapshots.kinds import ChangeKind
+from snapline.snapshots.snapshot import Snapshot
 from snapline.values import FrozenModel
 
 __all__ = ["Conflict", "ModifiedFile", "Move", "RevertResult", "RollbackResult"]

@@ -2,17 +2,18 @@
 
 Their JSON shapes (``model_dump(mode="json")``) are stable and documented in
 docs/format.md; new fields are only ever added, and ``version`` says which shape a
-record was written with.
+record was written with. The enums they use (``ChangeKind``, ``Storage``) are defined in
+``kinds.py``, which recording imports without pydantic.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 from typing import Any, Literal
 
 from pydantic import Field
 
+from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
 from snapline.values import FrozenModel
 
 __all__ = [
@@ -26,26 +27,6 @@ __all__ = [
     "Snapshot",
     "Storage",
 ]
-
-SNAPSHOT_VERSION = 2
-
-
-class ChangeKind(str, Enum):
-    """What happened to a file in a snapshot."""
-
-    ADDED = "added"
-    MODIFIED = "modified"
-    DELETED = "deleted"
-    RENAMED = "renamed"
-
-
-class Storage(str, Enum):
-    """How a file version is kept in the store."""
-
-    DELTA = "delta"  # forward/reverse deltas against the previous version
-    FULL = "full"  # the whole content, compressed, under its hash
-    NONE = "none"  # nothing: the file was deleted
-    HASH_ONLY = "hash-only"  # above the large-file limit: hash recorded, content not kept
 
 
 class FileChange(FrozenModel):

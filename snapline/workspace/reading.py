@@ -1,4 +1,8 @@
-"""Reading: the workspace methods that query, diff and check the history."""
+"""Reading: the workspace methods that query, diff and check the history.
+
+The models are imported where a method builds them: every workspace process imports
+this module, and a recording one (``snapline record``, the hooks) loads no pydantic.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +15,13 @@ from snapline.snapshots.read import snapshots as reading
 from snapline.snapshots.read.history import modified_files, unified_diff
 from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.record.build import Limits
-from snapline.snapshots.record.detect import sync_problems
-from snapline.snapshots.results import ModifiedFile
-from snapline.snapshots.snapshot import Problem, Report, SideSnapshot, Snapshot
 from snapline.workspace.base import PathArg, WorkspaceBase
+from snapline.workspace.rows import sync_problems
 
 if TYPE_CHECKING:
     from snapline.milestones import Milestones
+    from snapline.snapshots.results import ModifiedFile
+    from snapline.snapshots.snapshot import Report, SideSnapshot, Snapshot
 
 __all__ = ["Reading"]
 
@@ -185,6 +189,7 @@ class Reading(WorkspaceBase):
         Args:
             deep: Also rebuild every recorded version and check every stored blob.
         """
+        from snapline.snapshots.snapshot import Report
         from snapline.validation import validate
 
         return Report(problems=tuple(validate(self._store, deep=deep)))
@@ -206,6 +211,7 @@ class Reading(WorkspaceBase):
         Returns:
             The problems of both; ``since`` says where the history check started.
         """
+        from snapline.snapshots.snapshot import Problem, Report
         from snapline.validation import check_history
 
         checked = check_history(self._store, full=full, deep=deep)
@@ -276,10 +282,10 @@ class Reading(WorkspaceBase):
         Problems have kind ``modified``, ``deleted``, ``untracked`` (new and not
         ignored) or ``unreadable``, each with its ``path``.
         """
-        rels = self._scope(paths)
-        detection = self._recorder.compare(rels)
+        from snapline.snapshots.snapshot import Report
+
         # The problems are models already; a report of them needs no validating again.
-        return Report.model_construct(problems=tuple(sync_problems(detection)))
+        return Report.model_construct(problems=tuple(sync_problems(self, paths)))
 
 
 def _stored_time(moment: datetime) -> str:

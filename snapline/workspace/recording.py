@@ -10,13 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.errors import SnaplineError
-from snapline.snapshots.info import EXTERNAL_TOOL, SnapshotInfo, info_from
-from snapline.snapshots.snapshot import SkippedPath, Snapshot
+from snapline.snapshots.info_fields import EXTERNAL_TOOL, info_from
 from snapline.workspace.base import PathArg, WorkspaceBase
+from snapline.workspace.rows import record_rows
 
 if TYPE_CHECKING:
+    from snapline.snapshots.info import SnapshotInfo
     from snapline.snapshots.record.command import RunResult
     from snapline.snapshots.record.gc import GcResult
+    from snapline.snapshots.snapshot import SkippedPath, Snapshot
 
 __all__ = ["Recording", "Tracking", "UnknownPathError"]
 
@@ -80,11 +82,9 @@ class Recording(WorkspaceBase):
         Raises:
             UnknownPathError: If a path given is neither on disk nor tracked.
         """
-        info = info_from(info, tool, description, session, metadata)
-        rels = self._scope(paths)
-        with self._recorder.writing():
-            self._refuse_unknown(rels)
-            return self._recorder.record(rels, info)
+        return record_rows(
+            self, paths, info_from(info, tool, description, session, metadata)
+        ).snapshot()
 
     def merge(
         self,
@@ -153,7 +153,7 @@ class Recording(WorkspaceBase):
         tracking = Tracking(paths=rels)
         yield tracking
         with self._recorder.writing():
-            tracking.snapshot = self._recorder.record(rels, info)
+            tracking.snapshot = self._recorder.record(rels, info).snapshot()
 
     def write_file(
         self,
@@ -364,15 +364,15 @@ class Recording(WorkspaceBase):
             UnknownPathError: If a path given is neither on disk nor tracked.
         """
         info = info_from(info, EXTERNAL_TOOL, description or "outside changes", session, metadata)
-        rels = self._scope(paths)
-        with self._recorder.writing():
-            self._refuse_unknown(rels)
-            return self._recorder.record(rels, info)
+        return record_rows(self, paths, info).snapshot()
 
     @property
     def last_skipped(self) -> tuple[SkippedPath, ...]:
         """What the last recording call did not capture, also when it recorded nothing."""
-        return self._recorder.last_skipped
+        from snapline.snapshots.snapshot import SkippedPath
+
+        made = SkippedPath.model_construct  # values snapline made: not validated again
+        return tuple(made(path=s.path, reason=s.reason) for s in self._recorder.last_skipped)
 
 
 def _bytes(text: str | bytes) -> bytes:

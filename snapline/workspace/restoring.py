@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from snapline.snapshots.info import SnapshotInfo, info_from
+from snapline.snapshots.info_fields import info_from
 from snapline.snapshots.read.refs import SnapshotRef, number_of
-from snapline.snapshots.results import RevertResult, RollbackResult
 from snapline.workspace.base import PathArg, WorkspaceBase
+
+if TYPE_CHECKING:
+    from snapline.snapshots.info import SnapshotInfo
+    from snapline.snapshots.results import RevertResult, RollbackResult
 
 __all__ = ["Restoring"]
 

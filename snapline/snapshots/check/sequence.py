@@ -21,8 +21,9 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, is_hash
 from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
 from snapline.snapshots.read.reconstruct import Reconstructor
-from snapline.snapshots.snapshot import SNAPSHOT_VERSION, ChangeKind, Problem, Storage
+from snapline.snapshots.snapshot import Problem
 from snapline.store import ChangeRow, SnapshotRow, StoreReader, shape_problem
 
 __all__ = ["validate_history"]

@@ -13,7 +13,8 @@ from pydantic_core import TzInfo
 
 from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
 from snapline.paths import check_recorded
-from snapline.snapshots.snapshot import ChangeKind, FileChange, SkippedPath, Snapshot, Storage
+from snapline.snapshots.kinds import ChangeKind, Storage
+from snapline.snapshots.snapshot import FileChange, SkippedPath, Snapshot
 from snapline.store import ChangeRow, SnapshotRow, StoreCorruptError, shape_problem
 
 __all__ = ["to_snapshot"]

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from snapline.errors import SnaplineError
 from snapline.paths import check_recorded
+from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.read.reconstruct import (
     ContentUnavailableError,
     ForgottenVersionError,
     Reconstructor,
 )
-from snapline.snapshots.snapshot import ChangeKind
 from snapline.store import ChangeRow, StoreReader
 
 if TYPE_CHECKING:

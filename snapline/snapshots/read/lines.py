@@ -9,10 +9,13 @@ snapshot (``snapline merge``) joins them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
-from snapline.snapshots.snapshot import SideSnapshot
 from snapline.store import SideRow, SnapshotRow, StoreReader
+
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import SideSnapshot
 
 __all__ = ["DivergedHistoryError", "Line", "side_snapshots", "unmerged_lines"]
 
@@ -48,6 +51,8 @@ def unmerged_lines(store: StoreReader) -> list[Line]:
 
 def side_snapshots(store: StoreReader) -> list[SideSnapshot]:
     """Every snapshot off the main line, each with the line it is on, by number."""
+    from snapline.snapshots.snapshot import SideSnapshot  # writers check lines, build none
+
     rows = store.side_snapshots()
     has_child = {row.parent_id for row in rows}
     by_id = {row.id: row for row in rows}

@@ -24,7 +24,7 @@ from snapline.diffing import apply_delta
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import check_recorded
-from snapline.snapshots.snapshot import ChangeKind, Storage
+from snapline.snapshots.kinds import ChangeKind, Storage
 from snapline.store import ChangeRow, StoreCorruptError, StoreReader
 
 __all__ = [

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from snapline.snapshots.read.convert import to_snapshot
 from snapline.snapshots.read.history import SnapshotNotFoundError
 from snapline.snapshots.read.reconstruct import Reconstructor
-from snapline.snapshots.snapshot import Snapshot
 from snapline.store import StoreReader
+
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Snapshot
 
 __all__ = ["content_at", "known_hashes", "latest_number", "load_snapshot", "select_snapshots"]
 
@@ -49,6 +51,8 @@ def select_snapshots(
     Yields:
         The matching snapshots.
     """
+    from snapline.snapshots.read.convert import to_snapshot  # models: only where read
+
     rows = store.snapshots.select(
         first=first,
         last=last,
@@ -70,6 +74,8 @@ def load_snapshot(store: StoreReader, number: int) -> Snapshot:
     Raises:
         SnapshotNotFoundError: If there is no such snapshot.
     """
+    from snapline.snapshots.read.convert import to_snapshot
+
     with store.read():
         row = store.snapshots.get(number)
         if row is None:

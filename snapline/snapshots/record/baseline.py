@@ -9,13 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from snapline.content import FAST, pack
-from snapline.scanning import FileChangingError, IgnoreRules, read_disk_file, scan
+from snapline.scanning import FileChangingError, IgnoreRules, Skipped, read_disk_file, scan
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.check.chain import GENESIS, ChainLines
 from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.kinds import ChangeKind, Storage
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.commit import header_row, skipped_json
-from snapline.snapshots.snapshot import ChangeKind, SkippedPath, Storage
 from snapline.store import ChangeRow, StateRow, StatRow, Store
 
 __all__ = ["capture_baseline"]
@@ -41,8 +41,8 @@ def capture_baseline(
     """
     # Only the names are kept: each file is looked at again just before it is read.
     found = scan(root, IgnoreRules(root), keep_stats=False)
-    skipped = [SkippedPath(path=p, reason=SkipReason.IGNORED.value) for p in sorted(found.ignored)]
-    skipped += [SkippedPath(path=s.path, reason=s.reason) for s in found.skipped]
+    skipped = [Skipped(p, SkipReason.IGNORED.value) for p in sorted(found.ignored)]
+    skipped += found.skipped
     paths = sorted(found.names)
     del found
     now = time.time_ns()
@@ -61,18 +61,18 @@ def capture_baseline(
                     location, rel, info, large_limit=limits.large_file_limit, want_content=True
                 )
             except PermissionError:
-                skipped.append(SkippedPath(path=rel, reason=SkipReason.UNREADABLE.value))
+                skipped.append(Skipped(rel, SkipReason.UNREADABLE.value))
                 continue
             except (FileNotFoundError, NotADirectoryError):
                 continue  # gone since the walk
             except FileChangingError:
                 # The same policy as every later recording (detect.py): a file that
                 # never holds still is left out and named, rather than failing init.
-                skipped.append(SkippedPath(path=rel, reason=SkipReason.CHANGING.value))
+                skipped.append(Skipped(rel, SkipReason.CHANGING.value))
                 continue
             if disk.content is None:
                 storage, content = Storage.HASH_ONLY.value, None
-                skipped.append(SkippedPath(path=rel, reason=SkipReason.HASH_ONLY.value))
+                skipped.append(Skipped(rel, SkipReason.HASH_ONLY.value))
             else:
                 packed = pack(disk.content, FAST)
                 batch.blobs.append((disk.hash, disk.size, packed))

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, replace
 
 from snapline.content import decode_text, pack
 from snapline.diffing import compute_deltas
-from snapline.scanning import DiskFile
+from snapline.scanning import DiskFile, Skipped
 from snapline.scanning.reasons import SkipReason
+from snapline.snapshots.kinds import ChangeKind, Storage
 from snapline.snapshots.read.reconstruct import ForgottenVersionError
 from snapline.snapshots.record.detect import Drift
-from snapline.snapshots.snapshot import ChangeKind, SkippedPath, Storage
 from snapline.store import ChangeRow, StateRow
 
 __all__ = ["Limits", "Prepared", "prepare_changes"]
@@ -40,7 +40,7 @@ class Prepared:
 
     changes: list[ChangeRow] = field(default_factory=list)
     blobs: dict[str, tuple[int, bytes]] = field(default_factory=dict)
-    skipped: list[SkippedPath] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
 
     def add_blob(self, hash_: str, content: bytes) -> None:
         """Store ``content`` in full (compressed) under its hash, once."""
@@ -296,7 +296,7 @@ def _try_deltas(
 
 def _store_full(disk: DiskFile, prepared: Prepared) -> tuple[str, str | None]:
     if disk.content is None:
-        prepared.skipped.append(SkippedPath(path=disk.path, reason=SkipReason.HASH_ONLY.value))
+        prepared.skipped.append(Skipped(disk.path, SkipReason.HASH_ONLY.value))
         return Storage.HASH_ONLY.value, None
     prepared.add_blob(disk.hash, disk.content)
     return Storage.FULL.value, disk.hash

@@ -80,6 +80,6 @@ def run_command(
         raise CommandError(argv, str(error)) from None
     crash_point("run-finished")
     with store.write():
-        snapshot = recorder.record(None, info.with_metadata(exit_code=exit_code))
+        snapshot = recorder.record(None, info.with_metadata(exit_code=exit_code)).snapshot()
         store.journal.delete(entry_id)
     return RunResult(exit_code=exit_code, snapshot=snapshot)

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from snapline.paths import check_recorded
+from snapline.scanning import Skipped
 from snapline.snapshots.check.chain import GENESIS, chain_hash
-from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.info_fields import InfoFields
+from snapline.snapshots.kinds import SNAPSHOT_VERSION
 from snapline.snapshots.record.build import Prepared
-from snapline.snapshots.snapshot import SNAPSHOT_VERSION, SkippedPath
 from snapline.store import ChangeRow, SnapshotRow, Store, StoreCorruptError, state_moves
 
 __all__ = ["append_snapshot", "check_parent", "header_row", "now_iso", "skipped_json"]
@@ -25,9 +26,9 @@ def now_iso() -> str:
 
 def append_snapshot(
     store: Store,
-    info: SnapshotInfo,
+    info: InfoFields,
     prepared: Prepared,
-    skipped: Sequence[SkippedPath] = (),
+    skipped: Sequence[Skipped] = (),
     *,
     trusted: set[str] | None = None,
     merges: Sequence[str] = (),
@@ -79,7 +80,7 @@ def append_snapshot(
 
 
 def header_row(
-    number: int, parent: SnapshotRow | None, info: SnapshotInfo, skipped: Sequence[SkippedPath]
+    number: int, parent: SnapshotRow | None, info: InfoFields, skipped: Sequence[Skipped]
 ) -> SnapshotRow:
     """A new snapshot's row, with a fresh id and the time now; its chain hash is not set."""
     return SnapshotRow(
@@ -97,7 +98,7 @@ def header_row(
     )
 
 
-def skipped_json(skipped: Sequence[SkippedPath]) -> str:
+def skipped_json(skipped: Sequence[Skipped]) -> str:
     """How a snapshot row stores the paths its recording left out."""
     return json.dumps([[s.path, s.reason] for s in skipped], separators=(",", ":"))
 

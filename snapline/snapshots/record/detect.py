@@ -11,6 +11,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
 from snapline.paths import UnsafePathError, check_recorded, disk_path
@@ -21,8 +22,10 @@ from snapline.scanning.reasons import SkipReason
 from snapline.scanning.tracked import Expected, TrackedTree, expected_stat, index_tracked
 from snapline.scanning.walk import unreachable
 from snapline.snapshots.record.tracked_cache import TrackedCache
-from snapline.snapshots.snapshot import Problem
 from snapline.store import Fingerprint, StateRow, StatRow, Store
+
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Problem
 
 __all__ = [
     "Detection",
@@ -200,6 +203,10 @@ def sync_problems(detection: Detection) -> list[Problem]:
     them too, with a warning): it can never be recorded, so counting it would fail
     ``verify`` for good. It stays a note.
     """
+    if not detection.drifts and not detection.skipped:
+        return []  # the common answer, without importing the models
+    from snapline.snapshots.snapshot import Problem
+
     problems = []
     for drift in detection.drifts:
         kind = {"added": "untracked", "deleted": "deleted", "modified": "modified"}[drift.kind]

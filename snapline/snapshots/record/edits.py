@@ -14,14 +14,14 @@ from snapline import atomic
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, disk_path
-from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK, DiskFile
+from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK, DiskFile, Skipped
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.history import Version
 from snapline.snapshots.record.detect import Detection, Drift, ensure_in_sync
 from snapline.snapshots.record.plan import Step
 from snapline.snapshots.record.recorder import Recorder
-from snapline.snapshots.snapshot import SkippedPath, Snapshot
+from snapline.snapshots.snapshot import Snapshot
 from snapline.store import StateRow
 
 __all__ = [
@@ -134,7 +134,7 @@ def write_file(
         atomic.write_file(
             disk_path(recorder.root, rel), data, MODE_EXECUTABLE if executable else MODE_FILE
         )
-        recorder.said((SkippedPath(path=rel, reason=SkipReason.WRITTEN_NOT_RECORDED.value),))
+        recorder.said((Skipped(rel, SkipReason.WRITTEN_NOT_RECORDED.value),))
         return None
     _refuse_shadowing(recorder, rel)
     if executable is None:

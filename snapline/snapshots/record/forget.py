@@ -32,13 +32,13 @@ from datetime import datetime, timezone
 
 from snapline.content import pack
 from snapline.errors import SnaplineError
+from snapline.snapshots.kinds import Storage
 from snapline.snapshots.read.reconstruct import (
     ForgottenVersionError,
     NotInSnapshotError,
     Reconstructor,
 )
 from snapline.snapshots.record.recorder import Recorder
-from snapline.snapshots.snapshot import Storage
 from snapline.store import ChangeRow
 from snapline.store.ledger.forget_format import ForgetRecord, ForgottenVersion
 from snapline.store.ledger.forgetting import Direction, KeptContent, forget_in_ledger

@@ -42,6 +42,6 @@ def merge_lines(recorder: Recorder, info: SnapshotInfo | None) -> Snapshot | Non
                 for line in lines
             )
             info = SnapshotInfo(tool=MERGE_TOOL, description=f"merge line {joined}")
-        snapshot = recorder.record(None, info, merges=[line.head.id for line in lines])
+        snapshot = recorder.record(None, info, merges=[line.head.id for line in lines]).snapshot()
         assert snapshot is not None, "a merge is recorded even when nothing differs"
         return snapshot

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.paths import disk_path
-from snapline.scanning import DiskFile, IgnoreRules, read_disk_file
-from snapline.snapshots.info import SnapshotInfo
-from snapline.snapshots.read.convert import to_snapshot
+from snapline.scanning import DiskFile, IgnoreRules, Skipped, read_disk_file
+from snapline.snapshots.info_fields import InfoFields, PlainInfo, checked_fields
+from snapline.snapshots.kinds import Storage
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
 from snapline.snapshots.read.reconstruct import (
     ContentCache,
@@ -35,9 +35,9 @@ from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
 from snapline.snapshots.record.presence import StorePresence
+from snapline.snapshots.record.recorded import Recorded, snapshot_of
 from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.record.writer_lock import LOCK_NAME, held, writer_lock
-from snapline.snapshots.snapshot import SkippedPath, Snapshot, Storage
 from snapline.store import ChangeRow, SnapshotRow, StateRow, Store
 from snapline.store.lockfile import LockTimeout
 
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
     from snapline.snapshots.record.journal import PlannedWrite
     from snapline.snapshots.record.plan import Step
+    from snapline.snapshots.snapshot import Snapshot
 
 __all__ = ["LOCK_NAME", "Recorder"]
 
@@ -81,7 +82,7 @@ class Recorder:
         self.cache: ContentCache = reconstructor.cache
         self.limits = limits
         self.timeout = timeout
-        self.last_skipped: tuple[SkippedPath, ...] = ()
+        self.last_skipped: tuple[Skipped, ...] = ()
         # Chain hashes of snapshots checked before building on them (commit.check_parent).
         self.trusted: set[str] = set()
         self.tracked = TrackedCache()
@@ -158,18 +159,18 @@ class Recorder:
 
     def _finish_run(self, payload: dict[str, str]) -> None:
         # A shell command cannot be undone: what it did is recorded instead.
-        info = SnapshotInfo(
-            tool=payload.get("tool", "shell"),
-            description=payload.get("description", "") + " (recorded after an interruption)",
-            metadata={"recovered": True},
-        )
-        self.record(None, info)
+        fields = {
+            "tool": payload.get("tool", "shell"),
+            "description": payload.get("description", "") + " (recorded after an interruption)",
+            "metadata": {"recovered": True},
+        }
+        self.record(None, PlainInfo(**checked_fields(fields)))
 
     # -- recording what is on disk -----------------------------------------------------
 
     def record(
-        self, paths: list[str] | None, info: SnapshotInfo, *, merges: Sequence[str] = ()
-    ) -> Snapshot | None:
+        self, paths: list[str] | None, info: InfoFields, *, merges: Sequence[str] = ()
+    ) -> Recorded:
         """Record what differs from the known state under ``paths`` (all when ``None``).
 
         Call while holding :meth:`writing`.
@@ -181,16 +182,15 @@ class Recorder:
                 recorded even when nothing differs.
 
         Returns:
-            The new snapshot, or ``None`` when nothing differs.
+            The rows committed (none when nothing differs); ``.snapshot()`` is the model.
         """
         with self.store.write():
             detection = self.detect(paths, want_content=True)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
-            made = SkippedPath.model_construct  # values snapline made: not validated again
-            skipped = [made(path=s.path, reason=s.reason) for s in detection.skipped]
+            skipped = detection.skipped
             if not detection.drifts and not merges:
                 self.said(tuple(skipped))
-                return None
+                return Recorded(None, [], self.last_skipped, self.store.path)
             prepared = self.prepare(detection.drifts)
             row, changes = append_snapshot(
                 self.store, info, prepared, skipped, trusted=self.trusted, merges=merges
@@ -199,9 +199,8 @@ class Recorder:
             crash_point("record-prepared")
         crash_point("snapshot-committed")
         self._remember(detection.drifts)
-        snapshot = to_snapshot(row, changes, self.store.path, fresh=True)
-        self.said(snapshot.skipped)
-        return snapshot
+        self.said((*skipped, *prepared.skipped))  # in the order the row keeps them
+        return Recorded(row, changes, self.last_skipped, self.store.path)
 
     def ensure_in_sync(self, paths: list[str]) -> None:
         """Refuse (``StateMismatchError``) when any of ``paths`` was changed outside snapline.
@@ -225,7 +224,7 @@ class Recorder:
         self,
         op: str,
         steps: Sequence[Step],
-        info: SnapshotInfo,
+        info: InfoFields,
         renames: dict[str, str] | None = None,
     ) -> Snapshot:
         """Write ``steps`` into the workspace, in order, under the journal; record them.
@@ -258,9 +257,8 @@ class Recorder:
 
         row, changes = apply_writes(self.root, self.store, op, writes, commit, self.known_content)
         self._remember(drifts)
-        snapshot = to_snapshot(row, changes, self.store.path, fresh=True)
-        self.said(snapshot.skipped)
-        return snapshot
+        self.said(tuple(prepared.skipped))
+        return snapshot_of(row, changes, self.store.path)
 
     def check_store_present(self) -> None:
         """Refuse to commit into a store file that was deleted or replaced since it was opened.
@@ -393,7 +391,7 @@ class Recorder:
             if drift.disk is not None and drift.disk.content is not None:
                 self.cache.put(drift.disk.hash, drift.disk.content)
 
-    def said(self, skipped: tuple[SkippedPath, ...]) -> None:
+    def said(self, skipped: tuple[Skipped, ...]) -> None:
         """Keep what the last recording call did not capture, and log it."""
         self.last_skipped = skipped
         for item in skipped:

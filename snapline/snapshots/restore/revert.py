@@ -23,6 +23,7 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, disk_path
 from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.read.history import Version, check_number
 from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.snapshots.record.plan import (
@@ -36,7 +37,6 @@ from snapline.snapshots.record.plan import (
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.restore.merge3 import merge3
 from snapline.snapshots.results import Conflict, Move, RevertResult
-from snapline.snapshots.snapshot import ChangeKind
 from snapline.store import ChangeRow, StateRow
 
 __all__ = ["BaselineRevertError", "RevertConflictError", "revert"]

@@ -133,7 +133,7 @@ def rollback(
                     session=info.session,
                     metadata={"recorded_by": "rollback --force"},
                 ),
-            )
+            ).snapshot()
             plan = _plan(recorder, reconstructor, to, scopes)
         result = plan.result(to, dry_run).model_copy(update={"external": external})
         if dry_run:

@@ -1,0 +1,170 @@
+"""The four fields a caller says about a snapshot, checked without building a model.
+
+:class:`~snapline.SnapshotInfo` (``info.py``) is the public value object; what the
+recording code reads of it is the :class:`InfoFields` protocol. A command-line
+recording uses :class:`PlainInfo`, the same fields checked by the same
+:func:`checked_fields`, so that a ``snapline record`` process never imports pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from snapline.errors import SnaplineError
+
+if TYPE_CHECKING:
+    from snapline.snapshots.info import SnapshotInfo
+
+__all__ = [
+    "EXTERNAL_TOOL",
+    "InfoFields",
+    "MetadataError",
+    "PlainInfo",
+    "checked_fields",
+    "info_from",
+    "storable_text",
+]
+
+EXTERNAL_TOOL = "external"
+"""The tool name of a snapshot that adopts changes made outside snapline."""
+
+_METADATA_LIMIT = 16 * 1024
+
+
+class MetadataError(SnaplineError):
+    """Snapshot metadata or tool name that is not small, JSON-serialisable data."""
+
+    exit_code = 2
+
+
+class InfoFields(Protocol):
+    """What a recording reads of the info it is given (a ``SnapshotInfo`` or ``PlainInfo``)."""
+
+    @property
+    def tool(self) -> str:
+        """The tool that made the change."""
+
+    @property
+    def description(self) -> str:
+        """Free text."""
+
+    @property
+    def session(self) -> str | None:
+        """The agent session or person recording."""
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Small JSON data."""
+
+
+@dataclass(frozen=True)
+class PlainInfo:
+    """Info checked by :func:`checked_fields`, for a process that builds no model."""
+
+    tool: str
+    description: str
+    session: str | None
+    metadata: dict[str, Any]
+
+    @classmethod
+    def checked(cls, tool: str, description: str, session: str | None) -> PlainInfo:
+        """The info of a command-line recording, checked as ``SnapshotInfo`` checks it.
+
+        Raises:
+            MetadataError: If the tool name is empty.
+        """
+        return cls(**checked_fields({"tool": tool, "description": description, "session": session}))
+
+
+def storable_text(text: str) -> str:
+    r"""``text`` with anything UTF-8 cannot hold written as a ``\udcXX`` escape.
+
+    A non-UTF-8 file name reaches Python as lone surrogates (and so does such a command
+    line argument); a description like ``write <that name>`` must still be storable as
+    TEXT, and readable, rather than fail the recording.
+
+    Args:
+        text: Any string.
+
+    Returns:
+        The same text, encodable as UTF-8.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def checked_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The four fields of ``data`` checked and made storable, as the model receives them.
+
+    Args:
+        data: ``tool``, and optionally ``description``, ``session`` and ``metadata``.
+
+    Returns:
+        The four fields, the text made storable and the metadata a fresh dict.
+
+    Raises:
+        MetadataError: If the tool name is empty or a field is not what it must be.
+    """
+    tool = data.get("tool")
+    if not tool or not isinstance(tool, str):
+        raise MetadataError("a snapshot needs a tool name (for example 'edit' or 'shell')")
+    description = data.get("description", "")
+    session = data.get("session")
+    if not isinstance(description, str) or not (session is None or isinstance(session, str)):
+        raise MetadataError("a snapshot's description and session must be text")
+    metadata = dict(data.get("metadata") or {})
+    try:
+        encoded = json.dumps(metadata, sort_keys=True)
+    except (TypeError, ValueError) as error:
+        raise MetadataError(f"metadata must be JSON-serialisable: {error}") from None
+    if len(encoded) > _METADATA_LIMIT:
+        raise MetadataError(
+            f"metadata is {len(encoded)} bytes as JSON; keep it under {_METADATA_LIMIT}"
+        )
+    return {
+        "tool": storable_text(tool),
+        "description": storable_text(description),
+        "session": None if session is None else storable_text(session),
+        "metadata": metadata,
+    }
+
+
+def info_from(
+    info: SnapshotInfo | None,
+    tool: str,
+    description: str,
+    session: str | None,
+    metadata: dict[str, Any] | None,
+) -> SnapshotInfo:
+    """The info of one call: ``info`` when given, else one made from the keyword arguments.
+
+    Args:
+        info: What the caller passed as ``info=`` (it replaces the other four).
+        tool: The ``tool=`` keyword argument.
+        description: The ``description=`` keyword argument.
+        session: The ``session=`` keyword argument.
+        metadata: The ``metadata=`` keyword argument.
+
+    Returns:
+        The validated info.
+
+    Raises:
+        MetadataError: If the keyword arguments do not make valid info.
+    """
+    if info is not None:
+        return info
+    from snapline.snapshots.info import SnapshotInfo  # the public model, for a library call
+
+    fields: dict[str, Any] = {
+        "tool": tool,
+        "description": description,
+        "session": session,
+        "metadata": metadata,
+    }
+    checked = checked_fields(fields)
+    if all(type(key) is str for key in checked["metadata"]):
+        # Every field is what pydantic would check it to be (text, and a fresh dict with
+        # text keys): the same model, without building a validator for one call.
+        return SnapshotInfo.model_construct(**checked)
+    return SnapshotInfo(**fields)  # pydantic names what is wrong with the keys

@@ -1,0 +1,57 @@
+"""Recording and checking without the public models, for the processes of every edit.
+
+``snapline record`` and the Claude Code hook run after (and before) every edit an agent
+makes; building their answers as pydantic models (:class:`~snapline.Snapshot`,
+:class:`~snapline.Report`) would cost each process the import of pydantic, about a
+fifth of its time. They read the rows committed instead, and build models only to say
+what is wrong or for ``--json``. Internal: the public API is ``Workspace.record`` and
+``Workspace.check_sync``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from snapline.workspace.base import PathArg, WorkspaceBase
+
+if TYPE_CHECKING:
+    from snapline.snapshots.info_fields import InfoFields
+    from snapline.snapshots.record.recorded import Recorded
+    from snapline.snapshots.snapshot import Problem
+    from snapline.workspace.recording import Recording
+
+__all__ = ["record_rows", "sync_problems"]
+
+
+def record_rows(
+    ws: Recording, paths: Iterable[PathArg] | PathArg | None, info: InfoFields
+) -> Recorded:
+    """:meth:`Recording.record <snapline.Workspace.record>`, returning the committed rows.
+
+    Args:
+        ws: The open workspace.
+        paths: As ``Workspace.record`` takes them.
+        info: The checked info.
+
+    Returns:
+        The rows committed (``recorded.snapshot()`` builds the model) and the notes.
+
+    Raises:
+        UnknownPathError: If a path given is neither on disk nor tracked.
+    """
+    rels = ws._scope(paths)
+    with ws._recorder.writing():
+        ws._refuse_unknown(rels)
+        return ws._recorder.record(rels, info)
+
+
+def sync_problems(ws: WorkspaceBase, paths: Iterable[PathArg] | PathArg | None) -> list[Problem]:
+    """``ws.check_sync(paths).problems``, with models built only when there are problems.
+
+    Raises:
+        UnsafePathError: If a path is outside the root or inside ``.snapline/``.
+    """
+    from snapline.snapshots.record.detect import sync_problems as problems_of
+
+    return problems_of(ws._recorder.compare(ws._scope(paths)))
