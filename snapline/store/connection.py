@@ -24,17 +24,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from snapline.store.dbfile import companions, identity, probe_version
 from snapline.store.encoding import bounded, decode_path, encode_path
 from snapline.store.errors import (
     StoreBusyError,
-    StoreCorruptError,
     StoreVersionError,
     translate,
 )
@@ -71,8 +70,8 @@ class Connection:
         self._depth = 0
         # Held by the thread whose transaction is open; _depth belongs to that thread.
         self._mutex = threading.RLock()
-        self._companions = _companions(path)
-        self._identity = _identity(str(path))
+        self._companions = companions(path)
+        self._identity = identity(str(path))
         self._closed = False
 
     @classmethod
@@ -118,32 +117,10 @@ class Connection:
             StoreCorruptError: If the file is not a snapline store; it is left untouched.
             StoreVersionError: If its format is newer than this version reads.
         """
-        version = cls._probe_version(path, busy_timeout)
+        version = probe_version(path, busy_timeout)
         if version > FORMAT_VERSION:
             raise StoreVersionError(path, version)
         return cls(path, cls._connect(path, busy_timeout), busy_timeout)
-
-    @staticmethod
-    def _probe_version(path: Path, busy_timeout: float) -> int:
-        # Read the format version through a read-only connection first: _connect switches
-        # the file to WAL mode, which writes to it, and a file that is not a snapline
-        # store (another database, an empty or damaged file) must be left as it is.
-        try:
-            db = sqlite3.connect(
-                f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=busy_timeout
-            )
-        except sqlite3.Error as error:
-            raise translate(error, path, busy_timeout) from None
-        try:
-            rows = db.execute("SELECT value FROM meta WHERE key = 'format_version'").fetchall()
-            return int(rows[0][0])
-        except sqlite3.DatabaseError as error:
-            detail = f"no readable format version ({error})"
-            raise translate(error, path, busy_timeout, detail) from None
-        except (IndexError, TypeError, ValueError) as error:
-            raise StoreCorruptError(path, f"no readable format version ({error})") from None
-        finally:
-            db.close()
 
     @staticmethod
     def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
@@ -189,19 +166,19 @@ class Connection:
         # While this connection is open the WAL and its index exist and are never
         # replaced, unless another process believed it was alone: only then did it
         # delete them. The connection's view (and the file it appends to) is stale.
-        now = _companions(self.path)
+        now = companions(self.path)
         if all(old is None or old == new for old, new in zip(self._companions, now, strict=True)):
             # Unchanged, or created since (a new store's first transaction makes them).
             self._companions = now
             return
-        if self._closed or _identity(str(self.path)) != self._identity:
+        if self._closed or identity(str(self.path)) != self._identity:
             # Closed on purpose, or the store itself was deleted or replaced: never
             # open another file in its place (the writers' check says what happened).
             return
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
         self.db = self._connect(self.path, self.busy_timeout)
-        self._companions = _companions(self.path)
+        self._companions = companions(self.path)
 
     # -- transactions --------------------------------------------------------------
 
@@ -217,6 +194,43 @@ class Connection:
         """
         with self._hold():
             yield from self._write()
+
+    @contextlib.contextmanager
+    def bulk_write(self) -> Iterator[None]:
+        """:meth:`write` for filling an empty index: a rollback journal instead of the WAL.
+
+        Through the WAL a whole index (a rebuild: every baseline file's content) is
+        written twice, into the log and again into the file, each synced; with a
+        rollback journal its pages go straight to the file and the journal keeps only
+        the few that existed. Atomic the same way: a crash leaves a hot journal that the
+        next connection rolls back. Leaving WAL mode needs every other connection
+        closed; with one open, the block runs as :meth:`write`. WAL mode is restored.
+
+        Raises:
+            StoreBusyError: If another writer holds the store past the busy timeout.
+            StoreCorruptError: If SQLite reports the database as damaged.
+        """
+        with self._hold():
+            switched = not self._depth and self._journal("DELETE", wait=False)
+            try:
+                yield from self._write()
+            finally:
+                if switched:
+                    self._journal("WAL", wait=True)
+
+    def _journal(self, mode: str, *, wait: bool) -> bool:
+        timeout = int(self.busy_timeout * 1000)
+        # Not waiting to leave WAL mode: another connection may stay open for minutes.
+        self.db.execute(f"PRAGMA busy_timeout={timeout if wait else 0}")
+        try:
+            done = str(self.db.execute(f"PRAGMA journal_mode={mode}").fetchone()[0]) == mode.lower()
+        except sqlite3.Error:
+            done = False  # busy, or the disk refused: the mode stays as it was
+        finally:
+            self.db.execute(f"PRAGMA busy_timeout={timeout}")
+        # The switch deleted or created the WAL and its index: not another process's reset.
+        self._companions = companions(self.path)
+        return done
 
     def _write(self) -> Iterator[None]:
         if self._depth:
@@ -366,17 +380,3 @@ class Connection:
                 yield from self.db.execute(sql, bounded(params))
         except sqlite3.DatabaseError as error:
             raise translate(error, self.path, self.busy_timeout) from None
-
-
-def _companions(path: Path) -> tuple[tuple[int, int] | None, ...]:
-    """The identity of the database's WAL and WAL index, where present."""
-    return _identity(f"{path}-wal"), _identity(f"{path}-shm")
-
-
-def _identity(name: str) -> tuple[int, int] | None:
-    """``(device, inode)`` of a file, or ``None`` when there is none."""
-    try:
-        info = os.stat(name)
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino

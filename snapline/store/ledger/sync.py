@@ -79,7 +79,10 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
     if on_disk == known:
         return False
     store.ledger.parsed.clear()
-    with store.index.write():
+    # An empty index (a fresh clone, a deleted index) is filled in bulk: its pages go
+    # straight into the file rather than through the WAL (Connection.bulk_write).
+    writing = store.index.write() if known else store.index.connection.bulk_write()
+    with writing:
         if known <= on_disk and _extend(store, root, sorted(on_disk - known)):
             return True
         _rebuild(store, root, on_disk, progress)

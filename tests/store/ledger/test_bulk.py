@@ -1,0 +1,177 @@
+"""Filling an empty index in bulk (a rollback journal, not the WAL): same rows, same safety."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from snapline import Workspace
+from snapline.store.connection import Connection
+from snapline.store.sqlite import SqliteStore
+
+_TABLES = (
+    "meta",
+    "snapshots",
+    "changes",
+    "blobs",
+    "state",
+    "stat_cache",
+    "milestones",
+    "ledger_files",
+    "side_snapshots",
+    "forgotten",
+    "verified",
+    "journal",
+)
+
+
+def _workspace(root: Path, large: int = 0) -> None:
+    # ``large`` files of 1 MiB: more than SQLite's page cache, so the load writes pages
+    # into the database file before it commits.
+    for n in range(large):
+        (root / f"large{n}.bin").write_bytes(bytes([n]) + bytes(range(256)) * 4096)
+    for n in range(40):
+        (root / "src" / f"f{n:02d}.txt").parent.mkdir(parents=True, exist_ok=True)
+        (root / "src" / f"f{n:02d}.txt").write_text(f"file {n}\n" * (n + 1))
+    (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    with Workspace.init(root) as ws:
+        for round_ in range(3):
+            ws.write_file(f"src/f{round_:02d}.txt", f"round {round_}\n".encode())
+        ws.delete_file("src/f10.txt")
+        ws.milestones.create("first", to="latest")
+        ws.write_file("new.txt", b"later\n")
+
+
+def _index(root: Path) -> Path:
+    return root / ".snapline" / "index.db"
+
+
+def _remove_index(root: Path) -> None:
+    for path in (root / ".snapline").glob("index.db*"):
+        path.unlink()
+
+
+def _rows(root: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table; of the stat cache, all but when it was filled."""
+    db = sqlite3.connect(_index(root))
+    try:
+        rows = {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in _TABLES}
+        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        db.close()
+    rows["stat_cache"] = [row[:-1] for row in rows["stat_cache"]]
+    rows["journal mode"] = [(mode,)]
+    return rows
+
+
+def test_an_index_filled_in_bulk_holds_what_one_filled_through_the_wal_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _workspace(tmp_path)
+    _remove_index(tmp_path)
+    with monkeypatch.context() as patch:
+        # The rebuild as it was before bulk loading: one write transaction in the WAL.
+        patch.setattr(Connection, "bulk_write", Connection.write)
+        Workspace.open(tmp_path).close()
+    through_wal = _rows(tmp_path)
+    _remove_index(tmp_path)
+
+    Workspace.open(tmp_path).close()
+
+    assert _rows(tmp_path) == through_wal
+    assert through_wal["journal mode"] == [("wal",)]
+    assert len(through_wal["snapshots"]) == 6
+    assert not (tmp_path / ".snapline" / "index.db-journal").exists()
+    with Workspace.open(tmp_path) as ws:
+        assert ws.verify().ok
+
+
+def test_a_bulk_load_killed_midway_is_rolled_back_and_redone_on_the_next_open(
+    tmp_path: Path,
+) -> None:
+    _workspace(tmp_path, large=3)
+    with Workspace.open(tmp_path) as ws:
+        expected = [ws.snapshot(n) for n in range(ws.latest + 1)]
+    _remove_index(tmp_path)
+    # Killed once every snapshot and the baseline's content are in, before the commit.
+    script = textwrap.dedent(
+        """
+        import os, signal, sys
+        from snapline import Workspace
+        from snapline.store.ledger import sync
+
+        def die(*args):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        sync._import_milestones = die
+        Workspace.open(sys.argv[1])
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=False)
+    assert done.returncode == -9
+    assert (tmp_path / ".snapline" / "index.db-journal").stat().st_size > 0
+
+    with Workspace.open(tmp_path) as ws:
+        assert [ws.snapshot(n) for n in range(ws.latest + 1)] == expected
+        assert ws.verify().ok
+    assert not list((tmp_path / ".snapline").glob("*.damaged"))
+    assert _rows(tmp_path)["journal mode"] == [("wal",)]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteStore:
+    created = SqliteStore.create(tmp_path / "index.db", {}, busy_timeout=5.0)
+    with created.write():
+        created.blobs.put_many([("sha256:" + "0" * 64, 1, b"r0")])
+    return created
+
+
+def _journal_mode(connection: Connection) -> str:
+    return str(connection.query("PRAGMA journal_mode")[0][0])
+
+
+def test_a_bulk_write_uses_a_rollback_journal_and_restores_the_wal(store: SqliteStore) -> None:
+    connection = store.connection
+    seen = []
+    with connection.bulk_write():
+        seen.append(_journal_mode(connection))
+        store.blobs.put_many([("sha256:" + "1" * 64, 1, b"r1")])
+    assert seen == ["delete"]
+    assert _journal_mode(connection) == "wal"
+    assert len(store.blobs.hashes()) == 2
+    store.close()
+
+
+def test_a_bulk_write_that_fails_leaves_nothing_and_restores_the_wal(store: SqliteStore) -> None:
+    connection = store.connection
+    with pytest.raises(KeyError), connection.bulk_write():
+        store.blobs.put_many([("sha256:" + "1" * 64, 1, b"r1")])
+        raise KeyError("stop")
+    assert store.blobs.hashes() == ["sha256:" + "0" * 64]
+    assert _journal_mode(connection) == "wal"
+    store.close()
+
+
+def test_a_bulk_write_beside_another_open_connection_goes_through_the_wal(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    other = sqlite3.connect(tmp_path / "index.db", isolation_level=None)
+    try:
+        assert other.execute("SELECT count(*) FROM blobs").fetchone() == (1,)
+        seen = []
+        with store.connection.bulk_write():
+            seen.append(_journal_mode(store.connection))
+            store.blobs.put_many([("sha256:" + "1" * 64, 1, b"r1")])
+        # Not waited for (the other connection may stay open): the WAL is used instead.
+        assert seen == ["wal"]
+        assert other.execute("SELECT count(*) FROM blobs").fetchone() == (2,)
+    finally:
+        other.close()
+    assert os.path.exists(f"{tmp_path / 'index.db'}-wal")
+    store.close()
