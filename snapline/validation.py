@@ -11,13 +11,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from snapline.milestones import validate_milestones
 from snapline.milestones.ledger import check_milestone_files
 from snapline.snapshots.check.ledger import check_ledger
 from snapline.snapshots.check.sequence import validate_history
+from snapline.snapshots.found import make_problem
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
-from snapline.snapshots.snapshot import Problem
 from snapline.store import (
     Checkpoint,
     FileStamp,
@@ -28,6 +29,9 @@ from snapline.store import (
     StoreBusyError,
     StoreReader,
 )
+
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Problem
 
 __all__ = ["HistoryCheck", "check_history", "validate"]
 
@@ -115,7 +119,7 @@ def _check(
     head = store.snapshots.get(store.snapshots.latest_number() or 0)
     if lines and head is not None:
         message = str(DivergedHistoryError(lines, head))
-        problems.append(Problem(kind="lines", message=message, number=lines[0].fork))
+        problems.append(make_problem(kind="lines", message=message, number=lines[0].fork))
     return problems
 
 

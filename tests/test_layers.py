@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.snapshots.info",
         "snapline.snapshots.info_fields",
         "snapline.snapshots.kinds",
+        "snapline.snapshots.found",
         "snapline.snapshots.results",
         "snapline.values",
     ),
@@ -50,6 +51,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.paths",
         "snapline.crashpoints",
         "snapline.errors",
+        "snapline.lazy",
     ),
 ]
 

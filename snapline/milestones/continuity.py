@@ -9,11 +9,15 @@ with ``milestone-``.
 
 from __future__ import annotations
 
-from snapline.milestones.milestone import MILESTONE_VERSION
-from snapline.milestones.read import parse_tags
+from typing import TYPE_CHECKING
+
+from snapline.milestones.fields import MILESTONE_VERSION, parse_tags
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
-from snapline.snapshots.snapshot import Problem
+from snapline.snapshots.found import make_problem
 from snapline.store import MilestoneRow, StoreReader, shape_problem
+
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Problem
 
 __all__ = ["validate_milestones"]
 
@@ -50,7 +54,7 @@ _CORRUPT = frozenset({"chain-mismatch", "unknown-version", "bad-record"})
 
 
 def _problem(kind: str, row: MilestoneRow, message: str, **extra: str | None) -> Problem:
-    return Problem(
+    return make_problem(
         kind=f"milestone-{kind}",
         number=row.number,
         severity="corrupt" if kind in _CORRUPT else "error",

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable
 
 from snapline.errors import SnaplineError
-from snapline.milestones.milestone import MILESTONE_VERSION
+from snapline.milestones.fields import MILESTONE_VERSION
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
 from snapline.snapshots.info import storable_text
 from snapline.snapshots.read.refs import SnapshotRefError, offset

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
-from snapline.snapshots.snapshot import Problem
+from snapline.snapshots.found import make_problem
 from snapline.store import LedgerEntry, StoreReader
+
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Problem
 
 __all__ = ["check_milestone_files"]
 
@@ -49,7 +53,7 @@ def check_milestone_files(store: StoreReader, entries: Sequence[LedgerEntry]) ->
         ):
             location = os.path.relpath(entry.location, root)
             problems.append(
-                Problem(
+                make_problem(
                     kind="ledger",
                     severity="corrupt",
                     number=row.number,

@@ -10,11 +10,10 @@ from datetime import datetime
 
 from pydantic import Field
 
+from snapline.milestones.fields import MILESTONE_VERSION
 from snapline.values import FrozenModel
 
-__all__ = ["MILESTONE_VERSION", "Milestone", "MilestoneStats", "OpenRange"]
-
-MILESTONE_VERSION = 1
+__all__ = ["Milestone", "MilestoneStats", "OpenRange"]
 
 
 class Milestone(FrozenModel):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from snapline.errors import SnaplineError
 from snapline.milestones.create import expected_start
-from snapline.milestones.milestone import MILESTONE_VERSION, Milestone, OpenRange
+from snapline.milestones.fields import MILESTONE_VERSION, parse_tags
+from snapline.milestones.milestone import Milestone, OpenRange
 from snapline.store import MilestoneRow, Store, shape_problem
 
 __all__ = [
@@ -14,7 +13,6 @@ __all__ = [
     "MilestoneRecordError",
     "find_milestone",
     "open_range",
-    "parse_tags",
     "to_milestone",
 ]
 
@@ -82,17 +80,6 @@ def to_milestone(row: MilestoneRow) -> Milestone:
         version=row.version,
         chain_hash=row.chain_hash,
     )
-
-
-def parse_tags(text: str) -> tuple[str, ...] | None:
-    """The tags stored as JSON text, or ``None`` when they are not a list of strings."""
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError):
-        return None
-    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
-        return None
-    return tuple(value)
 
 
 def find_milestone(store: Store, number: int) -> Milestone:

@@ -10,13 +10,12 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from snapline.paths import UnsafeRecordError
 from snapline.snapshots.read import snapshots as reading
 from snapline.snapshots.read.history import modified_files, unified_diff
 from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import PathArg, WorkspaceBase
-from snapline.workspace.rows import sync_problems
+from snapline.workspace.rows import sync_problems, verify_problems
 
 if TYPE_CHECKING:
     from snapline.milestones import Milestones
@@ -211,23 +210,10 @@ class Reading(WorkspaceBase):
         Returns:
             The problems of both; ``since`` says where the history check started.
         """
-        from snapline.snapshots.snapshot import Problem, Report
-        from snapline.validation import check_history
+        from snapline.snapshots.snapshot import Report
 
-        checked = check_history(self._store, full=full, deep=deep)
-        history = Report(problems=tuple(checked.problems), since=checked.since)
-        try:
-            sync = self.check_sync()
-        except UnsafeRecordError as error:
-            # The disk cannot be compared with a known state that names a path outside
-            # the root; say so once, next to what validation found.
-            if any(p.kind == "unsafe-path" and p.path == error.path for p in history.problems):
-                return history
-            problem = Problem(
-                kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
-            )
-            return Report(problems=(*history.problems, problem), since=history.since)
-        return Report(problems=history.problems + sync.problems, since=history.since)
+        problems, since = verify_problems(self, full=full, deep=deep)
+        return Report(problems=tuple(problems), since=since)
 
     def report(
         self,

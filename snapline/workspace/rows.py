@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from snapline.paths import UnsafeRecordError
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
     from snapline.snapshots.info_fields import InfoFields
     from snapline.snapshots.record.recorded import Recorded
     from snapline.snapshots.snapshot import Problem
+    from snapline.workspace.reading import Reading
     from snapline.workspace.recording import Recording
 
-__all__ = ["record_rows", "sync_problems"]
+__all__ = ["record_rows", "sync_problems", "verify_problems"]
 
 
 def record_rows(
@@ -55,3 +57,32 @@ def sync_problems(ws: WorkspaceBase, paths: Iterable[PathArg] | PathArg | None) 
     from snapline.snapshots.record.detect import sync_problems as problems_of
 
     return problems_of(ws._recorder.compare(ws._scope(paths)))
+
+
+def verify_problems(ws: Reading, *, full: bool, deep: bool) -> tuple[list[Problem], int | None]:
+    """:meth:`Reading.verify <snapline.Workspace.verify>`'s problems, and where it started.
+
+    ``snapline verify`` runs in CI and in hooks, and mostly finds nothing: models are
+    built only for the problems found.
+
+    Returns:
+        The problems of the history, then of the workspace; and ``since``, the
+        checkpoint's snapshot when only what came after it was checked, else ``None``.
+    """
+    from snapline.validation import check_history
+
+    checked = check_history(ws._store, full=full, deep=deep)
+    try:
+        sync = sync_problems(ws, None)
+    except UnsafeRecordError as error:
+        # The disk cannot be compared with a known state that names a path outside
+        # the root; say so once, next to what validation found.
+        if any(p.kind == "unsafe-path" and p.path == error.path for p in checked.problems):
+            return checked.problems, checked.since
+        from snapline.snapshots.found import make_problem
+
+        unsafe = make_problem(
+            kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
+        )
+        return [*checked.problems, unsafe], checked.since
+    return checked.problems + sync, checked.since

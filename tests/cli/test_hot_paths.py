@@ -1,7 +1,8 @@
-"""The processes an agent starts on every edit load only what they use (issue 16).
+"""The processes an agent or CI starts on every edit load only what they use (issue 16).
 
-``snapline record F`` and the Claude Code hook (a PreToolUse check, then a PostToolUse
-record) run as whole processes, as agents run them; each reports what it imported.
+``snapline record F``, the Claude Code hook (a PreToolUse check, then a PostToolUse
+record) and a ``snapline verify`` that finds nothing wrong run as whole processes, as
+agents and CI run them; each reports what it imported.
 Costs are not timed here (no timing in unit tests): what a process must not load is
 named, so a new import cannot slip in.
 """
@@ -45,6 +46,26 @@ NOT_NEEDED = (
     "logging",  # imported when there is a warning to log
 )
 
+# verify checks what recording leaves alone (the sequence, the milestones, the ledger
+# files), and builds the public models only for the problems it finds.
+VERIFY_NOT_NEEDED = (
+    *(
+        name
+        for name in NOT_NEEDED
+        if name
+        not in {
+            "snapline.milestones",
+            "snapline.snapshots.check.sequence",
+            "snapline.validation",
+            "snapline.store.ledger.forgotten",
+            "snapline.store.ledger.forget_format",
+        }
+    ),
+    "snapline.milestones.milestone",
+    "snapline.milestones.manager",
+    "snapline.milestones.read",
+)
+
 _DRIVER = """
 import json, sys
 from snapline.cli import main
@@ -79,11 +100,11 @@ def _run(root: Path, args: list[str], stdin: str = "") -> dict[str, Any]:
     return result
 
 
-def _lean(result: dict[str, Any]) -> None:
+def _lean(result: dict[str, Any], not_needed: tuple[str, ...] = NOT_NEEDED) -> None:
     loaded = set(result["modules"])
     assert "snapline.workspace" in loaded  # sanity: the command did its work
-    assert not loaded & set(NOT_NEEDED), sorted(loaded & set(NOT_NEEDED))
-    below = tuple(f"{name}." for name in NOT_NEEDED)
+    assert not loaded & set(not_needed), sorted(loaded & set(not_needed))
+    below = tuple(f"{name}." for name in not_needed)
     assert not any(name.startswith(below) for name in loaded)
 
 
@@ -115,3 +136,26 @@ def test_the_hook_round_trip_loads_only_what_it_uses(project: Path) -> None:
     assert after["code"] == 0 and after["stderr"] == ""
     _lean(after)
     assert "snapline: " not in after["stderr"]
+
+
+def test_a_verify_that_finds_nothing_loads_only_what_it_uses(project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    assert _run(project, ["record", "src/app.py"])["code"] == 0
+    made = _run(project, ["milestone", "create", "--to", "latest", "--title", "first"])
+    assert made["code"] == 0, made["stderr"]
+    first = _run(project, ["verify"])  # the whole history: no checkpoint yet
+    assert first["code"] == 0 and "snapshots 0..1 verified," in first["stdout"]
+    _lean(first, VERIFY_NOT_NEEDED)
+    (project / "README.md").write_text("# renamed demo\n")
+    assert _run(project, ["record", "README.md"])["code"] == 0
+    since = _run(project, ["verify", "--format", "github"])  # what is new since then
+    assert since["code"] == 0 and "0..1 by an earlier check" in since["stdout"]
+    _lean(since, VERIFY_NOT_NEEDED)
+
+
+def test_a_verify_that_finds_a_problem_still_names_it(project: Path) -> None:
+    (project / "README.md").write_text("# changed outside snapline\n")
+    found = _run(project, ["verify"])
+    assert found["code"] == 1
+    assert "verification failed: 1 problem" in found["stdout"]
+    assert "README.md" in found["stdout"]

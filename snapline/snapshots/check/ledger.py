@@ -15,11 +15,15 @@ import os
 import zlib
 from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
 from snapline.snapshots.check.chain import GENESIS, chain_hash
-from snapline.snapshots.snapshot import Problem
+from snapline.snapshots.found import make_problem
 from snapline.store import ChangeRow, LedgerEntry, SnapshotRow, StoreReader
+
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Problem
 
 __all__ = ["check_ledger"]
 
@@ -74,7 +78,7 @@ def check_ledger(
             needed = change.content
             if row.number and needed and needed not in objects and needed not in forgotten:
                 problems.append(
-                    Problem(
+                    make_problem(
                         kind="ledger",
                         severity="corrupt",
                         number=row.number,
@@ -145,7 +149,7 @@ _UNREADABLE = object()
 def _corrupt(entry: LedgerEntry, what: str | None, *, restore: bool = True) -> Problem:
     number = entry.snapshot.number if entry.snapshot is not None else None
     advice = "; " + _RESTORE.format(entry.location) if restore else ""
-    return Problem(
+    return make_problem(
         kind="ledger",
         severity="corrupt",
         number=number,

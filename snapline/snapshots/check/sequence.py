@@ -14,17 +14,20 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from snapline.content import PackedSizeError, UnknownCodecError, unpack
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, is_hash
 from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.snapshots.found import make_problem
 from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
 from snapline.snapshots.read.reconstruct import Reconstructor
-from snapline.snapshots.snapshot import Problem
 from snapline.store import ChangeRow, SnapshotRow, StoreReader, shape_problem
+
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Problem
 
 __all__ = ["validate_history"]
 
@@ -52,7 +55,7 @@ def validate_history(
     problems: list[Problem] = []
     if after is None:
         for detail in store.integrity_problems():
-            problems.append(Problem(kind="sqlite", message=detail, severity="corrupt"))
+            problems.append(make_problem(kind="sqlite", message=detail, severity="corrupt"))
         rows = store.snapshots.select()
         changes: Iterable[ChangeRow] = store.changes.iter(deltas=True)
     else:
@@ -85,14 +88,14 @@ def validate_history(
             continue
         if row.id in ids:
             problems.append(
-                Problem(kind="duplicate-id", number=row.number, severity="corrupt",
-                        actual=row.id, message=f"snapshot {row.number} reuses the id {row.id}")
+                make_problem(kind="duplicate-id", number=row.number, severity="corrupt",
+                             actual=row.id, message=f"snapshot {row.number} reuses the id {row.id}")
             )  # fmt: skip
         ids.add(row.id)
         expected_number = 0 if previous is None else previous.number + 1
         if row.number != expected_number:
             problems.append(
-                Problem(
+                make_problem(
                     kind="gap",
                     number=row.number,
                     severity="error",
@@ -102,7 +105,7 @@ def validate_history(
             )
         if row.version > SNAPSHOT_VERSION:
             problems.append(
-                Problem(
+                make_problem(
                     kind="unknown-version",
                     number=row.number,
                     severity="corrupt",
@@ -113,7 +116,7 @@ def validate_history(
         expected_parent = previous.id if previous else None
         if row.parent_id != expected_parent:
             problems.append(
-                Problem(
+                make_problem(
                     kind="broken-link",
                     number=row.number,
                     severity="error",
@@ -127,7 +130,7 @@ def validate_history(
         expected_chain = chain_hash(previous.chain_hash if previous else GENESIS, row, changes)
         if row.chain_hash != expected_chain:
             problems.append(
-                Problem(
+                make_problem(
                     kind="chain-mismatch",
                     number=row.number,
                     severity="corrupt",
@@ -142,7 +145,7 @@ def validate_history(
                 json.loads(field)
             except ValueError:
                 problems.append(
-                    Problem(
+                    make_problem(
                         kind="bad-record",
                         number=row.number,
                         severity="corrupt",
@@ -154,7 +157,7 @@ def validate_history(
         previous = row
     for number in sorted(changes_by_number):
         problems.append(
-            Problem(
+            make_problem(
                 kind="orphan-change",
                 number=number,
                 severity="corrupt",
@@ -178,7 +181,7 @@ def _shape_problems(row: SnapshotRow, changes: list[ChangeRow]) -> list[Problem]
                 else f"a file change of snapshot {row.number}"
             )
             problems.append(
-                Problem(
+                make_problem(
                     kind="bad-record",
                     number=row.number,
                     severity="corrupt",
@@ -200,8 +203,8 @@ def _check_change(
         # A break in per-file continuity is a validation failure (exit 1); damaged
         # records, paths and content mean the store itself is corrupt (exit 3).
         severity: Literal["error", "corrupt"] = "error" if kind == "continuity" else "corrupt"
-        return Problem(kind=kind, severity=severity, path=change.path, number=change.snapshot,
-                       message=message, **extra)  # fmt: skip
+        return make_problem(kind=kind, severity=severity, path=change.path, number=change.snapshot,
+                            message=message, **extra)  # fmt: skip
 
     try:
         check_relpath(change.path)
@@ -302,7 +305,7 @@ def _check_state(
         actual = (row.hash, row.mode) if row else None
         if actual != expected:
             problems.append(
-                Problem(
+                make_problem(
                     kind="state-mismatch",
                     path=path,
                     severity="error",
@@ -321,7 +324,7 @@ def _deep_check(store: StoreReader) -> list[Problem]:
             actual = hash_bytes(unpack(packed, limit=size))
         except (UnknownCodecError, PackedSizeError, zlib.error) as error:
             problems.append(
-                Problem(
+                make_problem(
                     kind="corrupt-content",
                     severity="corrupt",
                     expected=hash_,
@@ -331,7 +334,7 @@ def _deep_check(store: StoreReader) -> list[Problem]:
             continue
         if actual != hash_:
             problems.append(
-                Problem(
+                make_problem(
                     kind="corrupt-content",
                     severity="corrupt",
                     expected=hash_,
@@ -349,7 +352,7 @@ def _deep_check(store: StoreReader) -> list[Problem]:
             continue  # reported as unsafe-path by the walk above
         except SnaplineError as error:
             problems.append(
-                Problem(
+                make_problem(
                     kind="corrupt-content",
                     severity="corrupt",
                     path=change.path,
