@@ -7,6 +7,8 @@ needs them, so ``snapline --help`` stays fast (STYLE habit 12).
 
 from __future__ import annotations
 
+import copy
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -141,4 +143,50 @@ forget.register(app)
 
 def run() -> None:
     """Run the command line with ``sys.argv``."""
-    app(prog_name="snapline")
+    app_for(sys.argv[1:])(prog_name="snapline")
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The application to run ``snapline ARGS`` with: the one command they name, or all.
+
+    Turning the application into click commands costs about as much again as importing
+    typer, for every command there is; a process runs one. So when the arguments name a
+    command (after any of the root options), only that command or group is turned into
+    one. Anything else (no command, ``--help``, ``--version``, a name that is not a
+    command) gets the whole application, and so the same help and usage errors.
+
+    Args:
+        args: The arguments after ``snapline``.
+
+    Returns:
+        :data:`app`, or a copy of it holding only the command named.
+    """
+    name = _command_named(args)
+    commands = [c for c in app.registered_commands if c.name == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app
+    lean = copy.copy(app)  # the callback and settings shared; the lists are its own
+    lean.registered_commands = commands
+    lean.registered_groups = groups
+    return lean
+
+
+def _command_named(args: list[str]) -> str | None:
+    # The first word that is not a root option or its value; None when an option comes
+    # first that only the whole application reads (help, version, a mistake).
+    words = iter(args)
+    for word in words:
+        if word in _ROOT_VALUED:
+            next(words, None)
+        elif word.partition("=")[0] in _ROOT_VALUED or word in _ROOT_FLAGS:
+            continue
+        elif word.startswith("-"):
+            return None
+        else:
+            return word
+    return None
+
+
+_ROOT_VALUED = ("--root", "--timeout")
+_ROOT_FLAGS = ("--debug",)
