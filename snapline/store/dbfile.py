@@ -77,7 +77,7 @@ def companions(path: Path) -> tuple[tuple[int, int] | None, ...]:
     return identity(f"{path}-wal"), identity(f"{path}-shm")
 
 
-def identity(name: str) -> tuple[int, int] | None:
+def identity(name: str | os.PathLike[str]) -> tuple[int, int] | None:
     """``(device, inode)`` of a file, or ``None`` when there is none."""
     try:
         info = os.stat(name)

@@ -7,10 +7,10 @@ then report a snapshot that no later command can see. Writers check before commi
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.store.dbfile import identity
 
 __all__ = ["StorePresence", "StoreVanishedError"]
 
@@ -59,7 +59,7 @@ class StorePresence:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._identity = _file_identity(path)
+        self._identity = identity(path)
 
     def check(self) -> None:
         """Refuse when the path no longer names the file that was opened.
@@ -69,14 +69,6 @@ class StorePresence:
         """
         if self._identity is None:
             return
-        now = _file_identity(self.path)
+        now = identity(self.path)
         if now != self._identity:
             raise StoreVanishedError(self.path, "deleted" if now is None else "replaced")
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_dev, info.st_ino
