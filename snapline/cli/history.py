@@ -118,27 +118,29 @@ def log(
     as_json: JsonOption = False,
 ) -> None:
     """List snapshots, newest first."""
+    from snapline.workspace.rows import log_headers
+
     with workspace(ctx) as ws:
         paths = user_paths(ws, [file]) if file is not None else None
-        snapshots = list(
-            ws.snapshots(
-                file=paths[0] if paths else None,
-                tool=tool,
-                session=session,
-                limit=limit,
-                newest_first=True,
+        path = paths[0] if paths else None
+        if as_json:  # the models' JSON, every file change listed
+            snapshots = list(
+                ws.snapshots(file=path, tool=tool, session=session, limit=limit, newest_first=True)
             )
-        )
+        else:  # a line each: the headers, without a model per file change
+            headers = log_headers(
+                ws, file=path, tool=tool, session=session, limit=limit, newest_first=True
+            )
         side = ws.side_snapshots()
     if as_json:
         echo_json([_log_json(snapshot, side) for snapshot in snapshots])
         return
     _echo_unjoined(side)
-    for snapshot in snapshots:
-        snapshot_line(snapshot)
-        for joined in _joined(side, snapshot.number):
+    for header in headers:
+        snapshot_line(header)
+        for joined in _joined(side, header.number):
             side_line(joined)
-    if not snapshots:
+    if not headers:
         echo("no snapshots match", err=True)
 
 

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
         RollbackResult,
         SideSnapshot,
         SkippedPath,
-        Snapshot,
     )
     from snapline.scanning import Skipped
+    from snapline.snapshots.read.headers import SnapshotHeader
 
 __all__ = [
     "Change",
@@ -43,7 +43,7 @@ _KINDS = {
 }
 
 
-def snapshot_line(snapshot: Snapshot) -> None:
+def snapshot_line(snapshot: SnapshotHeader) -> None:
     """One line per snapshot, as ``log`` prints it: number, time, tool, description, files."""
     session = [("  @" + snapshot.session, "magenta")] if snapshot.session else []
     echo(
@@ -55,7 +55,7 @@ def snapshot_line(snapshot: Snapshot) -> None:
         *session,
         "  ",
         snapshot.description or "(no description)",
-        ("  [" + plural(len(snapshot.files), "file") + "]", "dim"),
+        ("  [" + plural(snapshot.files, "file") + "]", "dim"),
     )
 
 

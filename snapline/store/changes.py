@@ -52,6 +52,20 @@ class ChangeTable:
         )
         return [_row(row) for row in rows]
 
+    def counts(self, first: int, last: int) -> dict[int, int]:
+        """How many files each snapshot of ``first..last`` changed (none: not listed).
+
+        Args:
+            first: The first snapshot number.
+            last: The last snapshot number (included).
+        """
+        rows = self._c.query(
+            "SELECT snapshot, count(*) FROM changes WHERE snapshot BETWEEN ? AND ? "
+            "GROUP BY snapshot",
+            (first, last),
+        )
+        return {number: count for number, count in rows}
+
     def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
         """Every file change of snapshots ``first..last``, in (snapshot, path) order.
 

@@ -18,12 +18,13 @@ from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
     from snapline.snapshots.info_fields import InfoFields
+    from snapline.snapshots.read.headers import SnapshotHeader
     from snapline.snapshots.record.recorded import Recorded
     from snapline.snapshots.snapshot import Problem
     from snapline.workspace.reading import Reading
     from snapline.workspace.recording import Recording
 
-__all__ = ["record_rows", "sync_problems", "verify_problems"]
+__all__ = ["log_headers", "record_rows", "sync_problems", "verify_problems"]
 
 
 def record_rows(
@@ -86,3 +87,31 @@ def verify_problems(ws: Reading, *, full: bool, deep: bool) -> tuple[list[Proble
         )
         return [*checked.problems, unsafe], checked.since
     return checked.problems + sync, checked.since
+
+
+def log_headers(
+    ws: Reading,
+    *,
+    file: PathArg | None,
+    tool: str | None,
+    session: str | None,
+    limit: int | None,
+    newest_first: bool,
+) -> list[SnapshotHeader]:
+    """What ``snapline log`` lists: :meth:`Reading.snapshots`'s selection, as headers.
+
+    Returns:
+        Each snapshot's header and how many files it changed, building no model.
+    """
+    from snapline.snapshots.read.headers import headers_of
+
+    store = ws._store
+    with store.read():
+        rows = store.snapshots.select(
+            path=None if file is None else ws._relpath(file),
+            tool=tool,
+            session=session,
+            descending=newest_first,
+            limit=limit,
+        )
+        return headers_of(store, rows)

@@ -159,3 +159,13 @@ def test_a_verify_that_finds_a_problem_still_names_it(project: Path) -> None:
     assert found["code"] == 1
     assert "verification failed: 1 problem" in found["stdout"]
     assert "README.md" in found["stdout"]
+
+
+def test_log_builds_no_model(project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    assert _run(project, ["record", "src/app.py", "-m", "edit"])["code"] == 0
+    listed = _run(project, ["log"])
+    assert listed["code"] == 0 and "edit  [1 file]" in listed["stdout"]
+    assert "baseline  [2 files]" in listed["stdout"]
+    models = {"pydantic", "snapline.snapshots.snapshot", "snapline.snapshots.read.convert"}
+    assert not models & set(listed["modules"]), sorted(models & set(listed["modules"]))

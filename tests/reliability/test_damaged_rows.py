@@ -22,6 +22,7 @@ import pytest
 
 from snapline import SnaplineError, Workspace
 from snapline.cli.errors import EXIT_CORRUPT, exit_code_for
+from snapline.workspace.rows import log_headers
 from tests.reliability.crafting import reseal, sql
 
 # What a damaged row can hold instead of its value, by the type the column wants.
@@ -58,6 +59,9 @@ def _history(root: Path) -> None:
 
 READERS: dict[str, Callable[[Workspace], object]] = {
     "log": lambda ws: list(ws.snapshots()),
+    "log (text)": lambda ws: log_headers(
+        ws, file=None, tool=None, session=None, limit=None, newest_first=True
+    ),
     "show": lambda ws: ws.snapshot(1),
     "milestones": lambda ws: ws.milestones.list(),
     "status": lambda ws: ws.check_sync(),

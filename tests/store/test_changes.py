@@ -52,6 +52,15 @@ def test_in_range_is_in_snapshot_and_path_order(store: Store, changes: list[Chan
     assert store.changes.in_range(3, 9) == []
 
 
+def test_counts_say_how_many_files_each_snapshot_changed(
+    store: Store, changes: list[ChangeRow]
+) -> None:
+    expected = {n: sum(1 for c in changes if c.snapshot == n) for n in range(3)}
+    assert store.changes.counts(0, 2) == expected == {0: 3, 1: 2, 2: 1}
+    assert store.changes.counts(1, 1) == {1: 2}
+    assert store.changes.counts(3, 9) == {}
+
+
 def test_iter_streams_every_change_in_order(store: Store, changes: list[ChangeRow]) -> None:
     assert list(store.changes.iter()) == _ordered(changes)
     assert list(store.changes.iter(deltas=False)) == [_bare(c) for c in _ordered(changes)]

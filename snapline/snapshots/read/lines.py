@@ -51,9 +51,11 @@ def unmerged_lines(store: StoreReader) -> list[Line]:
 
 def side_snapshots(store: StoreReader) -> list[SideSnapshot]:
     """Every snapshot off the main line, each with the line it is on, by number."""
+    rows = store.side_snapshots()
+    if not rows:
+        return []  # the common case: one line, and no models to load
     from snapline.snapshots.snapshot import SideSnapshot  # writers check lines, build none
 
-    rows = store.side_snapshots()
     has_child = {row.parent_id for row in rows}
     by_id = {row.id: row for row in rows}
     line_of: dict[str, str] = {}

@@ -1,0 +1,70 @@
+"""What ``snapline log`` shows of each snapshot, read without building the models.
+
+A listing shows a snapshot's number, time, tool, session, description and how many files
+it changed. Building the public :class:`~snapline.Snapshot` for that would load pydantic
+and make a model of every file change: ten thousand for a baseline, to print their
+count. The header rows are checked here as the models would check them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from snapline.store import SnapshotRow, StoreCorruptError, StoreReader, shape_problem
+
+__all__ = ["SnapshotHeader", "headers_of"]
+
+
+@dataclass(frozen=True)
+class SnapshotHeader:
+    """One line of ``log``: a snapshot's header, and how many files it changed.
+
+    Attributes:
+        number: The snapshot's number.
+        time: When it was recorded.
+        tool: Who recorded it.
+        session: The session it belongs to, if any.
+        description: What it says about itself.
+        files: How many files it changed.
+    """
+
+    number: int
+    time: datetime
+    tool: str
+    session: str | None
+    description: str
+    files: int
+
+
+def headers_of(store: StoreReader, rows: list[SnapshotRow]) -> list[SnapshotHeader]:
+    """The headers of snapshot rows, in their order; call inside one read.
+
+    Args:
+        store: The open store.
+        rows: Snapshot rows of ``store``.
+
+    Returns:
+        One header per row.
+
+    Raises:
+        StoreCorruptError: If a row holds values no snapline writes.
+    """
+    if not rows:
+        return []
+    numbers = [row.number for row in rows]
+    counts = store.changes.counts(min(numbers), max(numbers))
+    return [_header(store, row, counts.get(row.number, 0)) for row in rows]
+
+
+def _header(store: StoreReader, row: SnapshotRow, files: int) -> SnapshotHeader:
+    problem = shape_problem(row)
+    if problem is not None:
+        raise StoreCorruptError(store.path, f"snapshot {row.number}: {problem}")
+    try:
+        time = datetime.fromisoformat(row.time)
+    except ValueError:
+        raise StoreCorruptError(
+            store.path, f"snapshot {row.number} cannot be read: its time {row.time!r:.40}"
+        ) from None
+    return SnapshotHeader(row.number, time, row.tool, row.session, row.description, files)
