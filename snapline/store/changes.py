@@ -52,19 +52,22 @@ class ChangeTable:
         )
         return [_row(row) for row in rows]
 
-    def counts(self, first: int, last: int) -> dict[int, int]:
-        """How many files each snapshot of ``first..last`` changed (none: not listed).
+    def paths(self, first: int, last: int) -> list[tuple[int, str, str | None]]:
+        """``(snapshot, path, old path)`` of every change of snapshots ``first..last``.
+
+        What a listing needs to count each snapshot's files and check the paths it
+        records, without the rest of the rows. In (snapshot, path) order.
 
         Args:
             first: The first snapshot number.
             last: The last snapshot number (included).
         """
         rows = self._c.query(
-            "SELECT snapshot, count(*) FROM changes WHERE snapshot BETWEEN ? AND ? "
-            "GROUP BY snapshot",
+            "SELECT snapshot, path, old_path FROM changes WHERE snapshot BETWEEN ? AND ? "
+            "ORDER BY snapshot, path",
             (first, last),
         )
-        return {number: count for number, count in rows}
+        return [(number, decode_path(path), decode_path(old)) for number, path, old in rows]
 
     def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
         """Every file change of snapshots ``first..last``, in (snapshot, path) order.

@@ -94,8 +94,8 @@ class ChangeReader(Protocol):
     def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
         """The changes of one snapshot, by path; without deltas they are ``None``."""
 
-    def counts(self, first: int, last: int) -> dict[int, int]:
-        """How many files each snapshot of ``first..last`` changed, by number."""
+    def paths(self, first: int, last: int) -> list[tuple[int, str, str | None]]:
+        """``(snapshot, path, old path)`` of each change of ``first..last``, in order."""
 
     def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
         """The changes of snapshots ``first..last``, in (snapshot, path) order."""

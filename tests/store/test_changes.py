@@ -52,13 +52,11 @@ def test_in_range_is_in_snapshot_and_path_order(store: Store, changes: list[Chan
     assert store.changes.in_range(3, 9) == []
 
 
-def test_counts_say_how_many_files_each_snapshot_changed(
-    store: Store, changes: list[ChangeRow]
-) -> None:
-    expected = {n: sum(1 for c in changes if c.snapshot == n) for n in range(3)}
-    assert store.changes.counts(0, 2) == expected == {0: 3, 1: 2, 2: 1}
-    assert store.changes.counts(1, 1) == {1: 2}
-    assert store.changes.counts(3, 9) == {}
+def test_paths_name_each_change_in_order(store: Store, changes: list[ChangeRow]) -> None:
+    expected = [(c.snapshot, c.path, c.old_path) for c in _ordered(changes)]
+    assert store.changes.paths(0, 2) == expected
+    assert store.changes.paths(1, 1) == expected[3:5]
+    assert store.changes.paths(3, 9) == []
 
 
 def test_iter_streams_every_change_in_order(store: Store, changes: list[ChangeRow]) -> None:
@@ -150,3 +148,7 @@ def test_paths_that_are_not_utf8_round_trip(store: Store) -> None:
     assert _at(store, moved, 1) == (1, moved, NOT_UTF8)
     assert [c.snapshot for c in store.changes.path_history(moved, last=1, count=5)] == [1]
     assert [c.path for c in store.changes.iter()] == [NOT_UTF8, moved]
+
+
+def test_paths_name_a_rename_from_where_it_came(renames: Store) -> None:
+    assert renames.changes.paths(3, 3) == [(3, "b.txt", "a.txt")]

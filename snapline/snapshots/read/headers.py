@@ -3,7 +3,8 @@
 A listing shows a snapshot's number, time, tool, session, description and how many files
 it changed. Building the public :class:`~snapline.Snapshot` for that would load pydantic
 and make a model of every file change: ten thousand for a baseline, to print their
-count. The header rows are checked here as the models would check them.
+count. The header rows, and the paths the changes record, are checked here as loading
+the snapshots would check them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from snapline.paths import check_recorded
 from snapline.store import SnapshotRow, StoreCorruptError, StoreReader, shape_problem
 
 __all__ = ["SnapshotHeader", "headers_of"]
@@ -49,12 +51,20 @@ def headers_of(store: StoreReader, rows: list[SnapshotRow]) -> list[SnapshotHead
 
     Raises:
         StoreCorruptError: If a row holds values no snapline writes.
+        UnsafeRecordError: If a change of one of them records an unsafe path (a crafted
+            or damaged store), as loading the snapshot would say.
     """
     if not rows:
         return []
-    numbers = [row.number for row in rows]
-    counts = store.changes.counts(min(numbers), max(numbers))
-    return [_header(store, row, counts.get(row.number, 0)) for row in rows]
+    numbers = {row.number for row in rows}
+    counts = dict.fromkeys(numbers, 0)
+    for number, path, old_path in store.changes.paths(min(numbers), max(numbers)):
+        if number in counts:
+            counts[number] += 1
+            check_recorded(path)
+            if old_path is not None:
+                check_recorded(old_path)
+    return [_header(store, row, counts[row.number]) for row in rows]
 
 
 def _header(store: StoreReader, row: SnapshotRow, files: int) -> SnapshotHeader:
