@@ -111,11 +111,14 @@ class Ledger:
 
         Temporary files of a write in progress (or of one that died) are not listed.
         """
+        return sorted(name for name in self.entries(kind) if not atomic.is_temp_name(name))
+
+    def entries(self, kind: str) -> list[str]:
+        """Every name in the folder of one kind, temporary files included, unsorted."""
         try:
-            entries = os.listdir(self.path / kind)
+            return os.listdir(self.path / kind)
         except FileNotFoundError:
             return []
-        return sorted(name for name in entries if not atomic.is_temp_name(name))
 
     def file(self, kind: str, name: str) -> Path:
         """Where the file ``name`` of ``kind`` lives."""

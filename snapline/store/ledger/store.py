@@ -129,6 +129,10 @@ class LedgerStore:
         self._depth = 0
         # Set by a caller that shows progress while the index is rebuilt: (done, total).
         self.progress: Callable[[int, int], None] | None = None
+        # The index's version (its connection and data_version) and the ledger's
+        # listings when the index was last found to hold every ledger file (kept by
+        # sync._in_step; None: look again).
+        self.agreed: tuple[object, frozenset[str]] | None = None
         connection = index.connection
         self.names = LedgerNameTable(connection)
         self.side = SideSnapshotTable(connection)
@@ -153,17 +157,23 @@ class LedgerStore:
             StoreAccessError: If the disk refuses a ledger file.
         """
         self.ledger.parsed.clear()
+        published: list[str] = []
         with self.index.write():
             self._depth += 1
             try:
                 yield
                 if self._depth == 1 and self._pending:
-                    self._publish()
+                    published = self._publish()
                     crash_point("ledger-published")
             finally:
                 self._depth -= 1
                 if not self._depth:
                     self._pending.clear()
+        if published and self.agreed is not None:
+            # Committed: the index holds the names of the files just written, and the
+            # listings hold the files (see sync._in_step).
+            version, listing = self.agreed
+            self.agreed = (version, listing | frozenset(published))
 
     def read(self) -> contextlib.AbstractContextManager[None]:
         """A block that sees one consistent view of the index; inside ``write()`` it joins."""
@@ -267,12 +277,10 @@ class LedgerStore:
 
     # -- publishing ----------------------------------------------------------------
 
-    def _publish(self) -> None:
+    def _publish(self) -> list[str]:
         try:
-            for number in self._pending.snapshots:
-                self._publish_snapshot(number)
-            for number in self._pending.milestones:
-                self._publish_milestone(number)
+            names = [self._publish_snapshot(number) for number in self._pending.snapshots]
+            names += [self._publish_milestone(number) for number in self._pending.milestones]
         except LedgerFileError as error:
             raise StoreCorruptError(error.path, error.what) from None
         except OSError as error:
@@ -280,8 +288,9 @@ class LedgerStore:
             # back and the ledger holds no file for it (write_new takes its name back).
             location = Path(error.filename) if error.filename else self.path
             raise StoreAccessError(location, access_problem(error), str(error)) from None
+        return names
 
-    def _publish_snapshot(self, number: int) -> None:
+    def _publish_snapshot(self, number: int) -> str:
         row = self.index.snapshots.get(number)
         assert row is not None, f"snapshot {number} was inserted in this transaction"
         changes = self.index.changes.of(number, deltas=True)
@@ -293,8 +302,9 @@ class LedgerStore:
         name = snapshot_name(number, row.id)
         self.ledger.write_new(SNAPSHOTS, name, render_snapshot(row, changes))
         self.names.add([name])
+        return name
 
-    def _publish_milestone(self, number: int) -> None:
+    def _publish_milestone(self, number: int) -> str:
         row = self.index.milestones.get(number)
         assert row is not None, f"milestone {number} was inserted in this transaction"
         last = self.index.snapshots.get(row.last)
@@ -304,6 +314,7 @@ class LedgerStore:
         name = milestone_file_name(number, data)
         self.ledger.write_new(MILESTONES, name, data)
         self.names.add([name])
+        return name
 
     def _write_objects(self, number: int, changes: Sequence[ChangeRow]) -> None:
         """Give the ledger the content the snapshot's diffs cannot carry.

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from snapline import atomic
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
 from snapline.store.ledger.format import (
@@ -56,7 +57,34 @@ Progress = Callable[[int, int], None]
 
 def needs_catch_up(store: LedgerStore) -> bool:
     """Whether the ledger holds files the index does not, or lacks files it holds."""
-    return _on_disk(store.ledger) != store.names.all()
+    return not _in_step(store)
+
+
+def _in_step(store: LedgerStore) -> bool:
+    """Whether the index holds the ledger's files; remembered while neither changes.
+
+    Every record asks this under the writer lock. Comparing the ledger's listings with
+    the index's names costs time in proportion to the history (about 30 ms at 10,000
+    snapshots), so the answer is kept as :attr:`LedgerStore.agreed`: the listings as
+    read, and the index's ``data_version`` on its connection, which changes when
+    another connection commits. While the listings read the same and no other
+    connection has written, the two still agree. This process's own writes keep the
+    index's names in step with the files they publish, and ``LedgerStore.write`` adds
+    those names to what is remembered.
+    """
+    data_version = store.index.generation()[0]
+    # A reconnection (another process reset the WAL) starts a new count: the
+    # connection is part of the version.
+    version = (store.index.connection.db, data_version)
+    listing = _listing(store.ledger)
+    if store.agreed == (version, listing):
+        return True
+    on_disk = {name for name in listing if not atomic.is_temp_name(name)}
+    if on_disk != store.names.all():
+        store.agreed = None
+        return False
+    store.agreed = (version, listing)
+    return True
 
 
 def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -> bool:
@@ -74,10 +102,10 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
         StoreCorruptError: If a ledger file is damaged, crafted, or missing from the
             middle of the history; the message names the file.
     """
+    if _in_step(store):
+        return False
     on_disk = _on_disk(store.ledger)
     known = store.names.all()
-    if on_disk == known:
-        return False
     store.ledger.parsed.clear()
     # An empty index (a fresh clone, a deleted index) is filled in bulk: its pages go
     # straight into the file rather than through the WAL (Connection.bulk_write).
@@ -268,6 +296,14 @@ def _pick_main(
 
 
 # -- catching up -------------------------------------------------------------------
+
+
+def _listing(ledger: Ledger) -> frozenset[str]:
+    # Every name in the ledger's folders of records, temporary files included: what
+    # `_in_step` remembers, so the names are not filtered on every look.
+    return frozenset(
+        name for kind in (SNAPSHOTS, MILESTONES, FORGOTTEN) for name in ledger.entries(kind)
+    )
 
 
 def _on_disk(ledger: Ledger) -> set[str]:
