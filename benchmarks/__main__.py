@@ -27,6 +27,7 @@ from benchmarks.report import (
     render_peers,
     render_text,
     snapline_version,
+    update_full_rows,
 )
 from benchmarks.timing import file_creation_cost
 from benchmarks.workspace_gen import DEFAULT_SEED
@@ -64,7 +65,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the generated workspaces")
     parser.add_argument(
         "--rows",
-        help=f"comma-separated rows to run ({', '.join(ORDER)}); implies --output -",
+        help=f"comma-separated rows to run ({', '.join(ORDER)}); prints them only, "
+        "or with --full and --output FILE replaces them in FILE's full-run summary",
     )
     parser.add_argument(
         "--peers",
@@ -89,6 +91,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks; returns the exit code."""
     args = parse_args(argv)
+    if args.rows and args.output not in (None, "-") and not args.full:
+        print(
+            "python -m benchmarks: --rows with --output replaces rows of a full run's "
+            "summary; add --full, or leave out --output to print the rows",
+            file=sys.stderr,
+        )
+        return 2
     files = args.files or (100_000 if args.full else 10_000)
     history = args.history or (10_000 if args.full else 1_000)
     repeats = args.repeats or (9 if args.full else 7)
@@ -168,6 +177,24 @@ def main(argv: list[str] | None = None) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(place_peers(previous, block), encoding="utf-8")
             log(f"wrote the peers' section of {output}")
+            log(f"done in {elapsed:.0f}s")
+            return _exit_code(results, log)
+        if only:
+            if previous is None:
+                log(f"{output} does not exist: nothing to update")
+                return 1
+            measured = (
+                f"on {started.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC, "
+                f"`{command} --rows {','.join(r.number for r in results)}`, "
+                f"snapline {machine['snapline']}"
+            )
+            try:
+                updated = update_full_rows(previous, results, measured)
+            except ValueError as error:
+                log(f"{output} was left as it was: {error}")
+                return 1
+            target.write_text(updated, encoding="utf-8")
+            log(f"replaced rows {', '.join(r.number for r in results)} in {output}")
             log(f"done in {elapsed:.0f}s")
             return _exit_code(results, log)
         markdown = render_markdown(

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks.limits import limit_of
 from benchmarks.timing import Stats
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "render_text",
     "share_of",
     "snapline_version",
+    "update_full_rows",
 ]
 
 
@@ -204,7 +206,7 @@ def render_markdown(
     ]
     if mode == "full":
         header = f"Full run of {when}, `{command}`, snapline {machine.get('snapline', '?')}:"
-        summary = [FULL_START, header, "", *summary, FULL_END]
+        summary = _full_block([header], summary)
     out = [
         "# Benchmarks",
         "",
@@ -325,6 +327,9 @@ def _limits_section(result: RowResult) -> list[str]:
     if result.ratio is not None:
         measured = f"ratio {result.ratio:.2f} ({measured})"
     out = [f"### {result.number}. {result.title}: goal {result.goal}, measured {measured}", ""]
+    limit = limit_of(result.number)
+    if limit:
+        out += [limit, ""]
     if not result.evidence:
         out += ["No profile was taken for this row.", ""]
     for evidence in result.evidence:
@@ -446,6 +451,71 @@ def share_of(profile: dict[str, Any] | None, marker: str) -> float | None:
 
 def _full_summary(previous: str | None) -> str | None:
     return _kept_block(previous, FULL_START, FULL_END)
+
+
+def _full_block(header: list[str], table: list[str]) -> list[str]:
+    """The full run's summary between its markers: header, table, and what limits the misses.
+
+    A quick run carries the block over as it is, so the misses of the goals set for
+    100,000 files keep their explanation next to their figures.
+    """
+    missed = [cells[0] for cells in _table_cells(table) if cells[-1] == "NOT MET"]
+    out = [FULL_START]
+    for line in header:
+        out += [line, ""]
+    out += table
+    notes: dict[str, list[str]] = {}
+    for number in missed:
+        limit = limit_of(number)
+        notes.setdefault(limit or "No note is written for this row yet.", []).append(number)
+    if notes:
+        out += ["", "What limits the rows missed at this size (in detail: *What limits it*):", ""]
+        out += [f"- **{', '.join(numbers)}.** {note}" for note, numbers in notes.items()]
+    return [*out, FULL_END]
+
+
+def _table_cells(table: list[str]) -> list[list[str]]:
+    # The body rows of a summary table, as cells (header and rule skipped).
+    rows = [line for line in table if line.startswith("| ") and not line.startswith("| # ")]
+    return [[cell.strip() for cell in row.strip("|").split(" | ")] for row in rows]
+
+
+def update_full_rows(document: str, results: list[RowResult], measured: str) -> str:
+    """``document`` with the rows of ``results`` replaced in its full-run summary.
+
+    For a full run of a few rows (``--full --rows``): the other rows keep the figures
+    of the run that measured them, and a line under the block's header says which rows
+    were measured again, and ``measured`` (when, how, on which commit), so every figure
+    says where it comes from. An earlier such line for the same rows or fewer goes.
+
+    Raises:
+        ValueError: If the document has no full-run summary, or it lacks one of the rows.
+    """
+    block = _full_summary(document)
+    if block is None:
+        raise ValueError("the report has no full-run summary to update: run --full first")
+    lines = block.splitlines()[1:-1]
+    first_row = next(i for i, line in enumerate(lines) if line.startswith("| # "))
+    table = [line for line in lines[first_row:] if line.startswith("|")]
+    numbers = [cells[0] for cells in _table_cells(table)]
+    again = [result.number for result in results]
+    header = [
+        line for line in lines[:first_row] if line and not set(_remeasured(line)) <= set(again)
+    ]
+    header.append(f"Rows {', '.join(again)} measured again {measured}:")
+    for result in results:
+        if result.number not in numbers:
+            raise ValueError(f"row {result.number} is not in the full-run summary")
+        cells = "| " + " | ".join(_escape(c) for c in _summary_cells(result)) + " |"
+        table[numbers.index(result.number) + 2] = cells
+    updated = "\n".join(_full_block(header, table))
+    return document.replace(block, updated)
+
+
+def _remeasured(line: str) -> list[str]:
+    # The rows a header line says were measured again; none for the run's own line.
+    match = re.match(r"Rows ([0-9a-z, ]+) measured again ", line)
+    return match.group(1).split(", ") if match else ["(the run)"]
 
 
 def _kept_block(previous: str | None, start_marker: str, end_marker: str) -> str | None:

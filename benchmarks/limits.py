@@ -1,0 +1,120 @@
+"""What limits each row that misses its goal, in words (docs/benchmarks.md).
+
+A missed row's profile (cases.py takes one) shows where that run's time went; the note
+here says what that time is for, and what removing it would take. The report prints
+the note under *What limits it*, and lists the notes of the rows a full run missed
+under its summary, which a quick run carries over. A note is written from profiles
+taken on this code: when a change moves a row's time, its note changes with it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LIMITS", "limit_of"]
+
+LIMITS: dict[str, str] = {
+    "3a": (
+        "Every record lists the ledger's folders of records (`snapshots/`, `milestones/`, "
+        "`forgotten/`) under the writer lock, to see files another program added or "
+        "removed (a pull, a merge, a branch switch) before it writes the next snapshot: "
+        "about 8 ms per 10,000 names on this machine, which is the difference between "
+        "the two profiles. What the listing is compared with is remembered "
+        "(`LedgerStore.agreed`), but the listing itself is the only exact test. The "
+        "folder's timestamps cannot stand in for it: every record changes the folder, "
+        "and another change within the same timestamp tick would go unseen (git's "
+        "untracked cache distrusts such a directory for the same reason). Removing it "
+        "needs snapshot files sharded into subfolders, a ledger format change."
+    ),
+    "4": (
+        "The fixed cost of a Python process, against git's whole command in C: the "
+        "interpreter's start (row 5b) and about 200 modules for the store, the ledger "
+        "and the recorder (`python -X importtime`: about 110 ms). The record itself is "
+        "row 2b's. At 100,000 files git's own work grows with its index, and the row "
+        "is met."
+    ),
+    "5": (
+        "`--help` lists every command, so all 22 are built: typer reads each command's "
+        "signature and evaluates its annotations into click parameters (about 50 ms), "
+        "after importing typer and click (about 50 ms), on top of the interpreter's "
+        "start (row 5b). Every command, and a command's own `--help`, builds only "
+        "itself (`cli/app.app_for`)."
+    ),
+    "6a": (
+        "A walk of the workspace that compares every file's `stat` with the stat cache. "
+        "git makes the same `stat` calls, but snapline does its per-entry work in "
+        "Python: the ignore rules of the walk, loading the cache's rows into a tree, "
+        "and the comparison. At 10,000 files the ratio sits at the goal (1.7 to 2.1 "
+        "across runs); at 100,000 files it is met."
+    ),
+    "6c": (
+        "Row 6b's whole-workspace check, plus the process (interpreter start, imports, "
+        "opening the store, the history since the checkpoint). At 100,000 files the "
+        "check itself is the limit: under cProfile, 0.87 s walking and `stat`-ing "
+        "101,000 entries and 0.47 s loading 100,000 stat-cache rows into a tree, "
+        "against git's loop over its index in C with threaded `lstat` "
+        "(`core.preloadIndex`). Reaching 1.5x git needs that loop out of Python."
+    ),
+    "6d": (
+        "`verify --full` re-reads every ledger file, rebuilds every version of every "
+        "file from the baseline and checks it against its recorded hash. That is the "
+        "job: it is the check a fresh clone and CI rely on. `git fsck` checks objects "
+        "that are named by their hash."
+    ),
+    "6e": (
+        "A fresh clone has no index. Its first command parses every ledger file, and "
+        "renders each record back to prove it is in canonical form. It copies the "
+        "baseline's content from the workspace into the index (about 100 MB at 10,000 "
+        "files). It then hashes every file, because files just checked out are inside "
+        "the stat cache's racy window. git's `status` with an all-stale index only "
+        "hashes the files."
+    ),
+    "7": (
+        "A rollback first checks the whole workspace for changes made outside snapline "
+        "(the walk of row 6b), which is what makes it refuse rather than lose work. It "
+        "then rebuilds the 100 files' versions, writes them as one fsynced batch, "
+        "records the rollback as a snapshot, and renders that snapshot's ledger record "
+        "(about 190 deltas as op lines). The process also loads pydantic for its "
+        "result models (about 60 ms). git's `checkout REV -- .` overwrites without "
+        "checking."
+    ),
+    "8": (
+        "Each snapshot also costs bookkeeping in the index: the snapshot row (id, "
+        "parent, time, chain hash, fields) and the change row (path, two 71-byte "
+        "`sha256:` hashes), with their SQLite indexes. Together these weigh more than "
+        "the deltas, which are about a fifth of the total (146 B per edit for both "
+        "directions). git stores each version as one zlib'd object."
+    ),
+    "12": (
+        "Two processes per edit (the PreToolUse check and the PostToolUse record). "
+        "Each pays the interpreter's start and the hook's imports (the "
+        "`python -X importtime` above), against git's two commands in C. At 100,000 "
+        "files git's commands grow with its index, and the row is met."
+    ),
+    "13": (
+        "An MCP call is the library's `write_file` (row 2a) plus the SDK's round trip: "
+        "JSON-RPC over stdio, and validation of the request and the reply, about 9 ms "
+        "(row 13's median less row 2a's). At 10,000 files git's commit is cheap enough "
+        "for that to show; at 100,000 files the row is met."
+    ),
+    "14a": (
+        "A line that a later commit replaces is in the ledger twice: in the forward "
+        "delta that wrote it, and in the reverse delta of the change that replaced it. "
+        "Both directions are what a snapshot is: each reads on its own, and undoing a "
+        "change reuses them swapped. Every change also carries its base and result "
+        "SHA-256 "
+        "in hex, which zlib barely shrinks. git holds each version once, packed as "
+        "deltas of the others."
+    ),
+    "15": (
+        "A rebuild parses every ledger file, and renders each record back to check its "
+        "canonical form. It then takes the baseline's content from the workspace: it "
+        "reads, hashes and stores every file (the two shares in the profile above). "
+        "`git reset` rebuilds an index of names and hashes, and stores no content."
+    ),
+}
+LIMITS["3b"] = LIMITS["3a"]
+LIMITS["6b"] = LIMITS["6a"]
+
+
+def limit_of(number: str) -> str | None:
+    """What limits row ``number``, or ``None`` when no note is written for it."""
+    return LIMITS.get(number)
