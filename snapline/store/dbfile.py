@@ -13,7 +13,11 @@ from pathlib import Path
 
 from snapline.store.errors import StoreCorruptError, translate
 
-__all__ = ["companions", "identity", "probe_version"]
+__all__ = ["LOG_SUFFIXES", "companions", "identity", "probe_version", "remove_stale_logs"]
+
+LOG_SUFFIXES = ("-wal", "-shm", "-journal")
+"""The files SQLite keeps beside a database, named after it: its log, the log's index, and
+the rollback journal."""
 
 
 def probe_version(path: Path, busy_timeout: float) -> int:
@@ -84,3 +88,39 @@ def identity(name: str | os.PathLike[str]) -> tuple[int, int] | None:
     except OSError:
         return None
     return info.st_dev, info.st_ino
+
+
+def remove_stale_logs(path: Path) -> list[str]:
+    """Remove the ``-wal``, ``-shm`` and ``-journal`` a database gone from ``path`` left.
+
+    SQLite pairs these files with a database by name alone. A WAL's frames are checked
+    against the WAL's own header, never against the database file, so the log of a
+    deleted database is replayed over whatever file next takes its name (SQLite drops
+    it on its own only when that file is empty, and a new index never is); a hot
+    journal is rolled back into it the same way. A ``-shm`` that a process still holds
+    open would hand the new file that process's view of its own log.
+
+    Call it only while no database is at ``path`` and no other process can create one
+    there (under the lock that creates it): a log beside a database holds transactions
+    committed but not yet copied into the file.
+
+    Args:
+        path: Where a database file is about to be created.
+
+    Returns:
+        The names removed.
+
+    Raises:
+        FileExistsError: If ``path`` is a file: its logs belong to it.
+    """
+    if os.path.isfile(path):
+        raise FileExistsError(f"{path} exists: its logs are not stale")
+    removed = []
+    for suffix in LOG_SUFFIXES:
+        name = f"{path}{suffix}"
+        try:
+            os.unlink(name)
+        except FileNotFoundError:
+            continue
+        removed.append(name)
+    return removed

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from snapline import Workspace
+from tests.reliability.helpers import cli
 
 
 def _copytree(root: Path, scratch: Path) -> None:
@@ -90,3 +91,33 @@ def test_copying_the_workspace_while_it_is_open_loses_nothing(
         assert ws.verify().ok
         assert (root / "a.txt").read_text() == "last\n"
         assert ws.content_at("a.txt", acknowledged[0]) == b"1\n"
+
+
+def test_a_copy_whose_index_alone_was_deleted_rebuilds_it_from_the_ledger(
+    root: Path, tmp_path: Path
+) -> None:
+    """The WAL copied beside the index belongs to the deleted file, not to the new one.
+
+    SQLite pairs a database with its ``-wal`` (and ``-shm``) by name alone: the log of
+    the deleted index, applied to the index built in its place, gave a file of mixed
+    pages ("malformed", or rows that contradict the ledger). Enough files that the
+    baseline's pages are not all in the log.
+    """
+    for n in range(100):
+        (root / f"f{n:03d}.txt").write_text(f"file {n}\n" * 50)
+    copy = tmp_path / "copy"
+    with Workspace.init(root) as ws:
+        for round_ in range(3):
+            ws.write_file(f"f{round_:03d}.txt", f"round {round_}\n" * 30)
+        shutil.copytree(root, copy)
+    store = copy / ".snapline"
+    (store / "index.db").unlink()
+    assert (store / "index.db-wal").stat().st_size > 0
+
+    verified = cli(copy, "verify")
+
+    assert verified.returncode == 0, verified.stderr
+    assert "snapshots 0..3 verified" in verified.stdout
+    assert verified.stderr == ""
+    assert cli(copy, "log", "--json").stdout == cli(root, "log", "--json").stdout
+    assert not list(store.glob("*.damaged"))

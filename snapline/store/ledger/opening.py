@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from snapline.atomic import sync_directory
+from snapline.store.dbfile import remove_stale_logs
 from snapline.store.errors import StoreBusyError, StoreCorruptError, StoreVersionError
 from snapline.store.ledger.files import (
     CONFIG_NAME,
@@ -61,6 +63,10 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
     The index is a cache of the ledger: one that SQLite finds damaged, or that a newer
     snapline wrote, is set aside (``index.db.damaged``, for a look) and built anew,
     with a warning. The history itself is the ledger, which is checked on its own.
+    A missing index is created under the writer lock, and the ``-wal``, ``-shm`` and
+    ``-journal`` a deleted one left behind are removed before the new file takes its
+    name (:func:`~snapline.store.dbfile.remove_stale_logs`); those of an index that
+    exists are never touched.
     """
     location = store_dir / INDEX_NAME
     if location.is_file():
@@ -84,11 +90,17 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
                 problem,
                 location.name + _DAMAGED,
             )
+        # Checked again under the lock: another process may have created the index
+        # meanwhile, and the log beside it is now its own.
         if not location.is_file():
             staging = store_dir / (INDEX_NAME + INIT_SUFFIX)
             for leftover in store_dir.glob(INDEX_NAME + INIT_SUFFIX + "*"):
                 leftover.unlink()
             SqliteStore.create(staging, ledger_config(ledger)).close()
+            # The log of a deleted index (a copy made while it was open, then the index
+            # alone deleted) would be applied to the new one: gone, for good, first.
+            if remove_stale_logs(location):
+                sync_directory(store_dir)
             os.replace(staging, location)
     return SqliteStore.open(location, busy_timeout=timeout)
 
