@@ -204,14 +204,22 @@ class Connection:
         rollback journal its pages go straight to the file and the journal keeps only
         the few that existed. Atomic the same way: a crash leaves a hot journal that the
         next connection rolls back. Leaving WAL mode needs every other connection
-        closed; with one open, the block runs as :meth:`write`. WAL mode is restored.
+        closed; with one open, or when the file no longer has its name, the block runs
+        as :meth:`write`. WAL mode is restored.
 
         Raises:
             StoreBusyError: If another writer holds the store past the busy timeout.
             StoreCorruptError: If SQLite reports the database as damaged.
         """
         with self._hold():
-            switched = not self._depth and self._journal("DELETE", wait=False)
+            # Leaving WAL mode deletes the log and makes a journal by name: once the file
+            # has lost its name (deleted, another index built in its place), those names
+            # belong to the other index, whose log holds what it committed.
+            switched = (
+                not self._depth
+                and identity(str(self.path)) == self._identity
+                and self._journal("DELETE", wait=False)
+            )
             try:
                 yield from self._write()
             finally:

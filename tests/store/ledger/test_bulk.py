@@ -13,6 +13,7 @@ import pytest
 
 from snapline import Workspace
 from snapline.store.connection import Connection
+from snapline.store.dbfile import identity, remove_stale_logs
 from snapline.store.sqlite import SqliteStore
 
 _TABLES = (
@@ -175,3 +176,36 @@ def test_a_bulk_write_beside_another_open_connection_goes_through_the_wal(
         other.close()
     assert os.path.exists(f"{tmp_path / 'index.db'}-wal")
     store.close()
+
+
+def test_a_bulk_write_into_a_file_that_lost_its_name_keeps_to_the_wal(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    """Leaving WAL mode deletes the log and creates a journal by name: once another index
+    has taken this file's name (deleted, and built anew by another process), those names
+    are that index's, whose log holds what it committed."""
+    path = tmp_path / "index.db"
+    path.unlink()
+    remove_stale_logs(path)
+    SqliteStore.create(tmp_path / "new.db", {}, busy_timeout=5.0).close()
+    os.replace(tmp_path / "new.db", path)
+    other = SqliteStore.open(path, busy_timeout=5.0)
+    try:
+        with other.write():
+            other.blobs.put_many([("sha256:" + "2" * 64, 1, b"r2")])
+        log = identity(f"{path}-wal")
+        assert log is not None
+        seen = []
+        with store.connection.bulk_write():
+            seen.append(_journal_mode(store.connection))
+            store.blobs.put_many([("sha256:" + "1" * 64, 1, b"r1")])
+            seen.append(os.path.exists(f"{path}-journal"))
+        assert seen == ["wal", False]
+        assert identity(f"{path}-wal") == log
+        assert other.blobs.hashes() == ["sha256:" + "2" * 64]
+    finally:
+        other.close()
+    store.close()
+    reopened = SqliteStore.open(path, busy_timeout=5.0)
+    assert reopened.blobs.hashes() == ["sha256:" + "2" * 64]
+    reopened.close()
