@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -162,6 +163,8 @@ def app_for(args: list[str]) -> typer.Typer:
         :data:`app`, or a copy of it holding only the command named.
     """
     name = _command_named(args)
+    if name is None:
+        return _listing(app)
     commands = [c for c in app.registered_commands if c.name == name]
     groups = [g for g in app.registered_groups if g.name == name]
     if not commands and not groups:
@@ -170,6 +173,42 @@ def app_for(args: list[str]) -> typer.Typer:
     lean.registered_commands = commands
     lean.registered_groups = groups
     return lean
+
+
+def _listing(full: typer.Typer) -> typer.Typer:
+    """A copy of ``full`` whose commands have their names and help, and no parameters.
+
+    What runs when no command is named: the help lists each command by its name and
+    help, and ``--version`` or a usage error never reaches one. Building a command's
+    parameters (typer reads its signature and evaluates its annotations) was most of
+    ``snapline --help``, for parameters nothing shows.
+    """
+    listing = copy.copy(full)
+    listing.registered_commands = [
+        copy.copy(info) for info in full.registered_commands if info.callback is not None
+    ]
+    for info in listing.registered_commands:
+        assert info.callback is not None
+        info.callback = _without_parameters(info.callback)
+    listing.registered_groups = []
+    for group in full.registered_groups:
+        group = copy.copy(group)
+        if group.typer_instance is not None:
+            group.typer_instance = _listing(group.typer_instance)
+        listing.registered_groups.append(group)
+    return listing
+
+
+def _without_parameters(callback: Callable[..., Any]) -> Callable[..., Any]:
+    # Named and documented as the command, so typer gives it the same name and help.
+    # Not functools.wraps: typer would follow __wrapped__ back to the parameters.
+    def command() -> None:
+        raise AssertionError("a command listed for help was run")  # pragma: no cover
+
+    command.__name__ = callback.__name__
+    command.__qualname__ = callback.__qualname__
+    command.__doc__ = callback.__doc__
+    return command
 
 
 def _command_named(args: list[str]) -> str | None:

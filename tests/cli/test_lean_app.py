@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -56,12 +57,53 @@ def test_root_options_come_before_the_command(args: list[str]) -> None:
     assert _names(app_for(args)) == ["log"]
 
 
-@pytest.mark.parametrize(
-    "args",
-    [[], ["--help"], ["-h"], ["--version"], ["nosuch"], ["--root"], ["--bogus", "log"]],
-)
-def test_anything_else_gets_the_whole_application(args: list[str]) -> None:
+@pytest.mark.parametrize("args", [["nosuch"], ["nosuch", "--help"], ["--debug", "nosuch"]])
+def test_a_name_that_is_no_command_gets_the_whole_application(args: list[str]) -> None:
     assert app_for(args) is app
+
+
+WITHOUT_A_COMMAND = [
+    [],
+    ["--help"],
+    ["-h"],
+    ["--version"],
+    ["--root"],
+    ["--root", ".", "--help"],
+    ["--timeout", "3", "-h"],
+    ["--debug"],
+    ["--bogus", "log"],
+]
+
+
+@pytest.mark.parametrize("args", WITHOUT_A_COMMAND)
+def test_without_a_command_the_listing_answers_as_the_whole_does(args: list[str]) -> None:
+    listing = app_for(args)
+    runner = CliRunner()
+    got = runner.invoke(listing, args, prog_name="snapline")
+    want = runner.invoke(app, args, prog_name="snapline")
+
+    assert listing is not app and sorted(_names(listing)) == sorted(NAMES)
+    assert got.exit_code == want.exit_code
+    assert got.output == want.output
+
+
+def _leaves(command: click.Command) -> dict[str, click.Command]:
+    if not isinstance(command, click.Group):
+        return {command.name or "": command}
+    found: dict[str, click.Command] = {}
+    for name, sub in command.commands.items():
+        found.update({f"{name} {leaf}".strip(): c for leaf, c in _leaves(sub).items()})
+    return found
+
+
+def test_the_listing_builds_no_parameters_for_its_commands() -> None:
+    whole = _leaves(typer.main.get_command(app))
+    listed = _leaves(typer.main.get_command(app_for(["--help"])))
+
+    assert sorted(listed) == sorted(whole)
+    assert all(not command.params for command in listed.values())
+    assert sum(bool(command.params) for command in whole.values()) > 20
+    assert {n: c.help for n, c in listed.items()} == {n: c.help for n, c in whole.items()}
 
 
 def test_a_command_run_alone_maps_its_errors_as_the_whole_does(project: Path) -> None:
