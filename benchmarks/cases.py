@@ -30,6 +30,7 @@ from typing import Any
 
 from benchmarks.clone import row_fresh_clone
 from benchmarks.hooks import row_hook
+from benchmarks.install import cli_environment
 from benchmarks.mcp import row_mcp
 from benchmarks.page import row_report_page
 from benchmarks.peers import PEER_ROWS, row_peers
@@ -182,8 +183,11 @@ class Bench:
             # Never let a git command in a tree without .git find an enclosing repository.
             "GIT_CEILING_DIRECTORIES": str(config.workdir),
         }
-        bin_dir = Path(config.python).parent
-        self.snapline_bin = bin_dir / "snapline"
+        # Whole processes run snapline as installed, not through the editable install's
+        # import hook (benchmarks/install.py).
+        environment = cli_environment(config.workdir, config.repo_root, config.python)
+        self.cli_python = str(environment.python)
+        self.snapline_bin = environment.snapline
 
     # -- trees and edits ---------------------------------------------------------------
 
@@ -634,7 +638,7 @@ def row_cli_record(bench: Bench) -> list[RowResult]:
         stand_in = False
     else:
         code = f"from snapline import Workspace; Workspace.find('.').record([{BIG_FILE!r}])"
-        argv = [bench.config.python, "-c", code]
+        argv = [bench.cli_python, "-c", code]
         label = (
             'stand-in: `python -c "from snapline import Workspace; '
             "Workspace.find('.').record(['F'])\"`"
@@ -713,7 +717,7 @@ def cli_profile(
     if edit:
         bench.edit_on_disk(root, BIG_FILE, bench.next_index(tree))
     run_process(
-        [bench.config.python, "-m", "cProfile", "-o", str(output), *target],
+        [bench.cli_python, "-m", "cProfile", "-o", str(output), *target],
         cwd=root,
         env=bench.cli_env,
     ).check(f"profiled {' '.join(argv[1:])}")
@@ -730,9 +734,9 @@ def row_help(bench: Bench) -> list[RowResult]:
         argv, label = [str(bench.snapline_bin), "--help"], "`snapline --help` (whole process)"
         version = [str(bench.snapline_bin), "--version"]
     else:
-        argv = [bench.config.python, "-c", "from snapline.cli import main; main()", "--help"]
+        argv = [bench.cli_python, "-c", "from snapline.cli import main; main()", "--help"]
         label = "stand-in: `python -c 'from snapline.cli import main; main()' --help`"
-        version = [bench.config.python, "-m", "snapline", "--version"]
+        version = [bench.cli_python, "-m", "snapline", "--version"]
 
     def run(command: list[str]) -> Callable[[int], Sample]:
         def sample(index: int) -> Sample:
@@ -746,7 +750,7 @@ def row_help(bench: Bench) -> list[RowResult]:
         [
             ("help", run(argv)),
             ("version", run(version)),
-            ("python", run([bench.config.python, "-c", "pass"])),
+            ("python", run([bench.cli_python, "-c", "pass"])),
         ],
         **bench.rounds(bench.config.repeats * 2),
     )
@@ -785,12 +789,12 @@ def row_help(bench: Bench) -> list[RowResult]:
 def import_evidence(bench: Bench, args: list[str], cwd: Path) -> Evidence:
     """The largest imports of ``snapline ARGS`` run in ``cwd``, from ``python -X importtime``."""
     if args and args[0] == "-c":
-        command = [bench.config.python, "-X", "importtime", *args]
+        command = [bench.cli_python, "-X", "importtime", *args]
     else:
         code = (
             f"import sys; sys.argv = ['snapline', *{args!r}]; from snapline.cli import main; main()"
         )
-        command = [bench.config.python, "-X", "importtime", "-c", code]
+        command = [bench.cli_python, "-X", "importtime", "-c", code]
     run = run_process(command, cwd=cwd, env=bench.cli_env)
     imports = []
     for line in run.stderr.splitlines():
@@ -1605,6 +1609,12 @@ def method_notes(config: Config) -> list[str]:
         "`core.fsyncMethod=batch`; the goals are judged against default git.",
         "snapline's modules are byte-compiled before the run, as installing a wheel does, "
         "so no CLI process compiles its own code.",
+        "CLI processes (and the `python -c pass` they are held to) run from a virtual "
+        "environment of the run's own, laid out as an install: a `.pth` file names the "
+        "checkout and the development environment's site-packages, and `snapline` is "
+        "pip's launcher. The development environment's editable install imports "
+        "setuptools' finder in every Python it starts (about 25 ms), which an installed "
+        "snapline does not (benchmarks/install.py).",
         "Rows that miss their goal are run once more under cProfile (or tracemalloc for "
         "memory) and the result is under *What limits it*.",
         f"Python {sys.version.split()[0]} at {config.python}.",

@@ -51,7 +51,7 @@ def row_hook(bench: Bench) -> list[RowResult]:
     if bench.snapline_bin.exists():
         argv = [str(bench.snapline_bin), "hook", "claude-code"]
     else:
-        argv = [bench.config.python, "-m", "snapline", "hook", "claude-code"]
+        argv = [bench.cli_python, "-m", "snapline", "hook", "claude-code"]
     pre, post = hook_event(root, "PreToolUse", BIG_FILE), hook_event(root, "PostToolUse", BIG_FILE)
 
     def hook(index: int) -> Sample:
@@ -122,7 +122,7 @@ def row_hook(bench: Bench) -> list[RowResult]:
 
 def _hook_imports(bench: Bench, root: Path, event: bytes) -> Evidence:
     """What one PreToolUse hook process spends importing (``python -X importtime``)."""
-    argv = [bench.config.python, "-X", "importtime", "-m", "snapline", "hook", "claude-code"]
+    argv = [bench.cli_python, "-X", "importtime", "-m", "snapline", "hook", "claude-code"]
     run = run_process(argv, cwd=root, env=bench.cli_env, stdin=event)
     top: list[tuple[int, str]] = []
     total = 0

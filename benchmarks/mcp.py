@@ -95,7 +95,7 @@ def row_mcp(bench: Bench) -> list[RowResult]:
     if bench.snapline_bin.exists():
         command, args = str(bench.snapline_bin), ["--root", str(root), "mcp"]
     else:
-        command, args = bench.config.python, ["-m", "snapline", "--root", str(root), "mcp"]
+        command, args = bench.cli_python, ["-m", "snapline", "--root", str(root), "mcp"]
     client = _Client(command, args, bench.cli_env)
     try:
 

@@ -164,7 +164,7 @@ def _shares(profile: dict[str, Any] | None, snapshots: int, files: int) -> tuple
 def _snapline_argv(bench: Bench, root: Path) -> list[str]:
     if bench.snapline_bin.exists():
         return [str(bench.snapline_bin), "--root", str(root)]
-    return [bench.config.python, "-m", "snapline", "--root", str(root)]
+    return [bench.cli_python, "-m", "snapline", "--root", str(root)]
 
 
 def _checked(run: ProcessRun, command: str) -> None:
