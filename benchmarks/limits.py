@@ -111,7 +111,7 @@ LIMITS: dict[str, str] = {
     "15": (
         "A rebuild parses every ledger file, and renders each record back to check its "
         "canonical form. It then takes the baseline's content from the workspace: it "
-        "reads, hashes and stores every file (the two shares in the profile above). "
+        "reads, hashes and stores every file (its profile gives the two shares). "
         "`git reset` rebuilds an index of names and hashes, and stores no content."
     ),
 }
