@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import heapq
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from operator import attrgetter
 from typing import Any
 
 from snapline.store.connection import Connection, decode_path, encode_path
@@ -19,6 +21,8 @@ _NO_DELTAS = (
     "snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size, "
     "storage, NULL, NULL, content, chain, chain_bytes"
 )
+
+_PATH = attrgetter("path")
 
 
 def _row(values: Sequence[Any]) -> ChangeRow:
@@ -51,6 +55,26 @@ class ChangeTable:
             f"SELECT {columns} FROM changes WHERE snapshot = ? ORDER BY path", (snapshot,)
         )
         return [_row(row) for row in rows]
+
+    def stream_of(self, snapshot: int) -> Generator[ChangeRow, None, None]:
+        """The file changes of one snapshot with their deltas, streamed in path order.
+
+        The order is Python's order of the paths, the ledger's. SQLite's differs only
+        for a path that is not UTF-8, kept as bytes, which it sorts after every text:
+        those few are read first, sorted, and merged into the stream of the others.
+
+        Args:
+            snapshot: The snapshot number.
+
+        Yields:
+            The change rows, as they are fetched (close the generator when stopping early).
+        """
+        # X'' is the least BLOB and above every TEXT: both halves are ranges of the
+        # primary key.
+        query = f"SELECT {_COLUMNS} FROM changes WHERE snapshot = ? AND path {{}} X'' ORDER BY path"
+        others = sorted(map(_row, self._c.query(query.format(">="), (snapshot,))), key=_PATH)
+        texts = map(_row, self._c.stream(query.format("<"), (snapshot,)))
+        yield from heapq.merge(texts, others, key=_PATH)
 
     def paths(self, first: int, last: int) -> list[tuple[int, str, str | None]]:
         """``(snapshot, path, old path)`` of every change of snapshots ``first..last``.

@@ -17,9 +17,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from snapline import atomic
 
@@ -135,11 +136,17 @@ class Ledger:
         """
         return _read_bounded(self.file(kind, name), limit)
 
-    def write_new(self, kind: str, name: str, data: bytes) -> None:
+    def write_new(self, kind: str, name: str, data: bytes | Iterable[bytes]) -> None:
         """Create the file ``name`` holding ``data``, durably, only if it does not exist.
 
         A file already there with exactly these bytes is left as it is (a write that
         died after its link, repeated).
+
+        Args:
+            kind: The folder (``snapshots``, ``milestones``...).
+            name: The file's name.
+            data: The bytes, or their pieces in order, written as they come (a
+                baseline's file is never held whole).
 
         Raises:
             LedgerFileError: If a different file has that name.
@@ -208,27 +215,27 @@ class Ledger:
                         yield "sha256:" + fan + rest
 
 
-def _create(directory: Path, name: str, data: bytes) -> None:
+def _create(directory: Path, name: str, data: bytes | Iterable[bytes]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / name
     temp = directory / atomic.temp_name(name)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            handle.writelines([data] if isinstance(data, bytes) else data)
             handle.flush()
             os.fsync(handle.fileno())
         try:
             os.link(temp, target)
         except FileExistsError:
-            if _same_bytes(target, data):
+            if _same_bytes(target, temp):
                 return
             raise LedgerFileError(target, "another file already has this name") from None
         except OSError:
             # No hard links here (some network and FUSE filesystems): the name is
             # unique by construction, so a rename is as safe, checked first.
             if os.path.lexists(target):
-                if _same_bytes(target, data):
+                if _same_bytes(target, temp):
                     return
                 raise LedgerFileError(target, "another file already has this name") from None
             os.replace(temp, target)
@@ -245,19 +252,35 @@ def _create(directory: Path, name: str, data: bytes) -> None:
             os.unlink(temp)
 
 
-def _same_bytes(path: Path, data: bytes) -> bool:
+_BLOCK = 1 << 20
+
+
+def _same_bytes(path: Path, written: Path) -> bool:
+    """Whether ``path`` is a regular file holding exactly the bytes of the file ``written``."""
     try:
-        return _read_bounded(path, len(data)) == data
+        with _open_regular(path) as theirs, open(written, "rb") as ours:
+            if os.fstat(theirs.fileno()).st_size != os.fstat(ours.fileno()).st_size:
+                return False
+            while block := ours.read(_BLOCK):
+                if theirs.read(len(block)) != block:
+                    return False
+            return not theirs.read(1)
     except (OSError, LedgerFileError):
         return False
 
 
-def _read_bounded(path: Path, limit: int) -> bytes:
+def _open_regular(path: Path) -> BinaryIO:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb") as handle:
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        handle.close()
+        raise LedgerFileError(path, "not a regular file")
+    return handle
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    with _open_regular(path) as handle:
         info = os.fstat(handle.fileno())
-        if not (info.st_mode & 0o170000) == 0o100000:
-            raise LedgerFileError(path, "not a regular file")
         if info.st_size > limit:
             raise LedgerFileError(path, f"{info.st_size} bytes, more than the {limit} allowed")
         data = handle.read(limit + 1)

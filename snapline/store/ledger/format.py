@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -76,6 +76,7 @@ __all__ = [
     "parse_snapshot_name",
     "render_milestone",
     "render_snapshot",
+    "render_snapshot_parts",
     "snapshot_name",
 ]
 
@@ -151,20 +152,33 @@ def render_snapshot(row: SnapshotRow, changes: Iterable[ChangeRow]) -> bytes:
             range, inconsistent pairs, a change of another snapshot, two changes to a
             path, a tombstone without a SHA-256 hex digest.
     """
-    lines = _render_header(row)
     ordered = sorted(changes, key=lambda change: change.path)
-    if ordered:
-        lines.append("")
+    return b"".join(render_snapshot_parts(row, ordered))
+
+
+def render_snapshot_parts(row: SnapshotRow, changes: Iterable[ChangeRow]) -> Iterator[bytes]:
+    """The bytes of :func:`render_snapshot`, piece by piece, from changes in path order.
+
+    Args:
+        row: The snapshot.
+        changes: Its changes in path order (Python's order of the strings), taken one
+            at a time: a baseline's file, tens of megabytes, is never held whole.
+
+    Raises:
+        ValueError: As :func:`render_snapshot`, and if the changes are out of order.
+    """
+    yield ("\n".join(_render_header(row)) + "\n").encode("utf-8")
     previous: str | None = None
-    for change in ordered:
+    for change in changes:
         if change.snapshot != row.number:
             raise ValueError(f"change to {change.path!r} is of snapshot {change.snapshot}")
-        if change.path == previous:
-            raise ValueError(f"two changes to {change.path!r}")
+        if previous is None:
+            yield b"\n"  # the blank line between the header and the changes
+        elif change.path <= previous:
+            what = "two changes to" if change.path == previous else "out of order:"
+            raise ValueError(f"{what} {change.path!r}")
         previous = change.path
-        lines.extend(_render_change(change))
-    lines.append("")
-    return "\n".join(lines).encode("utf-8")
+        yield ("\n".join(_render_change(change)) + "\n").encode("utf-8")
 
 
 def parse_snapshot(data: bytes, *, max_delta_bytes: int = MAX_DELTA_BYTES) -> SnapshotRecord:
