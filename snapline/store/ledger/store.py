@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from snapline.store.ledger.files import (
 from snapline.store.ledger.format import milestone_name as milestone_file_name
 from snapline.store.ledger.format import (
     render_milestone,
-    render_snapshot,
+    render_snapshot_parts,
     snapshot_name,
 )
 from snapline.store.ledger.tables import ForgottenTable, LedgerNameTable, SideSnapshotTable
@@ -293,14 +293,18 @@ class LedgerStore:
     def _publish_snapshot(self, number: int) -> str:
         row = self.index.snapshots.get(number)
         assert row is not None, f"snapshot {number} was inserted in this transaction"
-        changes = self.index.changes.of(number, deltas=True)
-        if number > 0:
-            self._write_objects(number, changes)
-        merges = json.loads(row.merges)
-        if merges:
-            self.side.mark_merged(_line_ids(self.side, merges), number)
-        name = snapshot_name(number, row.id)
-        self.ledger.write_new(SNAPSHOTS, name, render_snapshot(row, changes))
+        # Streamed from the index into the file: a baseline's rows and its text held
+        # at once were three quarters of init's 224 MiB peak at 100,000 files.
+        with contextlib.closing(self.index.changes.stream_of(number)) as stream:
+            changes: Iterable[ChangeRow] = stream
+            if number > 0:
+                changes = list(stream)
+                self._write_objects(number, changes)
+            merges = json.loads(row.merges)
+            if merges:
+                self.side.mark_merged(_line_ids(self.side, merges), number)
+            name = snapshot_name(number, row.id)
+            self.ledger.write_new(SNAPSHOTS, name, render_snapshot_parts(row, changes))
         self.names.add([name])
         return name
 

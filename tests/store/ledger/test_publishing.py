@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from snapline.store import ChangeRow, SnapshotRow, SqliteStore
 from snapline.store.ledger.files import SNAPSHOTS, Ledger, LedgerFileError
-from snapline.store.ledger.format import render_snapshot_parts
+from snapline.store.ledger.format import render_snapshot, render_snapshot_parts
 from snapline.store.ledger.opening import start_ledger
 from snapline.store.ledger.store import LedgerStore
 from tests.store.builders import NOT_UTF8
@@ -50,12 +51,46 @@ def _added(path: str) -> ChangeRow:
     )  # fmt: skip
 
 
+def _publish(store: LedgerStore, paths: Iterator[str] | list[str]) -> bytes:
+    with store.write():
+        store.snapshots.insert(_baseline(), ())
+        store.changes.insert(_added(path) for path in paths)
+    (name,) = store.ledger.names(SNAPSHOTS)
+    return store.ledger.file(SNAPSHOTS, name).read_bytes()
+
+
 def test_the_rows_stream_in_the_ledgers_path_order(store: LedgerStore) -> None:
     with store.write():
         store.snapshots.insert(_baseline(), [_added(path) for path in PATHS])
         streamed = list(store.index.changes.stream_of(0))
     assert streamed == sorted(store.index.changes.of(0), key=lambda change: change.path)
     assert [change.path for change in streamed] == sorted(PATHS)
+
+
+def test_the_published_file_is_the_rendering_of_its_rows(store: LedgerStore) -> None:
+    data = _publish(store, list(reversed(PATHS)))
+    assert data == render_snapshot(_baseline(), [_added(path) for path in PATHS])
+
+
+def test_a_baseline_is_published_without_holding_its_rows_or_its_file(
+    store: LedgerStore,
+) -> None:
+    # A baseline's file is tens of megabytes at 100,000 files: its rows go from the
+    # index to the file as it is written. Traced from just before the write commits,
+    # publishing holds neither the rows (several times the file) nor the file.
+    files = 10_000
+    with store.write():
+        store.snapshots.insert(_baseline(), ())
+        for start in range(0, files, 1000):
+            names = (f"src/package/module_{number:05d}.py" for number in range(start, start + 1000))
+            store.changes.insert(_added(name) for name in names)
+        tracemalloc.start()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    (name,) = store.ledger.names(SNAPSHOTS)
+    size = store.ledger.file(SNAPSHOTS, name).stat().st_size
+    assert size > 2_000_000
+    assert peak < size / 10
 
 
 def test_changes_out_of_order_are_not_rendered() -> None:
