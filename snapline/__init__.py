@@ -10,10 +10,9 @@ block, for type checkers), not as an import at the top.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from snapline.lazy import lazy_exports
 
+TYPE_CHECKING = False  # not `typing`'s: see snapline/lazy.py
 if TYPE_CHECKING:
     from snapline.errors import SnaplineError
     from snapline.milestones import (

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping
-from typing import Any
+
+# `typing` costs a few milliseconds to import, and `snapline --version` imports nothing
+# but this package (the annotations are strings: only type checkers read them).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 __all__ = ["lazy_exports"]
 

@@ -169,3 +169,24 @@ def test_log_builds_no_model(project: Path) -> None:
     assert "baseline  [2 files]" in listed["stdout"]
     models = {"pydantic", "snapline.snapshots.snapshot", "snapline.snapshots.read.convert"}
     assert not models & set(listed["modules"]), sorted(models & set(listed["modules"]))
+
+
+def test_version_loads_nothing_but_the_package(tmp_path: Path) -> None:
+    # Hosts and installers run `snapline --version` to see what is installed: the
+    # interpreter's start and the answer, nothing else (issue 16, row 5b).
+    here = tmp_path / "here"
+    here.mkdir()
+    idle_report = tmp_path / "idle.json"
+    idle_script = (
+        "import json, sys\n"
+        f"with open({str(idle_report)!r}, 'w') as out:\n"
+        "    json.dump(sorted(sys.modules), out)\n"
+    )
+    subprocess.run([sys.executable, "-c", idle_script], cwd=here, check=True)
+    idle = set(json.loads(idle_report.read_text()))
+
+    version = _run(here, ["--version"])
+
+    assert version["code"] == 0 and version["stdout"].startswith("snapline ")
+    added = set(version["modules"]) - idle
+    assert added <= {"snapline", "snapline.lazy", "snapline.cli"}, sorted(added)
