@@ -50,6 +50,16 @@ def _block(document: str) -> str:
     return document[document.index(FULL_START) : document.index(FULL_END)]
 
 
+def test_a_quick_report_carries_over_the_latest_full_summary() -> None:
+    full = _report("full", [_row("1", True, 0.5)])
+    quick = _report("quick", [_row("1", True, 0.5)], previous=full)
+    first = _report("quick", [_row("1", True, 0.5)])
+
+    assert "Full run of 2026-01-01 00:00 UTC" in quick
+    assert "| 1 | work 1 | 500 ms | 1.00 s | 0.50 | ≤ 1 | met |" in quick
+    assert "No `make bench-full` run is recorded yet." in first
+
+
 def test_a_full_run_says_what_limits_each_missed_row_and_a_quick_run_keeps_it() -> None:
     full = _report(
         "full", [_row("2a", True, 0.1), _row("3a", False), _row("3b", False), _row("7", False)]

@@ -7,12 +7,10 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
-from benchmarks.report import FULL_START, Figure, RowResult, render_markdown
 from benchmarks.timing import GNU_TIME, Sample, alternate, ratio, run_process, summarize
 from benchmarks.workspace_gen import BIG_FILE, generate, one_line_edit, tree_hash
 
@@ -137,36 +135,3 @@ def test_peak_memory_is_the_childs_own_not_the_harness() -> None:
     assert small.peak_rss < 64 << 20
     assert large.peak_rss >= small.peak_rss + (60 << 20)
     del ballast
-
-
-def _report(mode: str, previous: str | None) -> str:
-    row = RowResult(
-        number="1",
-        title="init",
-        goal="≤ 1",
-        snapline=Figure("snapline", stats=summarize([2.0])),
-        git=Figure("git", stats=summarize([4.0])),
-        ratio=0.5,
-        met=True,
-    )
-    return render_markdown(
-        [row],
-        machine={"CPU": "test"},
-        mode=mode,
-        command="python -m benchmarks",
-        method=[],
-        started=datetime(2026, 1, 1, tzinfo=timezone.utc),
-        elapsed=1.0,
-        previous=previous,
-    )
-
-
-def test_a_quick_report_carries_over_the_latest_full_summary() -> None:
-    full = _report("full", None)
-    quick = _report("quick", full)
-    first = _report("quick", None)
-
-    assert FULL_START in full
-    assert "Full run of 2026-01-01 00:00 UTC" in quick
-    assert "| 1 | init | 2.00 s | 4.00 s | 0.50 | ≤ 1 | met |" in quick
-    assert "No `make bench-full` run is recorded yet." in first
