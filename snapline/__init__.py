@@ -27,7 +27,12 @@ if TYPE_CHECKING:
         MilestoneStats,
         OpenRange,
     )
-    from snapline.paths import OutputInStoreError, UnsafePathError, UnsafeRecordError
+    from snapline.paths import (
+        OutputInStoreError,
+        ProtectedPathError,
+        UnsafePathError,
+        UnsafeRecordError,
+    )
     from snapline.report import ReportOutputError, ReportScopeError
     from snapline.scanning import FileChangingError
     from snapline.snapshots import (
@@ -125,6 +130,7 @@ _EXPORTS: dict[str, str] = {
     "Milestones": "snapline.milestones",
     "OpenRange": "snapline.milestones",
     "OutputInStoreError": "snapline.paths",
+    "ProtectedPathError": "snapline.paths",
     "NotInSnapshotError": "snapline.snapshots",
     "NothingToRedoError": "snapline.snapshots.restore.undo",
     "NothingToUndoError": "snapline.snapshots.restore.undo",
@@ -194,6 +200,7 @@ __all__ = [
     "OpenRange",
     "OutputInStoreError",
     "Problem",
+    "ProtectedPathError",
     "RecoveryBlockedError",
     "Report",
     "ReportOutputError",

@@ -159,7 +159,7 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
     target = tool_input.get("file_path") or tool_input.get("notebook_path")
     if not isinstance(target, str) or not target:
         return _warn(f"{tool} event without a file path; nothing recorded")
-    from snapline.paths import UnsafePathError, relpath_from_user
+    from snapline.paths import ProtectedPathError, UnsafePathError, writable_relpath
     from snapline.scanning import IgnoreRules
     from snapline.snapshots.info_fields import PlainInfo
     from snapline.workspace.rows import record_rows, sync_problems
@@ -170,7 +170,15 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
         if ws is None:
             return HookOutcome()
         try:
-            if IgnoreRules(ws.root).is_ignored(relpath_from_user(ws.root, path)):
+            rel = writable_relpath(ws.root, path)
+        except ProtectedPathError as error:
+            # The writers' rule (DESIGN rule 10) for the agent's own file tools: a git
+            # hook or config planted by the agent would run outside the history.
+            return HookOutcome(Verdict.BLOCK, f"snapline: {error}") if pre else HookOutcome()
+        except UnsafePathError:
+            return HookOutcome()  # outside the workspace: not snapline's to guard
+        try:
+            if IgnoreRules(ws.root).is_ignored(rel):
                 return HookOutcome()  # ignored: never recorded, so never guarded
             if pre:
                 return _refuse_drift(sync_problems(ws, [path]))
@@ -178,8 +186,7 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
             info = PlainInfo.checked(tool, f"{tool} {shown}", _session(event))
             number = record_rows(ws, [path], info).number
         except UnsafePathError:
-            # Outside the workspace, or inside .snapline/: not snapline's to guard.
-            return HookOutcome()
+            return HookOutcome()  # a symlinked directory on the way: not tracked
     return HookOutcome(snapshot=number)
 
 

@@ -142,12 +142,20 @@ def test_malformed_input_is_a_warning_never_a_block(project: Path) -> None:
     assert handle_event(missing_path).verdict is Verdict.WARN
 
 
-def test_files_outside_the_workspace_or_in_the_store_are_let_through(
-    project: Path, tmp_path: Path
-) -> None:
-    for path in (str(tmp_path / "elsewhere.txt"), str(project / ".snapline" / "x")):
-        assert handle_event(_edit("PreToolUse", project, path)) == HookOutcome()
-        assert handle_event(_edit("PostToolUse", project, path)) == HookOutcome()
+def test_files_outside_the_workspace_are_let_through(project: Path, tmp_path: Path) -> None:
+    path = str(tmp_path / "elsewhere.txt")
+    assert handle_event(_edit("PreToolUse", project, path)) == HookOutcome()
+    assert handle_event(_edit("PostToolUse", project, path)) == HookOutcome()
+    assert _latest(project) == 0
+
+
+def test_an_edit_inside_the_store_is_refused_and_never_recorded(project: Path) -> None:
+    # The writers' rule (tests/test_writers_lane.py drives every writer).
+    path = str(project / ".snapline" / "x")
+    refused = handle_event(_edit("PreToolUse", project, path))
+    assert refused.verdict is Verdict.BLOCK
+    assert "refusing to write" in refused.message
+    assert handle_event(_edit("PostToolUse", project, path)) == HookOutcome()
     assert _latest(project) == 0
 
 

@@ -56,7 +56,7 @@ class Client:
         return str(result.content[0].text)  # type: ignore[union-attr]
 
 
-def _serve(root: Path, script: Callable[[Client], Awaitable[None]]) -> None:
+def serve(root: Path, script: Callable[[Client], Awaitable[None]]) -> None:
     """Run ``snapline --root ROOT mcp`` and drive it with ``script``."""
     command = str(Path(sys.executable).with_name("snapline"))
 
@@ -131,7 +131,7 @@ def test_the_tools_over_stdio(project: Path) -> None:
         assert len((await client.call("milestone_list"))["milestones"]) == 1
         assert (await client.call("verify", deep=True))["ok"] is True
 
-    _serve(project, script)
+    serve(project, script)
 
 
 def test_without_the_sdk_the_command_says_how_to_install_it(

@@ -13,7 +13,7 @@ import os
 from snapline import atomic
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
-from snapline.paths import UnsafePathError, disk_path
+from snapline.paths import UnsafePathError, check_writable, disk_path
 from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK, DiskFile, Skipped
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.info import SnapshotInfo
@@ -127,7 +127,9 @@ def write_file(
     Raises:
         StateMismatchError: If the file was changed outside snapline.
         NotTrackedError: If the path is a directory, or a tracked file is in its way.
+        ProtectedPathError: If the path is inside ``.git/`` or ``.snapline/``.
     """
+    check_writable(rel)  # the facade checked already; this write bypasses the journal's check
     known, current = _in_sync(recorder, rel)
     if known is None and recorder.rules().is_ignored(rel):
         # Nothing to record, so nothing to journal: one atomic write.
