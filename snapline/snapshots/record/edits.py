@@ -35,12 +35,18 @@ __all__ = [
 
 
 class NotTrackedError(SnaplineError):
-    """An operation needs a tracked file and the path is not one (or is in the way)."""
+    """An operation needs a tracked file and the path is not one (or is in the way).
+
+    Attributes:
+        path: The path.
+        detail: What is wrong with it (``"is not tracked"``, ``"is a directory, ..."``).
+    """
 
     exit_code = 1
 
     def __init__(self, path: str, what: str = "is not tracked") -> None:
         self.path = path
+        self.detail = what
         super().__init__(f"{path} {what}; check the path with `snapline status`")
 
 
