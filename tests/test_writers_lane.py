@@ -12,6 +12,7 @@ and the commands that write a file the user names. The bytes under every ``.git`
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import subprocess
 import sys
@@ -176,11 +177,14 @@ def test_the_hook_refuses_the_agent_s_own_file_tools(lane: Path, tool: str) -> N
         key = "notebook_path" if tool == "NotebookEdit" else "file_path"
         tool_input = {key: str(lane / target), "content": "planted\n"}
         refused = hook(event("PreToolUse", lane, tool, tool_input=tool_input), cwd=lane)
-        assert refused.returncode == 2, refused
-        assert REFUSAL.search(refused.stderr), refused.stderr
+        # Refused as Claude Code documents it: exit 0, permissionDecision "deny" on stdout.
+        assert (refused.returncode, refused.stderr) == (0, ""), refused
+        decision = json.loads(refused.stdout)["hookSpecificOutput"]
+        assert decision["permissionDecision"] == "deny"
+        assert REFUSAL.search(decision["permissionDecisionReason"]), decision
         # Had the tool run anyway, its PostToolUse records nothing there.
         after = hook(event("PostToolUse", lane, tool, tool_input=tool_input), cwd=lane)
-        assert (after.returncode, after.stderr) == (0, "")
+        assert (after.returncode, after.stdout, after.stderr) == (0, "", "")
     assert _protected(lane) == before
     assert _history(lane) == history
 

@@ -51,7 +51,8 @@ def run(*, milestone_per_prompt: bool | None = None, timeout: float | None = Non
         timeout: Seconds to wait for a busy store (default: the hook's short timeout).
 
     Returns:
-        The exit code: 2 refuses the tool, 0 lets it run.
+        The exit code, always 0: a decision (``deny``, ``ask``) is JSON on stdout, a
+        warning one line on stderr.
     """
     from snapline.hosts.claude_code import BUSY_TIMEOUT, handle_input
 
@@ -60,11 +61,17 @@ def run(*, milestone_per_prompt: bool | None = None, timeout: float | None = Non
     except (OSError, UnicodeDecodeError) as error:
         sys.stderr.write(f"snapline: warning: cannot read the hook input: {error}\n")
         return 0
-    outcome = handle_input(
-        text,
-        timeout=BUSY_TIMEOUT if timeout is None else timeout,
-        milestone_per_prompt=milestone_per_prompt,
-    )
-    if outcome.message:
-        sys.stderr.write(" ".join(outcome.message.split()) + "\n")
+    try:
+        outcome = handle_input(
+            text,
+            timeout=BUSY_TIMEOUT if timeout is None else timeout,
+            milestone_per_prompt=milestone_per_prompt,
+        )
+    except Exception as error:  # never a traceback into the agent's session
+        sys.stderr.write(f"snapline: warning: internal error {type(error).__name__}; ignored\n")
+        return 0
+    if outcome.stdout:
+        sys.stdout.write(outcome.stdout + "\n")
+    if outcome.stderr:
+        sys.stderr.write(outcome.stderr + "\n")
     return outcome.exit_code
