@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
     from snapline.snapshots.read.lines import DivergedHistoryError
+    from snapline.snapshots.read.prompts import PromptNotFoundError
     from snapline.snapshots.read.reconstruct import ForgottenVersionError
     from snapline.snapshots.read.refs import SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
@@ -131,6 +132,7 @@ _EXPORTS: dict[str, str] = {
     "OpenRange": "snapline.milestones",
     "OutputInStoreError": "snapline.paths",
     "ProtectedPathError": "snapline.paths",
+    "PromptNotFoundError": "snapline.snapshots.read.prompts",
     "NotInSnapshotError": "snapline.snapshots",
     "NothingToRedoError": "snapline.snapshots.restore.undo",
     "NothingToUndoError": "snapline.snapshots.restore.undo",
@@ -200,6 +202,7 @@ __all__ = [
     "OpenRange",
     "OutputInStoreError",
     "Problem",
+    "PromptNotFoundError",
     "ProtectedPathError",
     "RecoveryBlockedError",
     "Report",

@@ -41,8 +41,21 @@ def register(app: typer.Typer) -> None:
     app.add_typer(integrate_group, name="integrate")
 
 
+DigestOption = Annotated[
+    bool,
+    typer.Option(
+        "--prompt-digest",
+        help="Keep only each prompt's SHA-256 digest in the history, not its text.",
+    ),
+]
+
+
 @hook_group.command("claude-code")
-def hook_claude_code(ctx: typer.Context, milestone_per_prompt: MilestoneOption = False) -> None:
+def hook_claude_code(
+    ctx: typer.Context,
+    milestone_per_prompt: MilestoneOption = False,
+    prompt_digest: DigestOption = False,
+) -> None:
     """Handle one Claude Code hook event (JSON on stdin).
 
     PreToolUse of Edit, Write, MultiEdit or NotebookEdit answers "deny" (JSON on stdout)
@@ -56,7 +69,13 @@ def hook_claude_code(ctx: typer.Context, milestone_per_prompt: MilestoneOption =
 
     options = state(ctx)
     timeout = None if options.timeout == DEFAULT_TIMEOUT else options.timeout
-    raise typer.Exit(run(milestone_per_prompt=milestone_per_prompt or None, timeout=timeout))
+    raise typer.Exit(
+        run(
+            milestone_per_prompt=milestone_per_prompt or None,
+            timeout=timeout,
+            prompt_digest=prompt_digest or None,
+        )
+    )
 
 
 @integrate_group.command("claude-code")
@@ -66,6 +85,7 @@ def integrate_claude_code(
         bool, typer.Option("--uninstall", help="Remove snapline's hooks (and nothing else).")
     ] = False,
     milestone_per_prompt: MilestoneOption = False,
+    prompt_digest: DigestOption = False,
     command: Annotated[
         str | None,
         typer.Option(
@@ -93,7 +113,11 @@ def integrate_claude_code(
     options = state(ctx)
     root = options.root if options.root is not None else find_root(Path.cwd().absolute())
     done = integrate(
-        root, uninstall=uninstall, milestone_per_prompt=milestone_per_prompt, command=command
+        root,
+        uninstall=uninstall,
+        milestone_per_prompt=milestone_per_prompt,
+        prompt_digest=prompt_digest,
+        command=command,
     )
     for warning in done.warnings:
         sys.stderr.write(f"snapline: warning: {warning}\n")

@@ -116,14 +116,13 @@ def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | No
                 EXTERNAL_TOOL,
                 f"outside changes, before Bash: {describe_command(command)}",
                 session,
-                event_metadata(event, allowed_by="the person, asked before the command"),
+                event_metadata(event, ws.root, allowed_by="the person, asked before the command"),
             )
             record_rows(ws, untouched, before)
     if mixed:
         extra["outside_changes"] = mixed
-    info = PlainInfo.checked(
-        "Bash", describe_command(command), session, event_metadata(event, **extra)
-    )
+    metadata = event_metadata(event, ws.root, **extra)
+    info = PlainInfo.checked("Bash", describe_command(command), session, metadata)
     return HookOutcome(snapshot=record_rows(ws, None, info).number)
 
 

@@ -19,7 +19,9 @@ What snapline does with each event:
   the command changed as one snapshot, an outside change it did not touch first as its
   own. Each snapshot keeps the exact command, ``session_id``, ``tool_use_id`` and
   ``transcript_path`` in its metadata.
-- ``UserPromptSubmit``: see :mod:`snapline.hosts.claude_prompt`.
+- ``UserPromptSubmit``: number the prompt in its session; the snapshots recorded while
+  answering it carry it (``metadata["prompt"]``), which ``before-prompt:N@SESSION``
+  resolves from (:mod:`snapline.hosts.claude_prompt`).
 
 A hook must never hang or break the agent: no store means nothing to do, a busy store,
 bad input (deeply nested JSON included) or any failure is a warning on stderr with exit 0.
@@ -33,6 +35,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -126,7 +129,11 @@ class HookOutcome:
 
 
 def handle_input(
-    text: str, *, timeout: float = BUSY_TIMEOUT, milestone_per_prompt: bool | None = None
+    text: str,
+    *,
+    timeout: float = BUSY_TIMEOUT,
+    milestone_per_prompt: bool | None = None,
+    prompt_digest: bool | None = None,
 ) -> HookOutcome:
     """Handle one hook event given as the JSON text Claude Code writes on stdin.
 
@@ -135,6 +142,8 @@ def handle_input(
         timeout: Seconds to wait for another process holding the store.
         milestone_per_prompt: Close a milestone per prompt; ``None`` reads
             ``SNAPLINE_MILESTONE_PER_PROMPT`` from the environment.
+        prompt_digest: Keep only a prompt's digest, not its text; ``None`` reads
+            ``SNAPLINE_PROMPTS`` from the environment.
 
     Returns:
         The outcome; malformed input is a warning, never a refusal.
@@ -148,7 +157,12 @@ def handle_input(
         return warn("the hook input is JSON nested too deeply to read; nothing recorded")
     if not isinstance(event, dict):
         return warn("the hook input is not a JSON object; nothing recorded")
-    return handle_event(event, timeout=timeout, milestone_per_prompt=milestone_per_prompt)
+    return handle_event(
+        event,
+        timeout=timeout,
+        milestone_per_prompt=milestone_per_prompt,
+        prompt_digest=prompt_digest,
+    )
 
 
 def handle_event(
@@ -156,6 +170,7 @@ def handle_event(
     *,
     timeout: float = BUSY_TIMEOUT,
     milestone_per_prompt: bool | None = None,
+    prompt_digest: bool | None = None,
 ) -> HookOutcome:
     """Handle one Claude Code hook event.
 
@@ -164,6 +179,8 @@ def handle_event(
         timeout: Seconds to wait for another process holding the store.
         milestone_per_prompt: Close a milestone per prompt; ``None`` reads
             ``SNAPLINE_MILESTONE_PER_PROMPT`` from the environment.
+        prompt_digest: Keep only a prompt's digest, not its text; ``None`` reads
+            ``SNAPLINE_PROMPTS`` from the environment.
 
     Returns:
         The outcome. Never raises: a failure is a :attr:`Verdict.WARN` outcome.
@@ -183,7 +200,12 @@ def handle_event(
         elif name == "UserPromptSubmit":
             from snapline.hosts.claude_prompt import prompt
 
-            return prompt(event, milestone_per_prompt=milestone_per_prompt, timeout=timeout)
+            return prompt(
+                event,
+                milestone_per_prompt=milestone_per_prompt,
+                timeout=timeout,
+                digest_only=prompt_digest,
+            )
         return HookOutcome()
     except Exception as error:
         return _failure(error)
@@ -220,9 +242,8 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
             if pre:
                 return _refuse_drift(sync_problems(ws, [path]))
             shown = os.path.relpath(path, ws.root)
-            info = PlainInfo.checked(
-                tool, f"{tool} {shown}", session_of(event), event_metadata(event)
-            )
+            metadata = event_metadata(event, root=ws.root)
+            info = PlainInfo.checked(tool, f"{tool} {shown}", session_of(event), metadata)
             number = record_rows(ws, [path], info).number
         except UnsafePathError:
             return HookOutcome()  # a symlinked directory on the way: not tracked
@@ -248,22 +269,32 @@ def named(problems: Sequence[Problem]) -> str:
     return shown + more
 
 
-def event_metadata(event: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
-    """What a snapshot made from ``event`` keeps of it: the host and the ids it sent.
+def event_metadata(
+    event: Mapping[str, Any], root: Path | None = None, **extra: Any
+) -> dict[str, Any]:
+    """What a snapshot made from ``event`` keeps of it: the host, the ids, the prompt.
 
     Args:
         event: The hook event.
-        **extra: More keys (the command, the prompt's reference).
+        root: The workspace root, to read the session's current prompt from.
+        **extra: More keys (the command...).
 
     Returns:
-        ``{"via": "claude-code", "session_id", "tool_use_id", "transcript_path", ...}``
-        with the fields the event carried as non-empty text.
+        ``{"via": "claude-code", "session_id", "tool_use_id", "transcript_path",
+        "prompt", ...}`` with the fields the event carried as non-empty text, and the
+        session's current prompt (:func:`snapline.hosts.claude_prompt.stamp`) when known.
     """
     metadata: dict[str, Any] = {"via": "claude-code"}
     for key in _EVENT_FIELDS:
         value = event.get(key)
         if isinstance(value, str) and value:
             metadata[key] = value
+    if root is not None:
+        from snapline.hosts.claude_prompt import stamp
+
+        current = stamp(root, session_of(event))
+        if current is not None:
+            metadata["prompt"] = current
     metadata.update(extra)
     return metadata
 

@@ -66,6 +66,7 @@ _MATCHER = "Edit|Write|MultiEdit|NotebookEdit|Bash"
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 _PROMPT_EVENT = "UserPromptSubmit"
 _MILESTONE_FLAG = " --milestone-per-prompt"
+_DIGEST_FLAG = " --prompt-digest"
 _HOOK_ARGS = "hook claude-code"
 _BEFORE_FILE = "claude-code-settings.before.json"
 _TOOL = "integrate"
@@ -129,6 +130,7 @@ def integrate_claude_code(
     *,
     uninstall: bool = False,
     milestone_per_prompt: bool = False,
+    prompt_digest: bool = False,
     command: str | None = None,
 ) -> Integration:
     """Install (or remove) snapline's Claude Code hooks in ``<root>/.claude/settings.json``.
@@ -137,8 +139,9 @@ def integrate_claude_code(
         root: The workspace root (it must have a store: the change is recorded).
         uninstall: Remove snapline's entries instead, and nothing else; the file's
             bytes from before the install come back when nothing else changed.
-        milestone_per_prompt: Also install the ``UserPromptSubmit`` hook that closes a
-            milestone per prompt.
+        milestone_per_prompt: Have the ``UserPromptSubmit`` hook also close a milestone
+            per prompt.
+        prompt_digest: Have it keep only each prompt's digest, not its text.
         command: The hook command (default: :func:`running_command`, the absolute path
             of the snapline running now).
 
@@ -166,11 +169,14 @@ def integrate_claude_code(
         command = command or running_command()
         events: tuple[str, ...] = ()
         if not uninstall:
-            events = (*_TOOL_EVENTS, _PROMPT_EVENT) if milestone_per_prompt else _TOOL_EVENTS
+            events = (*_TOOL_EVENTS, _PROMPT_EVENT)
             for event in _TOOL_EVENTS:
                 hooks.setdefault(event, []).append(_group(command, _MATCHER))
-            if milestone_per_prompt:
-                hooks.setdefault(_PROMPT_EVENT, []).append(_group(command + _MILESTONE_FLAG, None))
+            # Every prompt is numbered (before-prompt:N@SESSION needs it); the flags
+            # say what else the prompt hook does.
+            flags = _MILESTONE_FLAG if milestone_per_prompt else ""
+            flags += _DIGEST_FLAG if prompt_digest else ""
+            hooks.setdefault(_PROMPT_EVENT, []).append(_group(command + flags, None))
         if hooks:
             settings["hooks"] = hooks
         else:

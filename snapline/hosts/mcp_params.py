@@ -82,7 +82,10 @@ CHANGE = _hints(read_only=False, destructive=True, idempotent=False)
 READ_BYTES = DEFAULT_READ_BYTES
 LIST_LIMIT = DEFAULT_LIST_LIMIT
 
-_SNAPSHOT = "a number, 'latest', or 'latest~N' (N snapshots before the latest)"
+_SNAPSHOT = (
+    "a number, 'latest', 'latest~N' (N snapshots before the latest), or "
+    "'before-prompt:N@SESSION' (the state before prompt N of an agent session)"
+)
 _INSIDE = "relative to the workspace root (or absolute inside it); never inside .git/ or .snapline/"
 
 FilePath = Annotated[str, Field(description=f"The file, {_INSIDE}.")]

@@ -80,7 +80,8 @@ def test_install_keeps_what_is_there_is_idempotent_and_uninstalls_cleanly(projec
         assert ours["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash"
         assert ours["hooks"] == [{"type": "command", "command": OURS, "timeout": 10}]
     assert installed["hooks"]["Stop"] == THEIRS["hooks"]["Stop"]
-    assert "UserPromptSubmit" not in installed["hooks"]
+    # Every prompt is numbered, for before-prompt:N@SESSION (no flags by default).
+    assert _commands(installed, "UserPromptSubmit") == [OURS]
 
     second = _integrate(project)
     assert json.loads(second.stdout)["changed"] is False
@@ -106,10 +107,10 @@ def test_a_missing_settings_file_is_created(project: Path) -> None:
     assert _commands(settings, "UserPromptSubmit") == [f"{OURS} --milestone-per-prompt"]
     assert "matcher" not in settings["hooks"]["UserPromptSubmit"][0]
 
-    # Turning milestones per prompt off again removes that hook, and uninstalling
+    # Turning milestones per prompt off again drops the flag, and uninstalling
     # leaves nothing where there was nothing: no file, no .claude/ directory.
-    integrate_claude_code(project)
-    assert "UserPromptSubmit" not in _settings(project)["hooks"]
+    integrate_claude_code(project, prompt_digest=True)
+    assert _commands(_settings(project), "UserPromptSubmit") == [f"{OURS} --prompt-digest"]
     integrate_claude_code(project, uninstall=True)
     assert not (project / ".claude").exists()
 
