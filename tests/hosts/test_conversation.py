@@ -166,3 +166,31 @@ def test_the_mcp_tools_take_the_reference(project: Path) -> None:
         assert dry["dry_run"] is True and dry["deleted"] == ["src/greet.py"]
 
     serve(project, script)
+
+
+def test_log_lists_snapshots_under_the_prompt_they_answered(project: Path) -> None:
+    _prompt(project, "Add a greeting\nplease")
+    _write(project, "a.txt", "a\n")
+    _write(project, "b.txt", "b\n")
+    with Workspace.open(project) as ws:
+        ws.write_file("c.txt", "by hand\n")  # no prompt: not under one
+    _prompt(project, "Now the tests")
+    _write(project, "t.txt", "t\n")
+
+    done = _snapline(project, "log")
+
+    assert done.returncode == 0, done.stderr
+    lines = [line.split()[:3] for line in done.stdout.splitlines()]
+    assert [line[:2] if line[0] in ("prompt", "no") else line[:1] for line in lines] == [
+        ["prompt", "2"],
+        ["4"],
+        ["no", "prompt"],  # recorded by hand in between
+        ["3"],
+        ["prompt", "1"],
+        ["2"],
+        ["1"],
+        ["no", "prompt"],
+        ["0"],
+    ]
+    assert "'Add a greeting'" in done.stdout
+    assert f"before it: snapshot 3, before-prompt:2@{SESSION[:8]}" in done.stdout
