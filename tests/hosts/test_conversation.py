@@ -194,3 +194,18 @@ def test_log_lists_snapshots_under_the_prompt_they_answered(project: Path) -> No
     ]
     assert "'Add a greeting'" in done.stdout
     assert f"before it: snapshot 3, before-prompt:2@{SESSION[:8]}" in done.stdout
+
+
+def test_a_milestone_closes_the_work_up_to_before_a_prompt(project: Path) -> None:
+    _prompt(project, "Build the parser")
+    _write(project, "parser.py", "parse = 1\n")
+    _write(project, "test_parser.py", "assert 1\n")
+    _prompt(project, "Now the printer")
+    _write(project, "printer.py", "show = 1\n")
+
+    done = _snapline(project, "milestone", "create", "--title", "parser", "--to", "before-prompt:2")
+
+    assert done.returncode == 0, done.stderr
+    with Workspace.open(project) as ws:
+        (milestone,) = ws.milestones.list()
+    assert (milestone.first, milestone.last) == (1, 2)
