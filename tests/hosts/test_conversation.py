@@ -209,3 +209,23 @@ def test_a_milestone_closes_the_work_up_to_before_a_prompt(project: Path) -> Non
     with Workspace.open(project) as ws:
         (milestone,) = ws.milestones.list()
     assert (milestone.first, milestone.last) == (1, 2)
+
+
+def test_the_review_page_groups_snapshots_by_prompt(project: Path, tmp_path: Path) -> None:
+    _prompt(project, "Make <b>greeting</b> bold")
+    _write(project, "a.txt", "a\n")
+    _write(project, "b.txt", "b\n")
+    _prompt(project, "Then the tests")
+    _write(project, "t.txt", "t\n")
+    page = tmp_path / "page.html"
+
+    done = _snapline(project, "report", "-o", str(page))
+
+    assert done.returncode == 0, done.stderr
+    html = page.read_text(encoding="utf-8")
+    first, second = html.index('<p class="prompt"'), html.rindex('<p class="prompt"')
+    assert html.count('<p class="prompt"') == 2
+    assert first < html.index('id="s-1"') < html.index('id="s-2"') < second
+    assert second < html.index('id="s-3"')
+    assert "Make &lt;b&gt;greeting&lt;/b&gt; bold" in html and "<b>greeting" not in html
+    assert f"<code>before-prompt:2@{SESSION}</code>" in html
