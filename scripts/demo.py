@@ -160,23 +160,31 @@ class Demo:
         tool: str,
         tool_input: dict[str, str],
         *,
-        expect: int = 0,
         shows: tuple[str, ...] = (),
     ) -> str:
         """Feed one event to ``snapline hook claude-code`` on stdin, as Claude Code does."""
-        event = {
+        event = self._event(name)
+        event.update(tool_name=tool, tool_input=tool_input, tool_use_id=f"toolu_{self.steps}")
+        target = os.path.relpath(tool_input["file_path"], self.root)
+        print(f"   (Claude Code sends {name} {tool} {target})")
+        return self.snapline("hook", "claude-code", stdin=json.dumps(event), shows=shows)
+
+    def prompt(self, text: str) -> str:
+        """Feed a ``UserPromptSubmit`` event, as Claude Code does when the person asks."""
+        event = self._event("UserPromptSubmit")
+        event["prompt"] = text
+        print(f"   (the person asks Claude Code: {text!r})")
+        return self.snapline("hook", "claude-code", stdin=json.dumps(event))
+
+    def _event(self, name: str) -> dict[str, Any]:
+        # The common fields of every Claude Code hook event.
+        return {
             "session_id": "claude-1",
             "transcript_path": str(self.root / ".claude-transcript.jsonl"),
             "cwd": str(self.root),
+            "permission_mode": "default",
             "hook_event_name": name,
-            "tool_name": tool,
-            "tool_input": tool_input,
         }
-        target = os.path.relpath(tool_input["file_path"], self.root)
-        print(f"   (Claude Code sends {name} {tool} {target})")
-        return self.snapline(
-            "hook", "claude-code", stdin=json.dumps(event), expect=expect, shows=shows
-        )
 
     def check(self, condition: bool, what: str) -> None:
         if not condition:
@@ -279,11 +287,12 @@ def story(demo: Demo, report: Path) -> None:
 
     demo.say(
         "Claude Code: `integrate claude-code` writes snapline's hooks into the project's "
-        ".claude/settings.json (merged with what is there), which is then recorded like "
-        "any other file."
+        ".claude/settings.json (merged with what is there), running this snapline by its "
+        "absolute path, and records that change itself: the workspace stays in sync."
     )
     demo.snapline("integrate", "claude-code", shows=("installed snapline's hooks",))
-    demo.snapline("record", ".claude/settings.json", "-m", "Claude Code hooks")
+    demo.snapline("log", "-n", "1", shows=("integrate", "hooks installed"))
+    demo.snapline("status", shows=("in sync",))
 
     demo.say(
         "Before each Edit, Claude Code runs the hook with the PreToolUse event: greet.py "
@@ -299,14 +308,16 @@ def story(demo: Demo, report: Path) -> None:
 
     demo.say(
         "A person edits README.md while the agent works. The next Edit of README.md is "
-        "refused: exit 2, and the reason on stderr goes to the model. Resync, and it can "
-        "go ahead."
+        "refused: the hook answers Claude Code's `permissionDecision: deny`, and the reason "
+        "goes to the model. Resync, and it can go ahead."
     )
     demo.write("README.md", "# greeter\n\nSay hi to anyone.\n", outside=True)
     readme = {"file_path": str(root / "README.md"), "old_string": "hi", "new_string": "hello"}
-    demo.hook("PreToolUse", "Edit", readme, expect=2, shows=("README.md (modified)",))
+    demo.hook("PreToolUse", "Edit", readme, shows=('"deny"', "README.md (modified)"))
     demo.snapline("resync", "-m", "README edited by hand again")
     demo.hook("PreToolUse", "Edit", readme)
+
+    conversation(demo)
 
     branches_and_clone(demo)
 
@@ -321,6 +332,38 @@ def story(demo: Demo, report: Path) -> None:
         "Milestone 1: greeter works" in page and "refactor greet" in page,
         "the page has the milestones and the snapshots",
     )
+
+
+def conversation(demo: Demo) -> None:
+    """Checkpoints bound to the conversation: back to before a prompt, and its resume line."""
+    root = demo.root
+    demo.say(
+        "Each prompt the person sends is numbered in its session by the UserPromptSubmit "
+        "hook, and every snapshot made while answering it carries that prompt. Prompt 1 "
+        "asks for a farewell; prompt 2 for shouting, which the person then regrets."
+    )
+    demo.prompt("Add a farewell function")
+    farewell = {"file_path": str(root / "greet.py"), "old_string": "", "new_string": "bye"}
+    demo.write("greet.py", (root / "greet.py").read_text() + "\n\ndef bye():\n    return 'bye'\n")
+    demo.hook("PostToolUse", "Edit", farewell)
+    before_second = (root / "greet.py").read_text()
+    demo.prompt("Make everything SHOUT")
+    demo.write("greet.py", before_second.upper())
+    demo.hook("PostToolUse", "Edit", farewell)
+    demo.snapline("show", "latest", "--json", shows=('"n": 2', "Make everything SHOUT"))
+
+    demo.say(
+        '"Take the code back to before I asked for shouting": `before-prompt:2@claude-1` '
+        "names that state in `show`, `diff` and `rollback` (a prefix of the session id "
+        "does too). The rollback is a snapshot like any other, and ends with the line "
+        "that resumes the conversation."
+    )
+    demo.snapline("diff", "before-prompt:2@claude", "latest", shows=("+DEF BYE():",))
+    demo.snapline(
+        "rollback", "--to", "before-prompt:2@claude-1",
+        shows=("resume that conversation: claude --resume claude-1",),
+    )  # fmt: skip
+    demo.check((root / "greet.py").read_text() == before_second, "greet.py is as before prompt 2")
 
 
 def mcp_and_undo(demo: Demo) -> None:

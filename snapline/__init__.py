@@ -27,7 +27,12 @@ if TYPE_CHECKING:
         MilestoneStats,
         OpenRange,
     )
-    from snapline.paths import OutputInStoreError, UnsafePathError, UnsafeRecordError
+    from snapline.paths import (
+        OutputInStoreError,
+        ProtectedPathError,
+        UnsafePathError,
+        UnsafeRecordError,
+    )
     from snapline.report import ReportOutputError, ReportScopeError
     from snapline.scanning import FileChangingError
     from snapline.snapshots import (
@@ -47,6 +52,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
     from snapline.snapshots.read.lines import DivergedHistoryError
+    from snapline.snapshots.read.prompts import PromptNotFoundError
     from snapline.snapshots.read.reconstruct import ForgottenVersionError
     from snapline.snapshots.read.refs import SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
@@ -125,6 +131,8 @@ _EXPORTS: dict[str, str] = {
     "Milestones": "snapline.milestones",
     "OpenRange": "snapline.milestones",
     "OutputInStoreError": "snapline.paths",
+    "ProtectedPathError": "snapline.paths",
+    "PromptNotFoundError": "snapline.snapshots.read.prompts",
     "NotInSnapshotError": "snapline.snapshots",
     "NothingToRedoError": "snapline.snapshots.restore.undo",
     "NothingToUndoError": "snapline.snapshots.restore.undo",
@@ -194,6 +202,8 @@ __all__ = [
     "OpenRange",
     "OutputInStoreError",
     "Problem",
+    "PromptNotFoundError",
+    "ProtectedPathError",
     "RecoveryBlockedError",
     "Report",
     "ReportOutputError",

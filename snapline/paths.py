@@ -4,6 +4,12 @@ A store may come from elsewhere (it can be committed to a repository), so every 
 read from it is checked again before it is used to touch the disk: no absolute paths,
 no ``..``, nothing inside the store, and no symlinked directory on the way, because a
 symlink inside the root can point anywhere.
+
+It also holds the writers' rule (DESIGN rule 10): nothing snapline writes for a user,
+an agent or a tool lands inside ``.git/`` or ``.snapline/``, at any depth (a nested
+repository's ``sub/.git`` and a nested workspace's ``sub/.snapline`` included), and
+every writer refuses the same way, with :class:`ProtectedPathError`
+(:func:`protected_dir`, :func:`check_writable`, :func:`writable_relpath`).
 """
 
 from __future__ import annotations
@@ -18,22 +24,35 @@ from snapline.errors import SnaplineError
 
 __all__ = [
     "GIT_DIR",
+    "PROTECTED_DIRS",
     "STORE_DIR",
     "OutputInStoreError",
+    "ProtectedPathError",
     "UnsafePathError",
     "UnsafeRecordError",
     "check_recorded",
     "check_relpath",
+    "check_writable",
     "disk_path",
     "inside_git_dir",
     "output_path",
+    "protected_dir",
     "relpath_from_user",
+    "writable_relpath",
 ]
 
 STORE_DIR = ".snapline"
 
 GIT_DIR = ".git"
 """A git repository's own directory: tracked around, never written into."""
+
+PROTECTED_DIRS = (GIT_DIR, STORE_DIR)
+"""The directories no snapline writer ever writes into, at any depth."""
+
+_PROTECTED_PLACE = {
+    GIT_DIR: "{where}, git's own directory (its config, hooks and objects), which only git changes",
+    STORE_DIR: "the store {where}, which only snapline's own bookkeeping changes",
+}
 
 
 class UnsafePathError(SnaplineError):
@@ -68,21 +87,99 @@ class UnsafeRecordError(UnsafePathError):
         )
 
 
-class OutputInStoreError(SnaplineError):
+class ProtectedPathError(UnsafePathError):
+    """A writer was asked to write (or a reader to show) a path inside ``.git/`` or ``.snapline/``.
+
+    The one refusal every writer gives (library calls, MCP tools, hooks, commands): a
+    git hook or config planted by an agent runs code outside the history, and a write
+    into the store damages it. Nothing was written.
+
+    Attributes:
+        path: The path as the caller named it (relative to the root, or absolute).
+        directory: The protected directory it lies in (``.git`` or ``.snapline``).
+        action: What was refused (``"write"``, ``"read"``, ``"write the patch to"``).
+    """
+
+    exit_code = 2
+
+    def __init__(
+        self, path: str, directory: str, action: str = "write", place: str | None = None
+    ) -> None:
+        """Describe the refusal.
+
+        Args:
+            path: The path named.
+            directory: ``.git`` or ``.snapline``.
+            action: What was refused, as a verb phrase.
+            place: Where the directory is, for the message (default ``<directory>/``).
+        """
+        self.directory = directory
+        self.action = action
+        where = _PROTECTED_PLACE.get(directory, "{where}").format(where=place or f"{directory}/")
+        # UnsafePathError's attributes (path, reason) are kept for callers catching it.
+        self.path = path
+        self.reason = f"it is inside {where}"
+        SnaplineError.__init__(
+            self,
+            f"refusing to {action} {path}: {self.reason}; name a path outside "
+            f"{GIT_DIR}/ and {STORE_DIR}/ (snapline never writes into either)",
+        )
+
+
+class OutputInStoreError(ProtectedPathError):
     """A file the user named (a patch, a page) would be written inside ``.snapline/``.
 
     Only snapline writes there: an export over ``store.db`` replaced the whole history.
     """
 
-    exit_code = 2
-
     def __init__(self, path: Path, store: Path, what: str = "the output") -> None:
-        self.path = str(path)
+        super().__init__(str(path), STORE_DIR, f"write {what} to", str(store))
         self.store = str(store)
-        super().__init__(
-            f"refusing to write {what} to {path}: it is inside the store {store}, "
-            "which only snapline writes; choose a path outside it"
-        )
+
+
+def protected_dir(relpath: str) -> str | None:
+    """The protected directory (``.git`` or ``.snapline``) a relpath names or lies in.
+
+    Every component counts, at any depth: a nested repository's ``sub/.git`` (a
+    directory, or the gitlink file of a submodule) is git's as much as the root's. The
+    match ignores case and trailing dots and spaces, as git's own ``verify_path`` does:
+    on a case-folding filesystem (macOS, Windows) ``.GIT/hooks`` *is* ``.git/hooks``.
+
+    Args:
+        relpath: A workspace-relative POSIX path.
+
+    Returns:
+        ``".git"`` or ``".snapline"``, or ``None`` when the path is outside both.
+    """
+    for part in relpath.split("/"):
+        folded = _folded(part)
+        if folded in PROTECTED_DIRS:
+            return folded
+    return None
+
+
+def _folded(part: str) -> str:
+    return part.rstrip(" .").casefold()
+
+
+def check_writable(relpath: str, *, shown: str | None = None, action: str = "write") -> str:
+    """Refuse a relpath inside ``.git/`` or ``.snapline/``: the writers' one rule.
+
+    Args:
+        relpath: The workspace-relative path about to be written.
+        shown: The path as the caller named it, for the message (default ``relpath``).
+        action: What is refused, for the message (``"write"``, ``"read"``).
+
+    Returns:
+        ``relpath``, unchanged.
+
+    Raises:
+        ProtectedPathError: If it lies inside either directory.
+    """
+    directory = protected_dir(relpath)
+    if directory is not None:
+        raise ProtectedPathError(shown if shown is not None else relpath, directory, action)
+    return relpath
 
 
 def output_path(root: Path, path: str | os.PathLike[str], what: str = "the output") -> Path:
@@ -103,12 +200,18 @@ def output_path(root: Path, path: str | os.PathLike[str], what: str = "the outpu
 
     Raises:
         OutputInStoreError: If ``path`` is the store directory or inside it.
+        ProtectedPathError: If ``path`` is inside any other ``.git`` or ``.snapline``.
     """
     target = Path(os.path.abspath(path))
     store = Path(os.path.realpath(root / STORE_DIR))
     real = Path(os.path.realpath(target.parent)) / target.name
     if _inside_store(real, store, Path(os.path.realpath(root))):
         raise OutputInStoreError(target, store, what)
+    # Any git directory or store, this workspace's or another's: a patch named
+    # .git/hooks/pre-commit is a planted hook wherever the repository is.
+    directory = protected_dir(real.as_posix())
+    if directory is not None:
+        raise ProtectedPathError(str(target), directory, f"write {what} to")
     return target
 
 
@@ -174,8 +277,11 @@ def check_relpath(path: str) -> str:
 
 
 def inside_git_dir(path: str) -> bool:
-    """Whether a relpath lies inside a ``.git`` directory (at any depth), never written."""
-    return GIT_DIR in path.split("/")
+    """Whether a relpath lies inside a ``.git`` directory (at any depth), never written.
+
+    The same match as :func:`protected_dir` (case and trailing dots ignored).
+    """
+    return any(_folded(part) == GIT_DIR for part in path.split("/"))
 
 
 def relpath_from_user(root: Path, path: str | os.PathLike[str]) -> str:
@@ -190,6 +296,34 @@ def relpath_from_user(root: Path, path: str | os.PathLike[str]) -> str:
             symlinked directory inside the root.
     """
     raw = os.fspath(path)
+    checked = check_relpath(_user_text(root, raw))
+    _refuse_symlinked_parent(root, checked, raw)
+    return checked
+
+
+def writable_relpath(root: Path, path: str | os.PathLike[str], action: str = "write") -> str:
+    """:func:`relpath_from_user` for a path about to be written: every writer's entry.
+
+    Args:
+        root: The workspace root.
+        path: The path the caller named (absolute, or relative to the root).
+        action: What is refused, for the message (``"write"``, ``"read"``).
+
+    Returns:
+        The checked workspace-relative path.
+
+    Raises:
+        ProtectedPathError: If it lies inside ``.git/`` or ``.snapline/`` (checked
+            first, so every spelling of such a path gets the same refusal).
+        UnsafePathError: If it leaves the root or goes through a symlinked directory.
+    """
+    raw = os.fspath(path)
+    check_writable(_user_text(root, raw), shown=raw, action=action)
+    return relpath_from_user(root, raw)
+
+
+def _user_text(root: Path, raw: str) -> str:
+    """A caller's path as a normalised relative POSIX text (not checked yet)."""
     candidate = Path(raw)
     if candidate.is_absolute():
         try:
@@ -209,9 +343,7 @@ def relpath_from_user(root: Path, path: str | os.PathLike[str]) -> str:
     text = rel.as_posix()
     if text in ("", "."):
         raise UnsafePathError(raw, "the workspace root itself is not a file")
-    checked = check_relpath(text)
-    _refuse_symlinked_parent(root, checked, raw)
-    return checked
+    return text
 
 
 def disk_path(root: Path, relpath: str) -> Path:

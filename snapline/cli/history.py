@@ -10,7 +10,7 @@ import typer
 from snapline.cli.context import JsonOption, user_paths, workspace
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.quoting import quote_path, quote_text
-from snapline.cli.render import echo_changes, model_json, side_line, snapshot_line
+from snapline.cli.render import echo_changes, model_json, prompt_line, side_line, snapshot_line
 
 if TYPE_CHECKING:
     from snapline import Problem, SideSnapshot, Snapshot, Workspace
@@ -136,7 +136,14 @@ def log(
         echo_json([_log_json(snapshot, side) for snapshot in snapshots])
         return
     _echo_unjoined(side)
+    group = None
     for header in headers:
+        # Snapshots answering one agent prompt are listed under it (newest prompt first).
+        if header.prompt is not None and header.prompt[:2] != group:
+            prompt_line(header.prompt)
+        elif header.prompt is None and group is not None:
+            echo(("  no prompt", "dim"))
+        group = None if header.prompt is None else header.prompt[:2]
         snapshot_line(header)
         for joined in _joined(side, header.number):
             side_line(joined)

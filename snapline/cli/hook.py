@@ -17,6 +17,8 @@ HOSTS = ("claude-code",)
 """The agent hosts ``snapline hook`` knows."""
 
 _MILESTONE_FLAG = "--milestone-per-prompt"
+_DIGEST_FLAG = "--prompt-digest"
+_FLAGS = (_MILESTONE_FLAG, _DIGEST_FLAG)
 
 
 def fast_path(args: list[str]) -> int | None:
@@ -33,25 +35,36 @@ def fast_path(args: list[str]) -> int | None:
     if not args or any(arg in ("-h", "--help") for arg in args):
         return None
     options = args[1:]
-    if args[0] not in HOSTS or any(option != _MILESTONE_FLAG for option in options):
+    if args[0] not in HOSTS or any(option not in _FLAGS for option in options):
         sys.stderr.write(
             f"snapline: warning: unknown hook arguments {' '.join(args)!r} (hosts: "
-            f"{', '.join(HOSTS)}; option: {_MILESTONE_FLAG}); nothing done\n"
+            f"{', '.join(HOSTS)}; options: {', '.join(_FLAGS)}); nothing done\n"
         )
         return 0
-    return run(milestone_per_prompt=True if options else None)
+    return run(
+        milestone_per_prompt=True if _MILESTONE_FLAG in options else None,
+        prompt_digest=True if _DIGEST_FLAG in options else None,
+    )
 
 
-def run(*, milestone_per_prompt: bool | None = None, timeout: float | None = None) -> int:
+def run(
+    *,
+    milestone_per_prompt: bool | None = None,
+    timeout: float | None = None,
+    prompt_digest: bool | None = None,
+) -> int:
     """Read one Claude Code hook event from stdin, handle it, and say why on stderr.
 
     Args:
         milestone_per_prompt: Close a milestone per prompt; ``None`` leaves it to the
             ``SNAPLINE_MILESTONE_PER_PROMPT`` environment variable.
         timeout: Seconds to wait for a busy store (default: the hook's short timeout).
+        prompt_digest: Keep only each prompt's digest; ``None`` leaves it to
+            ``SNAPLINE_PROMPTS``.
 
     Returns:
-        The exit code: 2 refuses the tool, 0 lets it run.
+        The exit code, always 0: a decision (``deny``, ``ask``) is JSON on stdout, a
+        warning one line on stderr.
     """
     from snapline.hosts.claude_code import BUSY_TIMEOUT, handle_input
 
@@ -60,11 +73,18 @@ def run(*, milestone_per_prompt: bool | None = None, timeout: float | None = Non
     except (OSError, UnicodeDecodeError) as error:
         sys.stderr.write(f"snapline: warning: cannot read the hook input: {error}\n")
         return 0
-    outcome = handle_input(
-        text,
-        timeout=BUSY_TIMEOUT if timeout is None else timeout,
-        milestone_per_prompt=milestone_per_prompt,
-    )
-    if outcome.message:
-        sys.stderr.write(" ".join(outcome.message.split()) + "\n")
+    try:
+        outcome = handle_input(
+            text,
+            timeout=BUSY_TIMEOUT if timeout is None else timeout,
+            milestone_per_prompt=milestone_per_prompt,
+            prompt_digest=prompt_digest,
+        )
+    except Exception as error:  # never a traceback into the agent's session
+        sys.stderr.write(f"snapline: warning: internal error {type(error).__name__}; ignored\n")
+        return 0
+    if outcome.stdout:
+        sys.stdout.write(outcome.stdout + "\n")
+    if outcome.stderr:
+        sys.stderr.write(outcome.stderr + "\n")
     return outcome.exit_code

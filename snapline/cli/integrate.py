@@ -41,22 +41,41 @@ def register(app: typer.Typer) -> None:
     app.add_typer(integrate_group, name="integrate")
 
 
+DigestOption = Annotated[
+    bool,
+    typer.Option(
+        "--prompt-digest",
+        help="Keep only each prompt's SHA-256 digest in the history, not its text.",
+    ),
+]
+
+
 @hook_group.command("claude-code")
-def hook_claude_code(ctx: typer.Context, milestone_per_prompt: MilestoneOption = False) -> None:
+def hook_claude_code(
+    ctx: typer.Context,
+    milestone_per_prompt: MilestoneOption = False,
+    prompt_digest: DigestOption = False,
+) -> None:
     """Handle one Claude Code hook event (JSON on stdin).
 
-    PreToolUse of Edit, Write, MultiEdit, NotebookEdit or Bash exits 2 (refusing the
-    tool, the reason on stderr) when what the tool would touch was changed outside
-    snapline. PostToolUse records what the tool changed as one snapshot (tool, session
-    and description from the event). UserPromptSubmit closes a milestone per prompt when
-    --milestone-per-prompt or SNAPLINE_MILESTONE_PER_PROMPT=1 is set. Anything else, no
-    store, a busy store or bad input: exit 0 (with a warning on stderr).
+    PreToolUse of Edit, Write, MultiEdit or NotebookEdit answers "deny" (JSON on stdout)
+    when the file was changed outside snapline or is inside .git/ or .snapline/; of Bash,
+    "ask" when anything was. PostToolUse records what the tool changed as one snapshot
+    (tool, session, the exact command and the event's ids). UserPromptSubmit closes a
+    milestone per prompt when --milestone-per-prompt or SNAPLINE_MILESTONE_PER_PROMPT=1
+    is set. Always exit 0; no store, a busy store or bad input: a warning on stderr.
     """
     from snapline.cli.hook import run
 
     options = state(ctx)
     timeout = None if options.timeout == DEFAULT_TIMEOUT else options.timeout
-    raise typer.Exit(run(milestone_per_prompt=milestone_per_prompt or None, timeout=timeout))
+    raise typer.Exit(
+        run(
+            milestone_per_prompt=milestone_per_prompt or None,
+            timeout=timeout,
+            prompt_digest=prompt_digest or None,
+        )
+    )
 
 
 @integrate_group.command("claude-code")
@@ -66,22 +85,28 @@ def integrate_claude_code(
         bool, typer.Option("--uninstall", help="Remove snapline's hooks (and nothing else).")
     ] = False,
     milestone_per_prompt: MilestoneOption = False,
+    prompt_digest: DigestOption = False,
     command: Annotated[
         str | None,
         typer.Option(
             "--command",
             metavar="CMD",
-            help="The hook command to write (default: snapline hook claude-code).",
+            help="The hook command to write (default: this snapline by its absolute path, "
+            "followed by 'hook claude-code').",
         ),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write snapline's hooks into the project's .claude/settings.json.
+    """Write snapline's hooks into the project's .claude/settings.json, and record it.
 
     Merges with what is there: other settings and hooks are kept, and running it again
     changes nothing. The project is the workspace (found like every command finds it).
+    The hooks run this snapline by its absolute path; the settings change is recorded
+    as a snapshot (tool integrate), so it is never drift; --uninstall gives the file
+    back byte for byte when nothing else in it changed.
     """
-    from snapline.hosts.integrate import DEFAULT_COMMAND
+    import sys
+
     from snapline.hosts.integrate import integrate_claude_code as integrate
     from snapline.opening import find_root
 
@@ -91,10 +116,22 @@ def integrate_claude_code(
         root,
         uninstall=uninstall,
         milestone_per_prompt=milestone_per_prompt,
-        command=command or DEFAULT_COMMAND,
+        prompt_digest=prompt_digest,
+        command=command,
     )
+    for warning in done.warnings:
+        sys.stderr.write(f"snapline: warning: {warning}\n")
     if as_json:
-        echo_json({"path": str(done.path), "changed": done.changed, "events": list(done.events)})
+        echo_json(
+            {
+                "path": str(done.path),
+                "changed": done.changed,
+                "events": list(done.events),
+                "command": done.command,
+                "snapshots": list(done.snapshots),
+                "warnings": list(done.warnings),
+            }
+        )
         return
     if uninstall:
         verb = "removed snapline's hooks from " if done.changed else "no snapline hooks in "

@@ -59,6 +59,20 @@ def snapshot_line(snapshot: SnapshotHeader) -> None:
     )
 
 
+def prompt_line(prompt: tuple[str, int, int, str]) -> None:
+    """The line above the snapshots that answered one agent prompt, as ``log`` groups them."""
+    session, number, at, text = prompt
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    said = f"  {first[:70]!r}" if first else ""
+    echo(
+        ("  prompt ", "dim"),
+        (f"{number}", "bold"),
+        ("  @" + session, "magenta"),
+        said,
+        (f"  (before it: snapshot {at}, before-prompt:{number}@{session[:8]})", "dim"),
+    )
+
+
 def side_line(snapshot: SideSnapshot) -> None:
     """One line per snapshot of another line, under the merge that joined it."""
     echo(

@@ -73,7 +73,10 @@ def rollback(
     to: Annotated[
         str,
         typer.Option(
-            "--to", metavar="N", help="The snapshot to go back to: a number, latest or latest~N."
+            "--to",
+            metavar="N",
+            help="The snapshot to go back to: a number, latest, latest~N or "
+            "before-prompt:N@SESSION.",
         ),
     ],
     paths: Annotated[
@@ -103,7 +106,11 @@ def rollback(
             force=force,
             description=message,
         )
+        session = ws.conversation(to)
     render_result(result, as_json=as_json, force=force)
+    if session is not None and not as_json and not dry_run:
+        # Back to before a prompt: the person goes on with that conversation from here.
+        echo("resume that conversation: ", (f"claude --resume {session}", "bold"))
 
 
 def revert(

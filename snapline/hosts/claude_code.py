@@ -1,28 +1,35 @@
 """Claude Code hooks: one hook event in, one outcome out (``snapline hook claude-code``).
 
 Claude Code runs a hook command per event with the event as JSON on stdin: the common
-fields ``session_id``, ``transcript_path``, ``cwd`` and ``hook_event_name``, and for tool
-events ``tool_name``, ``tool_input`` and (after the tool) ``tool_response``. Exit code 2
-blocks a ``PreToolUse`` and shows stderr to the model; any other code lets the tool run.
+fields ``session_id``, ``transcript_path``, ``cwd``, ``permission_mode`` and
+``hook_event_name``, and for tool events ``tool_name``, ``tool_input``, ``tool_use_id``
+and (after the tool) ``tool_response``. A ``PreToolUse`` hook decides by printing
+``{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny" |
+"ask", "permissionDecisionReason": ...}}`` on stdout and exiting 0: ``deny`` refuses the
+tool and shows the reason to the model, ``ask`` shows it to the person, who decides.
 
 What snapline does with each event:
 
-- ``PreToolUse`` of a file tool (Edit, Write, MultiEdit, NotebookEdit): refuse (exit 2)
-  when the target file was changed outside snapline; ``PreToolUse`` of Bash: refuse when
-  anything in the workspace was.
-- ``PostToolUse`` of a file tool: record that file as one snapshot; of Bash: record
-  everything the command changed as one snapshot.
-- ``UserPromptSubmit``, when milestones per prompt are on: close the work since the last
-  milestone as one, titled from the prompt that asked for it.
+- ``PreToolUse`` of a file tool (Edit, Write, MultiEdit, NotebookEdit): ``deny`` when the
+  target file was changed outside snapline, or lies inside ``.git/`` or ``.snapline/``
+  (the writers' rule); of Bash: ``ask`` when anything in the workspace was changed
+  outside snapline (:mod:`snapline.hosts.claude_bash`). Any other tool (Read, Grep, Glob,
+  LS, ...) is never refused.
+- ``PostToolUse`` of a file tool: record that file as one snapshot; of Bash: record what
+  the command changed as one snapshot, an outside change it did not touch first as its
+  own. Each snapshot keeps the exact command, ``session_id``, ``tool_use_id`` and
+  ``transcript_path`` in its metadata.
+- ``UserPromptSubmit``: number the prompt in its session; the snapshots recorded while
+  answering it carry it (``metadata["prompt"]``), which ``before-prompt:N@SESSION``
+  resolves from (:mod:`snapline.hosts.claude_prompt`).
 
 A hook must never hang or break the agent: no store means nothing to do, a busy store,
-bad input or any failure is a warning on stderr with exit 0. Only the drift refusal blocks.
+bad input (deeply nested JSON included) or any failure is a warning on stderr with exit 0.
 This module imports the library only inside the calls that use it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import json
 import os
@@ -37,12 +44,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUSY_TIMEOUT",
+    "DRIFT_KINDS",
     "FILE_TOOLS",
     "MILESTONE_ENV",
     "HookOutcome",
     "Verdict",
+    "cwd_of",
+    "event_metadata",
     "handle_event",
     "handle_input",
+    "named",
+    "open_workspace",
+    "session_of",
+    "warn",
 ]
 
 BUSY_TIMEOUT = 2.0
@@ -54,11 +68,11 @@ FILE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 MILESTONE_ENV = "SNAPLINE_MILESTONE_PER_PROMPT"
 """Set to ``1`` to close a milestone per prompt (as ``--milestone-per-prompt`` does)."""
 
+DRIFT_KINDS = ("modified", "deleted", "untracked")
+"""Sync problems that are outside changes (an unreadable file is not one)."""
+
 _BASH = "Bash"
-_DRIFT_KINDS = ("modified", "deleted", "untracked")
-_PROMPT_FILE = "claude-code-prompt.json"
-_MAX_DESCRIPTION = 200
-_MAX_TITLE = 100
+_EVENT_FIELDS = ("session_id", "tool_use_id", "transcript_path")
 _MAX_NAMED = 3
 
 
@@ -66,11 +80,13 @@ class Verdict(enum.Enum):
     """What the hook tells Claude Code."""
 
     ALLOW = "allow"
-    """Exit 0: the tool runs (or ran); nothing to say."""
+    """Nothing to say: the tool runs (or ran)."""
     WARN = "warn"
-    """Exit 0 with a warning on stderr: snapline could not do its part."""
-    BLOCK = "block"
-    """Exit 2 with the reason on stderr: the tool is refused."""
+    """A warning on stderr: snapline could not do its part; the tool runs."""
+    ASK = "ask"
+    """``permissionDecision: "ask"``: the person decides, reading the reason."""
+    DENY = "deny"
+    """``permissionDecision: "deny"``: the tool is refused, the reason shown to the model."""
 
 
 @dataclass(frozen=True)
@@ -78,9 +94,9 @@ class HookOutcome:
     """The result of one hook event.
 
     Attributes:
-        verdict: Allow, warn or block.
-        message: The line for stderr (empty when there is nothing to say).
-        snapshot: The snapshot recorded, if any.
+        verdict: Allow, warn, ask or deny.
+        message: The reason (ask, deny) or the warning (empty when there is nothing to say).
+        snapshot: The snapshot recorded, if any (the last, when there are two).
         milestone: The milestone closed, if any.
     """
 
@@ -91,12 +107,33 @@ class HookOutcome:
 
     @property
     def exit_code(self) -> int:
-        """The hook's exit code: 2 blocks the tool, 0 lets it run."""
-        return 2 if self.verdict is Verdict.BLOCK else 0
+        """Always 0: a decision travels as JSON on stdout, and a hook never breaks a tool."""
+        return 0
+
+    @property
+    def stdout(self) -> str:
+        """The JSON Claude Code reads for a decision (empty when there is none)."""
+        if self.verdict not in (Verdict.ASK, Verdict.DENY):
+            return ""
+        decision = {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": self.verdict.value,
+            "permissionDecisionReason": self.message,
+        }
+        return json.dumps({"hookSpecificOutput": decision}, ensure_ascii=False)
+
+    @property
+    def stderr(self) -> str:
+        """The warning line for stderr (empty unless the verdict is a warning)."""
+        return " ".join(self.message.split()) if self.verdict is Verdict.WARN else ""
 
 
 def handle_input(
-    text: str, *, timeout: float = BUSY_TIMEOUT, milestone_per_prompt: bool | None = None
+    text: str,
+    *,
+    timeout: float = BUSY_TIMEOUT,
+    milestone_per_prompt: bool | None = None,
+    prompt_digest: bool | None = None,
 ) -> HookOutcome:
     """Handle one hook event given as the JSON text Claude Code writes on stdin.
 
@@ -105,6 +142,8 @@ def handle_input(
         timeout: Seconds to wait for another process holding the store.
         milestone_per_prompt: Close a milestone per prompt; ``None`` reads
             ``SNAPLINE_MILESTONE_PER_PROMPT`` from the environment.
+        prompt_digest: Keep only a prompt's digest, not its text; ``None`` reads
+            ``SNAPLINE_PROMPTS`` from the environment.
 
     Returns:
         The outcome; malformed input is a warning, never a refusal.
@@ -112,10 +151,18 @@ def handle_input(
     try:
         event = json.loads(text)
     except ValueError as error:
-        return _warn(f"the hook input is not JSON ({error}); nothing recorded")
+        return warn(f"the hook input is not JSON ({error}); nothing recorded")
+    except RecursionError:
+        # json's decoder recurses once per nesting level: `[` * 200,000 overflows it.
+        return warn("the hook input is JSON nested too deeply to read; nothing recorded")
     if not isinstance(event, dict):
-        return _warn("the hook input is not a JSON object; nothing recorded")
-    return handle_event(event, timeout=timeout, milestone_per_prompt=milestone_per_prompt)
+        return warn("the hook input is not a JSON object; nothing recorded")
+    return handle_event(
+        event,
+        timeout=timeout,
+        milestone_per_prompt=milestone_per_prompt,
+        prompt_digest=prompt_digest,
+    )
 
 
 def handle_event(
@@ -123,6 +170,7 @@ def handle_event(
     *,
     timeout: float = BUSY_TIMEOUT,
     milestone_per_prompt: bool | None = None,
+    prompt_digest: bool | None = None,
 ) -> HookOutcome:
     """Handle one Claude Code hook event.
 
@@ -131,6 +179,8 @@ def handle_event(
         timeout: Seconds to wait for another process holding the store.
         milestone_per_prompt: Close a milestone per prompt; ``None`` reads
             ``SNAPLINE_MILESTONE_PER_PROMPT`` from the environment.
+        prompt_digest: Keep only a prompt's digest, not its text; ``None`` reads
+            ``SNAPLINE_PROMPTS`` from the environment.
 
     Returns:
         The outcome. Never raises: a failure is a :attr:`Verdict.WARN` outcome.
@@ -144,9 +194,18 @@ def handle_event(
             if tool in FILE_TOOLS:
                 return _file_tool(event, tool, pre=name == "PreToolUse", timeout=timeout)
             if tool == _BASH:
-                return _bash(event, pre=name == "PreToolUse", timeout=timeout)
-        elif name == "UserPromptSubmit" and milestone_per_prompt:
-            return _prompt(event, timeout=timeout)
+                from snapline.hosts.claude_bash import bash
+
+                return bash(event, pre=name == "PreToolUse", timeout=timeout)
+        elif name == "UserPromptSubmit":
+            from snapline.hosts.claude_prompt import prompt
+
+            return prompt(
+                event,
+                milestone_per_prompt=milestone_per_prompt,
+                timeout=timeout,
+                digest_only=prompt_digest,
+            )
         return HookOutcome()
     except Exception as error:
         return _failure(error)
@@ -155,90 +214,92 @@ def handle_event(
 def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float) -> HookOutcome:
     tool_input = event.get("tool_input")
     if not isinstance(tool_input, Mapping):
-        return _warn(f"{tool} event without tool_input; nothing recorded")
+        return warn(f"{tool} event without tool_input; nothing recorded")
     target = tool_input.get("file_path") or tool_input.get("notebook_path")
     if not isinstance(target, str) or not target:
-        return _warn(f"{tool} event without a file path; nothing recorded")
-    from snapline.paths import UnsafePathError, relpath_from_user
+        return warn(f"{tool} event without a file path; nothing recorded")
+    from snapline.paths import ProtectedPathError, UnsafePathError, writable_relpath
     from snapline.scanning import IgnoreRules
     from snapline.snapshots.info_fields import PlainInfo
     from snapline.workspace.rows import record_rows, sync_problems
 
-    cwd = _cwd(event)
+    cwd = cwd_of(event)
     path = os.path.normpath(os.path.join(cwd, target))
-    with _open(cwd, timeout) as ws:
+    with open_workspace(cwd, timeout) as ws:
         if ws is None:
             return HookOutcome()
         try:
-            if IgnoreRules(ws.root).is_ignored(relpath_from_user(ws.root, path)):
+            rel = writable_relpath(ws.root, path)
+        except ProtectedPathError as error:
+            # The writers' rule (DESIGN rule 10) for the agent's own file tools: a git
+            # hook or config planted by the agent would run outside the history.
+            return HookOutcome(Verdict.DENY, f"snapline: {error}") if pre else HookOutcome()
+        except UnsafePathError:
+            return HookOutcome()  # outside the workspace: not snapline's to guard
+        try:
+            if IgnoreRules(ws.root).is_ignored(rel):
                 return HookOutcome()  # ignored: never recorded, so never guarded
             if pre:
                 return _refuse_drift(sync_problems(ws, [path]))
             shown = os.path.relpath(path, ws.root)
-            info = PlainInfo.checked(tool, f"{tool} {shown}", _session(event))
+            metadata = event_metadata(event, root=ws.root)
+            info = PlainInfo.checked(tool, f"{tool} {shown}", session_of(event), metadata)
             number = record_rows(ws, [path], info).number
         except UnsafePathError:
-            # Outside the workspace, or inside .snapline/: not snapline's to guard.
-            return HookOutcome()
+            return HookOutcome()  # a symlinked directory on the way: not tracked
     return HookOutcome(snapshot=number)
-
-
-def _bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
-    from snapline.snapshots.info_fields import PlainInfo
-    from snapline.workspace.rows import record_rows, sync_problems
-
-    cwd = _cwd(event)
-    with _open(cwd, timeout) as ws:
-        if ws is None:
-            return HookOutcome()
-        if pre:
-            return _refuse_drift(sync_problems(ws, None))
-        tool_input = event.get("tool_input")
-        command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
-        description = _shorten(command if isinstance(command, str) else "", _MAX_DESCRIPTION)
-        info = PlainInfo.checked(_BASH, description, _session(event))
-        number = record_rows(ws, None, info).number
-    return HookOutcome(snapshot=number)
-
-
-def _prompt(event: Mapping[str, Any], *, timeout: float) -> HookOutcome:
-    from snapline import atomic
-    from snapline.milestones import EmptyMilestoneError
-    from snapline.paths import STORE_DIR
-
-    prompt = event.get("prompt")
-    title = _shorten(prompt.strip().splitlines()[0], _MAX_TITLE) if isinstance(prompt, str) else ""
-    with _open(_cwd(event), timeout) as ws:
-        if ws is None:
-            return HookOutcome()
-        remembered = ws.root / STORE_DIR / _PROMPT_FILE
-        # The work since the last milestone answered the previous prompt: close it
-        # under that prompt's title, then remember this one for the next turn.
-        previous = _remembered_title(remembered) or "Claude Code prompt"
-        number = None
-        with contextlib.suppress(EmptyMilestoneError):
-            number = ws.milestones.create(previous).number
-        data = json.dumps({"title": title or "Claude Code prompt", "session": _session(event)})
-        atomic.write_file(remembered, data.encode("utf-8") + b"\n", 0o100644)
-    return HookOutcome(milestone=number)
 
 
 def _refuse_drift(problems: Sequence[Problem]) -> HookOutcome:
-    # Only an outside change refuses; a file snapline cannot read is not one.
-    problems = tuple(p for p in problems if p.kind in _DRIFT_KINDS)
-    if not problems:
+    drifted = [p for p in problems if p.kind in DRIFT_KINDS]
+    if not drifted:
         return HookOutcome()
-    named = ", ".join(f"{p.path} ({p.kind})" for p in problems[:_MAX_NAMED])
-    more = f" and {len(problems) - _MAX_NAMED} more" if len(problems) > _MAX_NAMED else ""
     return HookOutcome(
-        Verdict.BLOCK,
-        f"snapline: refused: changed outside snapline since the last snapshot: {named}{more}; "
-        "ask the user to run `snapline resync` to record that change (or `snapline rollback` "
-        "to drop it), then retry",
+        Verdict.DENY,
+        f"snapline: refused: changed outside snapline since the last snapshot: "
+        f"{named(drifted)}; ask the user to run `snapline resync` to record that change "
+        "(or `snapline rollback` to drop it), then retry",
     )
 
 
-class _open:
+def named(problems: Sequence[Problem]) -> str:
+    """``a.txt (modified), b.txt (untracked) and 2 more``: drifted files for a message."""
+    shown = ", ".join(f"{p.path} ({p.kind})" for p in problems[:_MAX_NAMED])
+    more = f" and {len(problems) - _MAX_NAMED} more" if len(problems) > _MAX_NAMED else ""
+    return shown + more
+
+
+def event_metadata(
+    event: Mapping[str, Any], root: Path | None = None, **extra: Any
+) -> dict[str, Any]:
+    """What a snapshot made from ``event`` keeps of it: the host, the ids, the prompt.
+
+    Args:
+        event: The hook event.
+        root: The workspace root, to read the session's current prompt from.
+        **extra: More keys (the command...).
+
+    Returns:
+        ``{"via": "claude-code", "session_id", "tool_use_id", "transcript_path",
+        "prompt", ...}`` with the fields the event carried as non-empty text, and the
+        session's current prompt (:func:`snapline.hosts.claude_prompt.stamp`) when known.
+    """
+    metadata: dict[str, Any] = {"via": "claude-code"}
+    for key in _EVENT_FIELDS:
+        value = event.get(key)
+        if isinstance(value, str) and value:
+            metadata[key] = value
+    if root is not None:
+        from snapline.hosts.claude_prompt import stamp
+
+        current = stamp(root, session_of(event))
+        if current is not None:
+            metadata["prompt"] = current
+    metadata.update(extra)
+    return metadata
+
+
+class open_workspace:
     """The workspace containing ``cwd`` (``None`` when there is none), closed on exit."""
 
     def __init__(self, cwd: str, timeout: float) -> None:
@@ -261,31 +322,20 @@ class _open:
             self._ws.close()
 
 
-def _cwd(event: Mapping[str, Any]) -> str:
+def cwd_of(event: Mapping[str, Any]) -> str:
+    """The event's ``cwd``, or the process's when the event has none."""
     cwd = event.get("cwd")
     return cwd if isinstance(cwd, str) and cwd else os.getcwd()
 
 
-def _session(event: Mapping[str, Any]) -> str | None:
+def session_of(event: Mapping[str, Any]) -> str | None:
+    """The event's ``session_id`` when it is non-empty text."""
     session = event.get("session_id")
     return session if isinstance(session, str) and session else None
 
 
-def _remembered_title(path: Path) -> str:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""
-    title = data.get("title") if isinstance(data, dict) else None
-    return title if isinstance(title, str) else ""
-
-
-def _shorten(text: str, limit: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _warn(message: str) -> HookOutcome:
+def warn(message: str) -> HookOutcome:
+    """A warning outcome: the tool runs, the line goes to stderr."""
     return HookOutcome(Verdict.WARN, f"snapline: warning: {message}")
 
 
@@ -294,7 +344,7 @@ def _failure(error: Exception) -> HookOutcome:
     from snapline.errors import SnaplineError
 
     if isinstance(error, StoreBusyError):
-        return _warn(f"the store is busy; this change was not recorded now ({error})")
+        return warn(f"the store is busy; this change was not recorded now ({error})")
     if isinstance(error, (SnaplineError, OSError)):
-        return _warn(f"{error}; the tool was not blocked")
-    return _warn(f"internal error {type(error).__name__}: {error}; the tool was not blocked")
+        return warn(f"{error}; the tool was not blocked")
+    return warn(f"internal error {type(error).__name__}: {error}; the tool was not blocked")

@@ -4,18 +4,44 @@ Claude Code reads hooks from the settings' ``hooks`` key: per event, a list of m
 groups, each ``{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": ...,
 "timeout": seconds}]}``. Installing merges snapline's groups into what is there and
 keeps every other setting and hook; uninstalling removes only snapline's. Both are
-idempotent, and the file is replaced atomically.
+idempotent.
+
+Three traps are closed here:
+
+- The command written is the absolute path of the snapline that runs ``integrate``
+  (:func:`running_command`), since Claude Code runs hooks with its own ``PATH``; a
+  warning says when ``snapline`` is not on this ``PATH``, or is another one.
+- The settings file is project configuration, shared through the repository, so its
+  changes are **recorded**, not ignored: the file is written through
+  :meth:`Workspace.write_file <snapline.Workspace.write_file>` (tool ``integrate``), so
+  the hooks' own first ``PreToolUse`` never finds it drifted, and a later edit that
+  turns the guard off shows in the history like any other. A change a person made to
+  the file before (unrecorded) is recorded first as its own snapshot (tool ``external``).
+- ``--uninstall`` gives back the file byte for byte: installing keeps its bytes (or
+  its absence) in ``.snapline/claude-code-settings.before.json``; uninstalling restores
+  them when what is left equals them (nobody changed anything else meanwhile), else
+  removes only snapline's entries.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
+import os
+import shlex
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snapline import atomic
 from snapline.errors import SnaplineError
+from snapline.paths import STORE_DIR
+
+if TYPE_CHECKING:
+    from snapline.workspace import Workspace
 
 __all__ = [
     "DEFAULT_COMMAND",
@@ -24,13 +50,14 @@ __all__ = [
     "Integration",
     "SettingsError",
     "integrate_claude_code",
+    "running_command",
 ]
 
 SETTINGS_PATH = Path(".claude") / "settings.json"
 """The project settings file, relative to the workspace root."""
 
 DEFAULT_COMMAND = "snapline hook claude-code"
-"""The hook command written into the settings; every entry holding it is snapline's."""
+"""The hook command's arguments; every entry running ``snapline ... hook claude-code`` is ours."""
 
 HOOK_TIMEOUT = 10
 """Claude Code's own limit on one hook run, in seconds (the hook gives up sooner)."""
@@ -39,6 +66,10 @@ _MATCHER = "Edit|Write|MultiEdit|NotebookEdit|Bash"
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 _PROMPT_EVENT = "UserPromptSubmit"
 _MILESTONE_FLAG = " --milestone-per-prompt"
+_DIGEST_FLAG = " --prompt-digest"
+_HOOK_ARGS = "hook claude-code"
+_BEFORE_FILE = "claude-code-settings.before.json"
+_TOOL = "integrate"
 
 
 class SettingsError(SnaplineError):
@@ -68,11 +99,30 @@ class Integration:
         path: The settings file.
         changed: Whether the file was written (``False``: it already said so).
         events: The events snapline's hooks are now installed for (empty: uninstalled).
+        command: The hook command written (empty when uninstalling).
+        snapshots: The snapshots recorded: an outside change to the file first, if any,
+            then the file as ``integrate`` left it.
+        warnings: What the person should know (``snapline`` not on ``PATH``...).
     """
 
     path: Path
     changed: bool
     events: tuple[str, ...]
+    command: str = ""
+    snapshots: tuple[int, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def running_command() -> str:
+    """The hook command for the snapline running now, by absolute path.
+
+    The console script that started this process (``sys.argv[0]``), else the one
+    installed beside this interpreter, else ``<python> -m snapline``.
+    """
+    script = _running_script()
+    if script is not None:
+        return f"{shlex.quote(script)} {_HOOK_ARGS}"
+    return f"{shlex.quote(sys.executable)} -m snapline {_HOOK_ARGS}"
 
 
 def integrate_claude_code(
@@ -80,67 +130,212 @@ def integrate_claude_code(
     *,
     uninstall: bool = False,
     milestone_per_prompt: bool = False,
-    command: str = DEFAULT_COMMAND,
+    prompt_digest: bool = False,
+    command: str | None = None,
 ) -> Integration:
     """Install (or remove) snapline's Claude Code hooks in ``<root>/.claude/settings.json``.
 
     Args:
-        root: The project root (the workspace root).
-        uninstall: Remove snapline's entries instead, and nothing else.
-        milestone_per_prompt: Also install the ``UserPromptSubmit`` hook that closes a
-            milestone per prompt.
-        command: The hook command (default ``snapline hook claude-code``; give a full
-            path when ``snapline`` is not on the agent's ``PATH``).
+        root: The workspace root (it must have a store: the change is recorded).
+        uninstall: Remove snapline's entries instead, and nothing else; the file's
+            bytes from before the install come back when nothing else changed.
+        milestone_per_prompt: Have the ``UserPromptSubmit`` hook also close a milestone
+            per prompt.
+        prompt_digest: Have it keep only each prompt's digest, not its text.
+        command: The hook command (default: :func:`running_command`, the absolute path
+            of the snapline running now).
 
     Returns:
-        The settings file, whether it changed, and the events now hooked.
+        The settings file, whether it changed, the events now hooked, the command, the
+        snapshots recorded and any warnings.
 
     Raises:
         SettingsError: If the file exists but is not a JSON object with a ``hooks``
             object in it.
+        NotInitializedError: If ``root`` has no store.
     """
+    from snapline.workspace import Workspace
+
     path = root / SETTINGS_PATH
-    settings = _load(path)
-    original = json.dumps(settings, sort_keys=True)
-    hooks = settings.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SettingsError(path, '"hooks" is not an object')
-    for event in (*_TOOL_EVENTS, _PROMPT_EVENT):
-        _remove_ours(path, hooks, event, command)
-    events: tuple[str, ...] = ()
-    if not uninstall:
-        events = (*_TOOL_EVENTS, _PROMPT_EVENT) if milestone_per_prompt else _TOOL_EVENTS
-        for event in _TOOL_EVENTS:
-            hooks.setdefault(event, []).append(_group(command, _MATCHER))
-        if milestone_per_prompt:
-            hooks.setdefault(_PROMPT_EVENT, []).append(_group(command + _MILESTONE_FLAG, None))
-    if hooks:
-        settings["hooks"] = hooks
-    else:
-        settings.pop("hooks", None)
-    changed = json.dumps(settings, sort_keys=True) != original
-    if changed:
-        text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-        atomic.write_file(path, text.encode("utf-8"), 0o100644)
-    return Integration(path=path, changed=changed, events=events)
+    with Workspace.open(root) as ws:
+        original = _read(path)
+        settings = _parsed(path, original) if original is not None else {}
+        hooks = settings.get("hooks", {})
+        if not isinstance(hooks, dict):
+            raise SettingsError(path, '"hooks" is not an object')
+        had_ours = False
+        for event in (*_TOOL_EVENTS, _PROMPT_EVENT):
+            had_ours = _remove_ours(path, hooks, event) or had_ours
+        command = command or running_command()
+        events: tuple[str, ...] = ()
+        if not uninstall:
+            events = (*_TOOL_EVENTS, _PROMPT_EVENT)
+            for event in _TOOL_EVENTS:
+                hooks.setdefault(event, []).append(_group(command, _MATCHER))
+            # Every prompt is numbered (before-prompt:N@SESSION needs it); the flags
+            # say what else the prompt hook does.
+            flags = _MILESTONE_FLAG if milestone_per_prompt else ""
+            flags += _DIGEST_FLAG if prompt_digest else ""
+            hooks.setdefault(_PROMPT_EVENT, []).append(_group(command + flags, None))
+        if hooks:
+            settings["hooks"] = hooks
+        else:
+            settings.pop("hooks", None)
+        text = json.dumps(settings, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+        before = root / STORE_DIR / _BEFORE_FILE
+        new: bytes | None = text
+        if uninstall:
+            changed = had_ours
+            new = _as_before(before, settings, text)
+        else:
+            changed = original is None or _parsed(path, original) != settings
+        snapshots: tuple[int, ...] = ()
+        if changed:
+            if not uninstall and not had_ours:
+                _keep_before(before, path, original, text)
+            snapshots = _write(ws, path, new, "uninstalled" if uninstall else "installed")
+            if new is None and not _kept(before).get("directory_existed", True):
+                with contextlib.suppress(OSError):
+                    path.parent.rmdir()  # only when empty: the install made it
+        if uninstall:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(before)
+    return Integration(
+        path=path,
+        changed=changed,
+        events=events,
+        command="" if uninstall else command,
+        snapshots=snapshots,
+        warnings=() if uninstall else _path_warnings(command),
+    )
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> bytes | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as error:
+        return None
+    except OSError as error:
+        raise SettingsError(path, str(error)) from None
+
+
+def _parsed(path: Path, data: bytes) -> dict[str, Any]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise SettingsError(path, str(error)) from None
     if not text.strip():
         return {}
     try:
         settings = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise SettingsError(path, f"not JSON ({error})") from None
     if not isinstance(settings, dict):
         raise SettingsError(path, "not a JSON object")
     return settings
+
+
+def _keep_before(before: Path, path: Path, original: bytes | None, installed: bytes) -> None:
+    """Keep the file as it was before the install (its bytes, or its absence)."""
+    kept = {
+        "version": 1,
+        "existed": original is not None,
+        "content": base64.b64encode(original or b"").decode("ascii"),
+        "directory_existed": path.parent.is_dir(),
+        "installed": base64.b64encode(installed).decode("ascii"),
+    }
+    atomic.write_file(before, json.dumps(kept).encode("utf-8") + b"\n", 0o100644)
+
+
+def _as_before(before: Path, settings: dict[str, Any], text: bytes) -> bytes | None:
+    """What uninstalling writes: the bytes from before the install when nothing else changed.
+
+    Returns:
+        Those bytes, ``None`` when the file did not exist then, else ``text``.
+    """
+    kept = _kept(before)
+    try:
+        existed = bool(kept["existed"])
+        content = base64.b64decode(kept["content"], validate=True)
+    except (ValueError, KeyError, TypeError):
+        return text  # no record of the install (or a damaged one): only ours go
+    try:
+        same = (json.loads(content.decode("utf-8")) if content.strip() else {}) == settings
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        same = False
+    if existed and same:
+        return content
+    if not existed and not settings:
+        return None
+    return text
+
+
+def _kept(before: Path) -> dict[str, Any]:
+    try:
+        kept = json.loads(before.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def _write(ws: Workspace, path: Path, data: bytes | None, what: str) -> tuple[int, ...]:
+    """Write (or delete) the settings file through the workspace, recording each change."""
+    from snapline.workspace.rows import sync_problems
+
+    rel = path.relative_to(ws.root).as_posix()
+    numbers = []
+    drifted = [
+        p for p in sync_problems(ws, [rel]) if p.kind in ("modified", "deleted", "untracked")
+    ]
+    if drifted:
+        # A person's own edit of the file, never recorded: its own snapshot, not ours.
+        outside = ws.resync(paths=[rel], description=f"{rel} as found by snapline integrate")
+        numbers.append(outside.number if outside is not None else None)
+    description = f"snapline integrate claude-code: hooks {what}"
+    if data is not None:
+        done = ws.write_file(rel, data, tool=_TOOL, description=description)
+    elif rel in ws.tracked():
+        done = ws.delete_file(rel, tool=_TOOL, description=description)
+    else:
+        done = None
+        with contextlib.suppress(FileNotFoundError):
+            atomic.remove_file(path)
+    numbers.append(done.number if done is not None else None)
+    return tuple(n for n in numbers if n is not None)
+
+
+def _path_warnings(command: str) -> tuple[str, ...]:
+    words = shlex.split(command)
+    program = os.path.realpath(words[0]) if words else ""
+    found = shutil.which("snapline")
+    if found is None:
+        return (
+            f"`snapline` is not on PATH; the hooks run {words[0]} by its full path, so keep "
+            "that installation (or pass --command)",
+        )
+    if program and "-m" not in words and os.path.realpath(found) != program:
+        return (
+            f"the `snapline` on PATH is {found}, but the hooks run {words[0]} (the one that "
+            "ran this command)",
+        )
+    return ()
+
+
+def _running_script() -> str | None:
+    argv0 = sys.argv[0] if sys.argv else ""
+    for candidate in (argv0, str(Path(sys.executable).with_name("snapline"))):
+        located = candidate if os.sep in candidate else shutil.which(candidate or "-")
+        if not located:
+            continue
+        script = Path(located)
+        if (
+            script.name.startswith("snapline")
+            and script.suffix != ".py"
+            and script.is_file()
+            and os.access(script, os.X_OK)
+        ):
+            return os.path.abspath(script)
+    return None
 
 
 def _group(command: str, matcher: str | None) -> dict[str, Any]:
@@ -149,29 +344,34 @@ def _group(command: str, matcher: str | None) -> dict[str, Any]:
     return group
 
 
-def _ours(hook: object, command: str) -> bool:
+def _ours(hook: object) -> bool:
+    # Any snapline's hook entry, by whatever path it was written (bare, absolute, -m).
     if not isinstance(hook, dict):
         return False
     text = hook.get("command")
-    return isinstance(text, str) and (command in text or DEFAULT_COMMAND in text)
+    return isinstance(text, str) and _HOOK_ARGS in text and "snapline" in text
 
 
-def _remove_ours(path: Path, hooks: dict[str, Any], event: str, command: str) -> None:
+def _remove_ours(path: Path, hooks: dict[str, Any], event: str) -> bool:
+    """Remove snapline's entries for ``event``; whether there were any."""
     groups = hooks.get(event)
     if groups is None:
-        return
+        return False
     if not isinstance(groups, list):
         raise SettingsError(path, f'"hooks.{event}" is not a list')
     kept = []
+    found = False
     for group in groups:
         inner = group.get("hooks") if isinstance(group, dict) else None
-        if not isinstance(inner, list) or not any(_ours(hook, command) for hook in inner):
+        if not isinstance(inner, list) or not any(_ours(hook) for hook in inner):
             kept.append(group)
             continue
-        rest = [hook for hook in inner if not _ours(hook, command)]
+        found = True
+        rest = [hook for hook in inner if not _ours(hook)]
         if rest:
             kept.append({**group, "hooks": rest})
     if kept:
         hooks[event] = kept
     else:
         del hooks[event]
+    return found

@@ -2,10 +2,14 @@
 
 Built on the official ``mcp`` Python SDK (2.x, ``MCPServer``). One :class:`Workspace`
 stays open for the server's life, so every call runs at library speed; the SDK runs
-each (synchronous) tool in a worker thread, which the library allows. A snapline error
-comes back as an MCP tool error carrying its one-line message; results are JSON
-objects built from the library's models (``model_dump(mode="json")``). Snapshot
-arguments take numbers or references (``"latest"``, ``"latest~2"``).
+each (synchronous) tool in a worker thread, which the library allows. The server
+reports snapline's version; every tool and parameter carries a description and every
+tool the hints a client uses to decide what needs a person's confirmation
+(``readOnlyHint``, ``destructiveHint``, ``idempotentHint``; ``openWorldHint`` false:
+nothing leaves the workspace). A snapline error comes back as an MCP tool error carrying
+one line whose advice names the tool that settles it (:mod:`snapline.hosts.mcp_errors`);
+results are JSON objects built from the library's models (``model_dump(mode="json")``).
+Snapshot arguments take numbers or references (``"latest"``, ``"latest~2"``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,11 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from snapline import __version__
 from snapline.errors import SnaplineError
+from snapline.hosts import mcp_files
+from snapline.hosts import mcp_params as P
+from snapline.hosts.mcp_errors import tool_message
 from snapline.snapshots.snapshot import Snapshot
 from snapline.workspace import Workspace
 
@@ -28,23 +36,22 @@ SERVER_NAME = "snapline"
 
 _INSTRUCTIONS = (
     "snapline keeps a numbered, verifiable history of every change to this workspace. "
-    "Change files through write_file / edit_file / delete_file / move_file so each change "
-    "is recorded as a snapshot; call record after a shell command changed files. "
-    "Snapshots are numbers or 'latest' / 'latest~N'. rollback is a dry run unless "
-    "apply=true; undo and redo step through your own changes like an editor."
+    "Read with read_file / list_files; change files through write_file / edit_file / "
+    "delete_file / move_file so each change is recorded as a snapshot; call record after a "
+    "shell command changed files. When a call says a file changed outside snapline, call "
+    "resync to record that change. Snapshots are numbers or 'latest' / 'latest~N'. "
+    "rollback is a dry run unless apply=true; undo and redo step through your own changes "
+    "like an editor. Nothing is ever written inside .git/ or .snapline/."
 )
-
-Ref = int | str
-"""A snapshot argument: a number, ``"latest"`` or ``"latest~N"``."""
 
 
 @contextlib.contextmanager
 def _tool_errors() -> Iterator[None]:
-    """Turn a snapline error (or an OS error) into an MCP tool error with its message."""
+    """Turn a snapline error (or an OS error) into an MCP tool error with one line."""
     try:
         yield
     except SnaplineError as error:
-        raise ToolError(str(error)) from error
+        raise ToolError(tool_message(error)) from error
     except OSError as error:
         raise ToolError(f"{error.strerror or error}: {error.filename or ''}".strip()) from error
 
@@ -66,11 +73,13 @@ def build_server(ws: Workspace) -> MCPServer:
         The server, ready for ``run("stdio")``.
     """
     # Warnings only: the SDK logs every tool error at INFO on stderr otherwise.
-    server: MCPServer = MCPServer(SERVER_NAME, instructions=_INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = MCPServer(
+        SERVER_NAME, instructions=_INSTRUCTIONS, version=__version__, log_level="WARNING"
+    )
     via = {"via": "mcp"}
 
-    @server.tool()
-    def status(paths: list[str] | None = None) -> dict[str, Any]:
+    @server.tool(annotations=P.READ)
+    def status(paths: P.Scope = None) -> dict[str, Any]:
         """The latest snapshot and every file that differs from the history (drift)."""
         with _tool_errors():
             report = ws.check_sync(paths).to_json()
@@ -81,24 +90,51 @@ def build_server(ws: Workspace) -> MCPServer:
                 "problems": report["problems"],
             }
 
-    @server.tool()
-    def write_file(
-        path: str, content: str, description: str = "", session: str | None = None
+    @server.tool(annotations=P.READ)
+    def read_file(
+        path: P.FilePath, snapshot: P.AtSnapshot = None, max_bytes: P.MaxBytes = P.READ_BYTES
     ) -> dict[str, Any]:
-        """Write a file (text, UTF-8) and record it as one snapshot."""
+        """A file's content: on disk now, or as recorded after a snapshot.
+
+        Text comes back as `text`, other bytes as `base64`; a symlink reads as its target
+        path. Files inside .git/ or .snapline/ are refused.
+        """
+        with _tool_errors():
+            return mcp_files.read_file(ws, path, snapshot, max_bytes)
+
+    @server.tool(annotations=P.READ)
+    def list_files(under: P.Under = "", limit: P.Limit = P.LIST_LIMIT) -> dict[str, Any]:
+        """The workspace's files with their state: tracked, modified, deleted, untracked.
+
+        Ignored files (.gitignore, .snaplineignore) and .git/ and .snapline/ are left out.
+        """
+        with _tool_errors():
+            return mcp_files.list_files(ws, under, limit)
+
+    @server.tool(annotations=P.OVERWRITE)
+    def write_file(
+        path: P.FilePath,
+        content: P.Content,
+        description: P.Description = "",
+        session: P.Session = None,
+    ) -> dict[str, Any]:
+        """Write a file (UTF-8 text), creating or replacing it, and record one snapshot.
+
+        Refused when the file changed outside snapline (call resync first).
+        """
         with _tool_errors():
             snapshot = ws.write_file(
                 path, content, description=description, session=session, metadata=via
             )
             return {"snapshot": _snapshot(snapshot)}
 
-    @server.tool()
+    @server.tool(annotations=P.CHANGE)
     def edit_file(
-        path: str,
-        old_text: str,
-        new_text: str,
-        description: str = "",
-        session: str | None = None,
+        path: P.FilePath,
+        old_text: P.OldText,
+        new_text: P.NewText,
+        description: P.Description = "",
+        session: P.Session = None,
     ) -> dict[str, Any]:
         """Replace the one exact occurrence of old_text by new_text and record it.
 
@@ -111,20 +147,22 @@ def build_server(ws: Workspace) -> MCPServer:
             )
             return {"snapshot": _snapshot(snapshot)}
 
-    @server.tool()
-    def delete_file(path: str, description: str = "", session: str | None = None) -> dict[str, Any]:
-        """Delete a tracked file and record it."""
+    @server.tool(annotations=P.OVERWRITE)
+    def delete_file(
+        path: P.FilePath, description: P.Description = "", session: P.Session = None
+    ) -> dict[str, Any]:
+        """Delete a tracked file and record it (rollback or undo brings it back)."""
         with _tool_errors():
             snapshot = ws.delete_file(path, description=description, session=session, metadata=via)
             return {"snapshot": _snapshot(snapshot)}
 
-    @server.tool()
+    @server.tool(annotations=P.CHANGE)
     def move_file(
-        source: str,
-        destination: str,
-        overwrite: bool = False,
-        description: str = "",
-        session: str | None = None,
+        source: P.Source,
+        destination: P.Destination,
+        overwrite: P.Overwrite = False,
+        description: P.Description = "",
+        session: P.Session = None,
     ) -> dict[str, Any]:
         """Move or rename a tracked file and record it as a rename."""
         with _tool_errors():
@@ -138,63 +176,92 @@ def build_server(ws: Workspace) -> MCPServer:
             )
             return {"snapshot": _snapshot(snapshot)}
 
-    @server.tool()
+    @server.tool(annotations=P.ADD)
     def record(
-        paths: list[str] | None = None, description: str = "", session: str | None = None
+        paths: P.Scope = None, description: P.Description = "", session: P.Session = None
     ) -> dict[str, Any]:
-        """Record what changed on disk (after a shell command): these paths, or everything."""
+        """Record what changed on disk (after a shell command you ran) as one snapshot."""
         with _tool_errors():
             snapshot = ws.record(
                 paths, tool="mcp", description=description, session=session, metadata=via
             )
             return {"snapshot": _snapshot(snapshot)}
 
-    @server.tool()
-    def log(limit: int = 20, file: str | None = None, session: str | None = None) -> dict[str, Any]:
+    @server.tool(annotations=P.ADD)
+    def resync(
+        paths: P.Scope = None, description: P.Description = "", session: P.Session = None
+    ) -> dict[str, Any]:
+        """Record changes made outside snapline (a person, an editor) as their own snapshot.
+
+        The way out when a call says a file changed outside snapline: the change becomes
+        part of the history (tool `external`), so it can be rolled back like any other.
+        """
+        with _tool_errors():
+            snapshot = ws.resync(
+                description=description, paths=paths, session=session, metadata=via
+            )
+            return {"snapshot": _snapshot(snapshot)}
+
+    @server.tool(annotations=P.ADD)
+    def merge(description: P.Description = "", session: P.Session = None) -> dict[str, Any]:
+        """Join the lines of history a git merge of two recording branches left."""
+        with _tool_errors():
+            snapshot = ws.merge(description=description, session=session, metadata=via)
+            return {"snapshot": _snapshot(snapshot)}
+
+    @server.tool(annotations=P.READ)
+    def log(
+        limit: P.LogLimit = 20, file: P.File = None, session: P.SessionFilter = None
+    ) -> dict[str, Any]:
         """The latest snapshots, newest first (without their diffs)."""
         with _tool_errors():
             found = ws.snapshots(file=file, session=session, limit=limit, newest_first=True)
             return {"snapshots": [_snapshot(s) for s in found]}
 
-    @server.tool()
-    def show(snapshot: Ref = "latest") -> dict[str, Any]:
+    @server.tool(annotations=P.READ)
+    def show(snapshot: P.Ref = "latest") -> dict[str, Any]:
         """One snapshot: its fields, the files it changed and its unified diff."""
         with _tool_errors():
             found = ws.snapshot(snapshot)
             text = ws.diff(found.number - 1, found.number) if found.number else ""
             return {"snapshot": _snapshot(found), "diff": text}
 
-    @server.tool()
+    @server.tool(annotations=P.READ)
     def diff(
-        from_snapshot: Ref, to_snapshot: Ref = "latest", paths: list[str] | None = None
+        from_snapshot: P.From, to_snapshot: P.To = "latest", paths: P.Scope = None
     ) -> dict[str, Any]:
         """The unified diff between two snapshots (for git apply), optionally of some paths."""
         with _tool_errors():
             return {"diff": ws.diff(from_snapshot, to_snapshot, paths=paths)}
 
-    @server.tool()
-    def modified_files(from_snapshot: Ref = 0, to_snapshot: Ref = "latest") -> dict[str, Any]:
+    @server.tool(annotations=P.READ)
+    def modified_files(from_snapshot: P.From = 0, to_snapshot: P.To = "latest") -> dict[str, Any]:
         """Each file changed between two snapshots, with its status and the snapshots."""
         with _tool_errors():
             files = ws.modified_files(from_snapshot, to_snapshot)
             return {"files": [f.model_dump(mode="json") for f in files]}
 
-    @server.tool()
-    def file_diff(path: str, from_snapshot: Ref, to_snapshot: Ref = "latest") -> dict[str, Any]:
+    @server.tool(annotations=P.READ)
+    def file_diff(
+        path: P.FilePath, from_snapshot: P.From, to_snapshot: P.To = "latest"
+    ) -> dict[str, Any]:
         """The unified diff of one file between two snapshots."""
         with _tool_errors():
             return {"diff": ws.diff(from_snapshot, to_snapshot, paths=[path])}
 
-    @server.tool()
+    @server.tool(annotations=P.CHANGE)
     def rollback(
-        to: Ref,
-        paths: list[str] | None = None,
-        apply: bool = False,
-        force: bool = False,
-        description: str = "",
-        session: str | None = None,
+        to: P.Target,
+        paths: P.Scope = None,
+        apply: P.Apply = False,
+        force: P.Force = False,
+        description: P.Description = "",
+        session: P.Session = None,
     ) -> dict[str, Any]:
-        """Restore the state after snapshot `to`: a dry run unless apply is true."""
+        """Restore the state after snapshot `to`: a dry run unless apply is true.
+
+        The rollback is recorded as a new snapshot, so it can itself be rolled back.
+        """
         with _tool_errors():
             result = ws.rollback(
                 to,
@@ -207,9 +274,12 @@ def build_server(ws: Workspace) -> MCPServer:
             )
             return result.model_dump(mode="json")
 
-    @server.tool()
+    @server.tool(annotations=P.CHANGE)
     def revert(
-        snapshot: Ref, dry_run: bool = False, description: str = "", session: str | None = None
+        snapshot: P.Ref,
+        dry_run: P.DryRun = False,
+        description: P.Description = "",
+        session: P.Session = None,
     ) -> dict[str, Any]:
         """Undo the changes of one snapshot, keeping later ones (as git revert)."""
         with _tool_errors():
@@ -218,20 +288,20 @@ def build_server(ws: Workspace) -> MCPServer:
             )
             return result.model_dump(mode="json")
 
-    @server.tool()
+    @server.tool(annotations=P.CHANGE)
     def undo(
-        dry_run: bool = False, description: str = "", session: str | None = None
+        dry_run: P.DryRun = False, description: P.Description = "", session: P.Session = None
     ) -> dict[str, Any]:
-        """Roll back what the latest change did; again to go further back."""
+        """Roll back what the latest change did; call again to go further back."""
         with _tool_errors():
             result = ws.undo(
                 dry_run=dry_run, description=description, session=session, metadata=via
             )
             return result.model_dump(mode="json")
 
-    @server.tool()
+    @server.tool(annotations=P.CHANGE)
     def redo(
-        dry_run: bool = False, description: str = "", session: str | None = None
+        dry_run: P.DryRun = False, description: P.Description = "", session: P.Session = None
     ) -> dict[str, Any]:
         """Roll back the last undo."""
         with _tool_errors():
@@ -240,27 +310,29 @@ def build_server(ws: Workspace) -> MCPServer:
             )
             return result.model_dump(mode="json")
 
-    @server.tool()
+    @server.tool(annotations=P.APPEND)
     def milestone_create(
-        title: str, description: str = "", to: Ref = "latest", tags: list[str] | None = None
+        title: P.Title,
+        description: P.MilestoneDescription = "",
+        to: P.UpTo = "latest",
+        tags: P.Tags = None,
     ) -> dict[str, Any]:
         """Close the snapshots since the last milestone (up to `to`) as the next milestone."""
         with _tool_errors():
             milestone = ws.milestones.create(title, description, to=to, tags=tags or ())
             return milestone.model_dump(mode="json")
 
-    @server.tool()
+    @server.tool(annotations=P.READ)
     def milestone_list() -> dict[str, Any]:
         """Every milestone, in order."""
         with _tool_errors():
             return {"milestones": [m.model_dump(mode="json") for m in ws.milestones.list()]}
 
-    @server.tool()
-    def verify(full: bool = False, deep: bool = False) -> dict[str, Any]:
+    @server.tool(annotations=P.READ)
+    def verify(full: P.Full = False, deep: P.Deep = False) -> dict[str, Any]:
         """Check the history (sequence, links, chain hashes) and the disk against it.
 
-        After a clean check, the next checks what is new since it (``since`` in the
-        result); ``full`` rereads the whole history, ``deep`` also every version.
+        After a clean check, the next checks what is new since it (`since` in the result).
         """
         with _tool_errors():
             return ws.verify(full=full, deep=deep).to_json()

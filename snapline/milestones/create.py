@@ -10,9 +10,10 @@ from snapline.errors import SnaplineError
 from snapline.milestones.fields import MILESTONE_VERSION
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
 from snapline.snapshots.info import storable_text
+from snapline.snapshots.read.prompts import before_prompt, is_prompt_ref
 from snapline.snapshots.read.refs import SnapshotRefError, offset
 from snapline.snapshots.record.commit import now_iso
-from snapline.store import MilestoneRow, Store
+from snapline.store import MilestoneRow, Store, StoreReader
 
 __all__ = [
     "EmptyMilestoneError",
@@ -139,8 +140,8 @@ def append_milestone(
         raise MilestoneArgumentError("a milestone description must be a string")
     number, expected = expected_start(store)
     latest = store.snapshots.latest_number() or 0
-    end = _number(to, latest, "to")
-    actual = expected if start is None else _number(start, latest, "start")
+    end = _number(store, to, latest, "to")
+    actual = expected if start is None else _number(store, start, latest, "start")
     if actual != expected:
         raise MilestoneContinuityError(
             number=number, expected=expected, actual=actual, latest=latest
@@ -211,11 +212,15 @@ def _tags(tags: Iterable[str] | str) -> tuple[str, ...]:
     return tuple(result)
 
 
-def _number(value: int | str, latest: int, name: str) -> int:
+def _number(store: StoreReader, value: int | str, latest: int, name: str) -> int:
     # Range checks come later, with the milestone's own errors; only the syntax here.
     try:
+        if is_prompt_ref(value):
+            assert isinstance(value, str)
+            return before_prompt(store, value, latest)
         return offset(value, latest)
     except SnapshotRefError:
         raise MilestoneArgumentError(
-            f"{name} must be a snapshot number, 'latest' or 'latest~N', not {value!r}"
+            f"{name} must be a snapshot number, 'latest', 'latest~N' or "
+            f"'before-prompt:N@SESSION', not {value!r}"
         ) from None

@@ -85,6 +85,7 @@ pre.diff { margin: 6px 0 0; padding: 8px 10px; background: var(--soft); border-r
 .diff .gu { color: #8250df; }
 p.cut { color: var(--warn); margin: 4px 0 0; }
 p.empty { color: var(--muted); padding: 10px 16px; margin: 0; }
+p.prompt { margin: 0; padding: 8px 16px 0; color: var(--muted); border-top: 1px solid var(--line); }
 footer { color: var(--muted); margin-top: 24px; }
 [hidden] { display: none !important; }
 """

@@ -171,7 +171,18 @@ def _entry(ws: Workspace, snapshot: Snapshot, budget: Budget) -> SnapshotEntry:
         lines_added=added,
         lines_removed=removed,
         diff=cut_lines(diff, budget),
+        prompt=_prompt(snapshot.metadata.get("prompt")),
     )
+
+
+def _prompt(stamp: object) -> tuple[str, int, int, str] | None:
+    # The stamp the Claude Code hook writes (snapshots/read/prompts.py reads it the same way).
+    if not isinstance(stamp, dict):
+        return None
+    session, number, at, text = (stamp.get(k) for k in ("session", "n", "at", "text"))
+    if not isinstance(session, str) or not isinstance(number, int) or not isinstance(at, int):
+        return None
+    return session, number, at, text if isinstance(text, str) else ""
 
 
 def _sections(

@@ -120,7 +120,11 @@ class DiffView:
 
 @dataclass(frozen=True)
 class SnapshotEntry:
-    """One snapshot as listed on the page."""
+    """One snapshot as listed on the page.
+
+    ``prompt`` is the agent prompt it answered, ``(session, n, at, text)``, when the
+    Claude Code hook stamped it (``text`` empty when only a digest was kept).
+    """
 
     number: int
     time: datetime
@@ -131,6 +135,7 @@ class SnapshotEntry:
     lines_added: int
     lines_removed: int
     diff: DiffView
+    prompt: tuple[str, int, int, str] | None = None
 
 
 @dataclass(frozen=True)

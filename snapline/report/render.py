@@ -207,11 +207,27 @@ def _section(section: Section, opened: bool) -> Iterator[str]:
         yield f'<p class="description">{_e(section.description)}</p>\n'
     yield from _totals(section.totals, milestones=None, css="totals small")
     yield "</header>\n"
+    group = None
     for entry in section.snapshots:
+        # Snapshots answering one agent prompt come under a line naming it.
+        if entry.prompt is not None and entry.prompt[:2] != group:
+            yield _prompt(entry.prompt)
+        group = None if entry.prompt is None else entry.prompt[:2]
         yield from _snapshot(entry, opened)
     if not section.snapshots:
         yield '<p class="empty">Nothing recorded since the last milestone.</p>\n'
     yield "</section>\n"
+
+
+def _prompt(prompt: tuple[str, int, int, str]) -> str:
+    session, number, at, text = prompt
+    said = f' <q class="what">{_e(text.strip().splitlines()[0][:200])}</q>' if text.strip() else ""
+    return (
+        f'<p class="prompt" data-session="{_e(_session_key(session))}">prompt {number} '
+        f'<span class="session">@{_e(session)}</span>{said} '
+        f'<span class="note">before it: snapshot {at}, '
+        f"<code>before-prompt:{number}@{_e(session)}</code></span></p>\n"
+    )
 
 
 def _snapshot(entry: SnapshotEntry, opened: bool) -> Iterator[str]:

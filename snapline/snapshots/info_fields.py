@@ -69,13 +69,20 @@ class PlainInfo:
     metadata: dict[str, Any]
 
     @classmethod
-    def checked(cls, tool: str, description: str, session: str | None) -> PlainInfo:
-        """The info of a command-line recording, checked as ``SnapshotInfo`` checks it.
+    def checked(
+        cls,
+        tool: str,
+        description: str,
+        session: str | None,
+        metadata: dict[str, Any] | None = None,
+    ) -> PlainInfo:
+        """The info of a command-line or hook recording, checked as ``SnapshotInfo`` checks it.
 
         Raises:
-            MetadataError: If the tool name is empty.
+            MetadataError: If the tool name is empty, or the metadata is not small JSON.
         """
-        return cls(**checked_fields({"tool": tool, "description": description, "session": session}))
+        fields = {"tool": tool, "description": description, "session": session}
+        return cls(**checked_fields({**fields, "metadata": metadata}))
 
 
 def storable_text(text: str) -> str:

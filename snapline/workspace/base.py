@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from snapline.opening import Opened
-from snapline.paths import relpath_from_user
+from snapline.paths import relpath_from_user, writable_relpath
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -58,6 +58,10 @@ class WorkspaceBase:
 
     def _relpath(self, path: PathArg) -> str:
         return relpath_from_user(self.root, path)
+
+    def _writable(self, path: PathArg) -> str:
+        """A path a writer is about to change: refused inside ``.git/`` or ``.snapline/``."""
+        return writable_relpath(self.root, path)
 
     def _scope(self, paths: Iterable[PathArg] | PathArg | None) -> list[str] | None:
         """Paths to limit an operation to; ``None`` (everything) when one is the root."""

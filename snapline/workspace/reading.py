@@ -34,13 +34,32 @@ class Reading(WorkspaceBase):
         return reading.latest_number(self._store)
 
     def resolve(self, ref: SnapshotRef) -> int:
-        """The number of the snapshot ``ref`` names: a number, ``"latest"`` or ``"latest~N"``.
+        """The number of the snapshot ``ref`` names (``12``, ``"latest~N"``, a prompt).
+
+        ``ref`` is a number, ``"latest"``, ``"latest~N"`` or ``"before-prompt:N@SESSION"``.
 
         Raises:
             SnapshotRefError: If ``ref`` is not a number or reference.
             SnapshotNotFoundError: If it names a snapshot outside the history.
+            PromptNotFoundError: If a prompt reference names no recorded prompt.
         """
         return number_of(self._store, ref)
+
+    def conversation(self, ref: SnapshotRef) -> str | None:
+        """The agent session a ``"before-prompt:N@SESSION"`` reference names, in full.
+
+        Returns:
+            The session id (a prefix in ``ref`` expanded); ``None`` for any other reference.
+
+        Raises:
+            PromptNotFoundError: If the prompt reference names no recorded prompt.
+        """
+        from snapline.snapshots.read.prompts import is_prompt_ref, prompt_session
+
+        if not is_prompt_ref(ref):
+            return None
+        assert isinstance(ref, str)
+        return prompt_session(self._store, ref, self.latest)
 
     @property
     def limits(self) -> Limits:

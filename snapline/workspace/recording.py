@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.errors import SnaplineError
+from snapline.paths import check_writable
 from snapline.snapshots.info_fields import EXTERNAL_TOOL, info_from
 from snapline.workspace.base import PathArg, WorkspaceBase
 from snapline.workspace.rows import record_rows
@@ -146,9 +147,11 @@ class Recording(WorkspaceBase):
 
         Raises:
             StateMismatchError: If a path was changed outside snapline.
+            ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
         info = info_from(info, tool, description, session, metadata)
-        rels = self._relpaths(paths)
+        items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+        rels = sorted({self._writable(p) for p in items})
         self._recorder.ensure_in_sync(rels)
         tracking = Tracking(paths=rels)
         yield tracking
@@ -186,9 +189,10 @@ class Recording(WorkspaceBase):
 
         Raises:
             StateMismatchError: If the file was changed outside snapline.
+            ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
         info = info_from(info, tool, description or f"write {path}", session, metadata)
-        rel = self._relpath(path)
+        rel = self._writable(path)
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         from snapline.snapshots.record.edits import write_file
 
@@ -229,9 +233,10 @@ class Recording(WorkspaceBase):
             StateMismatchError: If the file was changed outside snapline.
             NotTrackedError: If the path is not a tracked file.
             EditMatchError: If ``old`` is not in the file exactly once.
+            ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
         info = info_from(info, tool, description or f"edit {path}", session, metadata)
-        rel = self._relpath(path)
+        rel = self._writable(path)
         from snapline.snapshots.record.edits import edit_file
 
         with self._recorder.writing():
@@ -252,9 +257,10 @@ class Recording(WorkspaceBase):
         Raises:
             NotTrackedError: If the path is not a tracked file.
             StateMismatchError: If the file was changed outside snapline.
+            ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
         info = info_from(info, tool, description or f"delete {path}", session, metadata)
-        rel = self._relpath(path)
+        rel = self._writable(path)
         from snapline.snapshots.record.edits import delete_file
 
         with self._recorder.writing():
@@ -278,9 +284,10 @@ class Recording(WorkspaceBase):
             NotTrackedError: If ``src`` is not tracked, or ``dst`` exists and
                 ``overwrite`` is false.
             StateMismatchError: If either file was changed outside snapline.
+            ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
         info = info_from(info, tool, description or f"move {src} -> {dst}", session, metadata)
-        source, target = self._relpath(src), self._relpath(dst)
+        source, target = self._writable(src), self._writable(dst)
         from snapline.snapshots.record.edits import move_file
 
         with self._recorder.writing():
@@ -319,11 +326,14 @@ class Recording(WorkspaceBase):
         Raises:
             StateMismatchError: If the workspace has drifted.
             CommandError: If the command cannot be started.
+            ProtectedPathError: If ``cwd`` is inside ``.git/`` or ``.snapline/``.
         """
         import shlex  # here: only `run` needs it, and recording processes are many
 
         text = description if description is not None else shlex.join(argv)
         info = info_from(info, tool, text, session, metadata)
+        if cwd is not None:
+            _refuse_protected_cwd(self.root, cwd)
         from snapline.snapshots.record.command import run_command
 
         with self._recorder.writing():
@@ -373,6 +383,16 @@ class Recording(WorkspaceBase):
 
         made = SkippedPath.model_construct  # values snapline made: not validated again
         return tuple(made(path=s.path, reason=s.reason) for s in self._recorder.last_skipped)
+
+
+def _refuse_protected_cwd(root: Path, cwd: PathArg) -> None:
+    # A command started inside .git/ writes there by default (relative paths): the
+    # writers' rule applies to where snapline starts it, as to every path it writes.
+    location = Path(os.path.normpath(root / cwd))
+    with contextlib.suppress(ValueError):
+        inside = location.relative_to(root).as_posix()
+        if inside != ".":
+            check_writable(inside, shown=os.fspath(cwd), action="run a command in")
 
 
 def _bytes(text: str | bytes) -> bytes:

@@ -24,6 +24,14 @@ def _latest(root: Path) -> int:
         return ws.latest
 
 
+def _decision(done: subprocess.CompletedProcess[str]) -> tuple[str, str]:
+    """The ``permissionDecision`` and its reason the hook printed (exit 0, stdout JSON)."""
+    assert (done.returncode, done.stderr) == (0, ""), done
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == "PreToolUse"
+    return output["permissionDecision"], output["permissionDecisionReason"]
+
+
 def test_an_edit_is_checked_before_and_recorded_after(project: Path) -> None:
     target = str(project / "src" / "app.py")
     before = hook(_edit("PreToolUse", project, target), cwd=project)
@@ -52,10 +60,10 @@ def test_an_edit_of_a_file_changed_outside_is_refused(project: Path) -> None:
 
     done = hook(_edit("PreToolUse", project, "src/app.py"), cwd=project)
 
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1
-    assert "src/app.py (modified)" in done.stderr
-    assert "snapline resync" in done.stderr
+    decision, reason = _decision(done)
+    assert decision == "deny"
+    assert "src/app.py (modified)" in reason
+    assert "snapline resync" in reason
     assert _latest(project) == 0
 
 
@@ -63,7 +71,7 @@ def test_relative_paths_are_relative_to_the_event_cwd(project: Path) -> None:
     (project / "src" / "app.py").write_text("print('edited by a person')\n")
     pre = _edit("PreToolUse", project, "app.py", cwd=str(project / "src"))
 
-    assert handle_event(pre).verdict is Verdict.BLOCK
+    assert handle_event(pre).verdict is Verdict.DENY
 
 
 def test_a_new_file_is_allowed_and_recorded_as_added(project: Path) -> None:
@@ -89,39 +97,43 @@ def test_notebook_edits_use_the_notebook_path(project: Path) -> None:
 
     outcome = handle_event(event("PreToolUse", project, "NotebookEdit", tool_input=notebook))
 
-    assert outcome.verdict is Verdict.BLOCK
+    assert outcome.verdict is Verdict.DENY
     assert "nb.ipynb (untracked)" in outcome.message
 
 
-def test_bash_is_refused_on_drift_and_recorded_whole(project: Path) -> None:
+def test_bash_is_recorded_whole_with_its_exact_command(project: Path) -> None:
     command = {"command": "python make.py && rm README.md", "description": "build"}
-    (project / "stray.txt").write_text("left by a person\n")
-    refused = hook(event("PreToolUse", project, "Bash", tool_input=command), cwd=project)
-    assert refused.returncode == 2
-    assert "stray.txt (untracked)" in refused.stderr
-
-    (project / "stray.txt").unlink()
     allowed = hook(event("PreToolUse", project, "Bash", tool_input=command), cwd=project)
-    assert (allowed.returncode, allowed.stderr) == (0, "")
+    assert (allowed.returncode, allowed.stdout, allowed.stderr) == (0, "", "")
 
     (project / "out.txt").write_text("built\n")
     (project / "README.md").unlink()
-    response = {"stdout": "", "stderr": "", "interrupted": False}
+    response = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
     post = event("PostToolUse", project, "Bash", tool_input=command, tool_response=response)
     done = hook(post, cwd=project)
 
-    assert (done.returncode, done.stderr) == (0, "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     with Workspace.open(project) as ws:
         snapshot = ws.snapshot(1)
     assert snapshot.tool == "Bash"
     assert snapshot.description == "python make.py && rm README.md"
     assert sorted(f.path for f in snapshot.files) == ["README.md", "out.txt"]
+    assert snapshot.metadata == {
+        "via": "claude-code",
+        "session_id": "sess-1",
+        "tool_use_id": "toolu_01",
+        "transcript_path": str(project / "transcript.jsonl"),
+        "command": "python make.py && rm README.md",
+        "command_description": "build",
+    }
 
 
-def test_a_long_command_is_shortened_to_one_line() -> None:
-    from snapline.hosts.claude_code import _shorten
+def test_a_long_or_multi_line_command_is_cut_in_the_description_only() -> None:
+    from snapline.hosts.claude_bash import describe_command
 
-    assert _shorten("a\n  b " + "c" * 300, 200) == ("a b " + "c" * 300)[:199] + "…"
+    assert describe_command("sed -i 's/^a$/a  # b/' f") == "sed -i 's/^a$/a  # b/' f"
+    assert describe_command("a  b\n  c") == "a  b…"
+    assert describe_command("x" * 300) == "x" * 199 + "…"
 
 
 def test_no_store_means_nothing_to_do(tmp_path: Path) -> None:
@@ -142,12 +154,20 @@ def test_malformed_input_is_a_warning_never_a_block(project: Path) -> None:
     assert handle_event(missing_path).verdict is Verdict.WARN
 
 
-def test_files_outside_the_workspace_or_in_the_store_are_let_through(
-    project: Path, tmp_path: Path
-) -> None:
-    for path in (str(tmp_path / "elsewhere.txt"), str(project / ".snapline" / "x")):
-        assert handle_event(_edit("PreToolUse", project, path)) == HookOutcome()
-        assert handle_event(_edit("PostToolUse", project, path)) == HookOutcome()
+def test_files_outside_the_workspace_are_let_through(project: Path, tmp_path: Path) -> None:
+    path = str(tmp_path / "elsewhere.txt")
+    assert handle_event(_edit("PreToolUse", project, path)) == HookOutcome()
+    assert handle_event(_edit("PostToolUse", project, path)) == HookOutcome()
+    assert _latest(project) == 0
+
+
+def test_an_edit_inside_the_store_is_refused_and_never_recorded(project: Path) -> None:
+    # The writers' rule (tests/test_writers_lane.py drives every writer).
+    path = str(project / ".snapline" / "x")
+    refused = handle_event(_edit("PreToolUse", project, path))
+    assert refused.verdict is Verdict.DENY
+    assert "refusing to write" in refused.message
+    assert handle_event(_edit("PostToolUse", project, path)) == HookOutcome()
     assert _latest(project) == 0
 
 
@@ -204,7 +224,7 @@ def test_handle_input_parses_what_claude_code_writes(project: Path) -> None:
 
     outcome = handle_input(text)
 
-    assert (outcome.verdict, outcome.exit_code) == (Verdict.BLOCK, 2)
+    assert (outcome.verdict, outcome.exit_code) == (Verdict.DENY, 0)
 
 
 def test_the_hook_path_loads_neither_typer_nor_rich(project: Path) -> None:
@@ -257,3 +277,128 @@ def test_ignored_files_are_neither_guarded_nor_recorded(project: Path) -> None:
     assert (done.returncode, done.stderr) == (0, "")
     assert (after.returncode, after.stderr) == (0, "")
     assert _latest(project) == 1
+
+
+# -- issue 27 item 3: the hook keeps what Claude Code sends, and never blocks blindly ------
+
+
+def _bash(name: str, root: Path, command: str, tool_use_id: str = "toolu_01") -> dict[str, object]:
+    tool_input = {"command": command, "description": "run it"}
+    fields: dict[str, object] = {"tool_input": tool_input, "tool_use_id": tool_use_id}
+    if name == "PostToolUse":
+        fields["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
+    return event(name, root, "Bash", **fields)
+
+
+def test_the_exact_command_and_the_event_ids_are_kept(project: Path) -> None:
+    (project / "f.py").write_text("import os\n")
+    with Workspace.open(project) as ws:
+        ws.record("f.py")
+    command = "sed -i 's/^import os$/import os  # sed/' f.py"
+    assert hook(_bash("PreToolUse", project, command), cwd=project).stdout == ""
+    subprocess.run(
+        ["sed", "-i", "s/^import os$/import os  # sed/", "f.py"], cwd=project, check=True
+    )
+
+    done = hook(_bash("PostToolUse", project, command, "toolu_sed"), cwd=project)
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    with Workspace.open(project) as ws:
+        snapshot = ws.snapshot("latest")
+    assert snapshot.description == command
+    assert snapshot.metadata["command"] == command
+    assert snapshot.metadata["tool_use_id"] == "toolu_sed"
+    assert snapshot.metadata["session_id"] == snapshot.session == "sess-1"
+    assert snapshot.metadata["transcript_path"] == str(project / "transcript.jsonl")
+    assert [f.path for f in snapshot.files] == ["f.py"]
+
+
+def test_a_file_tool_snapshot_keeps_the_event_ids(project: Path) -> None:
+    (project / "src" / "app.py").write_text("print('bye')\n")
+    edit = _edit("PostToolUse", project, "src/app.py", tool_use_id="toolu_edit")
+
+    assert hook(edit, cwd=project).returncode == 0
+
+    with Workspace.open(project) as ws:
+        metadata = ws.snapshot(1).metadata
+    assert metadata == {
+        "via": "claude-code",
+        "session_id": "sess-1",
+        "tool_use_id": "toolu_edit",
+        "transcript_path": str(project / "transcript.jsonl"),
+    }
+
+
+def test_deeply_nested_json_is_a_warning_not_a_traceback(project: Path) -> None:
+    for text in ("[" * 200_000, '{"a":' * 200_000, "[" * 200_000 + "]" * 200_000):
+        done = hook(text, cwd=project)
+        assert (done.returncode, done.stdout) == (0, "")
+        assert done.stderr.startswith("snapline: warning: ")
+        assert done.stderr.count("\n") == 1
+        assert "Traceback" not in done.stderr
+    assert _latest(project) == 0
+
+
+def test_bash_over_an_outside_change_asks_the_person(project: Path) -> None:
+    (project / "README.md").write_text("# saved by a person's editor\n")
+
+    asked = hook(_bash("PreToolUse", project, "pytest -q"), cwd=project)
+
+    decision, reason = _decision(asked)
+    assert decision == "ask"
+    assert "README.md (modified)" in reason
+    assert "snapline resync" in reason
+    # The drifted file itself stays refused to the agent's file tools...
+    edit = hook(_edit("PreToolUse", project, "README.md"), cwd=project)
+    assert _decision(edit)[0] == "deny"
+    # ... while another file, and every read-only tool, goes on.
+    other = hook(_edit("PreToolUse", project, str(project / "src" / "app.py")), cwd=project)
+    assert (other.returncode, other.stdout, other.stderr) == (0, "", "")
+    assert _latest(project) == 0
+
+
+def test_read_only_tools_are_never_refused(project: Path) -> None:
+    (project / "README.md").write_text("drifted\n")
+    (project / "stray.txt").write_text("new\n")
+    inputs: dict[str, dict[str, object]] = {
+        "Read": {"file_path": str(project / "README.md")},
+        "Grep": {"pattern": "x", "path": str(project)},
+        "Glob": {"pattern": "**/*.md"},
+        "LS": {"path": str(project)},
+        "NotebookRead": {"notebook_path": str(project / "nb.ipynb")},
+        "WebFetch": {"url": "https://example.com", "prompt": "summarise"},
+        "WebSearch": {"query": "snapline"},
+        "TodoWrite": {"todos": []},
+        "Task": {"description": "look", "prompt": "look around"},
+    }
+    for tool, tool_input in inputs.items():
+        for name in ("PreToolUse", "PostToolUse"):
+            done = hook(event(name, project, tool, tool_input=tool_input), cwd=project)
+            assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), tool
+    assert _latest(project) == 0
+
+
+def test_an_allowed_command_is_recorded_apart_from_the_outside_change(project: Path) -> None:
+    (project / "README.md").write_text("# a person's edit\n")
+    (project / "notes.txt").write_text("a person's new file\n")
+    (project / "src" / "app.py").write_text("print('person')\n")
+    assert _decision(hook(_bash("PreToolUse", project, "make", "toolu_make"), cwd=project))[0] == (
+        "ask"
+    )
+    # The person allowed it; the command builds, and also rewrites src/app.py.
+    (project / "build.txt").write_text("built\n")
+    (project / "src" / "app.py").write_text("print('made')\n")
+
+    done = hook(_bash("PostToolUse", project, "make", "toolu_make"), cwd=project)
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    with Workspace.open(project) as ws:
+        outside, command = ws.snapshot(1), ws.snapshot(2)
+        assert ws.check_sync().ok
+    assert outside.tool == "external"
+    assert sorted(f.path for f in outside.files) == ["README.md", "notes.txt"]
+    assert outside.metadata["tool_use_id"] == "toolu_make"
+    assert command.tool == "Bash"
+    assert sorted(f.path for f in command.files) == ["build.txt", "src/app.py"]
+    assert command.metadata["outside_changes"] == ["src/app.py"]
+    assert not json.loads((project / ".snapline" / "claude-code-pending.json").read_text())

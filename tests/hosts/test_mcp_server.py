@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import sys
 from collections.abc import Awaitable, Callable
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +18,15 @@ from typer.testing import CliRunner
 
 from snapline import Workspace
 from snapline.cli.app import app
+from tests.conftest import tree
+from tests.hosts.conftest import env
 
 TOOLS = {
     "status",
+    "read_file",
+    "list_files",
+    "resync",
+    "merge",
     "write_file",
     "edit_file",
     "delete_file",
@@ -56,12 +64,15 @@ class Client:
         return str(result.content[0].text)  # type: ignore[union-attr]
 
 
-def _serve(root: Path, script: Callable[[Client], Awaitable[None]]) -> None:
+def serve(root: Path, script: Callable[[Client], Awaitable[None]]) -> None:
     """Run ``snapline --root ROOT mcp`` and drive it with ``script``."""
     command = str(Path(sys.executable).with_name("snapline"))
 
     async def main() -> None:
-        params = StdioServerParameters(command=command, args=["--root", str(root), "mcp"])
+        # This checkout's snapline (PYTHONPATH), whatever the environment has installed.
+        params = StdioServerParameters(
+            command=command, args=["--root", str(root), "mcp"], env=env()
+        )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             await script(Client(session))
@@ -100,7 +111,7 @@ def test_the_tools_over_stdio(project: Path) -> None:
 
         (project / "a.txt").write_text("changed by hand\n")
         drifted = await client.error("edit_file", path="a.txt", old_text="one", new_text="1")
-        assert "a.txt was changed outside snapline" in drifted
+        assert "a.txt changed outside snapline" in drifted
         status = await client.call("status")
         assert status["in_sync"] is False
         assert status["problems"][0]["path"] == "a.txt"
@@ -131,7 +142,7 @@ def test_the_tools_over_stdio(project: Path) -> None:
         assert len((await client.call("milestone_list"))["milestones"]) == 1
         assert (await client.call("verify", deep=True))["ok"] is True
 
-    _serve(project, script)
+    serve(project, script)
 
 
 def test_without_the_sdk_the_command_says_how_to_install_it(
@@ -147,3 +158,165 @@ def test_without_the_sdk_the_command_says_how_to_install_it(
     assert result.exit_code == 2
     assert "pip install 'snapline[mcp]'" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+# What each tool does to the workspace, decided here from what the tool is for (the MCP
+# specification's hints), not read back from the server.
+READ_ONLY = {
+    "status",
+    "read_file",
+    "list_files",
+    "log",
+    "show",
+    "diff",
+    "modified_files",
+    "file_diff",
+    "milestone_list",
+    "verify",
+}
+DESTRUCTIVE = {"write_file", "edit_file", "delete_file", "move_file", "rollback", "revert"}
+DESTRUCTIVE |= {"undo", "redo"}
+IDEMPOTENT_WRITERS = {"write_file", "delete_file", "record", "resync", "merge"}
+
+
+def test_every_tool_and_parameter_is_described_and_annotated(project: Path) -> None:
+    async def script(client: Client) -> None:
+        listed = (await client.session.list_tools()).tools
+        assert {tool.name for tool in listed} == TOOLS
+        for tool in listed:
+            assert tool.description and len(tool.description) > 20, tool.name
+            hints = tool.annotations
+            assert hints is not None, tool.name
+            assert hints.read_only_hint is (tool.name in READ_ONLY), tool.name
+            assert hints.destructive_hint is (tool.name in DESTRUCTIVE), tool.name
+            idempotent = tool.name in READ_ONLY or tool.name in IDEMPOTENT_WRITERS
+            assert hints.idempotent_hint is idempotent, tool.name
+            assert hints.open_world_hint is False, tool.name
+            for name, schema in tool.input_schema.get("properties", {}).items():
+                assert len(schema.get("description", "")) > 10, (tool.name, name)
+
+    serve(project, script)
+
+
+def test_the_server_reports_the_package_version(project: Path) -> None:
+    params = StdioServerParameters(
+        command=str(Path(sys.executable).with_name("snapline")),
+        args=["--root", str(project), "mcp"],
+        env=env(),
+    )
+
+    async def main() -> str:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            return (await session.initialize()).server_info.version
+
+    assert asyncio.run(main()) == version("snapline")
+
+
+def _ledger(root: Path) -> dict[str, bytes]:
+    ledger = root / ".snapline" / "ledger"
+    return {
+        p.relative_to(ledger).as_posix(): p.read_bytes() for p in ledger.rglob("*") if p.is_file()
+    }
+
+
+def test_read_only_tools_change_nothing(project: Path) -> None:
+    # The hint is checked against what the tools do: the disk and the history as they were.
+    (project / "b.txt").write_text("untracked\n")
+    before = (tree(project), _ledger(project))
+    calls: dict[str, dict[str, Any]] = {
+        "status": {},
+        "read_file": {"path": "a.txt"},
+        "list_files": {},
+        "log": {},
+        "show": {"snapshot": 0},
+        "diff": {"from_snapshot": 0},
+        "modified_files": {},
+        "file_diff": {"path": "a.txt", "from_snapshot": 0},
+        "milestone_list": {},
+        "verify": {"deep": True},
+    }
+    assert set(calls) == READ_ONLY
+
+    async def script(client: Client) -> None:
+        for name, arguments in calls.items():
+            await client.session.call_tool(name, arguments)
+
+    serve(project, script)
+    assert (tree(project), _ledger(project)) == before
+
+
+def test_read_file_and_list_files(project: Path, tmp_path: Path) -> None:
+    (project / ".gitignore").write_text("build/\n")
+    (project / "build").mkdir()
+    (project / "build" / "out.o").write_bytes(b"\x7fELF")
+    (project / "bin.dat").write_bytes(b"\x00\xff\x01")
+    (project / "big.txt").write_text("x" * 100)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("outside the root\n")
+    (project / "link").symlink_to(secret)
+    (project / "docs").mkdir()
+    (project / "docs" / "d.md").write_text("# d\n")
+
+    async def script(client: Client) -> None:
+        await client.call("record", paths=["bin.dat", "big.txt", "link"], description="add")
+        (project / "a.txt").write_text("one\nTWO\n")
+        text = await client.call("read_file", path="a.txt")
+        assert (text["text"], text["size"], text["truncated"]) == ("one\nTWO\n", 8, False)
+        recorded = await client.call("read_file", path="a.txt", snapshot=0)
+        assert recorded["text"] == "one\ntwo\n"
+        binary = await client.call("read_file", path=str(project / "bin.dat"))
+        assert base64.b64decode(binary["base64"]) == b"\x00\xff\x01" and "text" not in binary
+        cut = await client.call("read_file", path="big.txt", max_bytes=10)
+        assert (cut["text"], cut["size"], cut["truncated"]) == ("x" * 10, 100, True)
+        link = await client.call("read_file", path="link")
+        assert (link["symlink"], link["text"]) == (True, str(secret))
+        for refused in (".git/config", ".snapline/index.db", ".snapline/ledger/FORMAT"):
+            assert "refusing to read" in await client.error("read_file", path=refused)
+        assert "outside the workspace" in await client.error("read_file", path=str(secret))
+        assert "a directory" in await client.error("read_file", path="docs")
+        assert "nothing is there" in await client.error("read_file", path="nope.txt")
+
+        listed = await client.call("list_files")
+        status = {f["path"]: f["status"] for f in listed["files"]}
+        assert status == {
+            "a.txt": "modified",
+            "bin.dat": "tracked",
+            "big.txt": "tracked",
+            "link": "tracked",
+            ".gitignore": "untracked",
+            "docs/d.md": "untracked",
+        }
+        assert listed["in_sync"] is False
+        assert list(status) == sorted(status)
+        assert (await client.call("list_files", under="docs"))["files"] == [
+            {"path": "docs/d.md", "status": "untracked"}
+        ]
+        one = await client.call("list_files", limit=1)
+        assert (len(one["files"]), one["truncated"]) == (1, True)
+        assert "refusing to list" in await client.error("list_files", under=".snapline")
+
+    serve(project, script)
+
+
+def test_errors_name_the_tool_that_settles_them(project: Path) -> None:
+    async def script(client: Client) -> None:
+        (project / "a.txt").write_text("changed by a person\n")
+        drifted = await client.error("write_file", path="a.txt", content="mine\n")
+        assert "call the `resync` tool with paths=['a.txt']" in drifted
+        assert "snapline resync" not in drifted
+        conflict = await client.error("rollback", to=0, apply=True)
+        assert "call `resync` with paths=['a.txt']" in conflict
+        assert "retry with force=true" in conflict
+        resynced = await client.call("resync", description="a person's edit")
+        assert resynced["snapshot"]["tool"] == "external"
+        assert (await client.call("write_file", path="a.txt", content="mine\n"))["snapshot"]
+        missing = await client.error("edit_file", path="a.txt", old_text="absent", new_text="x")
+        assert "call `read_file`" in missing
+        untracked = await client.error("delete_file", path="never.txt")
+        assert "call `list_files`" in untracked
+        unknown = await client.error("record", paths=["typo.txt"])
+        assert "call `status`" in unknown
+        for message in (drifted, conflict, missing, untracked, unknown):
+            assert "`snapline " not in message, message
+
+    serve(project, script)

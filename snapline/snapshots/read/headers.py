@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from snapline.paths import check_recorded
+from snapline.snapshots.read.prompts import prompt_of
 from snapline.store import SnapshotRow, StoreCorruptError, StoreReader, shape_problem
 
 __all__ = ["SnapshotHeader", "headers_of"]
@@ -29,6 +30,9 @@ class SnapshotHeader:
         session: The session it belongs to, if any.
         description: What it says about itself.
         files: How many files it changed.
+        prompt: The agent prompt it answered, ``(session, n, at, text)``, when stamped
+            (:mod:`snapline.snapshots.read.prompts`); ``text`` is empty when only a
+            digest was kept.
     """
 
     number: int
@@ -37,6 +41,7 @@ class SnapshotHeader:
     session: str | None
     description: str
     files: int
+    prompt: tuple[str, int, int, str] | None = None
 
 
 def headers_of(store: StoreReader, rows: list[SnapshotRow]) -> list[SnapshotHeader]:
@@ -77,4 +82,9 @@ def _header(store: StoreReader, row: SnapshotRow, files: int) -> SnapshotHeader:
         raise StoreCorruptError(
             store.path, f"snapshot {row.number} cannot be read: its time {row.time!r:.40}"
         ) from None
-    return SnapshotHeader(row.number, time, row.tool, row.session, row.description, files)
+    stamp = prompt_of(row)
+    prompt = None
+    if stamp is not None:
+        text = stamp.get("text")
+        prompt = (stamp["session"], stamp["n"], stamp["at"], text if isinstance(text, str) else "")
+    return SnapshotHeader(row.number, time, row.tool, row.session, row.description, files, prompt)

@@ -1,5 +1,7 @@
-"""Snapshot references: a number, ``latest``, or ``latest~N`` (N snapshots before it).
+"""Snapshot references: a number, ``latest``, ``latest~N``, ``before-prompt:N@SESSION``.
 
+``latest~N`` is N snapshots before the latest; ``before-prompt:N@SESSION`` the state an
+agent conversation stood on before its prompt N (:mod:`snapline.snapshots.read.prompts`).
 Every place that takes a snapshot number (the library and the CLI) resolves it here,
 so the syntax and its errors are the same everywhere: a malformed reference is a
 usage error (:class:`SnapshotRefError`), a well-formed one outside the history is
@@ -21,7 +23,8 @@ LATEST = "latest"
 """The name of the latest snapshot."""
 
 SnapshotRef = int | str
-"""A snapshot as callers name it: ``12``, ``"12"``, ``"latest"`` or ``"latest~2"``."""
+"""A snapshot as callers name it: ``12``, ``"12"``, ``"latest"``, ``"latest~2"`` or
+``"before-prompt:3@SESSION"``."""
 
 _REF = re.compile(r"(?:(?P<number>\d+)|latest(?:~(?P<back>\d+))?)")
 
@@ -43,8 +46,8 @@ class SnapshotRefError(SnaplineError):
         """
         self.ref = ref
         super().__init__(
-            f"{ref!r} is not a snapshot: give a number (12), 'latest', or 'latest~N' "
-            "(N snapshots before the latest)"
+            f"{ref!r} is not a snapshot: give a number (12), 'latest', 'latest~N' "
+            "(N snapshots before the latest), or 'before-prompt:N@SESSION'"
         )
 
 
@@ -101,7 +104,7 @@ def number_of(store: StoreReader, ref: SnapshotRef) -> int:
 
     Args:
         store: The store to read the latest number from.
-        ref: A number, ``"latest"`` or ``"latest~N"``.
+        ref: A number, ``"latest"``, ``"latest~N"`` or ``"before-prompt:N[@SESSION]"``.
 
     Returns:
         A number from 0 to the latest.
@@ -109,5 +112,11 @@ def number_of(store: StoreReader, ref: SnapshotRef) -> int:
     Raises:
         SnapshotRefError: If ``ref`` is malformed.
         SnapshotNotFoundError: If it names a snapshot outside the history.
+        PromptNotFoundError: If a prompt reference names no recorded prompt.
     """
-    return resolve(ref, latest_number(store))
+    latest = latest_number(store)
+    if isinstance(ref, str) and ref.strip().startswith("before-prompt:"):
+        from snapline.snapshots.read.prompts import before_prompt
+
+        return before_prompt(store, ref, latest)
+    return resolve(ref, latest)

@@ -13,7 +13,7 @@ import os
 from snapline import atomic
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
-from snapline.paths import UnsafePathError, disk_path
+from snapline.paths import UnsafePathError, check_writable, disk_path
 from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK, DiskFile, Skipped
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.info import SnapshotInfo
@@ -35,12 +35,18 @@ __all__ = [
 
 
 class NotTrackedError(SnaplineError):
-    """An operation needs a tracked file and the path is not one (or is in the way)."""
+    """An operation needs a tracked file and the path is not one (or is in the way).
+
+    Attributes:
+        path: The path.
+        detail: What is wrong with it (``"is not tracked"``, ``"is a directory, ..."``).
+    """
 
     exit_code = 1
 
     def __init__(self, path: str, what: str = "is not tracked") -> None:
         self.path = path
+        self.detail = what
         super().__init__(f"{path} {what}; check the path with `snapline status`")
 
 
@@ -127,7 +133,9 @@ def write_file(
     Raises:
         StateMismatchError: If the file was changed outside snapline.
         NotTrackedError: If the path is a directory, or a tracked file is in its way.
+        ProtectedPathError: If the path is inside ``.git/`` or ``.snapline/``.
     """
+    check_writable(rel)  # the facade checked already; this write bypasses the journal's check
     known, current = _in_sync(recorder, rel)
     if known is None and recorder.rules().is_ignored(rel):
         # Nothing to record, so nothing to journal: one atomic write.

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from snapline import atomic
+from snapline import atomic, paths
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, hash_stream
@@ -340,7 +340,7 @@ def _writable(root: Path, path: str) -> Path:
     # paths a rollback could write, so any other is refused whoever wrote the entry.
     location = disk_path(root, path)
     if inside_git_dir(path):
-        raise UnsafePathError(path, "it is inside a .git directory, which snapline never writes")
+        raise paths.ProtectedPathError(path, paths.GIT_DIR)
     return location
 
 

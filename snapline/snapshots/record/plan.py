@@ -21,7 +21,7 @@ from pathlib import Path
 
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
-from snapline.paths import UnsafePathError, check_relpath, inside_git_dir
+from snapline.paths import ProtectedPathError, UnsafePathError, check_relpath, protected_dir
 from snapline.scanning import DiskFile
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.read.history import Version
@@ -176,17 +176,24 @@ def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> l
 
 
 def unsafe_conflict(path: str) -> Conflict | None:
-    """A conflict when ``path`` must never be written (unsafe, or inside ``.git/``)."""
+    """A conflict when ``path`` must never be written (unsafe, or inside ``.git/``).
+
+    A recorded path inside ``.git/`` or ``.snapline/`` gets the writers' one refusal
+    (:class:`~snapline.paths.ProtectedPathError`); no writer records one, so the store
+    may come from an untrusted source, which the message says too.
+    """
     try:
         check_relpath(path)
     except UnsafePathError as error:
         return Conflict(path=path, kind="unsafe-path", message=str(error))
-    if inside_git_dir(path):
+    directory = protected_dir(path)
+    if directory is not None:
+        refusal = ProtectedPathError(path, directory)
         return Conflict(
             path=path,
             kind="unsafe-path",
-            message=f"{path} is inside a .git directory, which snapline never writes; "
-            "the store may come from an untrusted source, run `snapline verify`",
+            message=f"{refusal}; no writer records such a path, so the store may come "
+            "from an untrusted source: run `snapline verify`",
         )
     return None
 

@@ -1,0 +1,174 @@
+"""Claude Code's Bash tool: asked about before it runs over an outside change, recorded after.
+
+A shell command's effects are known only after it ran, so everything it changed is
+recorded as one snapshot, keeping the exact command (in the description when it is one
+short line, always in ``metadata["command"]``). When files were changed outside snapline
+before it (a person's autosave), refusing every command — ``ls``, ``pytest`` — until
+someone runs ``resync`` stops the agent for nothing; so the ``PreToolUse`` hook answers
+``ask``, naming the files, and the person decides. If they allow it, the outside change
+must not be recorded as the command's doing: ``PreToolUse`` notes each drifted file's
+content hash (in ``.snapline/claude-code-pending.json``, keyed by ``tool_use_id``), and
+``PostToolUse`` first records, as their own snapshot (tool ``external``), the files the
+command left as they were, then the command's effects. A file changed both outside and
+by the command cannot be told apart: it goes with the command, named in
+``metadata["outside_changes"]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from snapline.hosts.claude_code import (
+    DRIFT_KINDS,
+    HookOutcome,
+    Verdict,
+    cwd_of,
+    event_metadata,
+    named,
+    open_workspace,
+    session_of,
+)
+
+if TYPE_CHECKING:
+    from snapline.workspace import Workspace
+
+__all__ = ["MAX_COMMAND", "PENDING_FILE", "bash", "describe_command"]
+
+PENDING_FILE = "claude-code-pending.json"
+"""In ``.snapline/``: the outside changes a Bash call was asked about, by ``tool_use_id``."""
+
+MAX_COMMAND = 8 * 1024
+"""Characters of a command kept in metadata (longer ones: this much and their digest)."""
+
+_MAX_DESCRIPTION = 200
+_MAX_PENDING = 32
+
+
+def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
+    """The ``PreToolUse`` or ``PostToolUse`` hook of one Bash call.
+
+    Args:
+        event: The hook event.
+        pre: Before the command (``PreToolUse``) rather than after.
+        timeout: Seconds to wait for another process holding the store.
+
+    Returns:
+        Before: ``ask`` with the drifted files, or allow. After: the snapshot recorded.
+    """
+    from snapline.workspace.rows import sync_problems
+
+    tool_use = event.get("tool_use_id") if isinstance(event.get("tool_use_id"), str) else ""
+    with open_workspace(cwd_of(event), timeout) as ws:
+        if ws is None:
+            return HookOutcome()
+        store = ws.root / ".snapline"
+        if pre:
+            drifted = [p for p in sync_problems(ws, None) if p.kind in DRIFT_KINDS]
+            if not drifted:
+                return HookOutcome()
+            _remember(store, str(tool_use), {str(p.path): p.actual for p in drifted})
+            return HookOutcome(
+                Verdict.ASK,
+                f"snapline: changed outside snapline since the last snapshot: {named(drifted)}. "
+                "If you allow this command, snapline records that change first as its own "
+                "snapshot (tool external), then the command's effects apart from it; or deny, "
+                "and run `snapline resync` (keep the change) or `snapline rollback` (drop it)",
+            )
+        return _record(ws, event, _take(store, str(tool_use)))
+
+
+def describe_command(command: str) -> str:
+    """The description of a Bash snapshot: the command itself when it is one short line.
+
+    Nothing inside the line is changed (two spaces stay two spaces); a longer or
+    multi-line command is cut at its first line break or at 200 characters, with ``…``.
+    """
+    line = command.strip("\n").split("\n", 1)[0]
+    if line == command and len(line) <= _MAX_DESCRIPTION:
+        return command
+    return line[: _MAX_DESCRIPTION - 1] + "…"
+
+
+def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | None]) -> HookOutcome:
+    from snapline.snapshots.info_fields import EXTERNAL_TOOL, PlainInfo
+    from snapline.workspace.rows import record_rows, sync_problems
+
+    tool_input = event.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
+    command = command if isinstance(command, str) else ""
+    session = session_of(event)
+    extra = _command_metadata(command, tool_input)
+    mixed: list[str] = []
+    if pending:
+        now = {
+            str(p.path): p.actual
+            for p in sync_problems(ws, sorted(pending))
+            if p.kind in DRIFT_KINDS
+        }
+        untouched = sorted(path for path, digest in pending.items() if now.get(path, 0) == digest)
+        mixed = sorted(path for path in pending if path in now and path not in untouched)
+        if untouched:
+            before = PlainInfo.checked(
+                EXTERNAL_TOOL,
+                f"outside changes, before Bash: {describe_command(command)}",
+                session,
+                event_metadata(event, ws.root, allowed_by="the person, asked before the command"),
+            )
+            record_rows(ws, untouched, before)
+    if mixed:
+        extra["outside_changes"] = mixed
+    metadata = event_metadata(event, ws.root, **extra)
+    info = PlainInfo.checked("Bash", describe_command(command), session, metadata)
+    return HookOutcome(snapshot=record_rows(ws, None, info).number)
+
+
+def _command_metadata(command: str, tool_input: object) -> dict[str, Any]:
+    extra: dict[str, Any] = {"command": command[:MAX_COMMAND]}
+    if len(command) > MAX_COMMAND:
+        extra["command_truncated"] = True
+        digest = hashlib.sha256(command.encode("utf-8", "surrogatepass")).hexdigest()
+        extra["command_sha256"] = f"sha256:{digest}"
+    said = tool_input.get("description") if isinstance(tool_input, Mapping) else None
+    if isinstance(said, str) and said:
+        extra["command_description"] = said[:_MAX_DESCRIPTION]
+    return extra
+
+
+def _remember(store: Path, tool_use: str, drifted: dict[str, str | None]) -> None:
+    from snapline import atomic
+
+    pending = _load(store)
+    pending.pop(tool_use, None)
+    pending[tool_use] = drifted
+    # Bounded: an allowed call whose PostToolUse never came (interrupted) is dropped in time.
+    kept = dict(list(pending.items())[-_MAX_PENDING:])
+    atomic.write_file(store / PENDING_FILE, json.dumps(kept).encode("utf-8"), 0o100644)
+
+
+def _take(store: Path, tool_use: str) -> dict[str, str | None]:
+    pending = _load(store)
+    taken = pending.pop(tool_use, None)
+    if taken is None:
+        return {}
+    from snapline import atomic
+
+    atomic.write_file(store / PENDING_FILE, json.dumps(pending).encode("utf-8"), 0o100644)
+    if not isinstance(taken, dict):
+        return {}
+    return {
+        str(path): digest
+        for path, digest in taken.items()
+        if digest is None or isinstance(digest, str)
+    }
+
+
+def _load(store: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((store / PENDING_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}

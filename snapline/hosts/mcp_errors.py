@@ -1,0 +1,101 @@
+"""A snapline error as a model calling the MCP tools should read it: the way out is a tool.
+
+The library's messages end with the command a person runs (`snapline resync`); a model
+connected over MCP has tools, not a shell, so the errors whose way out is another call
+are told again from their data (never by rewriting the message text), naming the tool
+and its arguments. Every other error keeps its own message, which names no command.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from snapline.errors import SnaplineError
+
+if TYPE_CHECKING:
+    from snapline.snapshots.record.plan import ConflictsError
+
+__all__ = ["DRIFT_KINDS", "tool_message"]
+
+DRIFT_KINDS = ("modified", "deleted", "untracked")
+"""Conflict kinds that are outside changes: recorded by `resync`, or forced over."""
+
+_MAX_NAMED = 3
+
+
+def tool_message(error: SnaplineError) -> str:
+    """The one-line message an MCP tool error carries for ``error``.
+
+    Args:
+        error: What the library raised.
+
+    Returns:
+        A message whose advice names the MCP tool that settles the error (``resync``,
+        ``merge``, ``status``, ``list_files``, ``read_file``, ``log``), or the error's own
+        message when its way out is not another call.
+    """
+    from snapline.snapshots.read.lines import DivergedHistoryError
+    from snapline.snapshots.record.detect import StateMismatchError
+    from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
+    from snapline.snapshots.record.plan import ConflictsError
+    from snapline.snapshots.restore.undo import NothingToUndoError
+    from snapline.workspace import UnknownPathError
+
+    if isinstance(error, StateMismatchError):
+        return (
+            f"{_named(error.paths)} changed outside snapline (known state "
+            f"{error.expected or 'untracked'}, disk {error.actual or 'missing'}); call the "
+            f"`resync` tool with paths={error.paths[:_MAX_NAMED]!r} to record that change "
+            "as its own snapshot (or `rollback` with force=true to drop it), then retry"
+        )
+    if isinstance(error, ConflictsError):
+        return _conflicts(error)
+    if isinstance(error, DivergedHistoryError):
+        return (
+            f"the history has {len(error.lines) + 1} lines (a git merge of branches that "
+            "both recorded); call the `merge` tool to join them, then retry"
+        )
+    if isinstance(error, NotTrackedError):
+        return (
+            f"{error.path} {error.detail}; call `list_files` (or `status`) to see the tracked files"
+        )
+    if isinstance(error, UnknownPathError):
+        return (
+            f"{error.path} is neither on disk nor tracked, so there is nothing to record "
+            "there; call `status` to see what changed"
+        )
+    if isinstance(error, EditMatchError):
+        return f"{error}; call `read_file` for the file's exact current text"
+    if isinstance(error, NothingToUndoError):
+        return (
+            f"nothing to undo: snapshot {error.latest} stands for the baseline; call `log` "
+            "to see the history"
+        )
+    return str(error)
+
+
+def _conflicts(error: ConflictsError) -> str:
+    from snapline.snapshots.restore.revert import RevertConflictError
+    from snapline.snapshots.restore.rollback import RollbackConflictError
+
+    drifted = [c.path for c in error.conflicts if c.kind in DRIFT_KINDS]
+    others = [c for c in error.conflicts if c.kind not in DRIFT_KINDS]
+    what, force = "the change", ""
+    if isinstance(error, RollbackConflictError):
+        # Only a rollback can be forced: it records the outside change first.
+        what, force = f"rollback to snapshot {error.target}", ", or retry with force=true"
+    elif isinstance(error, RevertConflictError):
+        what = f"revert of snapshot {error.number}"
+    parts = [conflict.message for conflict in others[:1]]
+    if drifted:
+        parts.append(
+            f"{_named(drifted)} changed outside snapline; call `resync` with "
+            f"paths={drifted[:_MAX_NAMED]!r} to record that first{force}"
+        )
+    return f"{what} refused, nothing was written: " + "; ".join(parts)
+
+
+def _named(paths: list[str]) -> str:
+    shown = ", ".join(paths[:_MAX_NAMED])
+    more = f" and {len(paths) - _MAX_NAMED} more" if len(paths) > _MAX_NAMED else ""
+    return shown + more
