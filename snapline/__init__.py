@@ -86,7 +86,7 @@ if TYPE_CHECKING:
         Workspace,
     )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _EXPORTS: dict[str, str] = {
     "AlreadyInitializedError": "snapline.workspace",
