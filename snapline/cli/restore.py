@@ -79,7 +79,7 @@ def rollback(
     paths: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="PATH",
+            metavar="[PATH]...",
             help="Only these files or directories (default: all).",
             show_default=False,
         ),

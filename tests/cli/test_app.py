@@ -354,3 +354,28 @@ def test_shell_completion_comes_through_typer(tmp_path: Path) -> None:
     assert "milestone" in complete("snapline mil")
     assert {"--to", "--dry-run"} <= set(complete("snapline rollback --"))
     assert "rollback" in complete("snapline milestone roll")
+
+
+def test_an_argument_taking_several_values_says_so_in_the_usage_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `rollback --help` showed "[PATH]" for several paths; click's own convention is
+    # "PATH..." (an ellipsis after every argument of nargs=-1).
+    monkeypatch.chdir(tmp_path)
+    root = typer.main.get_command(app)
+    assert isinstance(root, click.Group)
+    checked = 0
+    for words in _commands(root):
+        command = root
+        for word in words:
+            assert isinstance(command, click.Group)
+            command = command.commands[word]
+        many = [p for p in command.params if isinstance(p, click.Argument) and p.nargs == -1]
+        if not many or words == ("run",):  # run's are the command's own words
+            continue
+        usage = CliRunner().invoke(app, [*words, "--help"]).output.splitlines()[0]
+        for param in many:
+            assert "..." in param.make_metavar(click.Context(command)), (words, usage)
+        assert usage.endswith("..."), (words, usage)
+        checked += 1
+    assert checked >= 4
