@@ -14,6 +14,7 @@ from snapline.lazy import lazy_exports
 
 TYPE_CHECKING = False  # not `typing`'s: see snapline/lazy.py
 if TYPE_CHECKING:
+    from snapline.branching import BranchError, BranchResult
     from snapline.errors import SnaplineError
     from snapline.milestones import (
         EmptyMilestoneError,
@@ -90,6 +91,8 @@ __version__ = "0.2.0"
 
 _EXPORTS: dict[str, str] = {
     "AlreadyInitializedError": "snapline.workspace",
+    "BranchError": "snapline.branching",
+    "BranchResult": "snapline.branching",
     "ChangeKind": "snapline.snapshots",
     "CommandError": "snapline.snapshots.record.command",
     "ContentMismatchError": "snapline.snapshots",
@@ -161,6 +164,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "AlreadyInitializedError",
     "BaselineRevertError",
+    "BranchError",
+    "BranchResult",
     "ChangeKind",
     "CommandError",
     "Conflict",

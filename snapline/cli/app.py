@@ -20,6 +20,7 @@ from click.exceptions import ClickException
 from typer.core import TyperGroup
 
 from snapline.cli import (
+    branching,
     forget,
     history,
     integrate,
@@ -157,6 +158,7 @@ integrate.register(app)
 watch.register(app)
 mcp.register(app)
 forget.register(app)
+branching.register(app)
 
 
 def run() -> None:
