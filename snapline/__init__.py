@@ -14,6 +14,7 @@ from snapline.lazy import lazy_exports
 
 TYPE_CHECKING = False  # not `typing`'s: see snapline/lazy.py
 if TYPE_CHECKING:
+    from snapline.branching import BranchError, BranchResult
     from snapline.errors import SnaplineError
     from snapline.milestones import (
         EmptyMilestoneError,
@@ -92,10 +93,12 @@ if TYPE_CHECKING:
         Workspace,
     )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _EXPORTS: dict[str, str] = {
     "AlreadyInitializedError": "snapline.workspace",
+    "BranchError": "snapline.branching",
+    "BranchResult": "snapline.branching",
     "ChangeKind": "snapline.snapshots",
     "CommandError": "snapline.snapshots.record.command",
     "ContentMismatchError": "snapline.snapshots",
@@ -169,6 +172,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "AlreadyInitializedError",
     "BaselineRevertError",
+    "BranchError",
+    "BranchResult",
     "ChangeKind",
     "CommandError",
     "Conflict",

@@ -19,7 +19,9 @@ def test_every_error_is_a_snapline_error_with_an_exit_code() -> None:
     assert errors
     for error in errors:
         assert issubclass(error, snapline.SnaplineError)
-        assert error.exit_code in (1, 2, 3, 4)
+        # `run` says what a shell says of a command it cannot start (126, 127).
+        codes = (126, 127) if error is snapline.CommandError else (1, 2, 3, 4)
+        assert error.exit_code in codes
 
 
 def test_importing_the_package_loads_no_engine() -> None:
@@ -27,3 +29,10 @@ def test_importing_the_package_loads_no_engine() -> None:
     code += "'diff_match_patch') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    # pyproject.toml and snapline.__version__ name the release twice; they must agree.
+    from importlib.metadata import version
+
+    assert snapline.__version__ == version("snapline")

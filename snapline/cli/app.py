@@ -8,16 +8,19 @@ needs them, so ``snapline --help`` stays fast (STYLE habit 12).
 from __future__ import annotations
 
 import copy
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 from click.exceptions import ClickException
 from typer.core import TyperGroup
 
 from snapline.cli import (
+    branching,
     forget,
     history,
     integrate,
@@ -41,6 +44,7 @@ class _Group(TyperGroup):
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         ctx.meta[_ARGS] = list(args)
+        _hide_unset_envvars(self)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
@@ -64,6 +68,19 @@ class _Group(TyperGroup):
 
 
 _ARGS = "snapline.args"
+_COMPLETING = "_SNAPLINE_COMPLETE"  # click's variable for a completion request
+
+
+def _hide_unset_envvars(command: click.Command) -> None:
+    # typer asks click to name an option's environment variable in its errors, and
+    # click 8.2 does so even when there is none: "Missing option '--to' (env var: 'None')".
+    # snapline reads no option from the environment, so no error names one.
+    for param in command.params:
+        if isinstance(param, click.Option) and param.envvar is None:
+            param.show_envvar = False
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _hide_unset_envvars(sub)
 
 
 def _json_typed(args: list[str]) -> bool:
@@ -76,7 +93,8 @@ app = typer.Typer(
     name="snapline",
     cls=_Group,
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion: typer's, for bash, zsh, fish and PowerShell.
+    add_completion=True,
     # Plain help: rich's help panels would import rich tables for every --help.
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
@@ -140,6 +158,7 @@ integrate.register(app)
 watch.register(app)
 mcp.register(app)
 forget.register(app)
+branching.register(app)
 
 
 def run() -> None:
@@ -162,6 +181,10 @@ def app_for(args: list[str]) -> typer.Typer:
     Returns:
         :data:`app`, or a copy of it holding only the command named.
     """
+    if _COMPLETING in os.environ:
+        # The shell asks what may follow the words typed so far: every parameter of
+        # every command may be the answer, so completion gets the whole application.
+        return app
     name = _command_named(args)
     if name is None:
         return _listing(app)

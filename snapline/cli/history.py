@@ -237,7 +237,9 @@ def diff(
     end_ref: Annotated[str, typer.Argument(metavar="B", help="To snapshot B.")],
     paths: Annotated[
         list[str] | None,
-        typer.Argument(metavar="PATH", help="Only these files or directories.", show_default=False),
+        typer.Argument(
+            metavar="[PATH]...", help="Only these files or directories.", show_default=False
+        ),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -10,9 +10,10 @@ import typer
 
 from snapline.cli.context import JsonOption, workspace
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
+from snapline.cli.preview import DiffOption, YesOption, asking
 from snapline.cli.quoting import quote_text
 from snapline.cli.render import echo_modified
-from snapline.cli.restore import DryRunOption, ForceOption, render_result
+from snapline.cli.restore import DryRunOption, ForceOption, confirmed, render_result
 
 if TYPE_CHECKING:
     from snapline import Milestone
@@ -177,13 +178,20 @@ def rollback(
     number: NumberArgument,
     dry_run: DryRunOption = False,
     force: ForceOption = False,
+    yes: YesOption = False,
+    whole_diff: DiffOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Go back to just before milestone M.
 
-    Restores the state after snapshot first-1, as a new snapshot.
+    Restores the state after snapshot first-1, as a new snapshot. On a terminal it
+    shows what will change and asks first (--yes: do not).
     """
     with workspace(ctx) as ws:
+        if asking(yes=yes, dry_run=dry_run, as_json=as_json):
+            preview = ws.milestones.rollback(number, dry_run=True, force=force)
+            if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
+                return
         result = ws.milestones.rollback(number, dry_run=dry_run, force=force)
     render_result(result, as_json=as_json, force=force)
 

@@ -24,7 +24,7 @@ _PROGRESS_MIN_FILES = 500
 PathsArgument = Annotated[
     list[str] | None,
     typer.Argument(
-        metavar="PATH",
+        metavar="[PATH]...",
         help="Files or directories (default: the whole workspace).",
         show_default=False,
     ),

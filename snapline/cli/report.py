@@ -15,9 +15,7 @@ from snapline.cli.quoting import quote_text
 if TYPE_CHECKING:
     from snapline import Workspace
 
-__all__ = ["DEFAULT_OUTPUT", "ReportOption", "note_untracked", "register", "untracked_inside"]
-
-DEFAULT_OUTPUT = "snapline-report.html"
+__all__ = ["ReportOption", "note_untracked", "register", "untracked_inside"]
 
 ReportOption = Annotated[
     Path | None,
@@ -39,11 +37,15 @@ def register(app: typer.Typer) -> None:
 def report(
     ctx: typer.Context,
     output: Annotated[
-        Path,
+        Path | None,
         typer.Option(
-            "-o", "--output", metavar="FILE", dir_okay=False, help="Where to write the page."
+            "-o",
+            "--output",
+            metavar="FILE",
+            dir_okay=False,
+            help="Where to write the page (default: .snapline/report.html, never committed).",
         ),
-    ] = Path(DEFAULT_OUTPUT),
+    ] = None,
     milestone: Annotated[
         int | None,
         typer.Option("--milestone", metavar="M", min=1, help="Only this milestone."),
@@ -66,12 +68,21 @@ def report(
     verification result (as `snapline verify`) and the totals. Exits 0 whatever the
     verification found; `snapline verify --report FILE` fails CI as verify does.
     """
+    from snapline.report import local_path
+
     with workspace(ctx) as ws:
         start = None if start_ref is None else ws.resolve(start_ref)
         end = None if end_ref is None else ws.resolve(end_ref)
-        page = ws.report(output, milestone=milestone, start=start, end=end, session=session)
-        path = os.path.abspath(output)
-        untracked = untracked_inside(ws, path)
+        page = ws.report(
+            output,
+            milestone=milestone,
+            start=start,
+            end=end,
+            session=session,
+            local=output is None,
+        )
+        path = os.path.abspath(local_path(ws.root) if output is None else output)
+        untracked = output is not None and untracked_inside(ws, path)
     size = len(page.encode("utf-8"))
     if as_json:
         echo_json({"path": path, "bytes": size})

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
+import click
 import typer
 
 from snapline.cli.context import JsonOption, user_paths, workspace
 from snapline.cli.errors import EXIT_FAILURE
 from snapline.cli.output import echo, echo_json, plural
+from snapline.cli.preview import DiffOption, YesOption, asking, confirm, pick_snapshot
 from snapline.cli.render import echo_restore, model_json
 
 if TYPE_CHECKING:
-    from snapline import RevertResult, RollbackResult
+    from snapline import RevertResult, RollbackResult, Workspace
 
-__all__ = ["DryRunOption", "ForceOption", "register", "render_result"]
+__all__ = ["DryRunOption", "ForceOption", "confirmed", "register", "render_result"]
 
 # Conflict kinds that recording the disk settles (resync, or --force).
 _OUTSIDE_CHANGES = frozenset({"modified", "deleted", "untracked"})
@@ -68,21 +70,52 @@ def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force
         raise typer.Exit(EXIT_FAILURE)
 
 
+def confirmed(
+    ws: Workspace,
+    preview: RollbackResult | RevertResult,
+    *,
+    as_json: bool,
+    force: bool,
+    whole_diff: bool,
+) -> bool:
+    """Show a person at a terminal what the restore's own dry run will change; True: go on.
+
+    A dry run that the real run would refuse, or that changes nothing, is shown as
+    ``--dry-run`` shows it (and exits as it does) without a question.
+    """
+    if (preview.conflicts and not force) or not _changes(preview):
+        render_result(preview, as_json=as_json, force=force)
+        if not _changes(preview):
+            echo("nothing to change")
+        return False
+    if confirm(ws, preview, whole_diff=whole_diff):
+        return True
+    echo("cancelled: nothing changed")
+    return False
+
+
+def _changes(result: RollbackResult | RevertResult) -> bool:
+    return bool(
+        result.restored or result.deleted or result.recreated or getattr(result, "moved", ())
+    )
+
+
 def rollback(
     ctx: typer.Context,
     to: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--to",
             metavar="N",
             help="The snapshot to go back to: a number, latest, latest~N or "
-            "before-prompt:N@SESSION.",
+            "before-prompt:N@SESSION (on a terminal, without it: pick one).",
+            show_default=False,
         ),
-    ],
+    ] = None,
     paths: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="PATH",
+            metavar="[PATH]...",
             help="Only these files or directories (default: all).",
             show_default=False,
         ),
@@ -90,27 +123,40 @@ def rollback(
     dry_run: DryRunOption = False,
     force: ForceOption = False,
     message: MessageOption = "",
+    yes: YesOption = False,
+    whole_diff: DiffOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Restore the state after snapshot N.
 
     The whole workspace, or only PATHS. The rollback is itself a new snapshot, so it
     can be rolled back. Refuses to overwrite files changed outside snapline unless
-    --force.
+    --force. On a terminal it shows what will change and asks first (--yes: do not).
     """
+    ask = asking(yes=yes, dry_run=dry_run, as_json=as_json)
+    if to is None and not ask:
+        raise click.MissingParameter(ctx=ctx, param=_param(ctx, "to"))
     with workspace(ctx) as ws:
-        result = ws.rollback(
-            to,
-            user_paths(ws, paths),
-            dry_run=dry_run,
-            force=force,
-            description=message,
-        )
+        if to is None:
+            to = pick_snapshot(ws)
+            if to is None:
+                echo("cancelled: nothing changed")
+                return
+        scope = user_paths(ws, paths)
+        if ask:
+            preview = ws.rollback(to, scope, dry_run=True, force=force, description=message)
+            if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
+                return
+        result = ws.rollback(to, scope, dry_run=dry_run, force=force, description=message)
         session = ws.conversation(to)
     render_result(result, as_json=as_json, force=force)
     if session is not None and not as_json and not dry_run:
         # Back to before a prompt: the person goes on with that conversation from here.
         echo("resume that conversation: ", (f"claude --resume {session}", "bold"))
+
+
+def _param(ctx: typer.Context, name: str) -> click.Parameter:
+    return next(p for p in ctx.command.params if p.name == name)
 
 
 def revert(
@@ -120,13 +166,20 @@ def revert(
     ],
     dry_run: DryRunOption = False,
     message: MessageOption = "",
+    yes: YesOption = False,
+    whole_diff: DiffOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Undo the changes of one snapshot.
 
-    Keeps everything recorded after N; recorded as a new snapshot.
+    Keeps everything recorded after N; recorded as a new snapshot. On a terminal it
+    shows what will change and asks first (--yes: do not).
     """
     with workspace(ctx) as ws:
+        if asking(yes=yes, dry_run=dry_run, as_json=as_json):
+            preview = ws.revert(number, dry_run=True, description=message)
+            if not confirmed(ws, preview, as_json=as_json, force=False, whole_diff=whole_diff):
+                return
         result = ws.revert(number, dry_run=dry_run, description=message)
     render_result(result, as_json=as_json, force=False)
 
@@ -136,14 +189,21 @@ def undo(
     dry_run: DryRunOption = False,
     force: ForceOption = False,
     message: MessageOption = "",
+    yes: YesOption = False,
+    whole_diff: DiffOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Roll back what the latest change did, as a new snapshot.
 
     Again to go one change further back; `snapline redo` puts it back. Refuses to
-    overwrite files changed outside snapline unless --force.
+    overwrite files changed outside snapline unless --force. On a terminal it shows
+    what will change and asks first (--yes: do not).
     """
     with workspace(ctx) as ws:
+        if asking(yes=yes, dry_run=dry_run, as_json=as_json):
+            preview = ws.undo(dry_run=True, force=force, description=message)
+            if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
+                return
         result = ws.undo(dry_run=dry_run, force=force, description=message)
     render_result(result, as_json=as_json, force=force)
 
@@ -153,13 +213,19 @@ def redo(
     dry_run: DryRunOption = False,
     force: ForceOption = False,
     message: MessageOption = "",
+    yes: YesOption = False,
+    whole_diff: DiffOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Roll back the last undo, as a new snapshot.
 
     Several levels, like an editor; a new change after an undo clears what can be
-    redone.
+    redone. On a terminal it shows what will change and asks first (--yes: do not).
     """
     with workspace(ctx) as ws:
+        if asking(yes=yes, dry_run=dry_run, as_json=as_json):
+            preview = ws.redo(dry_run=True, force=force, description=message)
+            if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
+                return
         result = ws.redo(dry_run=dry_run, force=force, description=message)
     render_result(result, as_json=as_json, force=force)

@@ -11,19 +11,21 @@ from typing import TYPE_CHECKING
 
 from snapline.report.collect import ReportScopeError, collect
 from snapline.report.model import PageModel, Scope, Verdict
-from snapline.report.output import ReportOutputError, output_path
+from snapline.report.output import LOCAL_REPORT, ReportOutputError, local_path, output_path
 from snapline.report.render import render_page
 
 if TYPE_CHECKING:
     from snapline import Report, Workspace
 
 __all__ = [
+    "LOCAL_REPORT",
     "PageModel",
     "ReportOutputError",
     "ReportScopeError",
     "Scope",
     "Verdict",
     "build_page",
+    "local_path",
     "output_path",
 ]
 

@@ -1,4 +1,4 @@
-"""Where a page may be written: anywhere but inside the store."""
+"""Where a page may be written: anywhere but inside the store, or the store's own copy."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ from pathlib import Path
 
 from snapline import paths
 
-__all__ = ["ReportOutputError", "output_path"]
+__all__ = ["LOCAL_REPORT", "ReportOutputError", "local_path", "output_path"]
+
+LOCAL_REPORT = "report.html"
+"""The page ``snapline report`` writes by default, inside ``.snapline/``: local to the
+clone (``.snapline/.gitignore`` keeps everything but the ledger out of git) and, being in
+the store directory, never untracked drift in the workspace."""
 
 
 class ReportOutputError(paths.OutputInStoreError):
@@ -35,3 +40,8 @@ def output_path(root: Path, path: str | os.PathLike[str]) -> Path:
         return paths.output_path(root, path, "the report")
     except paths.OutputInStoreError as error:
         raise ReportOutputError(Path(error.path), Path(error.store)) from None
+
+
+def local_path(root: Path) -> Path:
+    """Where the clone's own copy of the page goes: ``<root>/.snapline/report.html``."""
+    return root / paths.STORE_DIR / LOCAL_REPORT

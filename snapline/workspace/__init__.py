@@ -24,6 +24,7 @@ from snapline.opening import (
 from snapline.snapshots.read.history import SnapshotNotFoundError
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import DEFAULT_TIMEOUT, PathArg
+from snapline.workspace.branching import Branching
 from snapline.workspace.forgetting import Forgetting
 from snapline.workspace.reading import Reading
 from snapline.workspace.recording import Recording, Tracking, UnknownPathError
@@ -46,7 +47,7 @@ __all__ = [
 _DEFAULT_TIMEOUT = DEFAULT_TIMEOUT
 
 
-class Workspace(Recording, Restoring, Reading, Forgetting):
+class Workspace(Recording, Restoring, Reading, Forgetting, Branching):
     """A workspace and its history. Create with :meth:`init`, or :meth:`open` an existing one.
 
     Use as a context manager, or call :meth:`close`.

@@ -243,6 +243,7 @@ class Reading(WorkspaceBase):
         end: int | None = None,
         session: str | None = None,
         verification: Report | None = None,
+        local: bool = False,
     ) -> str:
         """The review page: one self-contained HTML file of the history, by milestone.
 
@@ -257,24 +258,34 @@ class Reading(WorkspaceBase):
             end: Only snapshots up to this number.
             session: Only snapshots of this session.
             verification: A :meth:`verify` result already at hand (default: run it).
+            local: Write the page to ``.snapline/report.html`` instead of ``path``
+                (:data:`~snapline.report.LOCAL_REPORT`): this clone's own copy, which
+                ``.snapline/.gitignore`` keeps out of git and no check counts as drift.
 
         Returns:
             The HTML text.
 
         Raises:
             ReportOutputError: If ``path`` is inside ``.snapline/``.
+            ValueError: If both ``path`` and ``local`` are given.
             ReportScopeError: If ``milestone`` is given with ``start`` or ``end``.
             MilestoneNotFoundError: If there is no such milestone.
             SnapshotNotFoundError: If ``start`` or ``end`` does not exist.
             SnapshotRangeError: If ``start`` comes after ``end``.
         """
         from snapline import atomic
-        from snapline.report import Scope, build_page, output_path
+        from snapline.report import Scope, build_page, local_path, output_path
         from snapline.workspace import Workspace
 
         # The page reads through the public API, which only the whole Workspace has.
         assert isinstance(self, Workspace)
+        if local and path is not None:
+            raise ValueError("pass either path or local=True, not both")
+        # The one file snapline writes into its own directory for a person to open; the
+        # refusal below guards the store from paths a user names.
         target = None if path is None else output_path(self.root, path)
+        if local:
+            target = local_path(self.root)
         scope = Scope(milestone=milestone, start=start, end=end, session=session)
         page = build_page(self, scope, verification=verification)
         if target is not None:

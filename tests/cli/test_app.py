@@ -9,11 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import filelock
 import pytest
+import typer
+from typer.testing import CliRunner
 
 import snapline
 from snapline import Workspace
+from snapline.cli.app import app
 from snapline.cli.output import color_enabled, github_annotation
 from tests.cli.conftest import Invoke, as_json, run_script
 
@@ -297,3 +301,81 @@ def test_store_edited_by_hand_is_reported_not_crashed(cli: Invoke, project: Path
     result = cli("log")
     assert result.exit_code == 0  # reading still works; `verify` is the judge
     assert "forged" in result.stdout
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found: list[tuple[str, ...]] = []
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            found += _commands(command, (*prefix, name))
+        else:
+            found.append((*prefix, name))
+    return found
+
+
+def test_a_missing_option_or_argument_names_no_environment_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every command with a required parameter, run without it: one usage error (exit 2)
+    # naming the parameter, never "(env var: 'None')" (snapline reads none).
+    monkeypatch.chdir(tmp_path)
+    root = typer.main.get_command(app)
+    assert isinstance(root, click.Group)
+    runner = CliRunner()
+    checked = 0
+    for words in _commands(root):
+        command = root
+        for word in words:
+            assert isinstance(command, click.Group)
+            command = command.commands[word]
+        if not any(param.required for param in command.params):
+            continue
+        result = runner.invoke(app, list(words))
+        assert result.exit_code == 2, (words, result.output)
+        assert "Missing" in result.output, (words, result.output)
+        assert "env var" not in result.output, (words, result.output)
+        checked += 1
+    assert checked >= 5
+
+
+def test_shell_completion_comes_through_typer(tmp_path: Path) -> None:
+    help_text = run_script("--help", cwd=tmp_path).stdout
+    assert "--install-completion" in help_text
+    script = run_script("--show-completion", "bash", cwd=tmp_path)
+    assert script.returncode == 0
+    assert "_SNAPLINE_COMPLETE=complete_bash" in script.stdout
+
+    def complete(words: str) -> list[str]:
+        # What the bash function that --show-completion prints asks the command.
+        env = {"_SNAPLINE_COMPLETE": "complete_bash", "COMP_WORDS": words}
+        env["COMP_CWORD"] = str(len(words.split()) - 1)
+        return run_script(cwd=tmp_path, env=env).stdout.split()
+
+    assert "milestone" in complete("snapline mil")
+    assert {"--to", "--dry-run"} <= set(complete("snapline rollback --"))
+    assert "rollback" in complete("snapline milestone roll")
+
+
+def test_an_argument_taking_several_values_says_so_in_the_usage_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `rollback --help` showed "[PATH]" for several paths; click's own convention is
+    # "PATH..." (an ellipsis after every argument of nargs=-1).
+    monkeypatch.chdir(tmp_path)
+    root = typer.main.get_command(app)
+    assert isinstance(root, click.Group)
+    checked = 0
+    for words in _commands(root):
+        command = root
+        for word in words:
+            assert isinstance(command, click.Group)
+            command = command.commands[word]
+        many = [p for p in command.params if isinstance(p, click.Argument) and p.nargs == -1]
+        if not many or words == ("run",):  # run's are the command's own words
+            continue
+        usage = CliRunner().invoke(app, [*words, "--help"]).output.splitlines()[0]
+        for param in many:
+            assert "..." in param.make_metavar(click.Context(command)), (words, usage)
+        assert usage.endswith("..."), (words, usage)
+        checked += 1
+    assert checked >= 4

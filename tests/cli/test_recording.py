@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -186,10 +187,24 @@ def test_run_refuses_when_drifted(cli: Invoke, project: Path) -> None:
     assert "snapline resync" in result.stderr
 
 
-def test_run_missing_command_is_a_usage_error(cli: Invoke, project: Path) -> None:
-    result = cli("run", "--", "definitely-not-a-command-xyz")
-    assert result.exit_code == 2
+@pytest.mark.parametrize("kind", ["missing", "not-executable", "a-directory"])
+def test_run_that_cannot_start_exits_as_a_shell_would(project: Path, kind: str) -> None:
+    # The oracle is the shell: `sh -c 'exec CMD'` fails to start CMD with 127 or 126.
+    # `snapline run` is put where a shell would be, so it must say the same.
+    command = {
+        "missing": "definitely-not-a-command-xyz",
+        "not-executable": "./plain.txt",
+        "a-directory": "./src",
+    }[kind]
+    (project / "plain.txt").write_text("not a program\n")
+    assert run_script("record", "plain.txt", cwd=project).returncode == 0
+    shell = subprocess.run(["sh", "-c", f"exec {command}"], cwd=project, capture_output=True)
+    assert shell.returncode in (126, 127)
+    result = run_script("run", "--", command, cwd=project)
+    assert result.returncode == shell.returncode
     assert result.stderr.startswith("snapline: error: cannot run")
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
 
 
 def test_run_exit_code_through_the_console_script(project: Path) -> None:

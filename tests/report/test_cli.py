@@ -24,18 +24,35 @@ def _verdict(path: Path) -> str:
     return str(doc.find("p", "verdict").attrs["data-verdict"])
 
 
-def test_report_writes_the_default_file_and_says_it_is_untracked(
+def test_report_by_default_writes_the_clones_own_copy_which_is_no_drift(
     cli: Invoke, project: Path
 ) -> None:
     _record(cli, project)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     result = cli("report")
 
-    page = project / "snapline-report.html"
+    page = project / ".snapline" / "report.html"
     assert result.exit_code == 0, result.output
     assert f"wrote the review page {page}" in result.stdout
-    assert "is inside the workspace and not ignored" in result.stderr
+    assert result.stderr == ""
     doc = parse(page.read_text(encoding="utf-8"))
     assert [s.attrs["id"] for s in doc.find_all("section", "range")] == ["m-1", "open"]
+    # The next verify is still clean, and git never sees the page (.snapline/.gitignore).
+    assert cli("verify").exit_code == 0
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", ".snapline/report.html"], cwd=project, check=False
+    )
+    assert ignored.returncode == 0
+    assert cli("report").exit_code == 0  # written again over its own copy
+
+
+def test_report_into_the_workspace_says_it_is_untracked(cli: Invoke, project: Path) -> None:
+    _record(cli, project)
+    result = cli("report", "-o", "page.html")
+
+    assert result.exit_code == 0, result.output
+    assert "is inside the workspace and not ignored" in result.stderr
+    assert cli("verify").exit_code == 1
 
 
 def test_report_outside_the_workspace_with_scope_and_json(

@@ -27,13 +27,27 @@ __all__ = ["CommandError", "RunResult", "run_command"]
 
 
 class CommandError(SnaplineError):
-    """A command given to ``run`` could not be started."""
+    """A command given to ``run`` could not be started.
 
-    exit_code = 2
+    Its exit code is the one a POSIX shell gives the same failure, so ``snapline run --``
+    can stand in for the shell in a script: 127 when the command is not found, 126 when
+    it is found but cannot be executed (no execute permission, not a program).
 
-    def __init__(self, argv: Sequence[str], detail: str) -> None:
+    Attributes:
+        argv: The command line that could not be started.
+    """
+
+    exit_code = 126
+
+    def __init__(self, argv: Sequence[str], error: OSError) -> None:
         self.argv = list(argv)
-        super().__init__(f"cannot run {' '.join(argv)!r}: {detail}; check the command name")
+        if isinstance(error, FileNotFoundError):
+            self.exit_code = 127
+            advice = "check the command name, or give its path"
+        else:
+            advice = "check that it is a program you may execute"
+        detail = error.strerror or str(error)
+        super().__init__(f"cannot run {' '.join(argv)!r}: {detail}; {advice}")
 
 
 @dataclass(frozen=True)
@@ -77,7 +91,7 @@ def run_command(
     except OSError as error:
         with store.write():
             store.journal.delete(entry_id)
-        raise CommandError(argv, str(error)) from None
+        raise CommandError(argv, error) from None
     crash_point("run-finished")
     with store.write():
         snapshot = recorder.record(None, info.with_metadata(exit_code=exit_code)).snapshot()

@@ -1,0 +1,10 @@
+"""Branches from snapshots: a git branch whose tree is the workspace after snapshot N.
+
+``snapline branch N NAME`` leaves the checkout, HEAD and the index alone: git's own
+plumbing (``git fast-import``) writes the commit and the branch, so snapline writes
+nothing inside ``.git/`` itself.
+"""
+
+from snapline.branching.git_branch import BranchError, BranchResult, make_branch
+
+__all__ = ["BranchError", "BranchResult", "make_branch"]
