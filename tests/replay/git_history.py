@@ -12,50 +12,15 @@ comes from snapline.
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import NamedTuple
 
-__all__ = ["Entry", "GitHistory", "disk_tree"]
+from tests.disk import Entry
+
+__all__ = ["GitHistory"]
 
 _GITLINK = 0o160000
-_SYMLINK = 0o120000
-_EXECUTABLE = 0o100755
-_REGULAR = 0o100644
-
-
-class Entry(NamedTuple):
-    """One file of a tree: its git mode and its bytes (a symlink's bytes are its target)."""
-
-    mode: int
-    content: bytes
-
-
-def disk_tree(root: Path) -> dict[str, Entry]:
-    """Every file under ``root`` as git would record it: mode (exec bit, symlink) and bytes.
-
-    ``.snapline/`` and ``.git/`` at the top are skipped; symlinks are never followed.
-    """
-    found: dict[str, Entry] = {}
-    for directory, dirs, files in os.walk(root):
-        base = Path(directory)
-        if base == root:
-            dirs[:] = [d for d in dirs if d not in (".snapline", ".git")]
-        for name in [d for d in dirs if (base / d).is_symlink()]:
-            dirs.remove(name)
-            files.append(name)
-        for name in files:
-            path = base / name
-            rel = path.relative_to(root).as_posix()
-            info = path.lstat()
-            if stat.S_ISLNK(info.st_mode):
-                found[rel] = Entry(_SYMLINK, os.fsencode(os.readlink(path)))
-            else:
-                mode = _EXECUTABLE if info.st_mode & stat.S_IXUSR else _REGULAR
-                found[rel] = Entry(mode, path.read_bytes())
-    return found
 
 
 class GitHistory:
