@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from snapline.content import decode_text
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
-from snapline.paths import UnsafePathError, disk_path
+from snapline.paths import UnsafePathError, check_relpath
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.read.history import Version, check_number
@@ -157,8 +157,11 @@ def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Pla
         known = store.state.get(touched)
         checkable = []
         for path in sorted(touched):
+            # Only a path unsafe in itself is refused here: a file or symlink standing
+            # where a parent directory was is a change of type that the plan undoes
+            # (or, when nothing removes it, an obstacle that plan.obstacles names).
             try:
-                disk_path(recorder.root, path)
+                check_relpath(path)
                 checkable.append(path)
             except UnsafePathError as error:
                 plan.conflict(
