@@ -127,6 +127,8 @@ def revert(
     with recorder.writing():
         plan = _plan(recorder, reconstructor, number)
         result = plan.result(number, dry_run)
+        if plan.steps:
+            recorder.check_tip()  # as the real run does, before the dry run returns
         if dry_run:
             return result
         if plan.conflicts:
@@ -135,7 +137,7 @@ def revert(
             return result
         snapshot = recorder.apply(
             "revert",
-            deletions_first(plan.steps),
+            plan.steps,
             info.with_metadata(reverts=number),
             renames=plan.renames,
         )
@@ -179,6 +181,8 @@ def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Pla
         unsafe = unsafe_conflict(path)
         if unsafe is not None:
             plan.conflicts.append(unsafe)
+    # The order the real run writes in, checked as such (the dry run checks the same).
+    plan.steps = deletions_first(plan.steps)
     conflicting = {c.path for c in plan.conflicts}
     plan.conflicts.extend(
         c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting

@@ -142,6 +142,10 @@ def rollback(
             ).snapshot()
             plan = _plan(recorder, reconstructor, to, scopes)
         result = plan.result(to, dry_run).model_copy(update={"external": external})
+        if plan.steps:
+            # Before the dry run returns too: a latest snapshot the real run would
+            # refuse to build on must not get a promise.
+            recorder.check_tip()
         if dry_run:
             return result
         if plan.conflicts:
@@ -151,8 +155,7 @@ def rollback(
         extra: dict[str, object] = {"rollback_to": to}
         if scopes is not None:
             extra["paths"] = scopes
-        steps = deletions_first(plan.steps)
-        snapshot = recorder.apply("rollback", steps, info.with_metadata(**extra))
+        snapshot = recorder.apply("rollback", plan.steps, info.with_metadata(**extra))
         return result.model_copy(update={"snapshot": snapshot})
 
 
@@ -241,6 +244,8 @@ def _plan(
                 continue
             plan.steps.append(Step(path, before.get(path), content, then.mode))
             (plan.recreated if now is None else plan.restored).append(path)
+    # The order the real run writes in, checked as such (the dry run checks the same).
+    plan.steps = deletions_first(plan.steps)
     conflicting = {c.path for c in plan.conflicts}
     plan.conflicts.extend(
         c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
