@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import Result
 
 from snapline import Workspace
 from tests.cli.conftest import Invoke
@@ -41,7 +42,7 @@ class Session:
         assert self.run("record", "-m", "after").exit_code == 0
         self.after = self.oracle.commit("after")
 
-    def run(self, *args: str):  # noqa: ANN201 - typer's Result
+    def run(self, *args: str) -> Result:
         return self.cli("--root", str(self.root), *args)
 
     def restore(self, args: list[str], tree: str) -> None:
