@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from snapline import RevertResult, RollbackResult, Workspace
 from tests.snapshots.gitoracle import AFTER, BEFORE, CASES, Oracle, is_exact, materialise, state
@@ -143,3 +145,34 @@ def test_the_issue_repro_empties_a_flat_directory(root: Path) -> None:
         result = ws.undo()
         assert sorted(result.deleted) == ["pkg/a", "pkg/b"]
         assert not (root / "pkg").exists()
+
+
+def _mixed(choices: list[bool]) -> dict[str, tuple[str, bytes]]:
+    """A state with, for each case in order, its ``before`` (True) or its ``after`` side."""
+    mixed: dict[str, tuple[str, bytes]] = {}
+    for pick, (before, after) in zip(choices, CASES.values(), strict=True):
+        mixed.update(before if pick else after)
+    return state(mixed)
+
+
+_SIDES = st.lists(st.booleans(), min_size=len(CASES), max_size=len(CASES))
+
+
+@given(first=_SIDES, second=_SIDES, command=st.sampled_from(["rollback", "undo", "revert"]))
+def test_a_dry_run_is_a_promise_on_mixed_trees(
+    tmp_path_factory: pytest.TempPathFactory, first: list[bool], second: list[bool], command: str
+) -> None:
+    # Any mix of the cases' sides, one way then the other: the dry run answers without
+    # a conflict, and the real run does exactly what it promised, to git's tree.
+    base = tmp_path_factory.mktemp("mixed")
+    root = base / "ws"
+    root.mkdir()
+    before, after = _mixed(first), _mixed(second)
+    if before == after:
+        after = state({})
+    history = History(root, base / "oracle.git", before, after)
+    try:
+        call = {"rollback": _rollback(1), "undo": _undo, "revert": _revert(2)}[command]
+        history.restore(call, history.before)
+    finally:
+        history.ws.close()
