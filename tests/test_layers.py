@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.scanning",
         "snapline.atomic",
         "snapline.overlap",
+        "snapline.temp_names",
         "snapline.content",
         "snapline.diffing",
         "snapline.hashing",

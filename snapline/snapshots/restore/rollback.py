@@ -11,9 +11,12 @@ touches the disk, and the writes go through the journal, all or nothing.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from snapline.paths import UnknownPathError
 from snapline.snapshots.info import EXTERNAL_TOOL, SnapshotInfo
 from snapline.snapshots.read.history import (
     Version,
@@ -33,7 +36,7 @@ from snapline.snapshots.record.plan import (
 )
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.results import Conflict, RollbackResult
-from snapline.store import ChangeRow
+from snapline.store import ChangeRow, StoreReader
 
 __all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]
 
@@ -110,6 +113,8 @@ def rollback(
 
     Raises:
         SnapshotNotFoundError: If there is no snapshot ``to``.
+        UnknownPathError: If a path is neither on disk nor ever in the history (itself
+            or anything under it).
         RollbackConflictError: If files were changed outside snapline (and ``force`` is
             false), or a path cannot be written safely; nothing is written.
         ContentMismatchError: If a rebuilt content does not match its recorded hash.
@@ -117,6 +122,7 @@ def rollback(
     """
     scopes = None if paths is None else sorted(set(paths))
     with recorder.writing():
+        _refuse_unknown(recorder.root, recorder.store, scopes)
         plan = _plan(recorder, reconstructor, to, scopes)
         # Keep what the drift check learnt: without it, files hashed too soon after
         # they were written (racy) were re-read on every rollback (measured: 9,992 of
@@ -136,6 +142,10 @@ def rollback(
             ).snapshot()
             plan = _plan(recorder, reconstructor, to, scopes)
         result = plan.result(to, dry_run).model_copy(update={"external": external})
+        if plan.steps:
+            # Before the dry run returns too: a latest snapshot the real run would
+            # refuse to build on must not get a promise.
+            recorder.check_tip()
         if dry_run:
             return result
         if plan.conflicts:
@@ -145,9 +155,41 @@ def rollback(
         extra: dict[str, object] = {"rollback_to": to}
         if scopes is not None:
             extra["paths"] = scopes
-        steps = deletions_first(plan.steps)
-        snapshot = recorder.apply("rollback", steps, info.with_metadata(**extra))
+        snapshot = recorder.apply("rollback", plan.steps, info.with_metadata(**extra))
         return result.model_copy(update={"snapshot": snapshot})
+
+
+def _refuse_unknown(root: Path, store: StoreReader, scopes: list[str] | None) -> None:
+    """Refuse a path neither on disk nor ever in the history (itself or under it): a typo.
+
+    Rolling it back would only find "nothing to change", as recording a path neither
+    on disk nor tracked would; both refuse it (``UnknownPathError``, a usage error).
+    """
+    if not scopes:
+        return
+    with store.read():
+        unknown = [s for s in scopes if not (store.state.get([s]) or store.state.under(s))]
+        if not unknown:
+            return  # the usual case: every path is tracked now
+        had: set[str] = set()
+        for _, path, old_path in store.changes.paths(0, store.snapshots.latest_number() or 0):
+            had.add(path)
+            if old_path is not None:
+                had.add(old_path)
+    for scope in unknown:
+        if not any(in_scope(path, [scope]) for path in had) and not _on_disk(root, scope):
+            raise UnknownPathError(scope, "roll back")
+
+
+def _on_disk(root: Path, path: str) -> bool:
+    # As recording decides: there (even out of reach, which detection notes) or not.
+    try:
+        os.lstat(root.joinpath(*path.split("/")))
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _plan(
@@ -202,6 +244,8 @@ def _plan(
                 continue
             plan.steps.append(Step(path, before.get(path), content, then.mode))
             (plan.recreated if now is None else plan.restored).append(path)
+    # The order the real run writes in, checked as such (the dry run checks the same).
+    plan.steps = deletions_first(plan.steps)
     conflicting = {c.path for c in plan.conflicts}
     plan.conflicts.extend(
         c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
