@@ -22,7 +22,8 @@ test: lint typecheck
 
 # The replay of real histories (tests/replay/) in full: every commit of every bundle in
 # tests/fixtures/, restored and checked every 5th snapshot, and this checkout's own
-# first-parent git history the same way (when it has a .git). `make test` replays a slice.
+# first-parent git history the same way (when it has a .git). `make test` replays the
+# bundles with a check point every 10th and 40th snapshot.
 test-deep: lint typecheck
 	SNAPLINE_REPLAY=deep $(BIN)/python -m pytest -q tests/replay
 

@@ -1,9 +1,10 @@
 """Real histories replayed: every restore of snapline against git's own trees.
 
-``SNAPLINE_REPLAY=short`` (the default, what ``make test`` runs) replays a slice of each
-bundle in tests/fixtures/; ``SNAPLINE_REPLAY=deep`` (``make test-deep``) replays every
-commit of each bundle with more check points, and the first-parent history of this
-checkout's own git repository when there is one.
+``SNAPLINE_REPLAY=short`` (the default, what ``make test`` runs) records every commit of
+each bundle in tests/fixtures/ but restores at few check points (about a minute in
+all); ``SNAPLINE_REPLAY=deep`` (``make test-deep``) restores at every 5th snapshot, and
+replays the first-parent history of this checkout's own git repository too, when there
+is one.
 """
 
 from __future__ import annotations
