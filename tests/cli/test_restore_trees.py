@@ -119,3 +119,46 @@ def test_a_dry_run_refused_is_refused_for_real_too(cli: Invoke, root: Path, tmp_
     assert json.loads(real.stdout)["kind"] == "RollbackConflictError"
     assert (root / "x" / "untracked.txt").read_text() == "mine\n"
     assert conflicts[0]["message"] in real.stderr  # the same first conflict, word for word
+
+
+def test_a_forced_dry_run_promises_what_the_forced_run_does(
+    cli: Invoke, root: Path, tmp_path: Path
+) -> None:
+    # An untracked file inside the directory a rollback turns back into a file: --force
+    # records it first, then deletes it with the directory (it stays in the history).
+    before, after = (state(side) for side in CASES["directory-to-file"])
+    session = Session(cli, root, tmp_path / "oracle.git", after, before)
+    (root / "x" / "untracked.txt").write_text("mine\n")
+    dry = session.run("rollback", "--to", "1", "--force", "--dry-run", "--json")
+    assert dry.exit_code == 0, dry.output  # 615ec5a: 0, yet the rollback could not be done
+    promised = json.loads(dry.stdout)
+    assert {c["kind"] for c in promised["conflicts"]} == {"untracked"}
+    done = session.run("rollback", "--to", "1", "--force", "--json")
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.stdout)
+    assert result["external"] is not None
+    assert {k: result[k] for k in _CHANGES if k in result} == {
+        k: promised[k] for k in _CHANGES if k in promised
+    }
+    problem = is_exact(session.oracle, session.before)
+    assert problem is None, problem
+    # What --force recorded first is in the history: it can be brought back.
+    assert session.run("rollback", "--to", str(result["external"]["number"])).exit_code == 0
+    assert (root / "x" / "untracked.txt").read_text() == "mine\n"
+
+
+def test_a_forced_dry_run_refused_is_refused_for_real_too(
+    cli: Invoke, root: Path, tmp_path: Path
+) -> None:
+    # An ignored file is never recorded, so --force cannot settle it: both refuse.
+    before, after = (state(side) for side in CASES["directory-to-file"])
+    session = Session(cli, root, tmp_path / "oracle.git", after, before)
+    (root / ".gitignore").write_text("*.log\n")
+    assert session.run("record", "-m", "ignore logs").exit_code == 0
+    (root / "x" / "build.log").write_text("ignored\n")
+    dry = session.run("rollback", "--to", "1", "x", "--force", "--dry-run", "--json")
+    assert dry.exit_code == 1, dry.output
+    assert [c["kind"] for c in json.loads(dry.stdout)["conflicts"]] == ["in-the-way"]
+    real = session.run("rollback", "--to", "1", "x", "--force")
+    assert real.exit_code == 1 and "x/build.log" in real.stderr
+    assert (root / "x" / "build.log").read_text() == "ignored\n"

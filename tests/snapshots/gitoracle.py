@@ -105,6 +105,10 @@ CASES: dict[str, tuple[State, State]] = {
         {"d/f.txt": ("file", b"f\n"), "d/sub/g.txt": ("file", b"g\n")},
         {"d": ("link", b"src")},
     ),
+    "file-moved-over-its-directory": (
+        {"mv/f": ("file", b"moved\n")},
+        {"mv": ("file", b"moved\n")},  # recorded as a rename of mv/f to mv
+    ),
     "file-to-symlink": ({"fl": ("exec", b"#!/bin/sh\n")}, {"fl": ("link", b"src/app.py")}),
     "case-only-rename": (
         {"Case.txt": ("file", b"case\n"), "Dir/in.txt": ("file", b"in\n")},

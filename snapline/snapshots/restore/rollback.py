@@ -35,12 +35,10 @@ from snapline.snapshots.record.plan import (
     unsafe_conflict,
 )
 from snapline.snapshots.record.recorder import Recorder
-from snapline.snapshots.results import Conflict, RollbackResult
+from snapline.snapshots.results import FORCEABLE, Conflict, RollbackResult
 from snapline.store import ChangeRow, StoreReader
 
 __all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]
-
-_OUTSIDE = frozenset({"modified", "deleted", "untracked"})
 
 
 class RollbackConflictError(ConflictsError):
@@ -69,7 +67,7 @@ class _Plan:
     @property
     def outside(self) -> bool:
         """Whether some conflict is an outside change that recording would settle."""
-        return any(c.kind in _OUTSIDE for c in self.conflicts)
+        return any(c.kind in FORCEABLE for c in self.conflicts)
 
     def result(self, target: int, dry_run: bool) -> RollbackResult:
         return RollbackResult(
@@ -123,7 +121,7 @@ def rollback(
     scopes = None if paths is None else sorted(set(paths))
     with recorder.writing():
         _refuse_unknown(recorder.root, recorder.store, scopes)
-        plan = _plan(recorder, reconstructor, to, scopes)
+        plan = _plan(recorder, reconstructor, to, scopes, force=force)
         # Keep what the drift check learnt: without it, files hashed too soon after
         # they were written (racy) were re-read on every rollback (measured: 9,992 of
         # 10,000 files in one rollback of a fresh workspace).
@@ -193,12 +191,20 @@ def _on_disk(root: Path, path: str) -> bool:
 
 
 def _plan(
-    recorder: Recorder, reconstructor: Reconstructor, to: int, scopes: list[str] | None
+    recorder: Recorder,
+    reconstructor: Reconstructor,
+    to: int,
+    scopes: list[str] | None,
+    *,
+    force: bool = False,
 ) -> _Plan:
     """Compare the target state with what is on disk now, without writing anything.
 
     Paths changed outside snapline are planned from their disk state (what a forced
-    rollback sees once it has recorded them) and reported as conflicts.
+    rollback sees once it has recorded them) and reported as conflicts. With ``force``
+    they are also checked as recorded (an untracked file the plan deletes is then no
+    obstacle), so a forced dry run promises what the forced run, which records them
+    and plans again, will do.
     """
     store = recorder.store
     plan = _Plan()
@@ -224,6 +230,7 @@ def _plan(
             else:
                 current[drift.path] = Version(drift.disk.hash, drift.disk.mode)
         plan.conflicts.extend(drift_conflicts(detection, relevant=known.keys() | target.keys()))
+        tracked = current if force else before
         for path in sorted(current.keys() | target.keys()):
             now, then = current.get(path), target.get(path)
             if now == then:
@@ -233,7 +240,7 @@ def _plan(
                 plan.conflicts.append(unsafe)
                 continue
             if then is None:
-                plan.steps.append(Step(path, before.get(path), None, None))
+                plan.steps.append(Step(path, tracked.get(path), None, None))
                 plan.deleted.append(path)
                 continue
             try:
@@ -242,7 +249,7 @@ def _plan(
             except ContentUnavailableError as error:
                 plan.conflicts.append(Conflict(path=path, kind="unavailable", message=str(error)))
                 continue
-            plan.steps.append(Step(path, before.get(path), content, then.mode))
+            plan.steps.append(Step(path, tracked.get(path), content, then.mode))
             (plan.recreated if now is None else plan.restored).append(path)
     # The order the real run writes in, checked as such (the dry run checks the same).
     plan.steps = deletions_first(plan.steps)
