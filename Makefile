@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench bench-full bench-peers screenshot clean
+.PHONY: demo test test-deep lint typecheck bench bench-full bench-peers screenshot clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,13 @@ demo: $(STAMP)
 # The README's test command, and what CI runs: lint, types, then the tests.
 test: lint typecheck
 	$(BIN)/python -m pytest -q
+
+# The replay of real histories (tests/replay/) in full: every commit of every bundle in
+# tests/fixtures/, restored and checked every 5th snapshot, and this checkout's own
+# first-parent git history the same way (when it has a .git). `make test` replays the
+# bundles with a check point every 10th and 40th snapshot.
+test-deep: lint typecheck
+	SNAPLINE_REPLAY=deep $(BIN)/python -m pytest -q tests/replay
 
 lint: $(STAMP)
 	$(BIN)/ruff check snapline tests scripts benchmarks

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
-import secrets
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapline.overlap import in_parallel
+from snapline.temp_names import TEMP_MARKER, is_temp_name, temp_name, temp_prefix
 
 __all__ = [
     "TEMP_MARKER",
@@ -32,74 +31,9 @@ __all__ = [
     "write_file",
 ]
 
-TEMP_MARKER = ".snapline-tmp-"
-"""What every temporary name holds; see :func:`temp_name` for the whole pattern."""
-
-# A temporary name is ".<head>.snapline-tmp-<check><random>": <head> is the target's name
-# (or, past _HEAD_MAX bytes, its start and a hash of the whole name, so that any legal
-# name, up to NAME_MAX = 255 bytes, gives a temporary name that fits too), <check> is 8 hex
-# digits of SHA-256 of <head> and <random> 8 more. The check is what makes the pattern
-# exact: a user's file that merely looks like one ("notes.snapline-tmp-x.txt",
-# ".a.snapline-tmp-0123456789abcdef") is not one of ours, and is tracked like any file.
-_HEAD_MAX = 200
-_NAME_HASH = 8
-_CHECK = 8
-_RANDOM = 8
-_TAIL = len(TEMP_MARKER) + _CHECK + _RANDOM
-_HEX = frozenset("0123456789abcdef")
-
-
 # Git-style file modes: the only ones a snapshot records.
 _EXECUTABLE = 0o100755
 _SYMLINK = 0o120000
-
-
-def is_temp_name(name: str) -> bool:
-    """Whether a directory entry is one of our temporary files (left by a crash).
-
-    Args:
-        name: A file name, or a path (its last component is checked).
-
-    Returns:
-        True only for a name :func:`temp_name` can produce.
-    """
-    name = name.rpartition("/")[2]
-    if (
-        len(name) < _TAIL + 2
-        or name[0] != "."
-        or name[-_TAIL : -_TAIL + len(TEMP_MARKER)] != (TEMP_MARKER)
-    ):
-        return False
-    digits = name[-_CHECK - _RANDOM :]
-    return _HEX.issuperset(digits) and digits[:_CHECK] == _check(name[1:-_TAIL])
-
-
-def temp_prefix(name: str) -> str:
-    """The start shared by every temporary name :func:`temp_name` makes for ``name``.
-
-    Only our temporary files for ``name`` start with it (it holds a hash of ``name``),
-    so leftovers of a crash can be found by prefix.
-
-    Args:
-        name: The target's file name (its last component).
-
-    Returns:
-        ``.<head>.snapline-tmp-<check>``.
-    """
-    head = _head(name)
-    return f".{head}{TEMP_MARKER}{_check(head)}"
-
-
-def temp_name(name: str) -> str:
-    """A fresh temporary name, in the same directory, for writing the file ``name``.
-
-    Args:
-        name: The target's file name (its last component).
-
-    Returns:
-        A name of at most 1 + 200 + 30 bytes that :func:`is_temp_name` recognises.
-    """
-    return temp_prefix(name) + secrets.token_hex(_RANDOM // 2)
 
 
 def write_file(path: Path, data: bytes, mode: int) -> None:
@@ -116,14 +50,15 @@ def write_file(path: Path, data: bytes, mode: int) -> None:
     added where the file is readable, or all removed. A new file gets the umask's
     defaults (0666 or 0777 filtered by the umask).
     """
-    _write_in_place(path, data, mode)
-    _fsync(path.parent)
+    for directory in dict.fromkeys(_write_in_place(path, data, mode).changed):
+        _fsync(directory)
 
 
-def _write_in_place(path: Path, data: bytes, mode: int) -> None:
-    # write_file but for the fsync of the directory, which is the caller's.
-    _make_parents(path)
-    _replace_directory_with_file(path)
+def _write_in_place(path: Path, data: bytes, mode: int) -> _Changes:
+    # write_file but for the fsync of the directories, which is the caller's.
+    changes = _make_parents(path)
+    if _replace_directory_with_file(path):
+        changes.removed.append(path)
     temp = _write_temp(path, data, mode, sync=True)
     try:
         os.replace(temp, path)
@@ -131,6 +66,8 @@ def _write_in_place(path: Path, data: bytes, mode: int) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+    changes.changed.append(path.parent)
+    return changes
 
 
 def _write_temp(path: Path, data: bytes, mode: int, *, sync: bool) -> Path:
@@ -163,9 +100,11 @@ def move_file(source: Path, target: Path) -> None:
     store directory). Missing parents of ``target`` are created; whatever file stood at
     ``target`` is replaced.
     """
-    _make_parents(target)
+    changes = _make_parents(target)
     _replace_directory_with_file(target)
     os.replace(source, target)
+    for directory in changes.changed:
+        _fsync(directory)
     _fsync(target.parent)
     if source.parent != target.parent:
         _fsync(source.parent)
@@ -178,25 +117,35 @@ def remove_file(path: Path, *, root: Path | None = None) -> None:
         path: The file to remove; a missing file is not an error.
         root: When given, empty parent directories are removed up to (not including) it.
     """
-    changed = _remove(path, root)
-    if changed is not None:
-        _fsync(changed)
+    for directory in _remove(path, root).changed:
+        _fsync(directory)
 
 
-def _remove(path: Path, root: Path | None) -> Path | None:
-    """:func:`remove_file` but for the fsync: the directory to fsync, if any changed."""
+@dataclass
+class _Changes:
+    """What one write or removal did to directories: those to fsync, those it removed."""
+
+    changed: list[Path] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+
+
+def _remove(path: Path, root: Path | None) -> _Changes:
+    """:func:`remove_file` but for the fsync: the directory to fsync, and those removed."""
+    changes = _Changes()
     try:
         os.unlink(path)
     except FileNotFoundError:
-        return None
+        return changes
     parent = path.parent
     while root is not None and parent != root and root in parent.parents:
         try:
             os.rmdir(parent)
         except OSError:
             break
+        changes.removed.append(parent)
         parent = parent.parent
-    return parent
+    changes.changed.append(parent)
+    return changes
 
 
 @dataclass(frozen=True)
@@ -252,14 +201,20 @@ class WriteBatch:
 
     def write(self, path: Path, data: bytes, mode: int) -> None:
         """Write a file that could not be staged now, as :func:`write_file` does."""
-        _write_in_place(path, data, mode)
-        self._directories[path.parent] = None
+        self._note(_write_in_place(path, data, mode))
 
     def remove(self, path: Path, *, root: Path | None = None) -> None:
         """Remove a file, as :func:`remove_file` does."""
-        changed = _remove(path, root)
-        if changed is not None:
-            self._directories[changed] = None
+        self._note(_remove(path, root))
+
+    def _note(self, changes: _Changes) -> None:
+        # A directory the batch removed (emptied by a removal, or replaced by a file)
+        # is no longer there to fsync: its parent, noted instead, makes the removal
+        # durable. One created again later in the batch is noted again by that write.
+        for directory in changes.removed:
+            self._directories.pop(directory, None)
+        for directory in changes.changed:
+            self._directories[directory] = None
 
     def finish(self) -> None:
         """Fsync every directory a rename or removal changed, once each (``OSError``)."""
@@ -297,21 +252,6 @@ def _temp_name(path: Path) -> Path:
     return path.with_name(temp_name(path.name))
 
 
-def _head(name: str) -> str:
-    raw = os.fsencode(name)
-    if len(raw) <= _HEAD_MAX:
-        return name
-    cut = _HEAD_MAX - _NAME_HASH - 1
-    while cut and raw[cut] & 0xC0 == 0x80:
-        cut -= 1  # not inside a UTF-8 sequence
-    digest = hashlib.sha256(raw).hexdigest()[:_NAME_HASH]
-    return f"{os.fsdecode(raw[:cut])}~{digest}"
-
-
-def _check(head: str) -> str:
-    return hashlib.sha256(os.fsencode(head)).hexdigest()[:_CHECK]
-
-
 def _permissions(path: Path, *, executable: bool) -> int:
     try:
         info = os.lstat(path)
@@ -328,23 +268,35 @@ def _permissions(path: Path, *, executable: bool) -> int:
     return bits & ~0o111
 
 
-def _make_parents(path: Path) -> None:
+def _make_parents(path: Path) -> _Changes:
+    """Create the missing parents of ``path``; the directories whose entries changed."""
+    changes = _Changes()
     parent = path.parent
-    if not parent.is_dir():
-        with contextlib.suppress(FileNotFoundError):
-            # A file standing where a directory must go (the file was replaced by a
-            # directory in the version being written).
-            if not stat.S_ISDIR(os.lstat(parent).st_mode):
-                os.unlink(parent)
-        parent.mkdir(parents=True, exist_ok=True)
+    if parent.is_dir():
+        return changes
+    with contextlib.suppress(FileNotFoundError):
+        # A file standing where a directory must go (the file was replaced by a
+        # directory in the version being written).
+        if not stat.S_ISDIR(os.lstat(parent).st_mode):
+            os.unlink(parent)
+    missing = [parent]
+    while not missing[-1].parent.is_dir():
+        missing.append(missing[-1].parent)
+    parent.mkdir(parents=True, exist_ok=True)
+    # Each new directory is an entry in the one above it: durable once that is fsynced.
+    changes.changed.extend(directory.parent for directory in reversed(missing))
+    return changes
 
 
-def _replace_directory_with_file(path: Path) -> None:
+def _replace_directory_with_file(path: Path) -> bool:
+    """Remove an (empty) directory standing at ``path``; whether there was one."""
     # A directory standing where a file must go can only be replaced when it is empty:
     # anything inside it is data that the caller must deal with first.
     with contextlib.suppress(FileNotFoundError):
         if stat.S_ISDIR(os.lstat(path).st_mode):
             os.rmdir(path)
+            return True
+    return False
 
 
 # What a filesystem answers when it cannot open or fsync a directory (or file) at all

@@ -46,6 +46,7 @@ __all__ = [
     "AlreadyInitializedError",
     "NotInitializedError",
     "Opened",
+    "RootNotADirectoryError",
     "UnsafeRootError",
     "create_store",
     "find_root",
@@ -74,6 +75,26 @@ class AlreadyInitializedError(SnaplineError):
             f"{root} already has a snapline store in {STORE_DIR}/; open it instead, "
             "or delete that directory to start over"
         )
+
+
+class RootNotADirectoryError(SnaplineError, NotADirectoryError):
+    """``init`` was pointed at a path that is not a directory (or does not exist).
+
+    A usage error (exit 2); it is also a ``NotADirectoryError``, as it always was.
+
+    Attributes:
+        path: The root.
+    """
+
+    exit_code = 2
+
+    def __init__(self, root: Path) -> None:
+        self.path = str(root)
+        super().__init__(f"{root} is not a directory; create it first")
+
+    def __str__(self) -> str:
+        # OSError's own str() would show the arguments as a tuple.
+        return str(self.args[0])
 
 
 class UnsafeRootError(SnaplineError):
@@ -139,12 +160,12 @@ def create_store(
             that exists is never replaced.
         StoreBusyError: If another init held the store past ``timeout``.
         UnsafeRootError: If the root is ``/`` or the home directory and not forced.
-        NotADirectoryError: If the root is not a directory.
+        RootNotADirectoryError: If the root is not a directory (a ``NotADirectoryError``).
     """
     from snapline.store.ledger.store import LedgerStore
 
     if not path.is_dir():
-        raise NotADirectoryError(f"{path} is not a directory; create it first")
+        raise RootNotADirectoryError(path)
     _refuse_dangerous_root(path, force)
     store_dir = path / STORE_DIR
     if _has_store(store_dir):

@@ -21,6 +21,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from snapline.errors import SnaplineError
+from snapline.unknown_path import UnknownPathError
 
 __all__ = [
     "GIT_DIR",
@@ -28,6 +29,7 @@ __all__ = [
     "STORE_DIR",
     "OutputInStoreError",
     "ProtectedPathError",
+    "UnknownPathError",
     "UnsafePathError",
     "UnsafeRecordError",
     "check_recorded",

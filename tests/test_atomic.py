@@ -189,6 +189,45 @@ def test_a_batch_stages_only_what_needs_nothing_changed_first(tmp_path: Path) ->
     assert (tmp_path / "missing" / "x").read_bytes() == b"x"
 
 
+def test_a_batch_never_fsyncs_a_directory_it_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 25: the directory of the first removal was queued for its fsync, and the
+    # second removal emptied and deleted it: finish() raised FileNotFoundError.
+    synced = _recorded_fsyncs(monkeypatch)
+    root = tmp_path / "root"
+    for name in ("pkg/a", "pkg/b", "deep/x/y/z", "deep/x/w", "deep/top", "keep/k", "keep/sub/s"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"old")
+    batch = atomic.WriteBatch()
+    for name in ("pkg/a", "pkg/b", "deep/x/y/z", "deep/x/w", "deep/top", "keep/sub/s"):
+        batch.remove(root / name, root=root)
+    batch.finish()
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == ["keep", "keep/k"]
+    # The directories that stay, where the entries changed: the root and keep/.
+    assert sorted(synced) == [root, root / "keep"]
+
+
+def test_a_batch_fsyncs_the_parent_of_each_directory_it_creates_or_replaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced = _recorded_fsyncs(monkeypatch)
+    root = tmp_path / "root"
+    (root / "x").mkdir(parents=True)
+    (root / "x" / "one").write_bytes(b"one")
+    (root / "f").write_bytes(b"a file where a directory goes")
+    batch = atomic.WriteBatch()
+    batch.remove(root / "x" / "one", root=root)  # empties and removes x/
+    batch.write(root / "x", b"x is a file now", 0o100644)
+    batch.remove(root / "f", root=root)
+    batch.write(root / "f" / "g" / "h", b"deep", 0o100644)  # f/ and f/g/ are new
+    batch.finish()
+    assert (root / "x").read_bytes() == b"x is a file now"
+    assert (root / "f" / "g" / "h").read_bytes() == b"deep"
+    # Each new directory is an entry of the one above it: those are fsynced, once each.
+    assert sorted(synced) == [root, root / "f", root / "f" / "g"]
+
+
 def test_an_aborted_batch_leaves_no_temporary_file(tmp_path: Path) -> None:
     (tmp_path / "f").write_bytes(b"old")
     batch = atomic.WriteBatch()

@@ -131,7 +131,10 @@ def _root(
             help="Seconds to wait for another snapline process holding the store.",
         ),
     ] = DEFAULT_TIMEOUT,
-    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an error.")] = False,
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", help="Show the traceback of an error (also: SNAPLINE_DEBUG=1)."),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option(
@@ -143,7 +146,7 @@ def _root(
 
     The store is found like git finds .git: from the current directory upwards.
     Exit codes: 0 ok, 1 validation or sync failure, 2 usage error, 3 corrupt or
-    unreadable store, 4 store busy. See docs/cli.md.
+    unreadable store, 4 store busy, 70 internal error (a bug). See docs/cli.md.
     """
     ctx.obj = State(root=root, timeout=timeout, debug=debug)
 

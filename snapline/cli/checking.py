@@ -152,7 +152,7 @@ def _report_error(error: Exception, *, as_json: bool, debug: bool) -> int:
     # CI reads the annotations and the JSON: an unreadable store is reported the same
     # way as any other problem, then exits with the error's own code.
     from snapline import Problem
-    from snapline.cli.errors import describe, error_json, exit_code_for
+    from snapline.cli.errors import describe, error_json, exit_code_for, kind_of
     from snapline.cli.output import echo, echo_json, github_annotation
 
     message, code = describe(error)
@@ -166,7 +166,7 @@ def _report_error(error: Exception, *, as_json: bool, debug: bool) -> int:
             {
                 "ok": False,
                 "problems": [problem.model_dump(mode="json")],
-                **error_json(message, type(error).__name__, code),
+                **error_json(message, kind_of(error), code),
             }
         )
     else:

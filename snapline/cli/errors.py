@@ -1,12 +1,16 @@
 """The one place that turns an exception into an exit code and one line on stderr.
 
-Exit codes (docs/cli.md): 0 success; 1 a validation or sync failure; 2 a usage error;
-3 a corrupt or unreadable store; 4 the store is busy. A :class:`~snapline.SnaplineError`
-says its own code in ``exit_code``; usage errors found by the argument parser exit 2
-before any of this runs.
+Exit codes (docs/cli.md): 0 success; 1 a validation or sync failure (also whatever the
+operating system refuses: an ``OSError``); 2 a usage error, only; 3 a corrupt or
+unreadable store; 4 the store is busy; 70 an internal error, a bug in snapline
+(``EX_SOFTWARE`` of BSD's sysexits.h). A :class:`~snapline.SnaplineError` says its own
+code in ``exit_code``; usage errors found by the argument parser exit 2 before any of
+this runs.
 
 With ``--json`` an error is also one JSON object on stdout, so a tool reading stdout
-never meets an empty one: ``{"error": message, "kind": class name, "exit_code": n}``.
+never meets an empty one: ``{"error": message, "kind": class name, "exit_code": n}``;
+an internal error's kind is ``InternalError``. ``--debug`` (or ``SNAPLINE_DEBUG=1``, for
+the paths that start without the typer application) prints the traceback first.
 Messages name the command line's options, never the library's arguments.
 """
 
@@ -14,18 +18,23 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sys
+import traceback
 from typing import Any
 
 __all__ = [
     "EXIT_BUSY",
     "EXIT_CORRUPT",
     "EXIT_FAILURE",
+    "EXIT_INTERNAL",
     "EXIT_OK",
     "EXIT_USAGE",
+    "INTERNAL_KIND",
     "describe",
     "error_json",
     "exit_code_for",
+    "kind_of",
 ]
 
 EXIT_OK = 0
@@ -33,10 +42,15 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_CORRUPT = 3
 EXIT_BUSY = 4
+EXIT_INTERNAL = 70
+"""A bug in snapline: sysexits.h's ``EX_SOFTWARE``, far from the codes given meanings
+above (so a CI script never takes a crash for a typo, 2, or a failed check, 1), below
+126-255, which shells use for "cannot run" and signals, and unused by ``run`` itself
+(which passes its command's code through only when the command ran)."""
 
-# A path the user named that is not there or not the right kind of thing is a usage
-# error; anything else the OS refuses (permissions, a full disk) is a failure.
-_USAGE_OS_ERRORS = (FileNotFoundError, NotADirectoryError, IsADirectoryError, FileExistsError)
+INTERNAL_KIND = "InternalError"
+"""The ``kind`` of an internal error under ``--json`` (the exception's own class is in
+the message): a tool can tell a crash from every error snapline raises on purpose."""
 
 
 def exit_code_for(error: Exception, *, debug: bool = False, as_json: bool = False) -> int:
@@ -44,22 +58,26 @@ def exit_code_for(error: Exception, *, debug: bool = False, as_json: bool = Fals
 
     Args:
         error: What a command raised.
-        debug: Re-raise instead, so the traceback is shown (``--debug``).
+        debug: Print the traceback on stderr first (``--debug``; also when the
+            environment sets ``SNAPLINE_DEBUG=1``).
         as_json: Also print the error as one JSON object on stdout (``--json``).
 
     Returns:
         The exit code (docs/cli.md).
 
     Raises:
-        Exception: ``error`` itself, with ``debug``, or for a broken pipe (the argument
-            parser's caller exits quietly on one).
+        OSError: ``error`` itself for a broken pipe (the caller exits quietly on one).
     """
-    if debug or (isinstance(error, OSError) and error.errno == errno.EPIPE):
+    if isinstance(error, OSError) and error.errno == errno.EPIPE:
         raise error
+    if debug or os.environ.get("SNAPLINE_DEBUG") == "1":
+        # The traceback first, then the same one line and the same exit code as
+        # without --debug: a script sees the same code either way.
+        traceback.print_exception(error, file=sys.stderr)
     message, code = describe(error)
     _say(message)
     if as_json:
-        _print_json(error_json(message, type(error).__name__, code))
+        _print_json(error_json(message, kind_of(error), code))
     return code
 
 
@@ -70,14 +88,27 @@ def describe(error: Exception) -> tuple[str, int]:
     if isinstance(error, SnaplineError):
         return _cli_wording(error), int(error.exit_code)
     if isinstance(error, OSError):
-        code = EXIT_USAGE if isinstance(error, _USAGE_OS_ERRORS) else EXIT_FAILURE
-        return _os_message(error), code
+        # What the operating system refused or reported (permission denied, a full
+        # disk, a file that vanished or changed kind meanwhile) is a failure, never a
+        # usage error: a path the user typed wrong is refused before anything runs,
+        # by the errors that say so (UnknownPathError, UnsafePathError...).
+        return _os_message(error), EXIT_FAILURE
     # A bug in snapline: still one line (tracebacks are for --debug), but say so.
     return (
-        f"internal error: {type(error).__name__}: {error}; "
-        "rerun with --debug for the traceback and report it",
-        EXIT_FAILURE,
+        f"internal error (a bug in snapline): {type(error).__name__}: {error}; please "
+        "report it to the snapline maintainers with `snapline --version` and the traceback "
+        "that the same command prints with --debug (or SNAPLINE_DEBUG=1)",
+        EXIT_INTERNAL,
     )
+
+
+def kind_of(error: Exception) -> str:
+    """The ``kind`` of ``error`` under ``--json``: its class name, or ``InternalError``."""
+    from snapline.errors import SnaplineError
+
+    if isinstance(error, (SnaplineError, OSError)):
+        return type(error).__name__
+    return INTERNAL_KIND
 
 
 def error_json(message: str, kind: str, code: int) -> dict[str, Any]:

@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DryRunOption", "ForceOption", "confirmed", "register", "render_result"]
 
-# Conflict kinds that recording the disk settles (resync, or --force).
-_OUTSIDE_CHANGES = frozenset({"modified", "deleted", "untracked"})
-
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Only show what would change; exit 1 on conflicts.")
 ]
@@ -54,9 +51,15 @@ def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force
         echo_json(model_json(result))
     else:
         echo_restore(result)
-    if result.dry_run and result.conflicts and not force:
+    # Exit 1 exactly when the real run would be refused: with --force, only for the
+    # conflicts that recording the outside changes does not settle (a dry run is a
+    # promise; it said yes to an untracked file in the way before issue 25).
+    blocking = result.blocking(force=force)
+    if result.dry_run and blocking:
         if not as_json:
-            outside = any(c.kind in _OUTSIDE_CHANGES for c in result.conflicts)
+            from snapline.snapshots.results import FORCEABLE
+
+            outside = any(c.kind in FORCEABLE for c in blocking)
             advice = (
                 "record the outside changes with `snapline resync -m TEXT` first, or pass --force"
                 if outside
@@ -64,7 +67,7 @@ def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force
             )
             echo(
                 f"snapline: error: the real run would be refused: "
-                f"{plural(len(result.conflicts), 'conflict')}; {advice}",
+                f"{plural(len(blocking), 'conflict')}; {advice}",
                 err=True,
             )
         raise typer.Exit(EXIT_FAILURE)

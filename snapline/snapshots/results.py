@@ -10,7 +10,10 @@ from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.snapshot import Snapshot
 from snapline.values import FrozenModel
 
-__all__ = ["Conflict", "ModifiedFile", "Move", "RevertResult", "RollbackResult"]
+__all__ = ["FORCEABLE", "Conflict", "ModifiedFile", "Move", "RevertResult", "RollbackResult"]
+
+FORCEABLE = frozenset({"modified", "deleted", "untracked"})
+"""Conflict kinds a forced rollback settles, by recording the outside change first."""
 
 
 class Conflict(FrozenModel):
@@ -65,6 +68,15 @@ class RollbackResult(FrozenModel):
         """Every path the rollback writes or removes, sorted."""
         return tuple(sorted((*self.restored, *self.deleted, *self.recreated)))
 
+    def blocking(self, *, force: bool = False) -> tuple[Conflict, ...]:
+        """The conflicts that stop the real run, so a dry run can say whether it goes through.
+
+        Args:
+            force: Whether the real run is forced: then only the conflicts that
+                recording the outside changes does not settle (``in-the-way``...) stop it.
+        """
+        return tuple(c for c in self.conflicts if not (force and c.kind in FORCEABLE))
+
 
 class RevertResult(FrozenModel):
     """What a revert changed (or, with ``dry_run``, would change).
@@ -89,6 +101,14 @@ class RevertResult(FrozenModel):
     moved: tuple[Move, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
     snapshot: Snapshot | None = None
+
+    def blocking(self, *, force: bool = False) -> tuple[Conflict, ...]:
+        """The conflicts that stop the real run: all of them (a revert is never forced).
+
+        Args:
+            force: Ignored: taken so a revert's result answers as a rollback's does.
+        """
+        return self.conflicts
 
 
 class ModifiedFile(FrozenModel):

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from snapline.errors import SnaplineError
-from snapline.paths import check_writable
+from snapline.paths import UnknownPathError, check_writable
 from snapline.snapshots.info_fields import EXTERNAL_TOOL, info_from
 from snapline.workspace.base import PathArg, WorkspaceBase
 from snapline.workspace.rows import record_rows
@@ -22,26 +21,6 @@ if TYPE_CHECKING:
     from snapline.snapshots.snapshot import SkippedPath, Snapshot
 
 __all__ = ["Recording", "Tracking", "UnknownPathError"]
-
-
-class UnknownPathError(SnaplineError):
-    """A path named for recording is neither on disk nor tracked: most likely a typo.
-
-    Recording it would silently find "nothing changed", so it is refused (exit 2, a
-    usage error, as git refuses a pathspec that matches nothing).
-
-    Attributes:
-        path: The workspace-relative path.
-    """
-
-    exit_code = 2
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        super().__init__(
-            f"{path} is neither on disk nor tracked, so there is nothing to record there; "
-            "check the path (`snapline status` shows what changed)"
-        )
 
 
 @dataclass

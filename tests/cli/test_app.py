@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 import snapline
 from snapline import Workspace
 from snapline.cli.app import app
+from snapline.cli.errors import EXIT_INTERNAL
 from snapline.cli.output import color_enabled, github_annotation
 from tests.cli.conftest import Invoke, as_json, run_script
 
@@ -193,7 +194,9 @@ def test_busy_store_exits_4_across_processes(project: Path) -> None:
     [
         (PermissionError(13, "Permission denied", "/x/y"), 1, "Permission denied: /x/y"),
         (OSError(28, "No space left on device"), 1, "No space left on device"),
-        (FileNotFoundError(2, "No such file or directory", "out.txt"), 2, "No such file"),
+        # Never a usage error (exit 2): the OS reported it while the command ran.
+        (FileNotFoundError(2, "No such file or directory", "out.txt"), 1, "No such file"),
+        (NotADirectoryError(20, "Not a directory", "a/b"), 1, "Not a directory: a/b"),
     ],
 )
 def test_os_errors_are_one_line(
@@ -233,11 +236,21 @@ def test_internal_error_is_one_line_unless_debug(
 
     monkeypatch.setattr(Workspace, "gc", broken)
     result = cli("gc")
-    assert result.exit_code == 1
-    assert "internal error: ZeroDivisionError: boom" in result.stderr
-    assert "--debug" in result.stderr
-    with pytest.raises(ZeroDivisionError):
-        cli("--debug", "gc")
+    assert result.exit_code == EXIT_INTERNAL == 70  # never 2 (usage) nor 1 (a check)
+    assert result.stderr.startswith(
+        "snapline: error: internal error (a bug in snapline): ZeroDivisionError: boom; "
+    )
+    assert "report it" in result.stderr and "--debug" in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
+    # --debug: the traceback first, then the same line and the same exit code.
+    debug = cli("--debug", "gc")
+    assert debug.exit_code == EXIT_INTERNAL
+    assert debug.stderr.startswith("Traceback (most recent call last):")
+    assert 'raise ZeroDivisionError("boom")' in debug.stderr
+    assert debug.stderr.splitlines()[-1] == result.stderr.splitlines()[0]
+    # --json: its own kind, beside every other error's shape.
+    data = json.loads(cli("gc", "--json").stdout)
+    assert data == {"error": result.stderr[17:-1], "kind": "InternalError", "exit_code": 70}
 
 
 def test_version(cli: Invoke) -> None:

@@ -45,6 +45,8 @@ ERRORS = [
     (["record", "nothere.txt"], 2, "UnknownPathError"),
     (["resync", "-m", "x", "nothere.txt"], 2, "UnknownPathError"),
     (["record", "../outside.txt"], 2, "UnsafePathError"),
+    (["rollback", "--to", "1", "nothere.txt"], 2, "UnknownPathError"),
+    (["rollback", "--to", "1", "nothere.txt", "--dry-run"], 2, "UnknownPathError"),
     (["milestone", "create", "--from", "5"], 1, "MilestoneContinuityError"),
     (["milestone", "create", "--to", "99"], 1, "MilestoneRangeError"),
     (["milestone", "show", "9"], 1, "MilestoneNotFoundError"),
@@ -169,4 +171,43 @@ def test_the_library_refuses_unknown_paths(history: Path) -> None:
             assert caught.value.path.endswith(("nothere.txt", "nothere", "typo.txt"))
             with pytest.raises(UnknownPathError):
                 ws.resync(paths=path)
+        assert ws.latest == latest
+
+
+def test_a_rollback_of_a_path_the_history_never_had_is_refused(history: Path, cli: Invoke) -> None:
+    # `rollback --to 1 src/ap.py` (a typo) said "nothing to change" and exited 0 on
+    # 615ec5a; `record src/ap.py` refuses the same path (issue 25).
+    assert (history / "src" / "app.py").exists()  # in the baseline
+    before = cli("log", "--json").stdout
+    for args in (["src/ap.py"], ["src/ap.py", "--dry-run"], ["a.txt", "src/ap.py"], ["sr"]):
+        result = cli("rollback", "--to", "1", *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stdout == ""
+        assert result.stderr == (
+            f"snapline: error: {args[-1] if args[-1] != '--dry-run' else args[0]} was never "
+            "in the history, so there is nothing to roll back there; check the path "
+            "(`snapline log --file PATH` lists the snapshots that changed a path)\n"
+        )
+    assert cli("log", "--json").stdout == before  # nothing recorded
+    # A directory of tracked files and a file deleted since are known.
+    (history / "a.txt").unlink()
+    assert cli("record").exit_code == 0
+    for path in ("src", "a.txt"):
+        assert cli("rollback", "--to", "1", path, "--dry-run").exit_code == 0, path
+    # A file on disk is known too, as `record` knows it: here an outside change that
+    # the rollback names as a conflict (exit 1), not a typo.
+    (history / "untracked.txt").write_text("u\n")
+    result = cli("rollback", "--to", "1", "untracked.txt", "--dry-run")
+    assert result.exit_code == 1 and "untracked.txt is untracked on disk" in result.stdout
+
+
+def test_the_library_refuses_a_rollback_of_unknown_paths(history: Path) -> None:
+    from snapline import UnknownPathError
+
+    with Workspace.open(history) as ws:
+        latest = ws.latest
+        for dry_run in (True, False):
+            with pytest.raises(UnknownPathError) as caught:
+                ws.rollback(1, ["a.txt", "typo.txt"], dry_run=dry_run)
+            assert (caught.value.path, caught.value.doing) == ("typo.txt", "roll back")
         assert ws.latest == latest

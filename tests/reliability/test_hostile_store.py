@@ -213,11 +213,15 @@ def test_nothing_is_recorded_on_top_of_an_edited_latest_snapshot(tmp_path: Path,
             ws.write_file("a.txt", "on top of an edited snapshot\n")
         with pytest.raises(StoreCorruptError, match="snapshot 5"):
             ws.rollback(0)
+        # A dry run is a promise (issue 25): it refuses what the real run refuses.
+        with pytest.raises(StoreCorruptError, match="snapshot 5"):
+            ws.rollback(0, dry_run=True)
         with pytest.raises(StoreCorruptError, match="snapshot 5"):
             ws.milestones.create("seal it")
         assert tree(root) == before and ws.latest == 5 and ws.milestones.list() == []
-    result = cli(root, "rollback", "--to", "1")
-    assert result.returncode == 3 and "snapshot 5" in result.stderr
+    for args in (("rollback", "--to", "1"), ("rollback", "--to", "1", "--dry-run")):
+        result = cli(root, *args)
+        assert result.returncode == 3 and "snapshot 5" in result.stderr, args
     assert tree(root) == before
     figures.add("hostile_stores")
     figures.add("hostile_writes_refused", 4)

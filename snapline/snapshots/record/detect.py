@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
-from snapline.paths import UnsafePathError, check_recorded, disk_path
+from snapline.paths import UnsafePathError, check_recorded, check_relpath, disk_path
 from snapline.scanning import DiskFile, FileChangingError, IgnoreRules, Skipped, read_disk_file
 from snapline.scanning import scan as walk
 from snapline.scanning.fingerprint import RACY_WINDOW_NS, git_mode
@@ -242,9 +242,15 @@ def _collect_path(
     unaccounted: list[str],
     result: Detection,
 ) -> None:
+    check_relpath(relpath)  # a path unsafe in itself is refused, never taken as absent
     try:
         location = disk_path(root, relpath)
         info = _lstat_path(location)
+    except UnsafePathError:
+        # A file or a symlink stands where a parent directory was (a directory replaced
+        # by a file, as the history may record): nothing is at the path, and a symlink
+        # is never looked through.
+        location, info = root, None
     except OSError as error:
         # A named path deeper than PATH_MAX: a note, as the walk gives one.
         if not unreachable(error):

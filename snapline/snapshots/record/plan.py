@@ -201,15 +201,19 @@ def unsafe_conflict(path: str) -> Conflict | None:
 def obstacles(root: Path, steps: Sequence[Step]) -> list[Conflict]:
     """Paths that something untracked occupies, or whose parent cannot be used.
 
-    Steps run deletions first, so a tracked file or directory in the way is fine when
-    the plan removes it. Anything else in the way (an ignored or untracked file, a
-    directory holding such files, a symlinked parent directory) is reported, because
-    writing would destroy it or land outside the root.
+    The steps are checked in the order they will run (:func:`deletions_first`), so a
+    tracked file or directory in the way is fine when the plan removes it before the
+    write. Anything else in the way (an ignored or untracked file, a directory holding
+    such files, a symlinked parent directory, a file the plan removes only later) is
+    reported, because writing would destroy it or land outside the root. A dry run and
+    the real run check the same ordered plan, so what the one promises the other does.
     """
-    removed = {s.path for s in steps if s.content is None and s.before is not None}
+    removed: set[str] = set()
     conflicts = []
     for step in steps:
         if step.content is None:
+            if step.before is not None:
+                removed.add(step.path)
             continue
         problem = _parent_problem(root, step.path, removed)
         if problem is None:

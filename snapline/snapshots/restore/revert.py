@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from snapline.content import decode_text
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
-from snapline.paths import UnsafePathError, disk_path
+from snapline.paths import UnsafePathError, check_relpath
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.read.history import Version, check_number
@@ -127,6 +127,8 @@ def revert(
     with recorder.writing():
         plan = _plan(recorder, reconstructor, number)
         result = plan.result(number, dry_run)
+        if plan.steps:
+            recorder.check_tip()  # as the real run does, before the dry run returns
         if dry_run:
             return result
         if plan.conflicts:
@@ -135,7 +137,7 @@ def revert(
             return result
         snapshot = recorder.apply(
             "revert",
-            deletions_first(plan.steps),
+            plan.steps,
             info.with_metadata(reverts=number),
             renames=plan.renames,
         )
@@ -157,8 +159,11 @@ def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Pla
         known = store.state.get(touched)
         checkable = []
         for path in sorted(touched):
+            # Only a path unsafe in itself is refused here: a file or symlink standing
+            # where a parent directory was is a change of type that the plan undoes
+            # (or, when nothing removes it, an obstacle that plan.obstacles names).
             try:
-                disk_path(recorder.root, path)
+                check_relpath(path)
                 checkable.append(path)
             except UnsafePathError as error:
                 plan.conflict(
@@ -176,6 +181,8 @@ def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Pla
         unsafe = unsafe_conflict(path)
         if unsafe is not None:
             plan.conflicts.append(unsafe)
+    # The order the real run writes in, checked as such (the dry run checks the same).
+    plan.steps = deletions_first(plan.steps)
     conflicting = {c.path for c in plan.conflicts}
     plan.conflicts.extend(
         c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting

@@ -11,9 +11,12 @@ touches the disk, and the writes go through the journal, all or nothing.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from snapline.paths import UnknownPathError
 from snapline.snapshots.info import EXTERNAL_TOOL, SnapshotInfo
 from snapline.snapshots.read.history import (
     Version,
@@ -32,12 +35,10 @@ from snapline.snapshots.record.plan import (
     unsafe_conflict,
 )
 from snapline.snapshots.record.recorder import Recorder
-from snapline.snapshots.results import Conflict, RollbackResult
-from snapline.store import ChangeRow
+from snapline.snapshots.results import FORCEABLE, Conflict, RollbackResult
+from snapline.store import ChangeRow, StoreReader
 
 __all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]
-
-_OUTSIDE = frozenset({"modified", "deleted", "untracked"})
 
 
 class RollbackConflictError(ConflictsError):
@@ -66,7 +67,7 @@ class _Plan:
     @property
     def outside(self) -> bool:
         """Whether some conflict is an outside change that recording would settle."""
-        return any(c.kind in _OUTSIDE for c in self.conflicts)
+        return any(c.kind in FORCEABLE for c in self.conflicts)
 
     def result(self, target: int, dry_run: bool) -> RollbackResult:
         return RollbackResult(
@@ -110,6 +111,8 @@ def rollback(
 
     Raises:
         SnapshotNotFoundError: If there is no snapshot ``to``.
+        UnknownPathError: If a path is neither on disk nor ever in the history (itself
+            or anything under it).
         RollbackConflictError: If files were changed outside snapline (and ``force`` is
             false), or a path cannot be written safely; nothing is written.
         ContentMismatchError: If a rebuilt content does not match its recorded hash.
@@ -117,7 +120,8 @@ def rollback(
     """
     scopes = None if paths is None else sorted(set(paths))
     with recorder.writing():
-        plan = _plan(recorder, reconstructor, to, scopes)
+        _refuse_unknown(recorder.root, recorder.store, scopes)
+        plan = _plan(recorder, reconstructor, to, scopes, force=force)
         # Keep what the drift check learnt: without it, files hashed too soon after
         # they were written (racy) were re-read on every rollback (measured: 9,992 of
         # 10,000 files in one rollback of a fresh workspace).
@@ -136,6 +140,10 @@ def rollback(
             ).snapshot()
             plan = _plan(recorder, reconstructor, to, scopes)
         result = plan.result(to, dry_run).model_copy(update={"external": external})
+        if plan.steps:
+            # Before the dry run returns too: a latest snapshot the real run would
+            # refuse to build on must not get a promise.
+            recorder.check_tip()
         if dry_run:
             return result
         if plan.conflicts:
@@ -145,18 +153,58 @@ def rollback(
         extra: dict[str, object] = {"rollback_to": to}
         if scopes is not None:
             extra["paths"] = scopes
-        steps = deletions_first(plan.steps)
-        snapshot = recorder.apply("rollback", steps, info.with_metadata(**extra))
+        snapshot = recorder.apply("rollback", plan.steps, info.with_metadata(**extra))
         return result.model_copy(update={"snapshot": snapshot})
 
 
+def _refuse_unknown(root: Path, store: StoreReader, scopes: list[str] | None) -> None:
+    """Refuse a path neither on disk nor ever in the history (itself or under it): a typo.
+
+    Rolling it back would only find "nothing to change", as recording a path neither
+    on disk nor tracked would; both refuse it (``UnknownPathError``, a usage error).
+    """
+    if not scopes:
+        return
+    with store.read():
+        unknown = [s for s in scopes if not (store.state.get([s]) or store.state.under(s))]
+        if not unknown:
+            return  # the usual case: every path is tracked now
+        had: set[str] = set()
+        for _, path, old_path in store.changes.paths(0, store.snapshots.latest_number() or 0):
+            had.add(path)
+            if old_path is not None:
+                had.add(old_path)
+    for scope in unknown:
+        if not any(in_scope(path, [scope]) for path in had) and not _on_disk(root, scope):
+            raise UnknownPathError(scope, "roll back")
+
+
+def _on_disk(root: Path, path: str) -> bool:
+    # As recording decides: there (even out of reach, which detection notes) or not.
+    try:
+        os.lstat(root.joinpath(*path.split("/")))
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def _plan(
-    recorder: Recorder, reconstructor: Reconstructor, to: int, scopes: list[str] | None
+    recorder: Recorder,
+    reconstructor: Reconstructor,
+    to: int,
+    scopes: list[str] | None,
+    *,
+    force: bool = False,
 ) -> _Plan:
     """Compare the target state with what is on disk now, without writing anything.
 
     Paths changed outside snapline are planned from their disk state (what a forced
-    rollback sees once it has recorded them) and reported as conflicts.
+    rollback sees once it has recorded them) and reported as conflicts. With ``force``
+    they are also checked as recorded (an untracked file the plan deletes is then no
+    obstacle), so a forced dry run promises what the forced run, which records them
+    and plans again, will do.
     """
     store = recorder.store
     plan = _Plan()
@@ -182,6 +230,7 @@ def _plan(
             else:
                 current[drift.path] = Version(drift.disk.hash, drift.disk.mode)
         plan.conflicts.extend(drift_conflicts(detection, relevant=known.keys() | target.keys()))
+        tracked = current if force else before
         for path in sorted(current.keys() | target.keys()):
             now, then = current.get(path), target.get(path)
             if now == then:
@@ -191,7 +240,7 @@ def _plan(
                 plan.conflicts.append(unsafe)
                 continue
             if then is None:
-                plan.steps.append(Step(path, before.get(path), None, None))
+                plan.steps.append(Step(path, tracked.get(path), None, None))
                 plan.deleted.append(path)
                 continue
             try:
@@ -200,8 +249,10 @@ def _plan(
             except ContentUnavailableError as error:
                 plan.conflicts.append(Conflict(path=path, kind="unavailable", message=str(error)))
                 continue
-            plan.steps.append(Step(path, before.get(path), content, then.mode))
+            plan.steps.append(Step(path, tracked.get(path), content, then.mode))
             (plan.recreated if now is None else plan.restored).append(path)
+    # The order the real run writes in, checked as such (the dry run checks the same).
+    plan.steps = deletions_first(plan.steps)
     conflicting = {c.path for c in plan.conflicts}
     plan.conflicts.extend(
         c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
