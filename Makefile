@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deep lint typecheck bench bench-full bench-peers screenshot clean
+.PHONY: demo test test-deep mutation lint typecheck bench bench-full bench-peers screenshot clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: lint typecheck
 # bundles with a check point every 10th and 40th snapshot.
 test-deep: lint typecheck
 	SNAPLINE_REPLAY=deep $(BIN)/python -m pytest -q tests/replay
+
+# The mutation score of the restore path (mutmut, in a venv of its own: .venv-mutation),
+# written to docs/mutation.md. About an hour on two cores; not part of `make test` or CI.
+mutation: $(STAMP)
+	$(BIN)/python scripts/mutation.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check snapline tests scripts benchmarks
