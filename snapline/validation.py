@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from snapline.milestones import validate_milestones
 from snapline.milestones.ledger import check_milestone_files
+from snapline.milestones.lines import Place, pending_message, pending_milestones
 from snapline.snapshots.check.ledger import check_ledger
 from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.found import make_problem
@@ -120,6 +121,14 @@ def _check(
     if lines and head is not None:
         message = str(DivergedHistoryError(lines, head))
         problems.append(make_problem(kind="lines", message=message, number=lines[0].fork))
+    # A milestone of an unjoined line is settled with its line; one closed on another
+    # branch beside the main line's needs a merge of its own.
+    beside = [m for m in pending_milestones(store) if m.place is Place.MAIN]
+    if beside:
+        message = pending_message(beside, store)
+        problems.append(
+            make_problem(kind="milestones", message=message, number=beside[0].row.number)
+        )
     return problems
 
 

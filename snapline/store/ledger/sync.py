@@ -36,6 +36,7 @@ from snapline.store.ledger.format import (
     parse_snapshot_name,
     snapshot_name,
 )
+from snapline.store.ledger.milestone_import import import_milestones
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.tables import clear_history
 from snapline.store.rows import FileStamp, SideRow
@@ -338,9 +339,8 @@ def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
             return False
         head = record.row
     import_snapshots(store, root, records)
-    milestones = [read_milestone(store.ledger, n) for n in milestone_names]
-    if not _import_milestones(store, milestones):
-        return False
+    milestones = [(n, read_milestone(store.ledger, n)) for n in milestone_names]
+    import_milestones(store, milestones)
     store.names.add(added)
     return True
 
@@ -368,26 +368,13 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
         for r in lines.side
     )  # fmt: skip
     import_content(store, root, lines.side)
-    milestones = [read_milestone(store.ledger, n) for n in sorted(on_disk) if n.endswith(".mile")]
-    _import_milestones(store, milestones)
+    milestones = [
+        (n, read_milestone(store.ledger, n)) for n in sorted(on_disk) if n.endswith(".mile")
+    ]
+    import_milestones(store, milestones)
     forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
     import_objects(store, import_forgets(store, forgets))
     store.names.add(on_disk)
-
-
-def _import_milestones(store: LedgerStore, milestones: list[MilestoneRecord]) -> bool:
-    """Add the milestones of the main line in order; ``False`` if one does not fit."""
-    for record in sorted(milestones, key=lambda m: m.row.number):
-        last = store.index.snapshots.get(record.row.last)
-        if last is None or last.id != record.last_id:
-            continue  # a milestone of another line: checked by verify, not indexed
-        if store.index.milestones.get(record.row.number) is not None:
-            raise StoreCorruptError(
-                store.ledger.path / MILESTONES,
-                f"two milestone files both number {record.row.number} on the main line",
-            )
-        store.index.milestones.insert(record.row)
-    return True
 
 
 def _file(ledger: Ledger, number: int, id_: str) -> Path:

@@ -1,0 +1,78 @@
+"""A catch-up's milestones: the main line's indexed, others left in their files.
+
+See docs/format.md, "Milestones across lines".
+"""
+
+from __future__ import annotations
+
+import json
+
+from snapline.store.ledger.format import MilestoneRecord
+from snapline.store.ledger.store import LedgerStore
+
+__all__ = ["import_milestones", "joined_milestones"]
+
+# snapline.snapshots.record.merge.JOINED_MILESTONES; the store layer may not import it.
+_JOINED_MILESTONES = "joined_milestones"
+
+
+def import_milestones(
+    store: LedgerStore,
+    milestones: list[tuple[str, MilestoneRecord]],
+    preferred: frozenset[str] = frozenset(),
+) -> None:
+    """Add the milestones of the main line in number order.
+
+    A milestone belongs to the line holding its ``last-id``; only the main line's are
+    indexed. Two branches that each closed a milestone on snapshots they share leave two
+    files with the same number on the main line: not damage, a milestone closed on two
+    branches. The index takes one — the one that continues the milestone before it
+    (``first`` one past its ``last``), then the earlier, then the smaller file name;
+    never one a merge snapshot joined, and first one in ``preferred`` (the files of the
+    branch git merged into) — and
+    the other stays in its file, listed as a milestone of another branch until
+    ``snapline merge`` joins it (docs/format.md, "Milestones across lines").
+    """
+    candidates: dict[int, list[tuple[str, MilestoneRecord]]] = {}
+    for name, record in milestones:
+        last = store.index.snapshots.get(record.row.last)
+        if last is None or last.id != record.last_id:
+            continue  # a milestone of another line: checked by verify, not indexed
+        candidates.setdefault(record.row.number, []).append((name, record))
+    joined: set[str] | None = None
+    for number in sorted(candidates):
+        if store.index.milestones.get(number) is not None:
+            continue  # a pull brought another branch's milestone with a number taken here
+        choices = candidates[number]
+        if len(choices) > 1:
+            # A milestone a merge snapshot joined was numbered anew by that merge: it is
+            # never the main line's, in any clone.
+            joined = joined_milestones(store) if joined is None else joined
+            choices = [pair for pair in choices if pair[0] not in joined] or choices
+        previous = store.index.milestones.get(number - 1)
+        start = 1 if number == 1 else (previous.last + 1 if previous is not None else None)
+        name, record = min(
+            choices,
+            key=lambda pair: (
+                pair[0] not in preferred,
+                pair[1].row.first != start,
+                pair[1].row.time,
+                pair[0],
+            ),
+        )
+        store.index.milestones.insert(record.row)
+
+
+def joined_milestones(store: LedgerStore) -> set[str]:
+    """The milestone files the main line's merge snapshots name as joined."""
+    joined: set[str] = set()
+    for row in store.index.snapshots.select():
+        if _JOINED_MILESTONES not in row.metadata:
+            continue
+        try:
+            names = json.loads(row.metadata).get(_JOINED_MILESTONES, [])
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(names, list):
+            joined.update(name for name in names if isinstance(name, str))
+    return joined
