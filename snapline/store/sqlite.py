@@ -207,6 +207,10 @@ class SqliteStore:
         """One line only: returns ``[]``."""
         return []
 
+    def orphan_snapshots(self) -> list[tuple[int, str]]:
+        """No ledger: ``[]``."""
+        return []
+
     def other_milestones(self) -> list[LedgerEntry]:
         """No ledger: ``[]``."""
         return []

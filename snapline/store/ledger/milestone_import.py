@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 
+from snapline.store.ledger.files import MILESTONES
 from snapline.store.ledger.format import MilestoneRecord
 from snapline.store.ledger.store import LedgerStore
+from snapline.store.rows import LedgerEntry
 
-__all__ = ["import_milestones", "joined_milestones"]
+__all__ = ["import_milestones", "joined_milestones", "other_milestone_entries"]
 
 # snapline.snapshots.record.merge.JOINED_MILESTONES; the store layer may not import it.
 _JOINED_MILESTONES = "joined_milestones"
@@ -76,3 +78,35 @@ def joined_milestones(store: LedgerStore) -> set[str]:
         if isinstance(names, list):
             joined.update(name for name in names if isinstance(name, str))
     return joined
+
+
+def other_milestone_entries(store: LedgerStore) -> list[LedgerEntry]:
+    """Milestone files the index does not hold: another line's, another branch's.
+
+    Milestones are few, so their files are read on each call (a listing and a parse).
+    A file anchored on the main line whose number the index holds with a milestone in no
+    file is left out: the index was damaged (``verify`` names it).
+    """
+    from snapline.store.ledger.sync import read_milestone
+
+    records = [
+        (name, read_milestone(store.ledger, name)) for name in store.ledger.names(MILESTONES)
+    ]
+    chains = {record.row.chain_hash for _, record in records}
+    indexed = {row.number: row.chain_hash for row in store.index.milestones.all()}
+    found = []
+    for name, record in records:
+        row = record.row
+        if indexed.get(row.number) == row.chain_hash:
+            continue
+        anchor = store.index.snapshots.get(row.last)
+        on_main = anchor is not None and anchor.id == record.last_id
+        if on_main and indexed.get(row.number) not in chains:
+            # The index's milestone of that number is in no file: the index was
+            # damaged (verify names it), not a milestone closed on another branch.
+            continue
+        entry = LedgerEntry(
+            store.ledger.file(MILESTONES, name), milestone=row, last_id=record.last_id
+        )
+        found.append(((row.number, row.time, name), entry))
+    return [entry for _, entry in sorted(found, key=lambda pair: pair[0])]

@@ -35,7 +35,12 @@ from snapline.store.ledger.format import (
     render_snapshot_parts,
     snapshot_name,
 )
-from snapline.store.ledger.tables import ForgottenTable, LedgerNameTable, SideSnapshotTable
+from snapline.store.ledger.tables import (
+    ForgottenTable,
+    LedgerNameTable,
+    OrphanTable,
+    SideSnapshotTable,
+)
 from snapline.store.milestones import MilestoneTable
 from snapline.store.rows import (
     ChangeRow,
@@ -118,6 +123,7 @@ class LedgerStore:
         index: The local index.
         names: The ledger files the index holds.
         side: Snapshots of other lines.
+        orphans: Snapshot files whose parent is not in this checkout.
         forgotten: Versions whose content was forgotten.
     """
 
@@ -136,6 +142,7 @@ class LedgerStore:
         connection = index.connection
         self.names = LedgerNameTable(connection)
         self.side = SideSnapshotTable(connection)
+        self.orphans = OrphanTable(connection)
         self.forgotten = ForgottenTable(connection)
         self._checkpoints = CheckpointTable(connection)
         self.snapshots = _Snapshots(index.snapshots, self._pending)
@@ -269,35 +276,19 @@ class LedgerStore:
         """Snapshots on lines other than the main one, by number."""
         return self.side.all()
 
+    def orphan_snapshots(self) -> list[tuple[int, str]]:
+        """``(number, id)`` of snapshot files whose parent is not in this checkout."""
+        return self.orphans.all()
+
     def other_milestones(self) -> list[LedgerEntry]:
         """Milestone files the index does not hold: another line's, another branch's.
 
         Milestones are few, so their files are read on each call (a listing and a parse
         of the ones whose number and chain hash the index does not hold).
         """
-        from snapline.store.ledger.sync import read_milestone
+        from snapline.store.ledger.milestone_import import other_milestone_entries
 
-        records = [
-            (name, read_milestone(self.ledger, name)) for name in self.ledger.names(MILESTONES)
-        ]
-        chains = {record.row.chain_hash for _, record in records}
-        indexed = {row.number: row.chain_hash for row in self.index.milestones.all()}
-        found = []
-        for name, record in records:
-            row = record.row
-            if indexed.get(row.number) == row.chain_hash:
-                continue
-            anchor = self.index.snapshots.get(row.last)
-            on_main = anchor is not None and anchor.id == record.last_id
-            if on_main and indexed.get(row.number) not in chains:
-                # The index's milestone of that number is in no file: the index was
-                # damaged (verify names it), not a milestone closed on another branch.
-                continue
-            entry = LedgerEntry(
-                self.ledger.file(MILESTONES, name), milestone=row, last_id=record.last_id
-            )
-            found.append(((row.number, row.time, name), entry))
-        return [entry for _, entry in sorted(found, key=lambda pair: pair[0])]
+        return other_milestone_entries(self)
 
     def unmerged_heads(self) -> list[str]:
         """The ids of the heads of lines not joined to the main one (empty: one line)."""

@@ -37,6 +37,7 @@ from snapline.store.ledger.format import (
     snapshot_name,
 )
 from snapline.store.ledger.milestone_import import import_milestones
+from snapline.store.ledger.orphans import find_orphans
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.tables import clear_history
 from snapline.store.rows import FileStamp, SideRow
@@ -356,8 +357,12 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
     names = sorted(n for n in on_disk if n.endswith(".snap"))
     for name in names:
         records.append(read_snapshot(store.ledger, name, keep=True))
+    orphans = find_orphans(records, root)
+    if orphans:
+        records = [r for r in records if r.row.id not in orphans]
     lines = split_lines(records, store.ledger, before.id if before is not None else None)
     clear_history(store.index.connection)
+    store.orphans.set((r.row.number, r.row.id) for r in orphans.values())
     import_snapshots(store, root, lines.main, progress)
     store.side.add(
         SideRow(
