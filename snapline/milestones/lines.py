@@ -13,7 +13,7 @@ them. Every other milestone file stays as it was written and is one of:
   ledger (a milestone file git left behind on a branch switch).
 
 ``snapline merge`` joins the first two kinds: its merge snapshot names their files in
-its metadata (:data:`~snapline.snapshots.record.merge.JOINED_MILESTONES`), and the main
+its metadata (:data:`~snapline.snapshots.kinds.JOINED_MILESTONES`), and the main
 line gains one milestone, numbered after its last, that closes the merge and carries
 their titles. See docs/format.md, "Milestones across lines".
 """
@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from enum import Enum
 
-from snapline.snapshots.record.merge import JOINED_MILESTONES
+from snapline.snapshots.kinds import JOINED_MILESTONES
 from snapline.store import MilestoneRow, SideRow, StoreReader
 
 __all__ = ["OtherMilestone", "Place", "other_milestones", "pending_message", "pending_milestones"]

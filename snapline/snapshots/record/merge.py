@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.kinds import JOINED_MILESTONES
 from snapline.snapshots.read.lines import unmerged_lines
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.snapshot import Snapshot
@@ -21,9 +22,6 @@ __all__ = ["JOINED_MILESTONES", "MERGE_TOOL", "merge_lines"]
 
 MERGE_TOOL = "merge"
 """The tool a merge snapshot is recorded by, unless the caller names another."""
-
-JOINED_MILESTONES = "joined_milestones"
-"""The metadata key under which a merge snapshot names the milestone files it joined."""
 
 
 def merge_lines(

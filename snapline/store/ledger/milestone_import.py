@@ -14,7 +14,7 @@ from snapline.store.rows import LedgerEntry
 
 __all__ = ["import_milestones", "joined_milestones", "other_milestone_entries"]
 
-# snapline.snapshots.record.merge.JOINED_MILESTONES; the store layer may not import it.
+# snapline.snapshots.kinds.JOINED_MILESTONES; the store layer may not import it.
 _JOINED_MILESTONES = "joined_milestones"
 
 
