@@ -161,3 +161,13 @@ def test_snapline_merge_keeps_both_and_numbers_them_without_collision(
     verify = fresh.snap("verify")
     assert verify.returncode == 0, output(verify)
     assert _titles(fresh) == _titles(repo)
+
+
+def test_a_fresh_clone_of_the_merge_takes_the_branch_merged_intos_milestone(
+    beside: Closed, tmp_path: Path
+) -> None:
+    # The feature's milestone 1 is the older one: without git's answer (HEAD's first
+    # parent) a fresh clone would number it 1, and the main line's would be the other.
+    fresh = clone(beside.repo, tmp_path / "fresh")
+    assert [t[3] for t in _titles(fresh)] == ["main done"]
+    assert "'feature done'" in fresh.snap("verify").stdout

@@ -7,10 +7,11 @@ transaction was lost), they are added. Anything else — files gone (a branch sw
 two lines (a merge of branches), no index at all (a fresh clone) — rebuilds the index
 from the ledger in one transaction.
 
-A rebuild parses every ledger file, checks the links between snapshots and picks the
-main line: the only line, or, when the history has several heads, the line holding the
-snapshot the index had as its latest (this clone's own), else the longest (ties broken
-by id). The other lines go into ``side_snapshots``; a merge snapshot on the main line
+A rebuild parses every ledger file, sets orphans aside (``orphans.py``), checks the
+links between snapshots and picks the main line: the only line, or, when the history
+has several heads, the line of the branch git merged into (``gitview.py``), else the
+line holding the index's latest snapshot (this clone's own), else the longest (ties by
+id). The other lines go into ``side_snapshots``; a merge snapshot on the main line
 marks the lines it joined. Content comes from the ledger's objects, and the baseline's
 from the workspace, where it still is.
 """
@@ -35,6 +36,11 @@ from snapline.store.ledger.format import (
     parse_snapshot,
     parse_snapshot_name,
     snapshot_name,
+)
+from snapline.store.ledger.gitview import (
+    first_parent_for_milestones,
+    main_preference,
+    milestones_collide,
 )
 from snapline.store.ledger.milestone_import import import_milestones
 from snapline.store.ledger.orphans import find_orphans
@@ -341,7 +347,7 @@ def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
         head = record.row
     import_snapshots(store, root, records)
     milestones = [(n, read_milestone(store.ledger, n)) for n in milestone_names]
-    import_milestones(store, milestones)
+    import_milestones(store, milestones, first_parent_for_milestones(root, milestone_names))
     store.names.add(added)
     return True
 
@@ -360,7 +366,14 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
     orphans = find_orphans(records, root)
     if orphans:
         records = [r for r in records if r.row.id not in orphans]
-    lines = split_lines(records, store.ledger, before.id if before is not None else None)
+    mile_names = sorted(n for n in on_disk if n.endswith(".mile"))
+    preferred, first_parent = main_preference(
+        records,
+        root,
+        before.id if before else None,
+        milestones_collide=milestones_collide(mile_names),
+    )
+    lines = split_lines(records, store.ledger, preferred)
     clear_history(store.index.connection)
     store.orphans.set((r.row.number, r.row.id) for r in orphans.values())
     import_snapshots(store, root, lines.main, progress)
@@ -373,10 +386,8 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
         for r in lines.side
     )  # fmt: skip
     import_content(store, root, lines.side)
-    milestones = [
-        (n, read_milestone(store.ledger, n)) for n in sorted(on_disk) if n.endswith(".mile")
-    ]
-    import_milestones(store, milestones)
+    milestones = [(n, read_milestone(store.ledger, n)) for n in mile_names]
+    import_milestones(store, milestones, first_parent)
     forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
     import_objects(store, import_forgets(store, forgets))
     store.names.add(on_disk)
