@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 
-from snapline.crashpoints import crash_point
 from snapline.milestones.create import append_milestone
 from snapline.milestones.lines import OtherMilestone, pending_milestones
 from snapline.snapshots.info import SnapshotInfo
@@ -46,7 +45,6 @@ def merge_with_milestones(
             if snapshot is not None and pending:
                 title, description, tags = _carried(pending)
                 append_milestone(store, title, description, snapshot.number, None, tags)
-                crash_point("merge-milestone-prepared")
     return snapshot
 
 

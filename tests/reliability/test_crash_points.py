@@ -296,7 +296,8 @@ def test_kill_while_building_the_baseline(tmp_path: Path) -> None:
     assert status.returncode == 2 and "snapline init" in status.stderr
     assert cli(root, "init").returncode == 0
     local = sorted(p.name for p in (root / ".snapline").iterdir())
-    assert local == [".gitignore", "index.db", "ledger", "lock"]
+    # workspace: the token the index is held to (store/ledger/opening.py)
+    assert local == [".gitignore", "index.db", "ledger", "lock", "workspace"]
     assert_healthy(root, {0: _BASELINE})
 
 
