@@ -7,12 +7,27 @@ from __future__ import annotations
 
 import json
 
-from snapline.store.ledger.files import MILESTONES
-from snapline.store.ledger.format import MilestoneRecord
+from snapline.store.errors import StoreCorruptError
+from snapline.store.ledger.files import MILESTONES, Ledger, LedgerFileError
+from snapline.store.ledger.format import (
+    LedgerFormatError,
+    MilestoneRecord,
+    milestone_name,
+    parse_milestone,
+)
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.rows import LedgerEntry
 
-__all__ = ["import_milestones", "joined_milestones", "other_milestone_entries"]
+__all__ = [
+    "MAX_MILESTONE_BYTES",
+    "import_milestones",
+    "joined_milestones",
+    "other_milestone_entries",
+    "read_milestone",
+]
+
+MAX_MILESTONE_BYTES = 1 << 30
+"""No milestone file is larger (sync.MAX_RECORD_BYTES)."""
 
 # snapline.snapshots.kinds.JOINED_MILESTONES; the store layer may not import it.
 _JOINED_MILESTONES = "joined_milestones"
@@ -87,8 +102,6 @@ def other_milestone_entries(store: LedgerStore) -> list[LedgerEntry]:
     A file anchored on the main line whose number the index holds with a milestone in no
     file is left out: the index was damaged (``verify`` names it).
     """
-    from snapline.store.ledger.sync import read_milestone
-
     records = [
         (name, read_milestone(store.ledger, name)) for name in store.ledger.names(MILESTONES)
     ]
@@ -110,3 +123,28 @@ def other_milestone_entries(store: LedgerStore) -> list[LedgerEntry]:
         )
         found.append(((row.number, row.time, name), entry))
     return [entry for _, entry in sorted(found, key=lambda pair: pair[0])]
+
+
+def read_milestone(ledger: Ledger, name: str) -> MilestoneRecord:
+    """Parse one milestone file.
+
+    Raises:
+        StoreCorruptError: If it cannot be read or is not a valid milestone file.
+    """
+    location = ledger.file(MILESTONES, name)
+    try:
+        data = ledger.read(MILESTONES, name, MAX_MILESTONE_BYTES)
+        record = parse_milestone(data)
+        if milestone_name(record.row.number, data) != name:
+            raise StoreCorruptError(
+                location,
+                "its name does not match what it holds (the digest in a milestone's "
+                "name is of its bytes)",
+            )
+        return record
+    except LedgerFormatError as error:
+        raise StoreCorruptError(location, f"not a valid milestone file: {error}") from None
+    except LedgerFileError as error:
+        raise StoreCorruptError(location, error.what) from None
+    except OSError as error:
+        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None

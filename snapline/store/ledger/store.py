@@ -36,6 +36,7 @@ from snapline.store.ledger.format import (
     snapshot_name,
 )
 from snapline.store.ledger.tables import (
+    ForgetCleanup,
     ForgottenTable,
     LedgerNameTable,
     OrphanTable,
@@ -124,6 +125,7 @@ class LedgerStore:
         names: The ledger files the index holds.
         side: Snapshots of other lines.
         orphans: Snapshot files whose parent is not in this checkout.
+        forget_cleanup: Whether the index still holds pages a forget must clean.
         forgotten: Versions whose content was forgotten.
     """
 
@@ -143,6 +145,7 @@ class LedgerStore:
         self.names = LedgerNameTable(connection)
         self.side = SideSnapshotTable(connection)
         self.orphans = OrphanTable(connection)
+        self.forget_cleanup = ForgetCleanup(connection)
         self.forgotten = ForgottenTable(connection)
         self._checkpoints = CheckpointTable(connection)
         self.snapshots = _Snapshots(index.snapshots, self._pending)

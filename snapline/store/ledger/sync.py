@@ -25,14 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snapline import atomic
+from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
 from snapline.store.ledger.format import (
     LedgerFormatError,
-    MilestoneRecord,
     SnapshotRecord,
-    milestone_name,
-    parse_milestone,
     parse_snapshot,
     parse_snapshot_name,
     snapshot_name,
@@ -42,7 +40,7 @@ from snapline.store.ledger.gitview import (
     main_preference,
     milestones_collide,
 )
-from snapline.store.ledger.milestone_import import import_milestones
+from snapline.store.ledger.milestone_import import import_milestones, read_milestone
 from snapline.store.ledger.orphans import find_orphans
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.tables import clear_history
@@ -64,8 +62,8 @@ Progress = Callable[[int, int], None]
 
 
 def needs_catch_up(store: LedgerStore) -> bool:
-    """Whether the ledger holds files the index does not, or lacks files it holds."""
-    return not _in_step(store)
+    """Whether the ledger and the index differ, or a forget has left the index to clean."""
+    return not _in_step(store) or store.forget_cleanup.pending()
 
 
 def _in_step(store: LedgerStore) -> bool:
@@ -111,7 +109,10 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
             middle of the history; the message names the file.
     """
     if _in_step(store):
-        return False
+        if not store.forget_cleanup.pending():
+            return False
+        _secure(store)  # a process was killed before cleaning after a forget
+        return True
     on_disk = _on_disk(store.ledger)
     known = store.names.all()
     store.ledger.parsed.clear()
@@ -122,7 +123,16 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
         if known <= on_disk and _extend(store, root, sorted(on_disk - known)):
             return True
         _rebuild(store, root, on_disk, progress)
+    if store.forget_cleanup.pending():
+        crash_point("forget-indexed")
+        _secure(store)
     return True
+
+
+def _secure(store: LedgerStore) -> None:
+    from snapline.store.ledger.forgetting import secure_index  # it reads through this module
+
+    secure_index(store)
 
 
 def read_snapshot(ledger: Ledger, name: str, *, keep: bool = False) -> SnapshotRecord:
@@ -175,31 +185,6 @@ def _parse_snapshot_file(ledger: Ledger, name: str, location: Path) -> SnapshotR
             f"holds snapshot {record.row.number} ({record.row.id}), not what its name says",
         )
     return record
-
-
-def read_milestone(ledger: Ledger, name: str) -> MilestoneRecord:
-    """Parse one milestone file.
-
-    Raises:
-        StoreCorruptError: If it cannot be read or is not a valid milestone file.
-    """
-    location = ledger.file(MILESTONES, name)
-    try:
-        data = ledger.read(MILESTONES, name, MAX_RECORD_BYTES)
-        record = parse_milestone(data)
-        if milestone_name(record.row.number, data) != name:
-            raise StoreCorruptError(
-                location,
-                "its name does not match what it holds (the digest in a milestone's "
-                "name is of its bytes)",
-            )
-        return record
-    except LedgerFormatError as error:
-        raise StoreCorruptError(location, f"not a valid milestone file: {error}") from None
-    except LedgerFileError as error:
-        raise StoreCorruptError(location, error.what) from None
-    except OSError as error:
-        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None
 
 
 # -- lines -------------------------------------------------------------------------
@@ -345,6 +330,11 @@ def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
         if json.loads(record.row.merges):
             return False
         head = record.row
+    forgotten = store.forgotten.hashes()
+    if forgotten and any(
+        {c.base_hash, c.result_hash} & forgotten for r in records for c in r.changes
+    ):
+        return False  # a forget reaches them: the rebuild applies it (forgetting.py)
     import_snapshots(store, root, records)
     milestones = [(n, read_milestone(store.ledger, n)) for n in milestone_names]
     import_milestones(store, milestones, first_parent_for_milestones(root, milestone_names))
@@ -354,6 +344,7 @@ def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
 
 def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progress | None) -> None:
     from snapline.store.ledger.forget_format import FORGET_SUFFIX
+    from snapline.store.ledger.forgetting import finish_forgets
     from snapline.store.ledger.forgotten import import_forgets
     from snapline.store.ledger.importing import import_content, import_objects, import_snapshots
 
@@ -363,6 +354,8 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
     names = sorted(n for n in on_disk if n.endswith(".snap"))
     for name in names:
         records.append(read_snapshot(store.ledger, name, keep=True))
+    forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
+    records, cleanup, kept = finish_forgets(store, root, records, forgets)
     orphans = find_orphans(records, root)
     if orphans:
         records = [r for r in records if r.row.id not in orphans]
@@ -388,9 +381,9 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
     import_content(store, root, lines.side)
     milestones = [(n, read_milestone(store.ledger, n)) for n in mile_names]
     import_milestones(store, milestones, first_parent)
-    forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
-    import_objects(store, import_forgets(store, forgets))
+    import_objects(store, import_forgets(store, forgets) + kept)
     store.names.add(on_disk)
+    store.forget_cleanup.set(cleanup)
 
 
 def _file(ledger: Ledger, number: int, id_: str) -> Path:

@@ -10,6 +10,7 @@ from snapline.store.ledger.checkpoint import CheckpointTable
 from snapline.store.rows import ForgottenRow, SideRow
 
 __all__ = [
+    "ForgetCleanup",
     "ForgottenTable",
     "LedgerNameTable",
     "OrphanTable",
@@ -18,6 +19,7 @@ __all__ = [
 ]
 
 _ORPHANS_KEY = "orphans"
+_CLEANUP_KEY = "forget_cleanup"
 
 
 class LedgerNameTable:
@@ -135,6 +137,33 @@ class OrphanTable:
             self._c.db.execute(
                 "INSERT INTO meta(key, value) VALUES (?, ?)", (_ORPHANS_KEY, json.dumps(found))
             )
+
+
+class ForgetCleanup:
+    """Whether a rebuild took in a forget whose index pages are still to be cleaned.
+
+    Set in the rebuild's transaction, cleared once the index is vacuumed and its log
+    truncated (``forgetting.secure_index``): a process killed in between leaves the
+    flag for the next command (``meta``: ``forget_cleanup``).
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the index's connection."""
+        self._c = connection
+
+    def pending(self) -> bool:
+        """Whether the cleanup is still to run."""
+        return bool(self._c.query("SELECT 1 FROM meta WHERE key = ?", (_CLEANUP_KEY,)))
+
+    def set(self, pending: bool) -> None:
+        """Note or clear it; call inside ``write()``."""
+        self._c.require_transaction()
+        if pending:
+            self._c.db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (_CLEANUP_KEY,)
+            )
+        else:
+            self._c.db.execute("DELETE FROM meta WHERE key = ?", (_CLEANUP_KEY,))
 
 
 def clear_history(connection: Connection) -> None:
