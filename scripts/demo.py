@@ -444,11 +444,14 @@ def branches_and_clone(demo: Demo) -> None:
     demo.snapline(
         "record", "--tool", "edit", "-m", "shout louder", shows=(f"snapshot {latest + 1}",)
     )
+    demo.say("Each branch closes its work as a milestone: both are milestone 3.")
+    demo.snapline("milestone", "create", "--title", "louder", shows=("created milestone 3",))
     demo.git("add", ".")
     demo.git("commit", "-q", "-m", "shout louder")
     demo.git("checkout", "-q", "main")
     demo.write("README.md", (root / "README.md").read_text() + "\nRun `python greet.py`.\n")
     demo.snapline("record", "--tool", "edit", "-m", "how to run", shows=(f"snapshot {latest + 1}",))
+    demo.snapline("milestone", "create", "--title", "documented", shows=("created milestone 3",))
     demo.git("add", ".")
     demo.git("commit", "-q", "-m", "how to run")
 
@@ -476,6 +479,16 @@ def branches_and_clone(demo: Demo) -> None:
     demo.snapline("merge", shows=(f"recorded snapshot {latest + 2}",))
     demo.snapline("verify", shows=(f"ok: snapshots 0..{latest + 2} verified",))
     demo.snapline("log", "-n", "3", shows=("merge line", "shout louder", "how to run"))
+    demo.say(
+        "Both milestones 3 are kept. The main line's stays milestone 3; the feature's is "
+        "numbered anew by the merge (milestone 4, closing the merge snapshot), and its "
+        "own file is listed under the branch it was closed on."
+    )
+    demo.snapline(
+        "milestone", "list",
+        shows=("documented", f"snapshots {latest + 2}..{latest + 2}", "louder",
+               "closed on other branches", f"joined by snapshot {latest + 2}"),
+    )  # fmt: skip
     demo.git("add", ".snapline")
     demo.git("commit", "-q", "-m", "snapline merge")
 

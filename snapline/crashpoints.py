@@ -30,6 +30,11 @@ STEPS = (
     "milestone-prepared",  # a milestone is computed, its transaction not committed
     "milestone-committed",  # a milestone is committed, the command has not returned
     "file-restored",  # recovery or a failed write put one file back, journal not cleared
+    "forget-kept",  # forget: later versions stored whole, no record written yet
+    "forget-recorded",  # forget: the record is in the ledger, no snapshot file rewritten
+    "forget-rewritten",  # forget: one snapshot file rewritten with tombstones
+    "forget-objects-deleted",  # forget: the ledger is done, the index not rebuilt
+    "forget-indexed",  # forget: the index rebuilt, its file not yet vacuumed and truncated
 )
 
 

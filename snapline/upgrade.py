@@ -51,7 +51,6 @@ from snapline.paths import STORE_DIR
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.kinds import SNAPSHOT_VERSION
-from snapline.snapshots.record.commit import now_iso
 from snapline.snapshots.record.recorder import LOCK_NAME
 from snapline.snapshots.snapshot import Problem
 from snapline.store import DB_NAME, SqliteStore, StoreBusyError, StoreCorruptError
@@ -311,8 +310,9 @@ def _upgraded_text(ends: _Ends) -> str:
         f"# kept beside the ledger as .snapline/{BACKUP_NAME}, not committed). The 0.1",
         "# history ended as below; its chain hashes (version 1) can be checked against",
         "# that store with snapline 0.1.0 (`snapline log --json`, `milestone list --json`).",
-        "# The same snapshots carry version-2 chain hashes in this ledger.",
-        f"upgraded {now_iso()}",
+        "# The same snapshots carry version-2 chain hashes in this ledger. Nothing here",
+        "# depends on when or where the upgrade ran: every clone upgrading the same store",
+        "# writes the same file, and git merges them without a conflict.",
         f"snapshot {ends.number} {ends.id}",
         f"snapshot-chain-v1 {ends.old_chain}",
         f"snapshot-chain-v2 {ends.new_chain}",

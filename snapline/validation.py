@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 
 from snapline.milestones import validate_milestones
 from snapline.milestones.ledger import check_milestone_files
+from snapline.milestones.lines import Place, pending_message, pending_milestones
 from snapline.snapshots.check.ledger import check_ledger
 from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.found import make_problem
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
+from snapline.snapshots.read.orphans import orphan_message
 from snapline.store import (
     Checkpoint,
     FileStamp,
@@ -33,7 +35,7 @@ from snapline.store import (
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
 
-__all__ = ["HistoryCheck", "check_history", "validate"]
+__all__ = ["HistoryCheck", "check_history", "history_states", "validate"]
 
 _OBJECTS = "objects/"
 
@@ -115,12 +117,31 @@ def _check(
     problems += validate_milestones(store)
     problems += check_ledger(store, read_back, present)
     problems += check_milestone_files(store, read_back)
+    problems += [make_problem(kind=k, message=m, number=n) for k, m, n in _states(store)]
+    return problems
+
+
+def history_states(store: StoreReader) -> list[str]:
+    """The named states of the history (lines, milestones, orphans), one line each."""
+    return [message for _, message, _ in _states(store)]
+
+
+def _states(store: StoreReader) -> list[tuple[str, str, int | None]]:
+    # Not damage: what a git merge or switch leaves, each with the command settling it.
+    states: list[tuple[str, str, int | None]] = []
     lines = unmerged_lines(store)
     head = store.snapshots.get(store.snapshots.latest_number() or 0)
     if lines and head is not None:
-        message = str(DivergedHistoryError(lines, head))
-        problems.append(make_problem(kind="lines", message=message, number=lines[0].fork))
-    return problems
+        states.append(("lines", str(DivergedHistoryError(lines, head)), lines[0].fork))
+    orphans = orphan_message(store)
+    if orphans is not None:
+        states.append(("orphans", orphans, None))
+    # A milestone of an unjoined line is settled with its line; one closed on another
+    # branch beside the main line's needs a merge of its own.
+    beside = [m for m in pending_milestones(store) if m.place is Place.MAIN]
+    if beside:
+        states.append(("milestones", pending_message(beside, store), beside[0].row.number))
+    return states
 
 
 def _still_holds(

@@ -41,6 +41,7 @@ def status(
         latest = _latest(ws)
         open_range = ws.milestones.current()
         drift = ws.check_sync().problems
+        states = ws.history_states()
         root = str(ws.root)
     if as_json:
         echo_json(
@@ -50,6 +51,7 @@ def status(
                 "milestone": open_range.model_dump(mode="json"),
                 "in_sync": not drift,
                 "drift": [problem.model_dump(mode="json") for problem in drift],
+                "history": states,
             }
         )
         return
@@ -72,6 +74,8 @@ def status(
             f"{open_range.milestone} not started: nothing recorded since "
             + ("the baseline" if open_range.milestone == 1 else "the last milestone"),
         )
+    for state in states:
+        echo(("history    ", "bold"), (state, "yellow"))
     _echo_drift(drift)
 
 

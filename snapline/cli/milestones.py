@@ -17,6 +17,7 @@ from snapline.cli.restore import DryRunOption, ForceOption, confirmed, render_re
 
 if TYPE_CHECKING:
     from snapline import Milestone
+    from snapline.milestones.lines import OtherMilestone
 
 __all__ = ["milestone_json", "register"]
 
@@ -112,13 +113,43 @@ def list_(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """List milestones, oldest first."""
     with workspace(ctx) as ws:
         milestones = ws.milestones.list()
+        others = ws.milestones.others()
     if as_json:
         echo_json([milestone_json(milestone) for milestone in milestones])
         return
     for milestone in milestones:
         _milestone_line(milestone)
-    if not milestones:
+    if others:
+        echo(("closed on other branches (files kept in the ledger):", "dim"))
+    for other in others:
+        _other_line(other)
+    if not milestones and not others:
         echo("no milestones yet; create one with `snapline milestone create`", err=True)
+
+
+def _other_line(other: OtherMilestone) -> None:
+    from datetime import datetime
+
+    from snapline.milestones.lines import Place
+
+    row = other.row
+    if other.place is Place.ORPHAN:
+        where = "orphaned: its last snapshot is not in this checkout"
+    elif other.joined_by is not None:
+        where = f"joined by snapshot {other.joined_by}"
+    else:
+        where = "not joined yet: run `snapline merge`"
+    line = f"line {other.line[:12]}, " if other.line else ""
+    echo(
+        (f"{row.number:>4}", "yellow"),
+        "  ",
+        (f"snapshots {row.first}..{row.last}", "cyan"),
+        "  ",
+        (format_time(datetime.fromisoformat(row.time)), "dim"),
+        "  ",
+        row.title,
+        (f"  ({line}{where}; {other.name})", "dim"),
+    )
 
 
 @group.command("show")

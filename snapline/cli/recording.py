@@ -188,7 +188,19 @@ def run(
     with workspace(ctx) as ws:
         result = ws.run(command, tool=tool, description=message, session=session)
     if as_json:
-        echo_json({"exit_code": result.exit_code, "snapshot": model_json(result.snapshot)})
+        echo_json(
+            {
+                "exit_code": result.exit_code,
+                "snapshot": model_json(result.snapshot),
+                "lines": result.lines,
+            }
+        )
+    elif result.lines > 1:
+        echo(
+            f"snapline: nothing recorded: the history now has {result.lines} lines (the "
+            "command merged branches that both recorded); run `snapline merge` to join them",
+            err=True,
+        )
     elif result.snapshot is None:
         echo("snapline: the command changed nothing", err=True)
     else:

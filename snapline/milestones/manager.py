@@ -10,6 +10,7 @@ from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.milestones.create import append_milestone
 from snapline.milestones.export import render_patch
+from snapline.milestones.lines import OtherMilestone
 from snapline.milestones.milestone import Milestone, MilestoneStats, OpenRange
 from snapline.milestones.read import find_milestone, open_range, to_milestone
 from snapline.paths import output_path
@@ -90,6 +91,19 @@ class Milestones:
     def list(self) -> builtins.list[Milestone]:
         """Every milestone, in number order."""
         return [to_milestone(row) for row in self._store.milestones.all()]
+
+    def others(self) -> builtins.list[OtherMilestone]:
+        """Milestone files the main line does not hold: closed on other branches.
+
+        Those on joined or unjoined lines, those closed beside the main line's (the same
+        number, on snapshots both branches share) and orphaned ones, each with where it
+        was closed and the snapshot that joined it (see docs/format.md, "Milestones
+        across lines").
+        """
+        from snapline.milestones.lines import other_milestones
+
+        with self._store.read():
+            return other_milestones(self._store)
 
     def get(self, number: int) -> Milestone:
         """Milestone ``number``.

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["SNAPSHOT_VERSION", "ChangeKind", "Storage"]
+__all__ = ["JOINED_MILESTONES", "SNAPSHOT_VERSION", "ChangeKind", "Storage"]
+
+JOINED_MILESTONES = "joined_milestones"
+"""The metadata key under which a merge snapshot names the milestone files it joined."""
 
 SNAPSHOT_VERSION = 2
 

@@ -312,6 +312,19 @@ class StoreReader(Protocol):
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one (branches merged in git), by number."""
 
+    def orphan_snapshots(self) -> list[tuple[int, str]]:
+        """``(number, id)`` of snapshot files whose parent is not in this checkout.
+
+        Left untracked by a git branch switch; the index holds the checkout's own line
+        without them (see docs/format.md, "Orphaned snapshot files").
+        """
+
+    def other_milestones(self) -> list[LedgerEntry]:
+        """Milestone files the index does not hold (another line's, another branch's).
+
+        Each entry has ``location``, ``milestone`` and ``last_id``; by number, time, name.
+        """
+
 
 class Store(StoreReader, Protocol):
     """Everything the domain needs from a store: the readers, the writers, transactions."""

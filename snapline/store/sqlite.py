@@ -207,6 +207,14 @@ class SqliteStore:
         """One line only: returns ``[]``."""
         return []
 
+    def orphan_snapshots(self) -> list[tuple[int, str]]:
+        """No ledger: ``[]``."""
+        return []
+
+    def other_milestones(self) -> list[LedgerEntry]:
+        """No ledger: ``[]``."""
+        return []
+
     def integrity_problems(self) -> list[str]:
         """SQLite's own ``quick_check``: an empty list when the file is sound."""
         rows = self._connection.query("PRAGMA quick_check")

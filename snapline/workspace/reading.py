@@ -201,6 +201,18 @@ class Reading(WorkspaceBase):
         with self._store.read():
             return side_snapshots(self._store)
 
+    def history_states(self) -> list[str]:
+        """The named states a git operation can leave the history in, one line each.
+
+        Lines not joined, milestones closed on another branch, orphaned snapshot files
+        (see docs/format.md): each line says what it is and the command that settles
+        it. Empty when there is none. Reading works in every one of them.
+        """
+        from snapline.validation import history_states
+
+        with self._store.read():
+            return history_states(self._store)
+
     def validate(self, *, deep: bool = False) -> Report:
         """Check the history for gaps, broken links, chain mismatches and missing content.
 

@@ -79,16 +79,19 @@ class Recording(WorkspaceBase):
 
         Records a merge snapshot on the main line whose result is the workspace as it
         is (the merged tree) and which names the heads of the lines it joins; their
-        snapshots stay in the history as they were recorded.
+        snapshots stay in the history as they were recorded. Milestones closed on the
+        other branches are joined too: the merge names their files, and one new
+        milestone, numbered after the main line's last, closes the merge with their
+        titles (docs/format.md, "Milestones across lines").
 
         Returns:
-            The merge snapshot, or ``None`` when the history has one line.
+            The merge snapshot, or ``None`` when there was nothing to join.
         """
-        from snapline.snapshots.record.merge import merge_lines
+        from snapline.milestones.join import merge_with_milestones
 
         given = info is not None or description or session or metadata or tool != "merge"
         info = info_from(info, tool, description, session, metadata) if given else None
-        return merge_lines(self._recorder, info)
+        return merge_with_milestones(self._store, self._recorder, info)
 
     def _refuse_unknown(self, rels: list[str] | None) -> None:
         # Under the writer lock: another writer cannot track or untrack a path meanwhile.

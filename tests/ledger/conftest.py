@@ -47,7 +47,15 @@ _ENV = {
 _ENV.pop("GIT_DIR", None)
 _ENV.pop("GIT_WORK_TREE", None)
 
-LOCAL_NAMES = ("index.db", "index.db-wal", "index.db-shm", "index.db-journal", "lock", "parked")
+LOCAL_NAMES = (
+    "index.db",
+    "index.db-wal",
+    "index.db-shm",
+    "index.db-journal",
+    "lock",
+    "parked",
+    "workspace",
+)
 """What ``.snapline/`` may hold that is local to one clone (never committed)."""
 
 

@@ -190,6 +190,10 @@ with Workspace.open(sys.argv[1]) as ws:
 def test_every_step_is_exercised() -> None:
     # A step that no case reaches is a step whose crash nobody has checked.
     covered = {case.step.partition(":")[0] for case in CASES} | {"baseline-built", "file-restored"}
+    # forget's steps: tests/ledger/test_forget_holds.py kills a real `snapline forget`
+    # at each, with the secret searched for in every file under .snapline/ after.
+    forget_text = (Path(__file__).parent.parent / "ledger" / "test_forget_holds.py").read_text()
+    covered |= {step for step in STEPS if step.startswith("forget-") and f'"{step}"' in forget_text}
     assert covered == set(STEPS)
 
 
@@ -296,7 +300,8 @@ def test_kill_while_building_the_baseline(tmp_path: Path) -> None:
     assert status.returncode == 2 and "snapline init" in status.stderr
     assert cli(root, "init").returncode == 0
     local = sorted(p.name for p in (root / ".snapline").iterdir())
-    assert local == [".gitignore", "index.db", "ledger", "lock"]
+    # workspace: the token the index is held to (store/ledger/opening.py)
+    assert local == [".gitignore", "index.db", "ledger", "lock", "workspace"]
     assert_healthy(root, {0: _BASELINE})
 
 

@@ -23,7 +23,7 @@ from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.found import make_problem
 from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
-from snapline.snapshots.read.reconstruct import Reconstructor
+from snapline.snapshots.read.reconstruct import ForgottenVersionError, Reconstructor
 from snapline.store import ChangeRow, SnapshotRow, StoreReader, shape_problem
 
 if TYPE_CHECKING:
@@ -350,6 +350,10 @@ def _deep_check(store: StoreReader) -> list[Problem]:
             rebuilder.rebuild(change)
         except UnsafeRecordError:
             continue  # reported as unsafe-path by the walk above
+        except ForgottenVersionError:
+            # Removed on purpose (`snapline forget`): a tombstone is not damage, and
+            # advising a backup would bring the forgotten bytes back.
+            continue
         except SnaplineError as error:
             problems.append(
                 make_problem(

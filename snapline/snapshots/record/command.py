@@ -17,6 +17,7 @@ from pathlib import Path
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.read.lines import unmerged_lines
 from snapline.snapshots.record.commit import now_iso
 from snapline.snapshots.record.detect import ensure_in_sync
 from snapline.snapshots.record.journal import RUN_OP
@@ -52,10 +53,16 @@ class CommandError(SnaplineError):
 
 @dataclass(frozen=True)
 class RunResult:
-    """A command's exit code and the snapshot of its side effects (``None``: none)."""
+    """A command's exit code and the snapshot of its side effects (``None``: none).
+
+    ``lines`` is the number of lines of history after the command: more than one when
+    it merged branches that both recorded (a ``git pull``), and then nothing was
+    recorded: ``snapline merge`` joins them.
+    """
 
     exit_code: int
     snapshot: Snapshot | None
+    lines: int = 1
 
 
 def run_command(
@@ -93,7 +100,16 @@ def run_command(
             store.journal.delete(entry_id)
         raise CommandError(argv, error) from None
     crash_point("run-finished")
+    # The command may have moved git (`git pull`, `git checkout B`): the ledger then
+    # explains part of what changed. The index takes it in first, so that only what the
+    # incoming ledger does not explain is recorded, on top of its latest snapshot.
+    store.refresh()
+    lines = unmerged_lines(store)
     with store.write():
-        snapshot = recorder.record(None, info.with_metadata(exit_code=exit_code)).snapshot()
+        snapshot = None
+        if not lines:
+            snapshot = recorder.record(None, info.with_metadata(exit_code=exit_code)).snapshot()
         store.journal.delete(entry_id)
-    return RunResult(exit_code=exit_code, snapshot=snapshot)
+    # Two lines (a pull that merged two branches that both recorded): the merge
+    # snapshot records what the merge brought; recording it here would make a third.
+    return RunResult(exit_code=exit_code, snapshot=snapshot, lines=len(lines) + 1 if lines else 1)

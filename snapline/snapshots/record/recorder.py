@@ -169,7 +169,7 @@ class Recorder:
     # -- recording what is on disk -----------------------------------------------------
 
     def record(
-        self, paths: list[str] | None, info: InfoFields, *, merges: Sequence[str] = ()
+        self, paths: list[str] | None, info: InfoFields, *, merges: Sequence[str] | None = None
     ) -> Recorded:
         """Record what differs from the known state under ``paths`` (all when ``None``).
 
@@ -178,8 +178,9 @@ class Recorder:
         Args:
             paths: Checked relative paths (files or directories), or ``None``.
             info: What the caller says about the snapshot.
-            merges: The heads of the other lines this snapshot joins (``merge``): it is
-                recorded even when nothing differs.
+            merges: A merge's list of the heads of the lines it joins (maybe none: a
+                merge that joins only milestones); a merge is recorded even when nothing
+                differs.
 
         Returns:
             The rows committed (none when nothing differs); ``.snapshot()`` is the model.
@@ -188,12 +189,12 @@ class Recorder:
             detection = self.detect(paths, want_content=True)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
             skipped = detection.skipped
-            if not detection.drifts and not merges:
+            if not detection.drifts and merges is None:
                 self.said(tuple(skipped))
                 return Recorded(None, [], self.last_skipped, self.store.path)
             prepared = self.prepare(detection.drifts)
             row, changes = append_snapshot(
-                self.store, info, prepared, skipped, trusted=self.trusted, merges=merges
+                self.store, info, prepared, skipped, trusted=self.trusted, merges=merges or ()
             )
             self.check_store_present()
             crash_point("record-prepared")

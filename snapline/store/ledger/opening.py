@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,9 @@ from snapline.store.ledger.files import (
     LEDGER_FORMAT,
     Ledger,
     LedgerFileError,
+)
+from snapline.store.ledger.files import (
+    SNAPSHOTS as SNAPSHOTS_KIND,
 )
 from snapline.store.lockfile import FileLock, LockTimeout
 from snapline.store.sqlite import SqliteStore
@@ -69,34 +73,38 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
     exists are never touched.
     """
     location = store_dir / INDEX_NAME
+    problem = None
     if location.is_file():
         try:
-            return SqliteStore.open(location, busy_timeout=timeout)
+            index = SqliteStore.open(location, busy_timeout=timeout)
         except (StoreCorruptError, StoreVersionError) as error:
             problem = getattr(error, "detail", None) or str(error)
-    else:
-        problem = None
+        else:
+            foreign = _foreign(index, store_dir, ledger)
+            if foreign is None:
+                return index
+            index.close()
+            with _holding(store_dir / lock_name, location, timeout):
+                _set_aside(store_dir, location, _FOREIGN, foreign)
+            return open_index(store_dir, ledger, timeout, lock_name)
+    elif os.path.lexists(location):
+        problem = "it is not a regular file"
     with _holding(store_dir / lock_name, location, timeout):
-        if problem is not None and location.is_file():
-            import logging  # here: only a damaged index has something to say
-
-            for part in store_dir.glob(INDEX_NAME + "*"):
-                if not part.name.endswith(_DAMAGED):
-                    os.replace(part, part.with_name(part.name + _DAMAGED))
-            logging.getLogger("snapline").warning(
-                "the local index %s could not be used (%s); it was set aside as %s and is "
-                "rebuilt from the ledger",
-                location,
-                problem,
-                location.name + _DAMAGED,
-            )
+        if problem is not None and os.path.lexists(location):
+            _set_aside(store_dir, location, _DAMAGED, problem)
         # Checked again under the lock: another process may have created the index
         # meanwhile, and the log beside it is now its own.
         if not location.is_file():
             staging = store_dir / (INDEX_NAME + INIT_SUFFIX)
             for leftover in store_dir.glob(INDEX_NAME + INIT_SUFFIX + "*"):
                 leftover.unlink()
-            SqliteStore.create(staging, ledger_config(ledger)).close()
+            created = SqliteStore.create(staging, ledger_config(ledger))
+            with created.connection.write():
+                created.connection.db.execute(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)",
+                    (_WORKSPACE_KEY, _make_token(store_dir)),
+                )
+            created.close()
             # The log of a deleted index (a copy made while it was open, then the index
             # alone deleted) would be applied to the new one: gone, for good, first.
             if remove_stale_logs(location):
@@ -106,6 +114,100 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
 
 
 _DAMAGED = ".damaged"
+_FOREIGN = ".foreign"
+_WORKSPACE_KEY = "workspace"
+_TOKEN_NAME = "workspace"
+
+
+def _set_aside(store_dir: Path, location: Path, suffix: str, why: str | None) -> None:
+    """Move the index and its logs aside under ``suffix``; say why, unless ``why`` is empty."""
+    for part in sorted(store_dir.glob(INDEX_NAME + "*")):
+        if part.name.endswith((_DAMAGED, _FOREIGN)) or INIT_SUFFIX in part.name:
+            continue
+        target = part.with_name(part.name + suffix)
+        count = 1
+        while os.path.lexists(target):  # an earlier one kept for a look: keep it too
+            count += 1
+            target = part.with_name(f"{part.name}{suffix}-{count}")
+        os.replace(part, target)
+    sync_directory(store_dir)
+    if why:
+        import logging  # here: only an index set aside has something to say
+
+        logging.getLogger("snapline").warning(
+            "the local index %s could not be used (%s); it was set aside as %s and is "
+            "rebuilt from the ledger",
+            location,
+            why,
+            location.name + suffix,
+        )
+
+
+def _foreign(index: SqliteStore, store_dir: Path, ledger: Ledger) -> str | None:
+    """Why the index belongs to another workspace or ledger, or ``None`` when it is ours.
+
+    Each workspace has a token, ``.snapline/workspace`` (local, random), and its index
+    notes the same token in ``meta``. A copy or a move of the whole workspace carries
+    both; an ``index.db`` copied from another clone brings its own token, which is not
+    this workspace's. Such an index is a cache of somewhere else (its journal names
+    writes into another workspace's files), so it is set aside and rebuilt, never
+    recovered; only a journal left pending there is worth a warning (``""`` otherwise:
+    set aside without a word). An index whose baseline is not in this ledger holds
+    another history.
+    """
+    baseline = index.snapshots.get(0)
+    # One lstat: the baseline's file is in every ledger that holds this history.
+    if baseline is not None and not os.path.lexists(
+        ledger.file(SNAPSHOTS_KIND, f"00000000-{baseline.id}.snap")
+    ):
+        return "it holds the history of another ledger (its baseline is not in this one)"
+    connection = index.connection
+    rows = connection.query("SELECT value FROM meta WHERE key = ?", (_WORKSPACE_KEY,))
+    noted = str(rows[0][0]) if rows else None
+    token = _read_token(store_dir)
+    if noted is not None and noted == token:
+        return None
+    if noted is not None:
+        pending = index.journal.entries()
+        if pending:
+            return (
+                f"it was copied from another workspace, and its {len(pending)} unfinished "
+                "write(s) belong there: they are not applied here"
+            )
+        return ""
+    # An index written before tokens: it becomes this workspace's.
+    token = token or _make_token(store_dir)
+    with connection.write():
+        connection.db.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (_WORKSPACE_KEY, token)
+        )
+    return None
+
+
+def _read_token(store_dir: Path) -> str | None:
+    try:
+        text = (store_dir / _TOKEN_NAME).read_text("ascii").strip()
+    except (OSError, UnicodeError):
+        return None
+    return text or None
+
+
+def _make_token(store_dir: Path) -> str:
+    """This workspace's token, created when missing (two processes agree on one)."""
+    token = _read_token(store_dir)
+    if token is not None:
+        return token
+    staging = store_dir / f"{_TOKEN_NAME}{INIT_SUFFIX}-{uuid.uuid4().hex}"
+    staging.write_text(uuid.uuid4().hex + "\n", "ascii")
+    try:
+        # link: the first process to name the token wins, and the others read its.
+        os.link(staging, store_dir / _TOKEN_NAME)
+        sync_directory(store_dir)
+    except FileExistsError:
+        pass
+    finally:
+        staging.unlink()
+    return _read_token(store_dir) or ""
 
 
 @contextlib.contextmanager

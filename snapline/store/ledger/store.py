@@ -35,7 +35,13 @@ from snapline.store.ledger.format import (
     render_snapshot_parts,
     snapshot_name,
 )
-from snapline.store.ledger.tables import ForgottenTable, LedgerNameTable, SideSnapshotTable
+from snapline.store.ledger.tables import (
+    ForgetCleanup,
+    ForgottenTable,
+    LedgerNameTable,
+    OrphanTable,
+    SideSnapshotTable,
+)
 from snapline.store.milestones import MilestoneTable
 from snapline.store.rows import (
     ChangeRow,
@@ -118,6 +124,8 @@ class LedgerStore:
         index: The local index.
         names: The ledger files the index holds.
         side: Snapshots of other lines.
+        orphans: Snapshot files whose parent is not in this checkout.
+        forget_cleanup: Whether the index still holds pages a forget must clean.
         forgotten: Versions whose content was forgotten.
     """
 
@@ -136,6 +144,8 @@ class LedgerStore:
         connection = index.connection
         self.names = LedgerNameTable(connection)
         self.side = SideSnapshotTable(connection)
+        self.orphans = OrphanTable(connection)
+        self.forget_cleanup = ForgetCleanup(connection)
         self.forgotten = ForgottenTable(connection)
         self._checkpoints = CheckpointTable(connection)
         self.snapshots = _Snapshots(index.snapshots, self._pending)
@@ -268,6 +278,20 @@ class LedgerStore:
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one, by number."""
         return self.side.all()
+
+    def orphan_snapshots(self) -> list[tuple[int, str]]:
+        """``(number, id)`` of snapshot files whose parent is not in this checkout."""
+        return self.orphans.all()
+
+    def other_milestones(self) -> list[LedgerEntry]:
+        """Milestone files the index does not hold: another line's, another branch's.
+
+        Milestones are few, so their files are read on each call (a listing and a parse
+        of the ones whose number and chain hash the index does not hold).
+        """
+        from snapline.store.ledger.milestone_import import other_milestone_entries
+
+        return other_milestone_entries(self)
 
     def unmerged_heads(self) -> list[str]:
         """The ids of the heads of lines not joined to the main one (empty: one line)."""

@@ -7,10 +7,11 @@ transaction was lost), they are added. Anything else — files gone (a branch sw
 two lines (a merge of branches), no index at all (a fresh clone) — rebuilds the index
 from the ledger in one transaction.
 
-A rebuild parses every ledger file, checks the links between snapshots and picks the
-main line: the only line, or, when the history has several heads, the line holding the
-snapshot the index had as its latest (this clone's own), else the longest (ties broken
-by id). The other lines go into ``side_snapshots``; a merge snapshot on the main line
+A rebuild parses every ledger file, sets orphans aside (``orphans.py``), checks the
+links between snapshots and picks the main line: the only line, or, when the history
+has several heads, the line of the branch git merged into (``gitview.py``), else the
+line holding the index's latest snapshot (this clone's own), else the longest (ties by
+id). The other lines go into ``side_snapshots``; a merge snapshot on the main line
 marks the lines it joined. Content comes from the ledger's objects, and the baseline's
 from the workspace, where it still is.
 """
@@ -24,18 +25,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snapline import atomic
+from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
 from snapline.store.ledger.format import (
     LedgerFormatError,
-    MilestoneRecord,
     SnapshotRecord,
-    milestone_name,
-    parse_milestone,
     parse_snapshot,
     parse_snapshot_name,
     snapshot_name,
 )
+from snapline.store.ledger.gitview import (
+    first_parent_for_milestones,
+    main_preference,
+    milestones_collide,
+)
+from snapline.store.ledger.milestone_import import import_milestones, read_milestone
+from snapline.store.ledger.orphans import find_orphans
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.tables import clear_history
 from snapline.store.rows import FileStamp, SideRow
@@ -56,8 +62,8 @@ Progress = Callable[[int, int], None]
 
 
 def needs_catch_up(store: LedgerStore) -> bool:
-    """Whether the ledger holds files the index does not, or lacks files it holds."""
-    return not _in_step(store)
+    """Whether the ledger and the index differ, or a forget has left the index to clean."""
+    return not _in_step(store) or store.forget_cleanup.pending()
 
 
 def _in_step(store: LedgerStore) -> bool:
@@ -103,7 +109,10 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
             middle of the history; the message names the file.
     """
     if _in_step(store):
-        return False
+        if not store.forget_cleanup.pending():
+            return False
+        _secure(store)  # a process was killed before cleaning after a forget
+        return True
     on_disk = _on_disk(store.ledger)
     known = store.names.all()
     store.ledger.parsed.clear()
@@ -114,7 +123,16 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
         if known <= on_disk and _extend(store, root, sorted(on_disk - known)):
             return True
         _rebuild(store, root, on_disk, progress)
+    if store.forget_cleanup.pending():
+        crash_point("forget-indexed")
+        _secure(store)
     return True
+
+
+def _secure(store: LedgerStore) -> None:
+    from snapline.store.ledger.forgetting import secure_index  # it reads through this module
+
+    secure_index(store)
 
 
 def read_snapshot(ledger: Ledger, name: str, *, keep: bool = False) -> SnapshotRecord:
@@ -167,31 +185,6 @@ def _parse_snapshot_file(ledger: Ledger, name: str, location: Path) -> SnapshotR
             f"holds snapshot {record.row.number} ({record.row.id}), not what its name says",
         )
     return record
-
-
-def read_milestone(ledger: Ledger, name: str) -> MilestoneRecord:
-    """Parse one milestone file.
-
-    Raises:
-        StoreCorruptError: If it cannot be read or is not a valid milestone file.
-    """
-    location = ledger.file(MILESTONES, name)
-    try:
-        data = ledger.read(MILESTONES, name, MAX_RECORD_BYTES)
-        record = parse_milestone(data)
-        if milestone_name(record.row.number, data) != name:
-            raise StoreCorruptError(
-                location,
-                "its name does not match what it holds (the digest in a milestone's "
-                "name is of its bytes)",
-            )
-        return record
-    except LedgerFormatError as error:
-        raise StoreCorruptError(location, f"not a valid milestone file: {error}") from None
-    except LedgerFileError as error:
-        raise StoreCorruptError(location, error.what) from None
-    except OSError as error:
-        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None
 
 
 # -- lines -------------------------------------------------------------------------
@@ -337,16 +330,21 @@ def _extend(store: LedgerStore, root: Path, added: list[str]) -> bool:
         if json.loads(record.row.merges):
             return False
         head = record.row
+    forgotten = store.forgotten.hashes()
+    if forgotten and any(
+        {c.base_hash, c.result_hash} & forgotten for r in records for c in r.changes
+    ):
+        return False  # a forget reaches them: the rebuild applies it (forgetting.py)
     import_snapshots(store, root, records)
-    milestones = [read_milestone(store.ledger, n) for n in milestone_names]
-    if not _import_milestones(store, milestones):
-        return False
+    milestones = [(n, read_milestone(store.ledger, n)) for n in milestone_names]
+    import_milestones(store, milestones, first_parent_for_milestones(root, milestone_names))
     store.names.add(added)
     return True
 
 
 def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progress | None) -> None:
     from snapline.store.ledger.forget_format import FORGET_SUFFIX
+    from snapline.store.ledger.forgetting import finish_forgets
     from snapline.store.ledger.forgotten import import_forgets
     from snapline.store.ledger.importing import import_content, import_objects, import_snapshots
 
@@ -356,8 +354,21 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
     names = sorted(n for n in on_disk if n.endswith(".snap"))
     for name in names:
         records.append(read_snapshot(store.ledger, name, keep=True))
-    lines = split_lines(records, store.ledger, before.id if before is not None else None)
+    forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
+    records, cleanup, kept = finish_forgets(store, root, records, forgets)
+    orphans = find_orphans(records, root)
+    if orphans:
+        records = [r for r in records if r.row.id not in orphans]
+    mile_names = sorted(n for n in on_disk if n.endswith(".mile"))
+    preferred, first_parent = main_preference(
+        records,
+        root,
+        before.id if before else None,
+        milestones_collide=milestones_collide(mile_names),
+    )
+    lines = split_lines(records, store.ledger, preferred)
     clear_history(store.index.connection)
+    store.orphans.set((r.row.number, r.row.id) for r in orphans.values())
     import_snapshots(store, root, lines.main, progress)
     store.side.add(
         SideRow(
@@ -368,26 +379,11 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
         for r in lines.side
     )  # fmt: skip
     import_content(store, root, lines.side)
-    milestones = [read_milestone(store.ledger, n) for n in sorted(on_disk) if n.endswith(".mile")]
-    _import_milestones(store, milestones)
-    forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
-    import_objects(store, import_forgets(store, forgets))
+    milestones = [(n, read_milestone(store.ledger, n)) for n in mile_names]
+    import_milestones(store, milestones, first_parent)
+    import_objects(store, import_forgets(store, forgets) + kept)
     store.names.add(on_disk)
-
-
-def _import_milestones(store: LedgerStore, milestones: list[MilestoneRecord]) -> bool:
-    """Add the milestones of the main line in order; ``False`` if one does not fit."""
-    for record in sorted(milestones, key=lambda m: m.row.number):
-        last = store.index.snapshots.get(record.row.last)
-        if last is None or last.id != record.last_id:
-            continue  # a milestone of another line: checked by verify, not indexed
-        if store.index.milestones.get(record.row.number) is not None:
-            raise StoreCorruptError(
-                store.ledger.path / MILESTONES,
-                f"two milestone files both number {record.row.number} on the main line",
-            )
-        store.index.milestones.insert(record.row)
-    return True
+    store.forget_cleanup.set(cleanup)
 
 
 def _file(ledger: Ledger, number: int, id_: str) -> Path:

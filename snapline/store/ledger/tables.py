@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from snapline.store.connection import Connection, encode_path
 from snapline.store.ledger.checkpoint import CheckpointTable
 from snapline.store.rows import ForgottenRow, SideRow
 
-__all__ = ["ForgottenTable", "LedgerNameTable", "SideSnapshotTable", "clear_history"]
+__all__ = [
+    "ForgetCleanup",
+    "ForgottenTable",
+    "LedgerNameTable",
+    "OrphanTable",
+    "SideSnapshotTable",
+    "clear_history",
+]
+
+_ORPHANS_KEY = "orphans"
+_CLEANUP_KEY = "forget_cleanup"
 
 
 class LedgerNameTable:
@@ -94,6 +105,67 @@ class ForgottenTable:
         )
 
 
+class OrphanTable:
+    """Snapshot files whose parent is not in this checkout (left by a branch switch).
+
+    Kept in ``meta`` as a JSON list of ``[number, id]``: a rebuild sets it, and the
+    index holds their names in ``ledger_files`` so that they do not make every command
+    rebuild again.
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the index's connection."""
+        self._c = connection
+
+    def all(self) -> list[tuple[int, str]]:
+        """``(number, id)`` of every orphaned snapshot file, by number then id."""
+        rows = self._c.query("SELECT value FROM meta WHERE key = ?", (_ORPHANS_KEY,))
+        if not rows:
+            return []
+        try:
+            found = json.loads(str(rows[0][0]))
+            return sorted((int(number), str(id_)) for number, id_ in found)
+        except (ValueError, TypeError):
+            return []  # local and rebuilt with the index: never worth stopping for
+
+    def set(self, orphans: Iterable[tuple[int, str]]) -> None:
+        """Replace the list; call inside ``write()``."""
+        self._c.require_transaction()
+        self._c.db.execute("DELETE FROM meta WHERE key = ?", (_ORPHANS_KEY,))
+        found = sorted(orphans)
+        if found:
+            self._c.db.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?)", (_ORPHANS_KEY, json.dumps(found))
+            )
+
+
+class ForgetCleanup:
+    """Whether a rebuild took in a forget whose index pages are still to be cleaned.
+
+    Set in the rebuild's transaction, cleared once the index is vacuumed and its log
+    truncated (``forgetting.secure_index``): a process killed in between leaves the
+    flag for the next command (``meta``: ``forget_cleanup``).
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the index's connection."""
+        self._c = connection
+
+    def pending(self) -> bool:
+        """Whether the cleanup is still to run."""
+        return bool(self._c.query("SELECT 1 FROM meta WHERE key = ?", (_CLEANUP_KEY,)))
+
+    def set(self, pending: bool) -> None:
+        """Note or clear it; call inside ``write()``."""
+        self._c.require_transaction()
+        if pending:
+            self._c.db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, '1')", (_CLEANUP_KEY,)
+            )
+        else:
+            self._c.db.execute("DELETE FROM meta WHERE key = ?", (_CLEANUP_KEY,))
+
+
 def clear_history(connection: Connection) -> None:
     """Empty everything the index mirrors from the ledger, before rebuilding it.
 
@@ -111,5 +183,6 @@ def clear_history(connection: Connection) -> None:
         "forgotten",
     ):
         connection.db.execute(f"DELETE FROM {table}")
+    OrphanTable(connection).set(())
     # A rebuilt index holds a history from elsewhere: the next verify checks all of it.
     CheckpointTable(connection).clear()

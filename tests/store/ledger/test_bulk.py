@@ -110,7 +110,7 @@ def test_a_bulk_load_killed_midway_is_rolled_back_and_redone_on_the_next_open(
         def die(*args):
             os.kill(os.getpid(), signal.SIGKILL)
 
-        sync._import_milestones = die
+        sync.import_milestones = die
         Workspace.open(sys.argv[1])
         """
     )

@@ -1,0 +1,65 @@
+"""``snapline merge`` with milestones: the merge snapshot, then one milestone that closes it.
+
+Milestones closed on other branches (see :mod:`snapline.milestones.lines`) keep their
+files. The merge snapshot names those files in its metadata, which settles them, and the
+main line gains one milestone, numbered after its last one, from one past that
+milestone's last snapshot to the merge snapshot, with their titles and tags: so the main
+line's numbers stay 1, 2, 3… and its ranges continuous, and no two milestones the main
+line holds share a number.
+"""
+
+from __future__ import annotations
+
+import json
+
+from snapline.milestones.create import append_milestone
+from snapline.milestones.lines import OtherMilestone, pending_milestones
+from snapline.snapshots.info import SnapshotInfo
+from snapline.snapshots.record.merge import merge_lines
+from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.snapshot import Snapshot
+from snapline.store import Store
+
+__all__ = ["merge_with_milestones"]
+
+
+def merge_with_milestones(
+    store: Store, recorder: Recorder, info: SnapshotInfo | None
+) -> Snapshot | None:
+    """Join every line and every milestone closed on another branch.
+
+    Args:
+        store: The open store.
+        recorder: The open workspace's recorder.
+        info: What the caller says about the merge snapshot (``None``: the default).
+
+    Returns:
+        The merge snapshot, or ``None`` when there was nothing to join.
+    """
+    with recorder.writing(joining=True):
+        pending = pending_milestones(store)
+        # One transaction: the merge snapshot and the milestone that closes it are
+        # published together (the snapshot file first), or neither is.
+        with store.write():
+            snapshot = merge_lines(recorder, info, [other.name for other in pending])
+            if snapshot is not None and pending:
+                title, description, tags = _carried(pending)
+                append_milestone(store, title, description, snapshot.number, None, tags)
+    return snapshot
+
+
+def _carried(pending: list[OtherMilestone]) -> tuple[str, str, list[str]]:
+    # One milestone closes the merge: the titles of those it joins, their tags, and a
+    # description naming each one's file, so the originals can be found.
+    title = " + ".join(dict.fromkeys(other.row.title for other in pending))
+    lines = [
+        f"joins milestone {other.row.number} {other.row.title!r} (snapshots "
+        f"{other.row.first}..{other.row.last}, {other.name}), closed on another branch"
+        for other in pending
+    ]
+    tags: list[str] = []
+    for other in pending:
+        for tag in json.loads(other.row.tags):
+            if isinstance(tag, str) and tag not in tags:
+                tags.append(tag)
+    return title, "\n".join(lines), tags
