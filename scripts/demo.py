@@ -503,6 +503,22 @@ def branches_and_clone(demo: Demo) -> None:
     status = demo.git("status", "--porcelain", cwd=clone)
     demo.check(status == "", "`git status` in the clone is clean after verify")
 
+    demo.say(
+        "To look at an old state in git terms, `snapline branch N` makes a git branch whose "
+        "files are snapshot N's: one commit on top of HEAD, made with git's own plumbing. "
+        "The checkout, HEAD and git's index are not touched."
+    )
+    head = demo.git("rev-parse", "HEAD", echo=False)
+    demo.snapline("branch", "1", "greeter-at-1", shows=("made branch greeter-at-1",))
+    demo.git("show", "greeter-at-1:greet.py")
+    old = demo.git("show", "greeter-at-1:greet.py", echo=False)
+    demo.check(
+        "hello" in old and "hi {name}" not in old
+        and demo.git("rev-parse", "HEAD", echo=False) == head
+        and demo.git("status", "--porcelain", echo=False) == "",
+        "the branch holds snapshot 1's greet.py; HEAD and the checkout are as they were",
+    )  # fmt: skip
+
 
 async def _mcp_edit(root: Path) -> dict[str, Any]:
     from mcp.client.session import ClientSession
