@@ -6,10 +6,11 @@ shell would — nested trees created and removed, a directory replaced by a file
 symlink and back, the exec bit flipped, a path renamed to a differently-cased path (a
 case-only rename: on a case-insensitive filesystem the same entry, on Linux another
 path) — and record the change, through the library or the real command line. Others
-restore: rollback, undo, redo, revert of the latest snapshot, milestone rollback, each
-through the library or the command line, and each time the model says the state that
-must result (the module doc of ``snapline/snapshots/restore/undo.py`` says what undo and
-redo restore; the model follows the same rules on its own bookkeeping).
+restore: rollback, undo, redo, revert (of any snapshot whose files are as it left them)
+and milestone rollback, each through the library or the command line, and each time the
+model says the state that must result (the module doc of
+``snapline/snapshots/restore/undo.py`` says what undo and redo restore; the model
+follows the same rules on its own bookkeeping).
 
 After every step: ``validate()`` is clean, the numbers are 0..N, the disk is the model's
 latest state, and every file of *every* snapshot, rebuilt from the store, has the
@@ -72,6 +73,11 @@ class Kind(NamedTuple):
 
 def _inside(path: str, top: str) -> bool:
     return path == top or path.startswith(top + "/")
+
+
+def _one_tree(state: State) -> bool:
+    """No path of ``state`` is both a file and a directory."""
+    return not any(other.startswith(path + "/") for path in state for other in state)
 
 
 class TreeMachine(RuleBasedStateMachine):
@@ -389,12 +395,30 @@ class TreeMachine(RuleBasedStateMachine):
         ws = self.ws
         self._restore(["redo"] if cli else None, ws.redo, state, Kind(redo_of=undo_number))
 
-    @precondition(lambda self: self.latest > 0)
-    @rule(cli=st.booleans())
-    def revert_latest(self, cli: bool) -> None:
-        """Nothing changed since the latest snapshot: reverting it is the state before it."""
+    def _revertible(self) -> list[int]:
+        """Snapshots whose files are all as they left them: reverting one has one answer.
+
+        Its files go back to what they were before it, the rest stays, unless that
+        would put a file where a directory is (then revert refuses, rightly).
+        """
+        found = []
+        for number in range(1, self.latest + 1):
+            changed = self._changed(number)
+            unchanged = all(self.history[-1].get(p) == self.history[number].get(p) for p in changed)
+            if unchanged and _one_tree(self._restored(changed, self.history[number - 1])):
+                found.append(number)
+        return found
+
+    @precondition(lambda self: bool(self._revertible()))
+    @rule(data=st.data(), cli=st.booleans())
+    def revert(self, data: st.DataObject, cli: bool) -> None:
+        """Revert a snapshot nothing touched since, or whose files came back since.
+
+        The latest one, or one a rollback and its undo went over (what the replay of
+        real histories does, and where a rename was refused).
+        """
         assert self.ws is not None
-        number = self.latest
+        number = data.draw(st.sampled_from(self._revertible()), label="number")
         ws = self.ws
         self._restore(
             ["revert", str(number)] if cli else None,

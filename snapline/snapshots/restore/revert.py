@@ -281,6 +281,10 @@ class _Undo:
     def _renamed(self, change: ChangeRow, now_at: str | None) -> None:
         source = change.old_path
         assert source is not None
+        if now_at is None and change.path in self.known:
+            # Deleted or replaced since, and back at its place now (a rollback and its
+            # undo): as for a modified file, the merge below finds n's change or refuses.
+            now_at = change.path
         today = self.known.get(now_at) if now_at is not None else None
         if today is None or now_at is None:
             if self._version(source) != _base(change):

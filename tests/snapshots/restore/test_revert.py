@@ -178,6 +178,27 @@ def test_a_rename_is_moved_back_keeping_later_edits(root: Path) -> None:
         assert ws.validate(deep=True).ok and ws.check_sync().ok
 
 
+def test_a_rename_comes_back_after_a_rollback_and_its_undo_went_over_it(root: Path) -> None:
+    # Found by the replay of diff-so-fancy (make test-deep): the rollback records the
+    # renamed file as deleted (its old path did not exist then either), the undo as
+    # added, and revert took that for a file replaced since, though it is the same.
+    (root / "keep.txt").write_text("keep\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("third_party/color.pl", _text())
+        ws.move_file("third_party/color.pl", "test/color.pl")
+        ws.rollback(0)
+        ws.undo()
+        result = ws.revert(2)
+        assert [(m.source, m.target) for m in result.moved] == [
+            ("test/color.pl", "third_party/color.pl")
+        ]
+        assert files(root) == {
+            "keep.txt": ("file", b"keep\n"),
+            "third_party/color.pl": ("file", _text().encode()),
+        }
+        assert ws.validate(deep=True).ok and ws.check_sync().ok
+
+
 def test_a_move_that_overwrote_a_file_brings_that_file_back(root: Path) -> None:
     (root / "a.txt").write_text("a\n")
     (root / "b.txt").write_text("b\n")
