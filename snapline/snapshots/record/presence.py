@@ -51,28 +51,15 @@ class StoreVanishedError(SnaplineError):
 
 
 class StorePresence:
-    """Remembers which files a store's paths named when it was opened.
-
-    A directory's inode is free for reuse as soon as it is deleted, so a ledger directory
-    deleted and copied back can come back under the same ``(device, inode)``: the store's
-    identity also takes the index file, which this process holds open, so its inode
-    cannot be handed to the copy.
+    """Remembers which file a store path named when it was opened.
 
     Args:
-        path: The store (the ledger directory), just opened.
-        held: A file of the store this process holds open (the index), if any.
+        path: The store file, just opened.
     """
 
-    def __init__(self, path: Path, held: Path | None = None) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self._held = held
-        self._identity = self._now()
-
-    def _now(self) -> tuple[tuple[int, int], tuple[int, int] | None] | None:
-        first = identity(self.path)
-        if first is None:
-            return None
-        return first, None if self._held is None else identity(self._held)
+        self._identity = identity(path)
 
     def check(self) -> None:
         """Refuse when the path no longer names the file that was opened.
@@ -82,6 +69,6 @@ class StorePresence:
         """
         if self._identity is None:
             return
-        now = self._now()
+        now = identity(self.path)
         if now != self._identity:
             raise StoreVanishedError(self.path, "deleted" if now is None else "replaced")

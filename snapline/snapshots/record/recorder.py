@@ -39,7 +39,6 @@ from snapline.snapshots.record.recorded import Recorded, snapshot_of
 from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.record.writer_lock import LOCK_NAME, held, writer_lock
 from snapline.store import ChangeRow, SnapshotRow, StateRow, Store
-from snapline.store.ledger.files import INDEX_NAME
 from snapline.store.lockfile import LockTimeout
 
 if TYPE_CHECKING:
@@ -88,7 +87,7 @@ class Recorder:
         self.trusted: set[str] = set()
         self.tracked = TrackedCache()
         self._lock = writer_lock(root, timeout)
-        self._presence = StorePresence(store.path, store.path.parent / INDEX_NAME)
+        self._presence = StorePresence(store.path)
 
     @property
     def latest(self) -> int:
