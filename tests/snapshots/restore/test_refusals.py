@@ -1,0 +1,106 @@
+"""What a refused restore tells the person, and which paths a rollback takes for typos.
+
+A refusal is one line the person acts on (what, which path, what to do), so its words
+are checked whole here; which scope is a typo is checked against the disk.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from snapline import (
+    BaselineRevertError,
+    RevertConflictError,
+    RollbackConflictError,
+    UnknownPathError,
+    Workspace,
+)
+
+LINES = [f"line {i}\n" for i in range(40)]
+
+
+def _text(**changes: str) -> str:
+    lines = list(LINES)
+    for key, value in changes.items():
+        lines[int(key[1:])] = value
+    return "".join(lines)
+
+
+def test_the_baseline_cannot_be_reverted(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws, pytest.raises(BaselineRevertError) as caught:
+        ws.revert(0)
+    assert caught.value.number == 0
+    assert str(caught.value) == (
+        "snapshot 0 is the baseline, not a change; to return to it, roll back to 0"
+    )
+
+
+def test_a_revert_names_the_hunks_that_overlap_later_edits(root: Path) -> None:
+    (root / "notes.txt").write_text(_text())
+    with Workspace.init(root) as ws:
+        ws.write_file("notes.txt", _text(l5="line five\n", l30="line thirty\n"))
+        ws.write_file("notes.txt", _text(l5="line FIVE\n", l30="line thirty\n"))
+        with pytest.raises(RevertConflictError) as caught:
+            ws.revert(1)
+    # Of snapshot 1's two hunks, line 30 could be taken out; line 5 was edited since.
+    message = (
+        "1 of 2 hunks of snapshot 1's change to notes.txt overlap edits made since in the "
+        "same lines, so they cannot be taken out cleanly; edit it by hand"
+    )
+    assert caught.value.conflicts[0].message == message
+    assert str(caught.value) == f"revert of snapshot 1 refused, nothing was written: {message}"
+
+
+def test_a_revert_of_a_binary_changed_since_says_so(root: Path) -> None:
+    (root / "img.bin").write_bytes(b"\x00\x01" * 50)
+    with Workspace.init(root) as ws:
+        ws.write_file("img.bin", b"\x00\x02" * 50)
+        ws.write_file("img.bin", b"\x00\x03" * 50)
+        with pytest.raises(RevertConflictError) as caught:
+            ws.revert(1)
+    assert caught.value.conflicts[0].message == (
+        "img.bin is binary and was changed after snapshot 1, so that snapshot's change "
+        "cannot be taken out of it; edit it by hand"
+    )
+
+
+def test_a_refusal_names_the_first_conflict_and_counts_the_others(root: Path) -> None:
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_text("recorded\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "snapshot 1\n")
+        for count, name in enumerate(("a.txt", "b.txt", "c.txt"), start=1):
+            (root / name).write_text("outside work\n")
+            with pytest.raises(RollbackConflictError) as caught:
+                ws.rollback(0)
+            first = caught.value.conflicts[0].message
+            more = f" (and {count - 1} more)" if count > 1 else ""
+            assert len(caught.value.conflicts) == count
+            assert str(caught.value) == (
+                f"rollback to snapshot 0 refused, nothing was written: {first}{more}"
+            )
+
+
+def test_a_rollback_scope_is_a_typo_only_if_neither_recorded_nor_on_disk(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "my dir").mkdir()
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "b\n")
+        # Never recorded, but on disk (a space in its path): not a typo, an outside file.
+        (root / "my dir" / "new.txt").write_text("new\n")
+        for scope in ("my dir/new.txt", "my dir"):
+            assert not (root / "my" / "dir").exists()
+            ws.rollback(0, [scope], dry_run=True)
+        # Neither on disk nor ever recorded, even under a file: a typo.
+        for scope in ("typo.txt", "a.txt/typo.txt", "my dir/typo.txt"):
+            with pytest.raises(UnknownPathError) as caught:
+                ws.rollback(0, [scope], dry_run=True)
+            assert caught.value.path == scope
+        # A name too long for the file system cannot be looked at: as recording decides,
+        # it is not refused as a typo here (the plan then finds nothing there to change).
+        long_name = "x" * (os.pathconf(root, "PC_NAME_MAX") + 1)
+        ws.rollback(0, [long_name], dry_run=True)
