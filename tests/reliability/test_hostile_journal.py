@@ -146,13 +146,14 @@ def test_recovery_never_moves_a_parked_file_where_no_rollback_writes(
 def test_a_parked_file_changed_since_is_kept_aside_and_the_rest_is_undone(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # A write killed after parking p.txt and writing both files; p.txt was then edited
-    # by hand. Recovery must keep both versions of p.txt (the edit in place, the old one
-    # parked, and say where) and still put a.txt back.
+    # A write killed after parking p.txt and writing the files; p.txt and c.txt were
+    # then edited by hand. Recovery must keep both versions of p.txt (the edit in place,
+    # the old one parked, and say where), leave c.txt's edit, and still put a.txt back.
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text("a\n")
     (root / "p.txt").write_text("p\n")
+    (root / "c.txt").write_text("c\n")
     Workspace.init(root).close()
     mode = 0o100644
     _journal(
@@ -163,6 +164,8 @@ def test_a_parked_file_changed_since_is_kept_aside_and_the_rest_is_undone(
                    after_hash=hash_bytes(b"A\n"), after_mode=mode),
             _entry("p.txt", before_hash=hash_bytes(b"p\n"), before_mode=mode,
                    after_hash=hash_bytes(b"P\n"), after_mode=mode, park="t0ken"),
+            _entry("c.txt", before_hash=hash_bytes(b"c\n"), before_mode=mode,
+                   after_hash=hash_bytes(b"C\n"), after_mode=mode),
         ],
     )  # fmt: skip
     parked = root / ".snapline" / "parked" / "t0ken"
@@ -170,15 +173,18 @@ def test_a_parked_file_changed_since_is_kept_aside_and_the_rest_is_undone(
     os.rename(root / "p.txt", parked)
     (root / "a.txt").write_text("A\n")
     (root / "p.txt").write_text("edited by hand since\n")
+    (root / "c.txt").write_text("edited too\n")
     with caplog.at_level("WARNING"), Workspace.open(root) as ws:
         ws.record()
     assert (root / "a.txt").read_text() == "a\n"
     assert (root / "p.txt").read_text() == "edited by hand since\n"
     assert parked.read_text() == "p\n"
     notes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("recovery: ")]
+    assert (root / "c.txt").read_text() == "edited too\n"
     assert notes == [
+        f"recovery: c.txt: changed since the interrupted {hash_bytes(b'C' + bytes([10]))}",
         f"recovery: p.txt: changed since the interrupted write; its previous content is kept "
-        f"in {parked}"
+        f"in {parked}",
     ]
 
 

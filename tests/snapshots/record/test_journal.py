@@ -122,9 +122,20 @@ def test_a_file_tracked_by_hash_only_is_parked_and_never_lost(
     # first and, if the write fails, moves it back; in this process, not a child's.
     import snapline.snapshots.record.recorder as recorder
 
-    (root / "big.bin").write_bytes(_BIG)
+    (root / "a.txt").write_text("a\n")
+    (root / "zbig.bin").write_bytes(_BIG)
     with Workspace.init(root, large_file_limit=4096) as ws:
-        assert ws.snapshot(0).files[0].storage.value == "hash-only"
+        assert ws.snapshot(0).files[1].storage.value == "hash-only"
+        (root / "a.txt").write_text("A\n")
+        (root / "zbig.bin").write_text("small now\n")
+        ws.record()
+        (root / "a.txt").write_text("a again\n")
+        (root / "zbig.bin").write_bytes(_BIG)
+        ws.record()
+        # Rolling back to 1 writes a.txt, then replaces zbig.bin, which is parked.
+        before = {name: (root / name).read_bytes() for name in ("a.txt", "zbig.bin")}
+        steps: list[str] = []
+        monkeypatch.setattr(journal, "crash_point", steps.append)
         if fail:
 
             def broken(*args: object, **kwargs: object) -> None:
@@ -132,13 +143,17 @@ def test_a_file_tracked_by_hash_only_is_parked_and_never_lost(
 
             monkeypatch.setattr(recorder, "append_snapshot", broken)
             with pytest.raises(OSError):
-                ws.write_file("big.bin", "small now\n")
+                ws.rollback(1)
             monkeypatch.undo()
-            assert (root / "big.bin").read_bytes() == _BIG
-            assert ws.latest == 0 and ws._store.journal.entries() == []
+            after = {name: (root / name).read_bytes() for name in ("a.txt", "zbig.bin")}
+            assert after == before and ws.latest == 2
+            assert ws._store.journal.entries() == []
+            # The step the crash tests stop at, once for each file put back, parked or not.
+            assert steps.count("file-restored") == 2
         else:
-            ws.write_file("big.bin", "small now\n")
-            assert (root / "big.bin").read_bytes() == b"small now\n"
+            ws.rollback(1)
+            assert (root / "a.txt").read_bytes() == b"A\n"
+            assert (root / "zbig.bin").read_bytes() == b"small now\n"
         assert ws.validate().ok and ws.check_sync().ok
     parked = root / ".snapline" / "parked"
     assert not parked.exists() or list(parked.iterdir()) == []
