@@ -186,3 +186,24 @@ def test_a_parked_token_from_the_journal_is_never_a_path(root: Path, token: obje
         journal._parked(root, token)  # type: ignore[arg-type]
     assert str(caught.value) == f"a parked file's token is letters and digits only, not {token!r}"
     assert journal._parked(root, "t0ken") == root / ".snapline" / "parked" / "t0ken"
+
+
+def test_undoing_a_new_file_leaves_no_directory_it_made(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import snapline.snapshots.record.recorder as recorder
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    def listing() -> list[str]:
+        paths = (p.relative_to(ws.root).as_posix() for p in ws.root.rglob("*"))
+        return sorted(p for p in paths if not p.startswith(".snapline"))
+
+    before = listing()
+    monkeypatch.setattr(recorder, "append_snapshot", broken)
+    with pytest.raises(OSError):
+        ws.write_file("new/deep/file.txt", "new\n")
+    monkeypatch.undo()
+    # The tree as it was, directories included: the ones made for the file are gone.
+    assert listing() == before and not (ws.root / "new").exists()
