@@ -104,3 +104,105 @@ def test_a_rollback_scope_is_a_typo_only_if_neither_recorded_nor_on_disk(root: P
         # it is not refused as a typo here (the plan then finds nothing there to change).
         long_name = "x" * (os.pathconf(root, "PC_NAME_MAX") + 1)
         ws.rollback(0, [long_name], dry_run=True)
+
+
+# -- revert: what stands in the way of taking one snapshot's change out --------------------
+
+
+def _revert_refused(ws: Workspace, number: int) -> list[tuple[str, str, str]]:
+    def files() -> dict[Path, bytes]:
+        return {p: p.read_bytes() for p in ws.root.iterdir() if p.is_file()}
+
+    latest, before = ws.latest, files()
+    with pytest.raises(RevertConflictError) as caught:
+        ws.revert(number)
+    assert ws.latest == latest and files() == before
+    return [(c.path, c.kind, c.message) for c in caught.value.conflicts]
+
+
+def test_a_modified_file_deleted_since_cannot_be_reverted(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "changed\n")
+        ws.delete_file("a.txt")
+        assert _revert_refused(ws, 1) == [
+            (
+                "a.txt",
+                "changed-since",
+                "a.txt was deleted or replaced after snapshot 1; edit it by hand",
+            )
+        ]
+
+
+def test_a_move_whose_file_was_deleted_since_cannot_be_reverted(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.move_file("a.txt", "b.txt")
+        ws.delete_file("b.txt")
+        assert _revert_refused(ws, 1) == [
+            (
+                "b.txt",
+                "changed-since",
+                "b.txt was deleted or replaced after snapshot 1; edit it by hand",
+            )
+        ]
+
+
+def test_a_move_cannot_go_back_to_a_path_in_use_again(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.move_file("a.txt", "b.txt")
+        ws.write_file("a.txt", "a new file\n")
+        assert _revert_refused(ws, 1) == [
+            (
+                "a.txt",
+                "changed-since",
+                "a.txt is in use again, so b.txt cannot move back there; edit it by hand",
+            )
+        ]
+
+
+def test_a_change_to_a_file_tracked_by_hash_only_cannot_be_taken_out(root: Path) -> None:
+    (root / "big.bin").write_bytes(b"\x00" * 5000)
+    with Workspace.init(root, large_file_limit=4096) as ws:
+        ws.write_file("big.bin", b"\x01" * 5000)
+        ((path, kind, message),) = _revert_refused(ws, 1)
+    assert (path, kind) == ("big.bin", "unavailable")
+    assert "big.bin" in message, message
+
+
+def test_a_later_mode_change_survives_the_revert_of_a_content_edit(root: Path) -> None:
+    (root / "a.txt").write_text(_text())
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", _text(l5="five\n"))
+        os.chmod(root / "a.txt", 0o755)
+        ws.record()
+        ws.revert(1)
+    assert (root / "a.txt").read_text() == _text()
+    assert os.stat(root / "a.txt").st_mode & 0o777 == 0o755
+
+
+def test_a_change_is_taken_out_where_its_file_moved_not_at_a_new_file_in_its_place(
+    root: Path,
+) -> None:
+    (root / "a.txt").write_text(_text())
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", _text(l5="five\n"))
+        ws.move_file("a.txt", "b.txt")
+        ws.write_file("a.txt", _text(l5="a new file's line\n"))
+        ws.revert(1)
+    assert (root / "b.txt").read_text() == _text()
+    assert (root / "a.txt").read_text() == _text(l5="a new file's line\n")
+
+
+def test_a_revert_lists_its_moves_by_where_they_go(root: Path) -> None:
+    (root / "a.txt").write_text("first file\n")
+    (root / "b.txt").write_text("second file\n")
+    with Workspace.init(root) as ws:
+        os.rename(root / "a.txt", root / "z.txt")
+        os.rename(root / "b.txt", root / "y.txt")
+        ws.record()
+        result = ws.revert(1)
+    # Sorted by source (y, z) or as planned, a.txt would not come first.
+    assert [(m.source, m.target) for m in result.moved] == [("z.txt", "a.txt"), ("y.txt", "b.txt")]
+    assert (root / "a.txt").read_text() == "first file\n"
