@@ -188,6 +188,34 @@ def test_a_parked_file_changed_since_is_kept_aside_and_the_rest_is_undone(
     ]
 
 
+def test_a_committed_write_keeps_its_files_and_only_its_parked_file_goes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Killed after its snapshot was committed: the writes stand, and the parked old
+    # version of p.txt is no longer needed.
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "p.txt").write_text("p\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("p.txt", "P\n")
+    mode = 0o100644
+    _journal(
+        root,
+        "write",
+        [_entry("p.txt", before_hash=hash_bytes(b"p\n"), before_mode=mode,
+                after_hash=hash_bytes(b"P\n"), after_mode=mode, park="t0ken")],
+    )  # fmt: skip
+    parked = root / ".snapline" / "parked" / "t0ken"
+    parked.parent.mkdir(exist_ok=True)
+    parked.write_text("p\n")
+    with caplog.at_level("WARNING"), Workspace.open(root) as ws:
+        assert ws.record() is None
+        assert ws.latest == 1
+    assert (root / "p.txt").read_text() == "P\n"
+    assert not parked.exists()
+    assert [r.getMessage() for r in caplog.records if "recovery" in r.getMessage()] == []
+
+
 def test_a_symlinked_parent_is_not_an_obstacle_and_nothing_is_written_through_it(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
