@@ -206,3 +206,29 @@ def test_a_revert_lists_its_moves_by_where_they_go(root: Path) -> None:
     # Sorted by source (y, z) or as planned, a.txt would not come first.
     assert [(m.source, m.target) for m in result.moved] == [("z.txt", "a.txt"), ("y.txt", "b.txt")]
     assert (root / "a.txt").read_text() == "first file\n"
+
+
+def test_a_move_already_undone_by_hand_is_not_a_conflict(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.move_file("a.txt", "b.txt")
+        ws.delete_file("b.txt")
+        ws.write_file("a.txt", "a\n")  # back where it was, as it was
+        result = ws.revert(1)
+        assert result.conflicts == () and result.snapshot is None
+    assert (root / "a.txt").read_text() == "a\n" and not (root / "b.txt").exists()
+
+
+def test_an_outside_change_blocks_only_the_changes_it_touches(root: Path) -> None:
+    for name in ("a.txt", "c.txt", "x.txt"):
+        (root / name).write_text(_text())
+    with Workspace.init(root) as ws:
+        (root / "a.txt").write_text(_text(l5="a five\n"))
+        (root / "c.txt").write_text(_text(l5="c five\n"))
+        ws.record()
+        ws.move_file("a.txt", "b.txt")  # a.txt's change is at b.txt now
+        ws.move_file("x.txt", "y.txt")  # an unrelated move
+        (root / "b.txt").write_text("changed outside\n")
+        dry = ws.revert(1, dry_run=True)
+    assert [(c.path, c.kind) for c in dry.conflicts] == [("b.txt", "modified")]
+    assert dry.restored == ("c.txt",)
