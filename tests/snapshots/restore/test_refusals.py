@@ -13,6 +13,8 @@ import pytest
 
 from snapline import (
     BaselineRevertError,
+    NothingToRedoError,
+    NothingToUndoError,
     RevertConflictError,
     RollbackConflictError,
     UnknownPathError,
@@ -232,3 +234,93 @@ def test_an_outside_change_blocks_only_the_changes_it_touches(root: Path) -> Non
         dry = ws.revert(1, dry_run=True)
     assert [(c.path, c.kind) for c in dry.conflicts] == [("b.txt", "modified")]
     assert dry.restored == ("c.txt",)
+
+
+# -- undo and redo with nothing to do ---------------------------------------------------
+
+
+def test_undo_and_redo_with_nothing_to_do_say_where_the_history_stands(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "b\n")
+        ws.undo()  # snapshot 2, standing for the baseline
+        with pytest.raises(NothingToUndoError) as undo:
+            ws.undo()
+        ws.redo()
+        ws.write_file("a.txt", "c\n")  # snapshot 4 clears what was undone
+        with pytest.raises(NothingToRedoError) as redo:
+            ws.redo()
+    assert (undo.value.latest, redo.value.latest) == (2, 4)
+    assert str(undo.value) == (
+        "nothing to undo: snapshot 2 stands for the baseline; see `snapline log` for the history"
+    )
+    assert str(redo.value) == (
+        "nothing to redo: no undo is waiting after snapshot 4 (a new change clears what was undone)"
+    )
+
+
+def test_an_undo_after_a_redo_names_the_change_it_takes_back(root: Path) -> None:
+    # The module's rule: a redo of the undo U stands for the snapshot U undid, so the
+    # next undo is an undo of that snapshot (1), not of the redo (3).
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "b\n")
+        ws.undo()
+        ws.redo()
+        result = ws.undo()
+        assert result.snapshot is not None and result.snapshot.metadata["undo_of"] == 1
+    assert (root / "a.txt").read_text() == "a\n"
+
+
+@pytest.mark.parametrize("link", [0, 2])
+def test_an_undo_link_that_does_not_point_back_is_not_followed(root: Path, link: int) -> None:
+    # Metadata can come from elsewhere: only an earlier snapshot, after the baseline,
+    # is a usable link; a snapshot carrying any other is ordinary, and undone itself.
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "b\n")
+        (root / "a.txt").write_text("c\n")
+        ws.record(metadata={"undo_of": link})  # snapshot 2
+        result = ws.undo()
+        assert result.snapshot is not None and result.snapshot.metadata["undo_of"] == 2
+    assert (root / "a.txt").read_text() == "b\n"
+
+
+def test_a_redo_link_to_an_ordinary_snapshot_waits_for_nothing(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "b\n")
+        ws.undo()  # 2, an undo of 1: a new change (3) clears it
+        ws.write_file("a.txt", "c\n")
+        (root / "a.txt").write_text("d\n")
+        ws.record(metadata={"redo_of": 3})  # 4: names an ordinary snapshot, not an undo
+        with pytest.raises(NothingToRedoError):
+            ws.redo()
+    assert (root / "a.txt").read_text() == "d\n"
+
+
+def test_undo_and_redo_touch_only_the_files_of_the_change(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "b.txt").write_text("b\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "a2\n")
+        (root / "b.txt").write_text("edited, not recorded\n")
+        (root / "new.txt").write_text("untracked\n")
+        ws.undo()
+        assert (root / "a.txt").read_text() == "a\n"
+        ws.redo()
+        assert (root / "a.txt").read_text() == "a2\n"
+    assert (root / "b.txt").read_text() == "edited, not recorded\n"
+    assert (root / "new.txt").read_text() == "untracked\n"
+
+
+def test_a_forced_redo_overwrites_an_outside_change(root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "a2\n")
+        ws.undo()
+        (root / "a.txt").write_text("outside\n")
+        with pytest.raises(RollbackConflictError):
+            ws.redo()
+        ws.redo(force=True)
+    assert (root / "a.txt").read_text() == "a2\n"
