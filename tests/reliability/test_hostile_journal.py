@@ -143,6 +143,96 @@ def test_recovery_never_moves_a_parked_file_where_no_rollback_writes(
 # -- item 12: an obstacle where recovery must put a file back ------------------------
 
 
+def test_a_parked_file_changed_since_is_kept_aside_and_the_rest_is_undone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A write killed after parking p.txt and writing the files; p.txt and c.txt were
+    # then edited by hand. Recovery must keep both versions of p.txt (the edit in place,
+    # the old one parked, and say where), leave c.txt's edit, and still put a.txt back.
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    (root / "p.txt").write_text("p\n")
+    (root / "c.txt").write_text("c\n")
+    Workspace.init(root).close()
+    mode = 0o100644
+    _journal(
+        root,
+        "write",
+        [
+            _entry("a.txt", before_hash=hash_bytes(b"a\n"), before_mode=mode,
+                   after_hash=hash_bytes(b"A\n"), after_mode=mode),
+            _entry("p.txt", before_hash=hash_bytes(b"p\n"), before_mode=mode,
+                   after_hash=hash_bytes(b"P\n"), after_mode=mode, park="t0ken"),
+            _entry("c.txt", before_hash=hash_bytes(b"c\n"), before_mode=mode,
+                   after_hash=hash_bytes(b"C\n"), after_mode=mode),
+        ],
+    )  # fmt: skip
+    parked = root / ".snapline" / "parked" / "t0ken"
+    parked.parent.mkdir(exist_ok=True)
+    os.rename(root / "p.txt", parked)
+    (root / "a.txt").write_text("A\n")
+    (root / "p.txt").write_text("edited by hand since\n")
+    (root / "c.txt").write_text("edited too\n")
+    with caplog.at_level("WARNING"), Workspace.open(root) as ws:
+        ws.record()
+    assert (root / "a.txt").read_text() == "a\n"
+    assert (root / "p.txt").read_text() == "edited by hand since\n"
+    assert parked.read_text() == "p\n"
+    notes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("recovery: ")]
+    assert (root / "c.txt").read_text() == "edited too\n"
+    assert notes == [
+        f"recovery: c.txt: changed since the interrupted {hash_bytes(b'C' + bytes([10]))}",
+        f"recovery: p.txt: changed since the interrupted write; its previous content is kept "
+        f"in {parked}",
+    ]
+
+
+def test_a_committed_write_keeps_its_files_and_only_its_parked_file_goes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Killed after its snapshot was committed: the writes stand, and the parked old
+    # version of p.txt is no longer needed.
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "p.txt").write_text("p\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("p.txt", "P\n")
+    mode = 0o100644
+    _journal(
+        root,
+        "write",
+        [_entry("p.txt", before_hash=hash_bytes(b"p\n"), before_mode=mode,
+                after_hash=hash_bytes(b"P\n"), after_mode=mode, park="t0ken")],
+    )  # fmt: skip
+    parked = root / ".snapline" / "parked" / "t0ken"
+    parked.parent.mkdir(exist_ok=True)
+    parked.write_text("p\n")
+    with caplog.at_level("WARNING"), Workspace.open(root) as ws:
+        assert ws.record() is None
+        assert ws.latest == 1
+    assert (root / "p.txt").read_text() == "P\n"
+    assert not parked.exists()
+    assert [r.getMessage() for r in caplog.records if "recovery" in r.getMessage()] == []
+
+
+def test_a_symlinked_parent_is_not_an_obstacle_and_nothing_is_written_through_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # No write can go through a symlinked parent (it is unsafe), so recovery has
+    # nothing to put back there: it says so, and goes on; it is not blocked.
+    root, _ = _interrupted_rollback(tmp_path, "d/n.txt")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.rmdir(root / "d")
+    os.symlink(elsewhere, root / "d")
+    with caplog.at_level("WARNING"), Workspace.open(root) as ws:
+        ws.record()
+    assert list(elsewhere.iterdir()) == []
+    notes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("recovery: ")]
+    assert len(notes) == 1 and notes[0].startswith("recovery: d/n.txt: not touched ("), notes
+
+
 def _interrupted_rollback(tmp_path: Path, path: str) -> tuple[Path, bytes]:
     """A workspace where a rollback was killed right after deleting ``path``."""
     root = tmp_path / "ws"
@@ -168,7 +258,7 @@ def _dir_obstacle(root: Path, path: str) -> Path:
 
 
 def _file_parent_obstacle(root: Path, path: str) -> Path:
-    parent = root / path.split("/")[0]
+    parent = (root / path).parent
     os.rmdir(parent)
     parent.write_text("a file now\n")
     return parent
@@ -179,10 +269,12 @@ def _fifo_obstacle(root: Path, path: str) -> Path:
     return root / path
 
 
+# kind: (the path to put back, how the obstacle is made, what stands where, what it is)
 _OBSTACLES = {
-    "directory": ("n.txt", _dir_obstacle),
-    "file-as-parent": ("d/n.txt", _file_parent_obstacle),
-    "fifo": ("n.txt", _fifo_obstacle),
+    "directory": ("n.txt", _dir_obstacle, "n.txt", "a directory"),
+    "file-as-parent": ("d/n.txt", _file_parent_obstacle, "d", "a file"),
+    "file-as-nested-parent": ("d/e/n.txt", _file_parent_obstacle, "d/e", "a file"),
+    "fifo": ("n.txt", _fifo_obstacle, "n.txt", "a special file"),
 }
 
 
@@ -194,7 +286,7 @@ def _cli(root: Path, *args: str) -> Result:
 def test_an_obstacle_blocks_recovery_clearly_and_reads_keep_working(
     tmp_path: Path, kind: str
 ) -> None:
-    path, make = _OBSTACLES[kind]
+    path, make, where, what = _OBSTACLES[kind]
     root, content = _interrupted_rollback(tmp_path, path)
     obstacle = make(root, path)
     kept = tree(root) if kind != "fifo" else None
@@ -213,9 +305,11 @@ def test_an_obstacle_blocks_recovery_clearly_and_reads_keep_working(
         ):
             with pytest.raises(RecoveryBlockedError) as caught:
                 write()
-            message = str(caught.value)
-            assert "\n" not in message
-            assert caught.value.obstacle in message and "move" in message
+            assert (caught.value.path, caught.value.obstacle) == (path, where)
+            assert str(caught.value) == (
+                f"an interrupted write must put back {path}, but {where} is {what} now; "
+                f"move {where} away and run the command again (reading commands still work)"
+            )
             assert caught.value.exit_code == 1
             assert isinstance(caught.value, SnaplineError)
     result = _cli(root, "record")

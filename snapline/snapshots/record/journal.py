@@ -208,7 +208,7 @@ def apply_writes(
         crash_point("snapshot-committed")
     except BaseException:
         batch.abort()
-        _undo(root, touched, rebuild_known)
+        _undo(root, touched, rebuild_known, check=False)
         with contextlib.suppress(SnaplineError), store.write():
             store.journal.delete(entry_id)
         raise
@@ -287,7 +287,7 @@ def _committed(store: Store, writes: Sequence[PlannedWrite]) -> bool:
 
 
 def _undo(
-    root: Path, writes: Sequence[PlannedWrite], rebuild_known: Rebuild, *, check: bool = False
+    root: Path, writes: Sequence[PlannedWrite], rebuild_known: Rebuild, *, check: bool
 ) -> list[str]:
     notes = []
     for write in reversed(writes):

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from enum import Enum, auto
 
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
@@ -43,6 +44,16 @@ class MergeCheckError(SnaplineError):
             f"a three-way merge produced {actual}, not the certain {expected}; nothing was "
             "written; report it"
         )
+
+
+class _Region(Enum):
+    """What happened to one stretch of lines between the lines all three share."""
+
+    UNCHANGED = auto()  # the lines all three share
+    SAME = auto()  # changed alike on both sides
+    OURS = auto()  # changed on our side only
+    THEIRS = auto()  # changed on their side only: taken
+    CONFLICT = auto()  # changed differently on both sides
 
 
 @dataclass(frozen=True)
@@ -87,10 +98,10 @@ def merge3(base: bytes, ours: bytes, theirs: bytes) -> Merged:
     out: list[bytes] = []
     conflicts = taken = 0
     for kind, lines in _regions(z_lines, a_lines, b_lines):
-        if kind == "conflict":
+        if kind is _Region.CONFLICT:
             conflicts += 1
             continue
-        if kind == "theirs":
+        if kind is _Region.THEIRS:
             taken += 1
         out.extend(lines)
     if conflicts:
@@ -108,7 +119,7 @@ def _check(base: bytes, ours: bytes, theirs: bytes, result: bytes) -> None:
 
 def _regions(
     base: Sequence[bytes], a: Sequence[bytes], b: Sequence[bytes]
-) -> Iterator[tuple[str, Sequence[bytes]]]:
+) -> Iterator[tuple[_Region, Sequence[bytes]]]:
     # bzr's merge3: walk the regions all three share; what lies between them changed on
     # one side, both alike, or both differently.
     iz = ia = ib = 0
@@ -116,15 +127,15 @@ def _regions(
         if astart > ia or bstart > ib or zstart > iz:
             a_part, b_part, z_part = a[ia:astart], b[ib:bstart], base[iz:zstart]
             if a_part == b_part:
-                yield "same", a_part
+                yield _Region.SAME, a_part
             elif a_part == z_part:
-                yield "theirs", b_part
+                yield _Region.THEIRS, b_part
             elif b_part == z_part:
-                yield "ours", a_part
+                yield _Region.OURS, a_part
             else:
-                yield "conflict", ()
+                yield _Region.CONFLICT, ()
         if zend > zstart:
-            yield "unchanged", base[zstart:zend]
+            yield _Region.UNCHANGED, base[zstart:zend]
         iz, ia, ib = zend, aend, bend
 
 

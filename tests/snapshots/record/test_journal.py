@@ -9,7 +9,7 @@ import pytest
 
 from snapline import Workspace, atomic
 from snapline.hashing import hash_bytes
-from snapline.snapshots.record import batching
+from snapline.snapshots.record import batching, journal
 from snapline.snapshots.record.journal import PlannedWrite as PW
 
 
@@ -109,3 +109,101 @@ def test_only_runs_of_independent_staged_writes_are_placed_together() -> None:
         ["c"],
         ["d", "e"],
     ]
+
+
+_BIG = bytes(range(256)) * 40  # above the large-file limit below: tracked by hash only
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_a_file_tracked_by_hash_only_is_parked_and_never_lost(
+    root: Path, monkeypatch: pytest.MonkeyPatch, fail: bool
+) -> None:
+    # The store cannot rebuild such a file, so a write that replaces it moves it aside
+    # first and, if the write fails, moves it back; in this process, not a child's.
+    import snapline.snapshots.record.recorder as recorder
+
+    (root / "a.txt").write_text("a\n")
+    (root / "zbig.bin").write_bytes(_BIG)
+    with Workspace.init(root, large_file_limit=4096) as ws:
+        assert ws.snapshot(0).files[1].storage.value == "hash-only"
+        (root / "a.txt").write_text("A\n")
+        (root / "zbig.bin").write_text("small now\n")
+        ws.record()
+        (root / "a.txt").write_text("a again\n")
+        (root / "zbig.bin").write_bytes(_BIG)
+        ws.record()
+        # Rolling back to 1 writes a.txt, then replaces zbig.bin, which is parked.
+        before = {name: (root / name).read_bytes() for name in ("a.txt", "zbig.bin")}
+        steps: list[str] = []
+        monkeypatch.setattr(journal, "crash_point", steps.append)
+        if fail:
+
+            def broken(*args: object, **kwargs: object) -> None:
+                raise OSError(5, "Input/output error")
+
+            monkeypatch.setattr(recorder, "append_snapshot", broken)
+            with pytest.raises(OSError):
+                ws.rollback(1)
+            monkeypatch.undo()
+            after = {name: (root / name).read_bytes() for name in ("a.txt", "zbig.bin")}
+            assert after == before and ws.latest == 2
+            assert ws._store.journal.entries() == []
+            # The step the crash tests stop at, once for each file put back, parked or not.
+            assert steps.count("file-restored") == 2
+        else:
+            ws.rollback(1)
+            assert (root / "a.txt").read_bytes() == b"A\n"
+            assert (root / "zbig.bin").read_bytes() == b"small now\n"
+        assert ws.validate().ok and ws.check_sync().ok
+    parked = root / ".snapline" / "parked"
+    assert not parked.exists() or list(parked.iterdir()) == []
+
+
+def test_a_content_that_does_not_match_its_hash_is_never_written(ws: Workspace) -> None:
+    wrong = PW("src/app.py", None, None, hash_bytes(b"planned\n"), 0o100644, b"other\n")
+    before = (ws.root / "src/app.py").read_bytes()
+    with pytest.raises(journal.ContentMismatchError) as caught:
+        journal.apply_writes(ws.root, ws._store, "write", [wrong], lambda: None, lambda _: None)
+    error = caught.value
+    assert (error.path, error.expected, error.actual) == (
+        "src/app.py",
+        hash_bytes(b"planned\n"),
+        hash_bytes(b"other\n"),
+    )
+    planned, other = hash_bytes(b"planned\n"), hash_bytes(b"other\n")
+    assert str(error) == (
+        f"refusing to write src/app.py: its rebuilt content hashes to {other}, not the "
+        f"recorded {planned}; the store is damaged, run `snapline verify`"
+    )
+    assert (ws.root / "src/app.py").read_bytes() == before
+    assert ws._store.journal.entries() == []
+
+
+@pytest.mark.parametrize("token", ["../escape", "a/b", "", "t\u00e9", "\u0661\u0662", 7])
+def test_a_parked_token_from_the_journal_is_never_a_path(root: Path, token: object) -> None:
+    # The journal may come from elsewhere: a token is ASCII letters and digits, or refused.
+    with pytest.raises(ValueError) as caught:
+        journal._parked(root, token)  # type: ignore[arg-type]
+    assert str(caught.value) == f"a parked file's token is letters and digits only, not {token!r}"
+    assert journal._parked(root, "t0ken") == root / ".snapline" / "parked" / "t0ken"
+
+
+def test_undoing_a_new_file_leaves_no_directory_it_made(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import snapline.snapshots.record.recorder as recorder
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    def listing() -> list[str]:
+        paths = (p.relative_to(ws.root).as_posix() for p in ws.root.rglob("*"))
+        return sorted(p for p in paths if not p.startswith(".snapline"))
+
+    before = listing()
+    monkeypatch.setattr(recorder, "append_snapshot", broken)
+    with pytest.raises(OSError):
+        ws.write_file("new/deep/file.txt", "new\n")
+    monkeypatch.undo()
+    # The tree as it was, directories included: the ones made for the file are gone.
+    assert listing() == before and not (ws.root / "new").exists()
