@@ -128,6 +128,15 @@ def _summary(results: dict[str, str]) -> str:
         f"**Score: {_score(total)}** — killed {total['killed']}, timeout {total['timeout']},"
         f" survived {total['survived']}, no tests {total['no tests']}.",
         "",
+        *(
+            [
+                f"**A partial run**: {len(results) - total['not checked']} of {len(results)} "
+                "mutants were checked before the run was stopped; the score is of those.",
+                "",
+            ]
+            if total["not checked"]
+            else []
+        ),
         "| module | score | killed | timeout | survived | no tests |",
         "|---|---|---|---|---|---|",
     ]
