@@ -301,14 +301,10 @@ class _Undo:
         undone = self._undone(change, source, now_at, today)
         if undone is None:
             return
-        # A move may have replaced a file already at its destination: bring it back.
-        overwritten = self.reconstructor.version(change.path, self.number - 1)
-        if overwritten is not None and now_at == change.path:
-            content = self.reconstructor.rebuild(overwritten)
-            self._step(now_at, content, overwritten.result_mode)
-            self.plan.restored.append(now_at)
-        else:
-            self._step(now_at, None, None)
+        # A rename never lands on a tracked file (record/build.py records that as a
+        # deletion and a modification, and verify calls it a break in continuity), so
+        # nothing was overwritten at its destination that would need bringing back.
+        self._step(now_at, None, None)
         self._step(source, *undone)
         self.plan.moved.append(Move(source=now_at, target=source))
         self.plan.renames[source] = now_at

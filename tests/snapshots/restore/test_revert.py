@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -206,6 +207,64 @@ def test_a_move_that_overwrote_a_file_brings_that_file_back(root: Path) -> None:
         ws.move_file("a.txt", "b.txt", overwrite=True)
         ws.revert(1)
         assert files(root) == {"a.txt": ("file", b"a\n"), "b.txt": ("file", b"b\n")}
+
+
+def test_a_rename_is_found_where_later_renames_took_it_not_at_a_new_file_of_its_name(
+    root: Path,
+) -> None:
+    # Snapshot 1 moves a.txt to b.txt, 2 moves it on to c.txt, and 3 adds an unrelated
+    # b.txt: reverting 1 moves c.txt back, and the new b.txt is not n's file.
+    (root / "a.txt").write_text(_text())
+    with Workspace.init(root) as ws:
+        ws.move_file("a.txt", "b.txt")
+        ws.move_file("b.txt", "c.txt")
+        ws.write_file("b.txt", "a different file\n")
+        result = ws.revert(1)
+        assert [(m.source, m.target) for m in result.moved] == [("c.txt", "a.txt")]
+        assert files(root) == {
+            "a.txt": ("file", _text().encode()),
+            "b.txt": ("file", b"a different file\n"),
+        }
+        assert ws.validate(deep=True).ok and ws.check_sync().ok
+
+
+def test_a_rename_moved_back_is_recorded_from_where_it_was_not_from_a_look_alike(
+    root: Path,
+) -> None:
+    # Snapshot 1 (a shell change) moves src/a.txt to dst/b.txt and adds zzz.txt with the
+    # same bytes; 2 moves dst/b.txt on to zzzz/b.txt. Reverting 1 deletes zzz.txt and moves
+    # zzzz/b.txt back: two deleted files with src/a.txt's bytes, so only the revert's own
+    # pairing says which one moved.
+    (root / "src").mkdir()
+    (root / "src" / "a.txt").write_text(_text())
+    with Workspace.init(root) as ws:
+        (root / "dst").mkdir()
+        (root / "src" / "a.txt").rename(root / "dst" / "b.txt")
+        (root / "zzz.txt").write_text(_text())
+        first = ws.record()
+        assert first is not None and first.file("dst/b.txt") is not None
+        assert first.file("dst/b.txt").old_path == "src/a.txt"  # type: ignore[union-attr]
+        ws.move_file("dst/b.txt", "zzzz/b.txt")
+        result = ws.revert(1)
+        assert files(root) == {"src/a.txt": ("file", _text().encode())}
+        assert result.snapshot is not None
+        back = result.snapshot.file("src/a.txt")
+        assert back is not None and back.old_path == "zzzz/b.txt"
+        assert ws.validate(deep=True).ok and ws.check_sync().ok
+
+
+def test_a_content_and_mode_change_whose_content_was_taken_back_reverts_the_mode(
+    root: Path,
+) -> None:
+    (root / "run.sh").write_text(_text())
+    with Workspace.init(root) as ws:
+        ws.write_file("run.sh", _text(l2="edited\n"), executable=True)
+        ws.write_file("run.sh", _text(), executable=True)  # the content edit taken back
+        result = ws.revert(1)
+        assert result.restored == ("run.sh",)
+        assert files(root) == {"run.sh": ("file", _text().encode())}
+        assert not os.access(root / "run.sh", os.X_OK)
+        assert ws.validate(deep=True).ok and ws.check_sync().ok
 
 
 def test_a_mode_change_is_reverted_under_a_later_content_edit(root: Path) -> None:
