@@ -155,3 +155,33 @@ def test_json_keeps_stdout_for_the_result(project: Path) -> None:
     assert result["check"]["snapshot"] == 0
     assert result["check"]["record"].endswith(".check")
     assert (result["last_pass"], result["rollback"]) == (None, None)
+
+
+def test_the_documented_stop_hook_rolls_back_and_blocks_with_the_reason(project: Path) -> None:
+    # The command exactly as docs/integrations.md gives it, run through a shell as
+    # Claude Code runs a hook command; only the paths of snapline and python differ.
+    text = (Path(__file__).resolve().parents[2] / "docs" / "integrations.md").read_text()
+    block = text.split('"Stop": [', 1)[1]
+    line = block.split('"command": ', 1)[1].split("\n", 1)[0].rstrip(",")
+    command = json.loads(line)
+    assert command.startswith("/home/me/.venv/bin/snapline guard --rollback -- python -m pytest")
+    script = Path(sys.executable).with_name("snapline")
+    command = command.replace("/home/me/.venv/bin/snapline", f"{script} --root {project}")
+    command = command.replace("python -m pytest", f"{sys.executable} -m pytest -p no:cacheprovider")
+    event = json.dumps({"hook_event_name": "Stop", "stop_hook_active": False})
+
+    def hook() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["sh", "-c", command], cwd=project, input=event, capture_output=True, text=True
+        )
+
+    passed = hook()
+    assert passed.returncode == 0, passed.stderr
+    (project / "calc.py").write_text(BROKEN)
+    assert snapline(project, "record").returncode == 0
+    blocked = hook()
+    assert blocked.returncode == 2  # Claude Code's "blocking": stderr goes to the model
+    assert blocked.stdout == ""
+    assert "1 failed" in blocked.stderr  # the test output, moved to stderr
+    assert "rolled back to snapshot 0, the last that passed, as snapshot 2" in blocked.stderr
+    assert (project / "calc.py").read_text() == GOOD
