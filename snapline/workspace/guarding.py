@@ -68,11 +68,10 @@ class Guarding(Restoring):
             target = last_passing(outcomes(self._store), number)
             if target is None:
                 return GuardResult(check=check, output=text)
-            shown = " ".join(command)
             restored = self.rollback(
                 target,
                 tool="guard",
-                description=f"guard: `{shown}` failed on snapshot {number} (exit {code}); "
+                description=f"guard: snapshot {number} failed its check (exit {code}); "
                 f"back to snapshot {target}, the last that passed",
                 session=session,
                 metadata={"guard": {"failed": number, "record": check.record}},
