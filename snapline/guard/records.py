@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
-from snapline.guard.outcome import CheckOutcome, Outcome
 from snapline.store import StoreReader
 from snapline.store.ledger.check_format import CheckRecord
 from snapline.store.ledger.checks import CheckLog
 from snapline.store.ledger.store import LedgerStore
+
+if TYPE_CHECKING:
+    from snapline.guard.outcome import CheckOutcome
 
 __all__ = ["NoCheckLogError", "add_outcome", "last_passing", "outcomes"]
 
@@ -93,6 +96,9 @@ def last_passing(checked: dict[int, CheckOutcome], below: int) -> int | None:
 
 
 def _outcome(name: str, record: CheckRecord) -> CheckOutcome:
+    # Here, not at the top: a history without checks lists none without the models.
+    from snapline.guard.outcome import CheckOutcome, Outcome
+
     return CheckOutcome(
         snapshot=record.number,
         snapshot_id=record.snapshot_id,
