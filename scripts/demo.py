@@ -321,6 +321,8 @@ def story(demo: Demo, report: Path) -> None:
 
     branches_and_clone(demo)
 
+    guard(demo)
+
     demo.say(
         "For the person reviewing the agent's work: `report` writes one HTML page with the "
         "verification result, the milestones, every snapshot and its diff. It opens from "
@@ -332,6 +334,51 @@ def story(demo: Demo, report: Path) -> None:
         "Milestone 1: greeter works" in page and "refactor greet" in page,
         "the page has the milestones and the snapshots",
     )
+    demo.check(
+        '<span class="check pass"' in page and '<span class="check fail"' in page,
+        "the page shows which snapshots passed their check and which failed",
+    )
+
+
+def guard(demo: Demo) -> None:
+    """A test guard: the outcome kept per snapshot, a failing change rolled back, undo."""
+    root = demo.root
+    demo.say(
+        "`snapline guard -- CMD` runs a check (here the test) on the latest snapshot and "
+        "records whether it passed, in the committed history: `log`, `show` and the review "
+        "page show it. The test's own output passes through."
+    )
+    test = "from greet import greet\n\nassert 'ada' in greet('ada'), greet('ada')\nprint('ok')\n"
+    demo.write("test_greet.py", test)
+    demo.snapline("record", "-m", "the test checks the name only", shows=("recorded snapshot",))
+    good = demo.latest()
+    # -B: the test writes no __pycache__/, which the next command would see as drift.
+    check = ("--", PYTHON, "-B", "test_greet.py")
+    demo.snapline("guard", *check, shows=(f"snapshot {good} passed",))
+
+    demo.say(
+        "The agent breaks greet.py again. `guard --rollback` finds the test failing "
+        "(exit 1), and rolls back to the last snapshot that passed: an ordinary rollback, "
+        "recorded as a snapshot, so `snapline undo` brings the failing change back."
+    )
+    kept = (root / "greet.py").read_text()
+    demo.write("greet.py", "def greet(name):\n    return None  # oops again\n")
+    demo.snapline("record", "--tool", "edit", "-m", "simplify greet", shows=("recorded snapshot",))
+    bad = demo.latest()
+    demo.snapline(
+        "guard", "--rollback", *check, expect=1,
+        shows=(f"snapshot {bad} failed", f"rolled back to snapshot {good}, the last that passed"),
+    )  # fmt: skip
+    demo.check(
+        (root / "greet.py").read_text() == kept, "greet.py is back to the version that passed"
+    )
+    demo.snapline("log", "-n", "3", shows=("FAILED", "passed"))
+    demo.snapline("undo", shows=(f"rolled back to snapshot {bad} as snapshot {bad + 2}",))
+    demo.check(
+        "oops again" in (root / "greet.py").read_text(), "undo brought the failing change back"
+    )
+    demo.snapline("redo")
+    demo.check((root / "greet.py").read_text() == kept, "redo rolled it back again")
 
 
 def conversation(demo: Demo) -> None:

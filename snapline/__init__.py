@@ -16,6 +16,7 @@ TYPE_CHECKING = False  # not `typing`'s: see snapline/lazy.py
 if TYPE_CHECKING:
     from snapline.branching import BranchError, BranchResult
     from snapline.errors import SnaplineError
+    from snapline.guard import CheckOutcome, CheckOutput, GuardResult, Outcome
     from snapline.milestones import (
         EmptyMilestoneError,
         Milestone,
@@ -100,6 +101,8 @@ _EXPORTS: dict[str, str] = {
     "BranchError": "snapline.branching",
     "BranchResult": "snapline.branching",
     "ChangeKind": "snapline.snapshots",
+    "CheckOutcome": "snapline.guard",
+    "CheckOutput": "snapline.guard",
     "CommandError": "snapline.snapshots.record.command",
     "ContentMismatchError": "snapline.snapshots",
     "ContentUnavailableError": "snapline.snapshots",
@@ -108,6 +111,7 @@ _EXPORTS: dict[str, str] = {
     "ForgetResult": "snapline.snapshots.record.forget",
     "ForgottenVersionError": "snapline.snapshots.read.reconstruct",
     "GcResult": "snapline.snapshots.record.gc",
+    "GuardResult": "snapline.guard",
     "NothingToForgetError": "snapline.snapshots.record.forget",
     "SharedContentError": "snapline.snapshots.record.forget",
     "MetadataError": "snapline.snapshots.info",
@@ -133,6 +137,7 @@ _EXPORTS: dict[str, str] = {
     "MilestoneStats": "snapline.milestones",
     "Milestones": "snapline.milestones",
     "OpenRange": "snapline.milestones",
+    "Outcome": "snapline.guard",
     "OutputInStoreError": "snapline.paths",
     "ProtectedPathError": "snapline.paths",
     "PromptNotFoundError": "snapline.snapshots.read.prompts",
@@ -175,6 +180,8 @@ __all__ = [
     "BranchError",
     "BranchResult",
     "ChangeKind",
+    "CheckOutcome",
+    "CheckOutput",
     "CommandError",
     "Conflict",
     "ContentMismatchError",
@@ -187,6 +194,7 @@ __all__ = [
     "ForgetResult",
     "ForgottenVersionError",
     "GcResult",
+    "GuardResult",
     "MetadataError",
     "Milestone",
     "MilestoneArgumentError",
@@ -205,6 +213,7 @@ __all__ = [
     "NothingToRedoError",
     "NothingToUndoError",
     "OpenRange",
+    "Outcome",
     "OutputInStoreError",
     "Problem",
     "PromptNotFoundError",

@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.validation",
         "snapline",
     ),
-    ("snapline.milestones", "snapline.branching"),
+    ("snapline.milestones", "snapline.branching", "snapline.guard"),
     ("snapline.snapshots.restore",),
     ("snapline.snapshots.record",),
     ("snapline.snapshots.check",),

@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 from snapline.cli import (
     branching,
     forget,
+    guard,
     history,
     integrate,
     mcp,
@@ -162,6 +163,7 @@ watch.register(app)
 mcp.register(app)
 forget.register(app)
 branching.register(app)
+guard.register(app)
 
 
 def run() -> None:

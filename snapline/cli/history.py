@@ -10,10 +10,18 @@ import typer
 from snapline.cli.context import JsonOption, user_paths, workspace
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.quoting import quote_path, quote_text
-from snapline.cli.render import echo_changes, model_json, prompt_line, side_line, snapshot_line
+from snapline.cli.render import (
+    check_text,
+    echo_changes,
+    model_json,
+    prompt_line,
+    side_line,
+    snapshot_line,
+)
 
 if TYPE_CHECKING:
     from snapline import Problem, SideSnapshot, Snapshot, Workspace
+    from snapline.guard import CheckOutcome
 
 __all__ = ["register"]
 
@@ -136,8 +144,9 @@ def log(
                 ws, file=path, tool=tool, session=session, limit=limit, newest_first=True
             )
         side = ws.side_snapshots()
+        checks = ws.check_outcomes()
     if as_json:
-        echo_json([_log_json(snapshot, side) for snapshot in snapshots])
+        echo_json([_log_json(snapshot, side, checks) for snapshot in snapshots])
         return
     _echo_unjoined(side)
     group = None
@@ -148,7 +157,7 @@ def log(
         elif header.prompt is None and group is not None:
             echo(("  no prompt", "dim"))
         group = None if header.prompt is None else header.prompt[:2]
-        snapshot_line(header)
+        snapshot_line(header, checks.get(header.number))
         for joined in _joined(side, header.number):
             side_line(joined)
     if not headers:
@@ -159,10 +168,13 @@ def _joined(side: list[SideSnapshot], number: int) -> list[SideSnapshot]:
     return sorted((s for s in side if s.joined_by == number), key=lambda s: (-s.number, s.id))
 
 
-def _log_json(snapshot: Snapshot, side: list[SideSnapshot]) -> dict[str, Any]:
+def _log_json(
+    snapshot: Snapshot, side: list[SideSnapshot], checks: dict[int, CheckOutcome]
+) -> dict[str, Any]:
     data: dict[str, Any] = dict(model_json(snapshot))
     data["line"] = "main"
     data["joins"] = [s.model_dump(mode="json") for s in _joined(side, snapshot.number)]
+    data["check"] = model_json(checks.get(snapshot.number))
     return data
 
 
@@ -196,8 +208,9 @@ def show(
         milestone = ws.milestones.for_snapshot(number)
         text = ws.diff(number - 1, number) if number > 0 and not as_json else ""
         joined = _joined(ws.side_snapshots(), number) if snapshot.merges else []
+        check = ws.check_outcomes().get(number)
     if as_json:
-        echo_json(_log_json(snapshot, joined))
+        echo_json(_log_json(snapshot, joined, {number: check} if check else {}))
         return
     echo(("snapshot ", "bold"), (str(snapshot.number), "bold yellow"))
     fields: list[tuple[str, Any]] = [
@@ -209,6 +222,7 @@ def show(
         ("milestone", f"{milestone.number}: {milestone.title}" if milestone else None),
         ("id", snapshot.id),
         ("parent", snapshot.parent_id),
+        ("check", check_text(check) if check else None),
     ]
     for name, value in fields:
         if value is not None:

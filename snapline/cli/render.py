@@ -19,11 +19,13 @@ if TYPE_CHECKING:
         SideSnapshot,
         SkippedPath,
     )
+    from snapline.guard import CheckOutcome
     from snapline.scanning import Skipped
     from snapline.snapshots.read.headers import SnapshotHeader
 
 __all__ = [
     "Change",
+    "check_text",
     "echo_changes",
     "echo_conflicts",
     "echo_modified",
@@ -43,9 +45,15 @@ _KINDS = {
 }
 
 
-def snapshot_line(snapshot: SnapshotHeader) -> None:
-    """One line per snapshot, as ``log`` prints it: number, time, tool, description, files."""
+def snapshot_line(snapshot: SnapshotHeader, check: CheckOutcome | None = None) -> None:
+    """One line per snapshot, as ``log`` prints it: number, time, tool, description, files.
+
+    A snapshot that was checked (``snapline guard``) ends with its latest outcome.
+    """
     session = [("  @" + snapshot.session, "magenta")] if snapshot.session else []
+    checked = []
+    if check is not None:
+        checked = [("  passed" if check.passed else "  FAILED", "green" if check.passed else "red")]
     echo(
         (f"{snapshot.number:>5}", "bold yellow"),
         "  ",
@@ -56,6 +64,17 @@ def snapshot_line(snapshot: SnapshotHeader) -> None:
         "  ",
         snapshot.description or "(no description)",
         ("  [" + plural(snapshot.files, "file") + "]", "dim"),
+        *checked,
+    )
+
+
+def check_text(check: CheckOutcome) -> str:
+    """A check's outcome in words: ``passed: pytest -q (exit 0, 2026-11-23 05:48:11)``."""
+    import shlex
+
+    word = "passed" if check.passed else "failed"
+    return (
+        f"{word}: {shlex.join(check.command)} (exit {check.exit_code}, {format_time(check.time)})"
     )
 
 

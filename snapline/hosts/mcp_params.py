@@ -5,7 +5,8 @@ with a pydantic ``Field``), so a model reads what a value means and where a path
 point. The annotations follow the MCP specification's tool hints: ``readOnlyHint``
 (changes nothing), ``destructiveHint`` (may replace or remove what is there, rather
 than only add), ``idempotentHint`` (the same call again changes nothing more) and
-``openWorldHint`` (false everywhere: the tools act on this workspace only). Every change
+``openWorldHint`` (false everywhere but ``guard``, which runs a command: the others act
+on this workspace only). Every change
 is recorded, so even a destructive one can be rolled back; the hint still tells a
 client which calls deserve a person's confirmation.
 """
@@ -23,6 +24,7 @@ __all__ = [
     "ADD",
     "APPEND",
     "CHANGE",
+    "GUARD",
     "LIST_LIMIT",
     "OVERWRITE",
     "READ",
@@ -39,6 +41,8 @@ __all__ = [
     "Force",
     "From",
     "Full",
+    "GuardCommand",
+    "GuardRollback",
     "Limit",
     "LogLimit",
     "MaxBytes",
@@ -78,6 +82,11 @@ OVERWRITE = _hints(read_only=False, destructive=True, idempotent=True)
 """Replaces or removes a file; the same call again changes nothing more."""
 CHANGE = _hints(read_only=False, destructive=True, idempotent=False)
 """Changes files, and the same call again may change them again."""
+GUARD = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+)
+"""``guard``: runs a command the model names (which may reach beyond the workspace), adds
+its outcome to the history each time, and may roll files back."""
 
 READ_BYTES = DEFAULT_READ_BYTES
 LIST_LIMIT = DEFAULT_LIST_LIMIT
@@ -162,4 +171,19 @@ Full = Annotated[
 ]
 Deep = Annotated[
     bool, Field(description="Also rebuild every recorded version and check its hash (slower).")
+]
+GuardCommand = Annotated[
+    list[str],
+    Field(
+        min_length=1,
+        description="The check to run at the workspace root, one string per argument (no "
+        "shell), e.g. ['python', '-m', 'pytest', '-q']; it passes when it exits 0.",
+    ),
+]
+GuardRollback = Annotated[
+    bool,
+    Field(
+        description="If the check fails, roll the files back to the last snapshot that "
+        "passed (recorded as a snapshot; undo brings the failing change back)."
+    ),
 ]

@@ -24,6 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from snapline import __version__
 from snapline.errors import SnaplineError
+from snapline.guard import CheckOutcome
 from snapline.hosts import mcp_files
 from snapline.hosts import mcp_params as P
 from snapline.hosts.mcp_errors import tool_message
@@ -41,7 +42,9 @@ _INSTRUCTIONS = (
     "shell command changed files. When a call says a file changed outside snapline, call "
     "resync to record that change. Snapshots are numbers or 'latest' / 'latest~N'. "
     "rollback is a dry run unless apply=true; undo and redo step through your own changes "
-    "like an editor. Nothing is ever written inside .git/ or .snapline/."
+    "like an editor. guard runs a check (the tests) on the latest snapshot and keeps "
+    "whether it passed; with rollback=true a failure goes back to the last snapshot that "
+    "passed. Nothing is ever written inside .git/ or .snapline/."
 )
 
 
@@ -61,6 +64,13 @@ def _snapshot(snapshot: Snapshot | None, *, deltas: bool = False) -> dict[str, A
         return None
     exclude = None if deltas else {"files": {"__all__": {"forward", "reverse"}}}
     return snapshot.model_dump(mode="json", exclude=exclude)
+
+
+def _checked(data: dict[str, Any] | None, checks: dict[int, CheckOutcome]) -> dict[str, Any]:
+    # A snapshot as the tools give it, with its latest check (`guard`), or null.
+    assert data is not None
+    check = checks.get(data["number"])
+    return {**data, "check": None if check is None else check.model_dump(mode="json")}
 
 
 def build_server(ws: Workspace) -> MCPServer:
@@ -216,7 +226,8 @@ def build_server(ws: Workspace) -> MCPServer:
         """The latest snapshots, newest first (without their diffs)."""
         with _tool_errors():
             found = ws.snapshots(file=file, session=session, limit=limit, newest_first=True)
-            return {"snapshots": [_snapshot(s) for s in found]}
+            checks = ws.check_outcomes()
+            return {"snapshots": [_checked(_snapshot(s), checks) for s in found]}
 
     @server.tool(annotations=P.READ)
     def show(snapshot: P.Ref = "latest") -> dict[str, Any]:
@@ -224,7 +235,7 @@ def build_server(ws: Workspace) -> MCPServer:
         with _tool_errors():
             found = ws.snapshot(snapshot)
             text = ws.diff(found.number - 1, found.number) if found.number else ""
-            return {"snapshot": _snapshot(found), "diff": text}
+            return {"snapshot": _checked(_snapshot(found), ws.check_outcomes()), "diff": text}
 
     @server.tool(annotations=P.READ)
     def diff(
@@ -309,6 +320,33 @@ def build_server(ws: Workspace) -> MCPServer:
                 dry_run=dry_run, description=description, session=session, metadata=via
             )
             return result.model_dump(mode="json")
+
+    @server.tool(annotations=P.GUARD)
+    def guard(
+        command: P.GuardCommand, rollback: P.GuardRollback = False, session: P.Session = None
+    ) -> dict[str, Any]:
+        """Run a check (the tests) on the latest snapshot and keep whether it passed.
+
+        Refused when files differ from the latest snapshot (call record first). The
+        outcome is kept with the history (log and show give it as `check`); `output` is
+        the end of what the check printed. With rollback, a failure rolls back to the
+        last snapshot that passed (`last_pass`: null when none did, and nothing moved).
+        """
+        from snapline.guard import CheckOutput
+
+        with _tool_errors():
+            result = ws.guard(
+                command, rollback=rollback, session=session, output=CheckOutput.CAPTURE
+            )
+            return {
+                "passed": result.passed,
+                "check": result.check.model_dump(mode="json"),
+                "last_pass": result.last_pass,
+                "rollback": None
+                if result.rollback is None
+                else result.rollback.model_dump(mode="json"),
+                "output": result.output,
+            }
 
     @server.tool(annotations=P.APPEND)
     def milestone_create(

@@ -67,6 +67,9 @@ article.snapshot > h3 { font-size: 14px; font-weight: 400; margin: 0; display: f
 article.snapshot .num { font-weight: 700; color: var(--accent); text-decoration: none; }
 .tool { background: #eaeef2; border-radius: 4px; padding: 0 6px; }
 .session { color: #8250df; }
+.check { border-radius: 4px; padding: 0 6px; font-weight: 600; }
+.check.pass { background: #dafbe1; color: #1a7f37; }
+.check.fail { background: #ffebe9; color: #cf222e; }
 .when, .stat { color: var(--muted); }
 .what { white-space: pre-wrap; flex-basis: 100%; }
 ul.files { list-style: none; margin: 6px 0; padding: 0; }

@@ -28,6 +28,7 @@ from snapline.report.model import (
 
 if TYPE_CHECKING:
     from snapline import Milestone, Report, Snapshot, Workspace
+    from snapline.guard import CheckOutcome
 
 __all__ = ["ReportScopeError", "collect", "verdict_of"]
 
@@ -75,8 +76,9 @@ def collect(
     budget = budget or Budget()
     # Snapshot 0 is the baseline: the whole workspace as it was found, not a change to
     # review (and with every file of a large tree, no small thing to load).
+    checks = ws.check_outcomes()
     entries = [
-        _entry(ws, snapshot, budget)
+        _entry(ws, snapshot, budget, checks.get(snapshot.number))
         for snapshot in ws.snapshots(since=max(first, 1), until=last, session=scope.session)
         if snapshot.number >= 1
     ]
@@ -144,7 +146,11 @@ def _verification(ws: Workspace, report: Report | None) -> tuple[Verdict, tuple[
     return verdict_of(report), problems
 
 
-def _entry(ws: Workspace, snapshot: Snapshot, budget: Budget) -> SnapshotEntry:
+def _entry(
+    ws: Workspace, snapshot: Snapshot, budget: Budget, check: CheckOutcome | None
+) -> SnapshotEntry:
+    import shlex
+
     from snapline import Storage
 
     diff = ws.diff(snapshot.number - 1, snapshot.number)
@@ -172,6 +178,9 @@ def _entry(ws: Workspace, snapshot: Snapshot, budget: Budget) -> SnapshotEntry:
         lines_removed=removed,
         diff=cut_lines(diff, budget),
         prompt=_prompt(snapshot.metadata.get("prompt")),
+        check=None
+        if check is None
+        else (check.passed, f"{shlex.join(check.command)} (exit {check.exit_code})"),
     )
 
 

@@ -123,7 +123,9 @@ class SnapshotEntry:
     """One snapshot as listed on the page.
 
     ``prompt`` is the agent prompt it answered, ``(session, n, at, text)``, when the
-    Claude Code hook stamped it (``text`` empty when only a digest was kept).
+    Claude Code hook stamped it (``text`` empty when only a digest was kept). ``check``
+    is its latest check (``snapline guard``): whether it passed, and the command line
+    with its exit code.
     """
 
     number: int
@@ -136,6 +138,7 @@ class SnapshotEntry:
     lines_removed: int
     diff: DiffView
     prompt: tuple[str, int, int, str] | None = None
+    check: tuple[bool, str] | None = None
 
 
 @dataclass(frozen=True)

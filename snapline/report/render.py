@@ -238,10 +238,15 @@ def _snapshot(entry: SnapshotEntry, opened: bool) -> Iterator[str]:
     session = (
         f'<span class="session">@{_e(entry.session)}</span>' if entry.session is not None else ""
     )
+    check = ""
+    if entry.check is not None:
+        passed, command = entry.check
+        word, kind = ("passed", "pass") if passed else ("failed", "fail")
+        check = f'<span class="check {kind}" title="{_e(command)}">{word}</span>'
     yield (
         f'<h3><a class="num" href="#s-{entry.number}">#{entry.number}</a>'
         f'<span class="when">{_e(_time(entry.time))}</span>'
-        f'<span class="tool">{_e(entry.tool)}</span>{session}'
+        f'<span class="tool">{_e(entry.tool)}</span>{session}{check}'
         f'<span class="stat"><span class="added-n">+{entry.lines_added:,}</span> '
         f'<span class="removed-n">&minus;{entry.lines_removed:,}</span></span>'
         f'<span class="what">{_e(entry.description or "(no description)")}</span></h3>\n'

@@ -44,6 +44,7 @@ TOOLS = {
     "milestone_create",
     "milestone_list",
     "verify",
+    "guard",
 }
 
 
@@ -175,7 +176,9 @@ READ_ONLY = {
     "verify",
 }
 DESTRUCTIVE = {"write_file", "edit_file", "delete_file", "move_file", "rollback", "revert"}
-DESTRUCTIVE |= {"undo", "redo"}
+DESTRUCTIVE |= {"undo", "redo", "guard"}
+# guard runs a command the model names: it may reach beyond the workspace.
+OPEN_WORLD = {"guard"}
 IDEMPOTENT_WRITERS = {"write_file", "delete_file", "record", "resync", "merge"}
 
 
@@ -191,7 +194,7 @@ def test_every_tool_and_parameter_is_described_and_annotated(project: Path) -> N
             assert hints.destructive_hint is (tool.name in DESTRUCTIVE), tool.name
             idempotent = tool.name in READ_ONLY or tool.name in IDEMPOTENT_WRITERS
             assert hints.idempotent_hint is idempotent, tool.name
-            assert hints.open_world_hint is False, tool.name
+            assert hints.open_world_hint is (tool.name in OPEN_WORLD), tool.name
             for name, schema in tool.input_schema.get("properties", {}).items():
                 assert len(schema.get("description", "")) > 10, (tool.name, name)
 
@@ -318,5 +321,41 @@ def test_errors_name_the_tool_that_settles_them(project: Path) -> None:
         assert "call `status`" in unknown
         for message in (drifted, conflict, missing, untracked, unknown):
             assert "`snapline " not in message, message
+
+    serve(project, script)
+
+
+def test_guard_keeps_the_outcome_rolls_back_a_failure_and_undo_brings_it_back(
+    project: Path,
+) -> None:
+    check = [
+        sys.executable,
+        "-c",
+        "import sys; t = open('a.txt').read(); print(t); sys.exit(t != 'one\\ntwo\\n')",
+    ]
+
+    async def script(client: Client) -> None:
+        passed = await client.call("guard", command=check, session="s1")
+        assert passed["passed"] is True
+        assert passed["output"] == "one\ntwo\n\n"  # captured: stdout is the protocol's
+        assert (passed["check"]["snapshot"], passed["check"]["session"]) == (0, "s1")
+        await client.call("write_file", path="a.txt", content="broken\n")
+        failed = await client.call("guard", command=check, rollback=True)
+        assert (failed["passed"], failed["last_pass"]) == (False, 0)
+        assert failed["check"]["exit_code"] == 1
+        assert failed["rollback"]["snapshot"]["number"] == 2
+        assert (project / "a.txt").read_text() == "one\ntwo\n"
+        log = await client.call("log")
+        assert [(s["number"], (s["check"] or {}).get("outcome")) for s in log["snapshots"]] == [
+            (2, None),
+            (1, "fail"),
+            (0, "pass"),
+        ]
+        assert (await client.call("show", snapshot=1))["snapshot"]["check"]["exit_code"] == 1
+        await client.call("undo")
+        assert (project / "a.txt").read_text() == "broken\n"
+        assert "cannot run" in await client.error("guard", command=["no-such-command-snapline"])
+        (project / "a.txt").write_text("by hand\n")
+        assert "changed outside snapline" in await client.error("guard", command=check)
 
     serve(project, script)

@@ -1,4 +1,4 @@
-"""Reading a ledger back for ``verify``: every record parsed (forgets too), every object hashed."""
+"""Reading a ledger back for ``verify``: every record parsed (forgets, checks), objects hashed."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from collections.abc import Collection, Iterator
 
 from snapline.hashing import hash_bytes
 from snapline.store.errors import StoreCorruptError
+from snapline.store.ledger.checks import CheckLog
 from snapline.store.ledger.files import (
+    CHECKS,
     FORGOTTEN,
     MILESTONES,
     OBJECTS,
@@ -59,6 +61,12 @@ def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[L
             read_forget(ledger, name)
         except StoreCorruptError as error:
             yield LedgerEntry(ledger.file(FORGOTTEN, name), problem=error.detail)
+    checks = CheckLog(ledger)
+    for name in names(CHECKS):
+        try:
+            checks.read(name)
+        except StoreCorruptError as error:
+            yield LedgerEntry(ledger.file(CHECKS, name), problem=error.detail)
     for hash_ in sorted(ledger.object_hashes()):
         if only is None or _object_name(hash_) in only:
             yield _object_entry(ledger, hash_)

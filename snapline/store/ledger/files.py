@@ -69,7 +69,8 @@ SNAPSHOTS = "snapshots"
 MILESTONES = "milestones"
 OBJECTS = "objects"
 FORGOTTEN = "forgotten"
-KINDS = (SNAPSHOTS, MILESTONES, FORGOTTEN)
+CHECKS = "checks"
+KINDS = (SNAPSHOTS, MILESTONES, FORGOTTEN, CHECKS)
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
