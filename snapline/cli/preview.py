@@ -19,6 +19,7 @@ import typer
 
 from snapline.cli.output import echo, plural
 from snapline.cli.quoting import quote_path
+from snapline.cli.render import target_text
 
 if TYPE_CHECKING:
     from snapline import RevertResult, RollbackResult, Workspace
@@ -109,7 +110,7 @@ def _what(preview: RollbackResult | RevertResult) -> str:
     from snapline import RollbackResult
 
     if isinstance(preview, RollbackResult):
-        return f"rolling back to snapshot {preview.target}"
+        return f"rolling back to snapshot {target_text(preview)}"
     return f"reverting snapshot {preview.reverted}"
 
 
@@ -117,7 +118,7 @@ def _question(preview: RollbackResult | RevertResult) -> str:
     from snapline import RollbackResult
 
     if isinstance(preview, RollbackResult):
-        return f"Roll back to snapshot {preview.target}?"
+        return f"Roll back to snapshot {target_text(preview)}?"
     return f"Revert snapshot {preview.reverted}?"
 
 
@@ -131,7 +132,8 @@ def _pairs(
     pairs: list[tuple[str, bytes | None, bytes | None]] = []
     if isinstance(preview, RollbackResult):
         for path in preview.changed:
-            after = None if path in preview.deleted else _stored(ws, path, preview.target)
+            target = preview.target if preview.target_id is None else f"id:{preview.target_id}"
+            after = None if path in preview.deleted else _stored(ws, path, target)
             pairs.append((path, _on_disk(ws, path), after))
         return pairs
     number = preview.reverted
@@ -154,7 +156,7 @@ def _on_disk(ws: Workspace, path: str) -> bytes | None:
         return None
 
 
-def _stored(ws: Workspace, path: str, number: int) -> bytes | None:
+def _stored(ws: Workspace, path: str, number: int | str) -> bytes | None:
     from snapline import SnaplineError
 
     try:

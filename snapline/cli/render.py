@@ -33,6 +33,7 @@ __all__ = [
     "model_json",
     "side_line",
     "snapshot_line",
+    "target_text",
 ]
 
 _KINDS = {
@@ -85,7 +86,8 @@ def side_line(snapshot: SideSnapshot) -> None:
         (snapshot.tool, "cyan"),
         "  ",
         snapshot.description or "(no description)",
-        (f"  (line {snapshot.line[:12]})", "dim"),
+        # The reference that names it (its number is the main line's too).
+        (f"  (id:{snapshot.id[:12]}, line {snapshot.line[:12]})", "dim"),
     )
 
 
@@ -138,12 +140,19 @@ def model_json(model: Any) -> Any:
     return None if model is None else model.model_dump(mode="json")
 
 
+def target_text(result: RollbackResult) -> str:
+    """A rollback's target as a person names it: its number, and its id on another line."""
+    if result.target_id is None:
+        return str(result.target)
+    return f"{result.target} (id:{result.target_id[:12]}, another line)"
+
+
 def echo_restore(result: RollbackResult | RevertResult) -> None:
     """What a rollback or revert changed (or would change), then its conflicts."""
     from snapline import RollbackResult
 
     if isinstance(result, RollbackResult):
-        what = f"roll back to snapshot {result.target}"
+        what = f"roll back to snapshot {target_text(result)}"
     else:
         what = f"revert snapshot {result.reverted}"
     moved = getattr(result, "moved", ())
@@ -160,7 +169,7 @@ def echo_restore(result: RollbackResult | RevertResult) -> None:
         echo(f"{what}: nothing to change")
     else:
         past = "rolled back to" if isinstance(result, RollbackResult) else "reverted"
-        target = result.target if isinstance(result, RollbackResult) else result.reverted
+        target = target_text(result) if isinstance(result, RollbackResult) else result.reverted
         echo(
             (f"{past} snapshot {target}", "green"),
             " as snapshot ",

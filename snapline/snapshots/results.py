@@ -52,6 +52,9 @@ class RollbackResult(FrozenModel):
         external: With ``force``, the snapshot that first recorded the outside changes.
         snapshot: The rollback's own snapshot; ``None`` when nothing needed to change
             or on a dry run.
+        target_id: The id of ``target`` when it is a snapshot of another line (a
+            branch merged in git, named ``id:PREFIX``): ``target`` is then that line's
+            number. ``None`` on the main line.
     """
 
     target: int
@@ -62,6 +65,7 @@ class RollbackResult(FrozenModel):
     conflicts: tuple[Conflict, ...] = ()
     external: Snapshot | None = None
     snapshot: Snapshot | None = None
+    target_id: str | None = None
 
     @property
     def changed(self) -> tuple[str, ...]:
