@@ -213,18 +213,32 @@ def build_server(ws: Workspace) -> MCPServer:
     def log(
         limit: P.LogLimit = 20, file: P.File = None, session: P.SessionFilter = None
     ) -> dict[str, Any]:
-        """The latest snapshots, newest first (without their diffs)."""
+        """The latest snapshots, newest first (without their diffs), and other lines' ones.
+
+        side_snapshots: the snapshots of branches merged in git (each with its line and
+        the merge snapshot that joined it); name one as 'id:' and its id.
+        """
         with _tool_errors():
             found = ws.snapshots(file=file, session=session, limit=limit, newest_first=True)
-            return {"snapshots": [_snapshot(s) for s in found]}
+            side = [s.model_dump(mode="json") for s in ws.side_snapshots()]
+            return {"snapshots": [_snapshot(s) for s in found], "side_snapshots": side}
 
     @server.tool(annotations=P.READ)
     def show(snapshot: P.Ref = "latest") -> dict[str, Any]:
-        """One snapshot: its fields, the files it changed and its unified diff."""
+        """One snapshot: its fields, the files it changed and its unified diff.
+
+        line: "main", or the head id of the other line it is on (joined_by: the merge).
+        """
         with _tool_errors():
             found = ws.snapshot(snapshot)
-            text = ws.diff(found.number - 1, found.number) if found.number else ""
-            return {"snapshot": _snapshot(found), "diff": text}
+            side = ws.side_snapshot(snapshot)
+            text = ""
+            if side is not None:  # its diff on its own line
+                text = ws.diff(f"id:{found.parent_id}", f"id:{found.id}")
+            elif found.number:
+                text = ws.diff(found.number - 1, found.number)
+            where = {"line": side.line, "joined_by": side.joined_by} if side else {"line": "main"}
+            return {"snapshot": _snapshot(found), "diff": text, **where}
 
     @server.tool(annotations=P.READ)
     def diff(

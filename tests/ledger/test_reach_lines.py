@@ -289,3 +289,29 @@ def test_json_errors_for_an_id(joined: Joined) -> None:
     result = joined.repo.snap("show", "id:0000ffff0000", "--json")
     assert result.returncode == 1
     assert json.loads(result.stdout)["kind"] == "SnapshotIdError"
+
+
+def test_the_mcp_tools_reach_a_joined_snapshot(joined: Joined, tmp_path: Path) -> None:
+    from tests.hosts.test_mcp_server import Client, serve
+
+    repo = copy(joined.repo, tmp_path / "copy")
+    ref = f"id:{joined.side[5][:8]}"
+
+    async def script(client: Client) -> None:
+        log = await client.call("log", limit=3)
+        assert {s["id"] for s in log["side_snapshots"]} == set(joined.side.values())
+        shown = await client.call("show", snapshot=ref)
+        assert shown["snapshot"]["id"] == joined.side[5]
+        assert (shown["line"], shown["joined_by"]) == (joined.side[6], joined.merge_number)
+        assert "+side two" in shown["diff"] and "+main only" not in shown["diff"]
+        files = await client.call("modified_files", from_snapshot=ref)
+        assert {f["path"] for f in files["files"]} == {"README.md", "app.py", "main.txt"}
+        diff = await client.call("file_diff", path="app.py", from_snapshot=ref)
+        assert "+    return 6" in diff["diff"]
+        missing = await client.error("show", snapshot="id:0123456789ab")
+        assert "names no snapshot" in missing
+        done = await client.call("rollback", to=ref, apply=True)
+        assert (done["target"], done["target_id"]) == (5, joined.side[5])
+
+    serve(repo.path, script)
+    assert _workspace_listing(repo) == _tree_listing(repo, joined.side_commits[5])
