@@ -17,6 +17,7 @@ from snapline.errors import SnaplineError
 from snapline.report.diffs import Budget, binary_paths, count_lines, cut_lines
 from snapline.report.model import (
     FileEntry,
+    JoinedLine,
     PageModel,
     ProblemEntry,
     Scope,
@@ -28,6 +29,7 @@ from snapline.report.model import (
 
 if TYPE_CHECKING:
     from snapline import Milestone, Report, Snapshot, Workspace
+    from snapline.milestones.lines import OtherLine
 
 __all__ = ["ReportScopeError", "collect", "verdict_of"]
 
@@ -75,8 +77,9 @@ def collect(
     budget = budget or Budget()
     # Snapshot 0 is the baseline: the whole workspace as it was found, not a change to
     # review (and with every file of a large tree, no small thing to load).
+    lines = ws.milestones.lines() if ws.side_snapshots() else []
     entries = [
-        _entry(ws, snapshot, budget)
+        _entry(ws, snapshot, budget, _joined(ws, lines, snapshot, budget))
         for snapshot in ws.snapshots(since=max(first, 1), until=last, session=scope.session)
         if snapshot.number >= 1
     ]
@@ -144,10 +147,44 @@ def _verification(ws: Workspace, report: Report | None) -> tuple[Verdict, tuple[
     return verdict_of(report), problems
 
 
-def _entry(ws: Workspace, snapshot: Snapshot, budget: Budget) -> SnapshotEntry:
+def _joined(
+    ws: Workspace, lines: list[OtherLine], snapshot: Snapshot, budget: Budget
+) -> tuple[JoinedLine, ...]:
+    """The lines ``snapshot`` joined, each snapshot of them with its own diff."""
+    if not snapshot.merges:
+        return ()
+    found = []
+    for line in lines:
+        if line.joined_by != snapshot.number:
+            continue
+        entries = tuple(
+            _entry(ws, ws.snapshot(f"id:{side.id}"), budget, side=True) for side in line.snapshots
+        )
+        closed = tuple(
+            (m.row.number, m.row.title, m.row.first, m.row.last) for m in line.milestones
+        )
+        found.append(
+            JoinedLine(head=line.head, fork=line.fork, snapshots=entries, milestones=closed)
+        )
+    return tuple(found)
+
+
+def _entry(
+    ws: Workspace,
+    snapshot: Snapshot,
+    budget: Budget,
+    joins: tuple[JoinedLine, ...] = (),
+    *,
+    side: bool = False,
+) -> SnapshotEntry:
     from snapline import Storage
 
-    diff = ws.diff(snapshot.number - 1, snapshot.number)
+    # A joined line's snapshot: its own change, from its parent on its line.
+    diff = (
+        ws.diff(f"id:{snapshot.parent_id}", f"id:{snapshot.id}")
+        if side
+        else ws.diff(snapshot.number - 1, snapshot.number)
+    )
     added, removed = count_lines(diff)
     binary = binary_paths(diff) if "\nBinary files " in diff else set()
     files = tuple(
@@ -172,6 +209,8 @@ def _entry(ws: Workspace, snapshot: Snapshot, budget: Budget) -> SnapshotEntry:
         lines_removed=removed,
         diff=cut_lines(diff, budget),
         prompt=_prompt(snapshot.metadata.get("prompt")),
+        ref=f"id:{snapshot.id[:12]}" if side else None,
+        joins=joins,
     )
 
 

@@ -315,3 +315,83 @@ def test_the_mcp_tools_reach_a_joined_snapshot(joined: Joined, tmp_path: Path) -
 
     serve(repo.path, script)
     assert _workspace_listing(repo) == _tree_listing(repo, joined.side_commits[5])
+
+
+def test_milestone_list_shows_joined_lines_with_their_snapshots_and_milestones(
+    origin: Repo, tmp_path: Path
+) -> None:
+    repo = clone(origin, tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "feature")
+    ids = []
+    for text in ("one\n", "one\ntwo\n"):
+        repo.write("feature.txt", text)
+        ids.append(repo.json("record", "-m", f"feature {len(ids) + 1}")["id"])
+    repo.ok("milestone", "create", "--title", "feature done")
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    repo.write("README.md", "# main\n")
+    repo.ok("record", "-m", "main")
+    repo.commit("main")
+    repo.git("merge", "--no-edit", "feature")
+
+    before = repo.ok("milestone", "list").stdout
+    assert "other lines, not in a milestone yet:" in before
+    assert f"line {ids[1][:12]}: snapshots 4..5 from snapshot 3, not joined yet" in before
+    merge = repo.json("merge")
+    listed = repo.json("milestone", "list")
+    assert [m["lines"] for m in listed[:-1]] == [[]]
+    (line,) = listed[-1]["lines"]
+    assert (line["line"], line["fork"], line["joined_by"]) == (ids[1], 3, merge["number"])
+    assert [(s["number"], s["id"], s["ref"]) for s in line["snapshots"]] == [
+        (4, ids[0], f"id:{ids[0][:12]}"),
+        (5, ids[1], f"id:{ids[1][:12]}"),
+    ]
+    assert [(m["number"], m["title"], m["first"], m["last"]) for m in line["milestones"]] == [
+        (2, "feature done", 3, 5)
+    ]
+    text = repo.ok("milestone", "list").stdout
+    assert f"line {ids[1][:12]}: snapshots 4..5 from snapshot 3, joined by snapshot 5" in text
+    for id_ in ids:
+        assert f"id:{id_[:12]}" in text
+    assert "milestone 2 feature done (snapshots 3..5)" in text
+    assert "not in a milestone yet" not in text
+    # Each snapshot listed is reachable by the reference shown.
+    assert repo.json("show", line["snapshots"][0]["ref"])["id"] == ids[0]
+
+
+def test_the_review_page_shows_the_joined_line_under_its_merge(
+    joined: Joined, tmp_path: Path
+) -> None:
+    repo = joined.repo
+    page_path = tmp_path / "page.html"
+    repo.ok("report", "-o", str(page_path))
+    raw = page_path.read_text()
+    page = _text(raw)
+    assert f"Joins line {joined.side[6][:12]}: snapshots 4..6 from snapshot 3" in page
+    # In the merge snapshot's article, each joined snapshot with its own diff.
+    merge_at = raw.index(f'id="s-{joined.merge_number}"')
+    joins_at = raw.index('<section class="joined"')
+    assert merge_at < joins_at
+    for number, added in ((4, "+side one"), (5, "+side two"), (6, "+    return 6")):
+        id_ = joined.side[number]
+        at = raw.index(f'id="s-{id_[:12]}"')
+        assert joins_at < at
+        assert f"#{number} id:{id_[:12]}" in _text(raw[at:])
+        assert added in _text(raw[at:])
+    assert "side three" in page
+    for number in (4, 5, joined.merge_number):  # the main line's, under their numbers
+        assert f'id="s-{number}"' in raw
+    # A joined snapshot as an end of the range stands for the merge that joined it.
+    scoped = tmp_path / "scoped.html"
+    repo.ok("report", "-o", str(scoped), "--from", f"id:{joined.side[4][:8]}")
+    raw = scoped.read_text()
+    assert f'id="s-{joined.merge_number}"' in raw and "+side one" in _text(raw)
+    assert 'id="s-4"' not in raw
+
+
+def _text(page: str) -> str:
+    """The page's text: its tags taken out, its entities read."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
