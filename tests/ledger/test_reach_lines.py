@@ -395,3 +395,50 @@ def _text(page: str) -> str:
     import re
 
     return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_an_id_prefix_two_lines_share_is_ambiguous_and_names_both(
+    origin: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids are random: two whose first digits agree are made so by choosing them."""
+    import uuid
+
+    repo = clone(origin, tmp_path / "repo")
+    chosen = iter(["abcd" + "0" * 27 + "1", "abcd" + "0" * 27 + "2"])
+
+    def record(name: str) -> str:
+        repo.write(name, f"{name}\n")
+        with Workspace.open(repo.path) as ws, monkeypatch.context() as patched:
+            ws.tracked()  # opened, its index caught up: the next id is the snapshot's
+            patched.setattr(uuid, "uuid4", lambda: uuid.UUID(next(chosen)))
+            made = ws.record(description=name)
+        assert made is not None
+        repo.commit(name)
+        return made.id
+
+    repo.git("checkout", "-q", "-b", "feature")
+    side = record("feature.txt")
+    repo.git("checkout", "-q", "main")
+    main = record("main.txt")
+    assert side[:4] == main[:4] == "abcd"
+    repo.git("merge", "--no-edit", "feature")
+    for command in (("show", "id:abcd"), ("diff", "id:ABCD0000", "latest")):
+        result = repo.snap(*command)
+        assert result.returncode == 1, output(result)
+        (line,) = result.stderr.splitlines()
+        assert "is ambiguous" in line and "give more digits" in line
+        assert f"snapshot 4 (id:{main[:12]}, main line)" in line
+        assert f"snapshot 4 (id:{side[:12]}, another line)" in line
+    assert repo.json("show", f"id:{side}")["line"] == side
+    assert repo.json("show", f"id:{main}")["line"] == "main"
+
+
+def test_a_git_branch_from_a_joined_snapshot_has_that_branchs_tree(
+    joined: Joined, tmp_path: Path
+) -> None:
+    repo = copy(joined.repo, tmp_path / "copy")
+    id_ = joined.side[5]
+    made = repo.json("branch", f"id:{id_[:8]}")
+    assert (made["branch"], made["snapshot"]) == (f"snapline/5-{id_[:8]}", 5)
+    assert _tree_listing(repo, made["commit"]) == _tree_listing(repo, joined.side_commits[5])
+    assert repo.status() == []
