@@ -111,7 +111,7 @@ def _what(preview: RollbackResult | RevertResult) -> str:
 
     if isinstance(preview, RollbackResult):
         return f"rolling back to snapshot {target_text(preview)}"
-    return f"reverting snapshot {preview.reverted}"
+    return f"reverting snapshot {target_text(preview)}"
 
 
 def _question(preview: RollbackResult | RevertResult) -> str:
@@ -119,7 +119,7 @@ def _question(preview: RollbackResult | RevertResult) -> str:
 
     if isinstance(preview, RollbackResult):
         return f"Roll back to snapshot {target_text(preview)}?"
-    return f"Revert snapshot {preview.reverted}?"
+    return f"Revert snapshot {target_text(preview)}?"
 
 
 def _pairs(
@@ -136,10 +136,13 @@ def _pairs(
             after = None if path in preview.deleted else _stored(ws, path, target)
             pairs.append((path, _on_disk(ws, path), after))
         return pairs
-    number = preview.reverted
+    # The version before the snapshot: on its own line for another line's snapshot.
+    parent: int | str = preview.reverted - 1
+    if preview.reverted_id is not None:
+        parent = f"id:{ws.snapshot(f'id:{preview.reverted_id}').parent_id}"
     for path in sorted((*preview.restored, *preview.deleted, *preview.recreated)):
         before = None if path in preview.recreated else _on_disk(ws, path)
-        after = None if path in preview.deleted else _stored(ws, path, number - 1)
+        after = None if path in preview.deleted else _stored(ws, path, parent)
         pairs.append((path, before, after))
     for move in preview.moved:
         pairs.append((f"{move.source} => {move.target}", None, None))

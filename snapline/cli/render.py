@@ -140,11 +140,15 @@ def model_json(model: Any) -> Any:
     return None if model is None else model.model_dump(mode="json")
 
 
-def target_text(result: RollbackResult) -> str:
-    """A rollback's target as a person names it: its number, and its id on another line."""
-    if result.target_id is None:
-        return str(result.target)
-    return f"{result.target} (id:{result.target_id[:12]}, another line)"
+def target_text(result: RollbackResult | RevertResult) -> str:
+    """A restore's snapshot as a person names it: its number, and its id on another line."""
+    from snapline import RollbackResult
+
+    if isinstance(result, RollbackResult):
+        number, id_ = result.target, result.target_id
+    else:
+        number, id_ = result.reverted, result.reverted_id
+    return str(number) if id_ is None else f"{number} (id:{id_[:12]}, another line)"
 
 
 def echo_restore(result: RollbackResult | RevertResult) -> None:
@@ -154,7 +158,7 @@ def echo_restore(result: RollbackResult | RevertResult) -> None:
     if isinstance(result, RollbackResult):
         what = f"roll back to snapshot {target_text(result)}"
     else:
-        what = f"revert snapshot {result.reverted}"
+        what = f"revert snapshot {target_text(result)}"
     moved = getattr(result, "moved", ())
     rows = [
         *(("M", "yellow", quote_path(path), "restored") for path in result.restored),
@@ -169,7 +173,7 @@ def echo_restore(result: RollbackResult | RevertResult) -> None:
         echo(f"{what}: nothing to change")
     else:
         past = "rolled back to" if isinstance(result, RollbackResult) else "reverted"
-        target = target_text(result) if isinstance(result, RollbackResult) else result.reverted
+        target = target_text(result)
         echo(
             (f"{past} snapshot {target}", "green"),
             " as snapshot ",

@@ -227,23 +227,34 @@ def test_a_bad_id_is_one_line(joined: Joined, ref: str, code: int, words: str) -
         assert "Traceback" not in output(result)
 
 
-@pytest.mark.parametrize(
-    "command",
-    [("revert", "{ref}"), ("milestone", "create", "--title", "x", "--to", "{ref}")],
-    ids=["revert", "milestone"],
-)
-def test_main_line_commands_refuse_a_joined_snapshot_by_name(
-    joined: Joined, tmp_path: Path, command: tuple[str, ...]
+@pytest.mark.parametrize("option", ["--to", "--from"])
+def test_a_milestone_refuses_a_joined_snapshot_by_name(
+    joined: Joined, tmp_path: Path, option: str
 ) -> None:
     repo = copy(joined.repo, tmp_path / "copy")
     ref = f"id:{joined.side[5][:8]}"
-    result = repo.snap(*(part.format(ref=ref) for part in command))
+    result = repo.snap("milestone", "create", "--title", "x", option, ref)
     assert result.returncode == 1, output(result)
     assert len(result.stderr.splitlines()) == 1
     assert f"snapshot 5 of another line (joined by snapshot {joined.merge_number})" in (
         result.stderr
     )
     assert repo.status() == []
+
+
+@pytest.mark.parametrize("number", [5, 6])
+def test_revert_a_joined_snapshot_as_git_reverts_its_commit(
+    joined: Joined, tmp_path: Path, number: int
+) -> None:
+    oracle = clone(joined.repo, tmp_path / "oracle")
+    oracle.git("revert", "--no-commit", joined.side_commits[number])
+    repo = copy(joined.repo, tmp_path / "copy")
+    done = repo.json("revert", f"id:{joined.side[number][:8]}")
+    assert (done["reverted"], done["reverted_id"]) == (number, joined.side[number])
+    assert done["snapshot"]["metadata"]["reverts_id"] == joined.side[number]
+    assert _workspace_listing(repo) == _workspace_listing(oracle)
+    verify = repo.snap("verify")
+    assert verify.returncode == 0, output(verify)
 
 
 def test_a_main_line_snapshot_by_id_is_its_number(joined: Joined, tmp_path: Path) -> None:
@@ -442,3 +453,23 @@ def test_a_git_branch_from_a_joined_snapshot_has_that_branchs_tree(
     assert (made["branch"], made["snapshot"]) == (f"snapline/5-{id_[:8]}", 5)
     assert _tree_listing(repo, made["commit"]) == _tree_listing(repo, joined.side_commits[5])
     assert repo.status() == []
+
+
+def test_the_terminal_preview_shows_a_joined_snapshots_files(
+    joined: Joined, tmp_path: Path
+) -> None:
+    from tests.cli.test_preview import _terminal
+
+    repo = copy(joined.repo, tmp_path / "copy")
+    side_5, side_6 = (f"id:{joined.side[n][:12]}" for n in (5, 6))
+    output, code = _terminal(repo.path, ["rollback", "--to", side_5, "--diff"], ["n"])
+    assert code == 0, output
+    assert f"Roll back to snapshot 5 ({side_5}, another line)? [y/N]" in output
+    assert "-    return 6\n" in output and "+    return 4\n" in output
+    assert "cancelled: nothing changed" in output
+    output, code = _terminal(repo.path, ["revert", side_6, "--diff"], ["y"])
+    assert code == 0, output
+    assert f"Revert snapshot 6 ({side_6}, another line)? [y/N]" in output
+    assert "+    return 4\n" in output and "+def more" not in output
+    assert f"reverted snapshot 6 ({side_6}, another line) as snapshot" in output
+    assert (repo.path / "app.py").read_text() == "def answer():\n    return 4\n"

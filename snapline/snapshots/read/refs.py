@@ -85,7 +85,8 @@ class SideSnapshotError(SnaplineError):
         )
         super().__init__(
             f"{ref!r} is snapshot {side.number} of another line ({where}), and this takes "
-            "a snapshot of the main line; `show`, `diff` and `rollback` take it"
+            "a snapshot of the main line; `show`, `diff`, `rollback`, `revert` and `branch` "
+            "take it"
         )
 
 
