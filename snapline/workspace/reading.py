@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from snapline.snapshots.read import snapshots as reading
 from snapline.snapshots.read.history import modified_files, unified_diff
+from snapline.snapshots.read.ids import is_id_ref
 from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import PathArg, WorkspaceBase
@@ -75,7 +76,7 @@ class Reading(WorkspaceBase):
     def _point(self, ref: SnapshotRef | None) -> Point:
         """The snapshot ``ref`` names on any line (``None``: the latest).
 
-        Only an id (``_is_id``) names a snapshot of another line: every other reference
+        Only an id (``is_id_ref``) names a snapshot of another line: every other reference
         keeps the main line's path, which loads none of this.
         """
         from snapline.snapshots.read.points import point_at
@@ -163,7 +164,7 @@ class Reading(WorkspaceBase):
             SnapshotRefError: If ``number`` is not a number or reference.
             SnapshotIdError: If an id reference names no snapshot, or several.
         """
-        if not _is_id(number):
+        if not is_id_ref(number):
             return reading.load_snapshot(self._store, number_of(self._store, number))
         point = self._point(number)
         return reading.load_snapshot(point.store, point.number)
@@ -180,7 +181,7 @@ class Reading(WorkspaceBase):
             SnapshotRefError: If ``number`` is not a number or reference.
         """
         rel = self._relpath(path)
-        if not _is_id(number):
+        if not is_id_ref(number):
             at = None if number is None else number_of(self._store, number)
             return reading.content_at(self._store, self._reconstructor, rel, at)
         point = self._point(number)
@@ -203,7 +204,7 @@ class Reading(WorkspaceBase):
             SnapshotRefError: If either is not a number or reference.
             SnapshotIdError: If an id reference names no snapshot, or several.
         """
-        if not (_is_id(from_n) or _is_id(to_n)):
+        if not (is_id_ref(from_n) or is_id_ref(to_n)):
             first, last = self._range(from_n, to_n)
             return modified_files(self._store, first, last)
         from snapline.snapshots.read.points import changed_between
@@ -231,7 +232,7 @@ class Reading(WorkspaceBase):
             SnapshotIdError: If an id reference names no snapshot, or several.
         """
         rels = self._scope(paths)
-        if not (_is_id(from_n) or _is_id(to_n)):
+        if not (is_id_ref(from_n) or is_id_ref(to_n)):
             first, last = self._range(from_n, to_n)
             return unified_diff(self._store, self._reconstructor, first, last, rels)
         from snapline.snapshots.read.points import diff_between
@@ -372,12 +373,6 @@ class Reading(WorkspaceBase):
 
         # The problems are models already; a report of them needs no validating again.
         return Report.model_construct(problems=tuple(sync_problems(self, paths)))
-
-
-def _is_id(ref: SnapshotRef | None) -> bool:
-    # Only an id names a snapshot of another line: every other reference keeps the
-    # main line's one-read path.
-    return isinstance(ref, str) and ref.strip().lower().startswith("id:")
 
 
 def _stored_time(moment: datetime) -> str:

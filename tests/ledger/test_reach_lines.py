@@ -320,7 +320,7 @@ def test_the_mcp_tools_reach_a_joined_snapshot(joined: Joined, tmp_path: Path) -
         diff = await client.call("file_diff", path="app.py", from_snapshot=ref)
         assert "+    return 6" in diff["diff"]
         missing = await client.error("show", snapshot="id:0123456789ab")
-        assert "names no snapshot" in missing
+        assert "names no snapshot" in missing and "call `log`" in missing
         done = await client.call("rollback", to=ref, apply=True)
         assert (done["target"], done["target_id"]) == (5, joined.side[5])
 

@@ -18,6 +18,7 @@ import re
 
 from snapline.errors import SnaplineError
 from snapline.snapshots.read.history import SnapshotNotFoundError
+from snapline.snapshots.read.ids import find_by_id, is_id_ref
 from snapline.snapshots.read.snapshots import latest_number
 from snapline.store import SideRow, StoreReader
 
@@ -179,9 +180,8 @@ def locate(store: StoreReader, ref: SnapshotRef) -> int | SideRow:
         PromptNotFoundError: If a prompt reference names no recorded prompt.
         SnapshotIdError: If an id reference names no snapshot, or several.
     """
-    if isinstance(ref, str) and ref.strip().lower().startswith("id:"):
-        from snapline.snapshots.read.ids import find_by_id
-
+    if is_id_ref(ref):
+        assert isinstance(ref, str)
         return find_by_id(store, ref)
     latest = latest_number(store)
     if isinstance(ref, str) and ref.strip().startswith("before-prompt:"):

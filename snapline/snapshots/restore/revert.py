@@ -36,6 +36,7 @@ from snapline.snapshots.record.plan import (
     unsafe_conflict,
 )
 from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.restore.follow import located
 from snapline.snapshots.restore.merge3 import merge3
 from snapline.snapshots.results import Conflict, Move, RevertResult
 from snapline.store import ChangeRow, StateRow
@@ -179,7 +180,7 @@ def _plan(
             # Then where the main line moved files since the line left it (the merge
             # that joined the line among them).
             later += store.changes.in_range(line.fork + 1, latest)
-        now_at = {c.path: _locate(c.path, later) for c in changes if c.result_hash is not None}
+        now_at = {c.path: located(c.path, later) for c in changes if c.result_hash is not None}
         touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
         touched |= {p for p in now_at.values() if p is not None}
         known = store.state.get(touched)
@@ -214,24 +215,6 @@ def _plan(
         c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
     )
     return plan
-
-
-def _locate(path: str, later: list[ChangeRow]) -> str | None:
-    """Where the file ``path`` held after the snapshot is now, following renames.
-
-    ``None`` when it was deleted or replaced by another file since.
-    """
-    current = path
-    for change in later:
-        if change.kind == ChangeKind.RENAMED and change.old_path == current:
-            current = change.path
-        elif change.path == current and change.kind in (
-            ChangeKind.DELETED,
-            ChangeKind.RENAMED,
-            ChangeKind.ADDED,
-        ):
-            return None
-    return current
 
 
 @dataclass
