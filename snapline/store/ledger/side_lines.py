@@ -54,7 +54,9 @@ def read_side_line(store: LedgerStore, id_: str) -> list[tuple[SnapshotRow, list
     records = []
     for side in reversed(walked):
         name = snapshot_name(side.number, side.id)
-        record = read_snapshot(store.ledger, name)
+        # Kept for the next reader: a page or a diff reads one line once per snapshot
+        # on it, and an unchanged file (same lstat stamp) is not parsed again.
+        record = read_snapshot(store.ledger, name, keep=True)
         if record.row.parent_id != side.parent_id:
             # The index was built from other files: never mix the two.
             raise StoreCorruptError(
