@@ -53,10 +53,11 @@ if TYPE_CHECKING:
     )
     from snapline.snapshots.info import MetadataError, SnapshotInfo
     from snapline.snapshots.read.history import SnapshotRangeError
+    from snapline.snapshots.read.ids import SnapshotIdError
     from snapline.snapshots.read.lines import DivergedHistoryError
     from snapline.snapshots.read.prompts import PromptNotFoundError
     from snapline.snapshots.read.reconstruct import ForgottenVersionError
-    from snapline.snapshots.read.refs import SnapshotRefError
+    from snapline.snapshots.read.refs import SideSnapshotError, SnapshotRefError
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
     from snapline.snapshots.record.forget import (
@@ -126,6 +127,8 @@ _EXPORTS: dict[str, str] = {
     "RollbackResult": "snapline.snapshots.results",
     "SnapshotRangeError": "snapline.snapshots.read.history",
     "SnapshotRefError": "snapline.snapshots.read.refs",
+    "SideSnapshotError": "snapline.snapshots.read.refs",
+    "SnapshotIdError": "snapline.snapshots.read.ids",
     "EditMatchError": "snapline.snapshots.record.edits",
     "EmptyMilestoneError": "snapline.milestones",
     "Milestone": "snapline.milestones",
@@ -229,9 +232,11 @@ __all__ = [
     "RunResult",
     "SharedContentError",
     "SideSnapshot",
+    "SideSnapshotError",
     "SkippedPath",
     "SnaplineError",
     "Snapshot",
+    "SnapshotIdError",
     "SnapshotInfo",
     "SnapshotNotFoundError",
     "SnapshotRangeError",

@@ -21,7 +21,10 @@ def register(app: typer.Typer) -> None:
 def branch(
     ctx: typer.Context,
     ref: Annotated[
-        str, typer.Argument(metavar="N", help="The snapshot: a number, latest or latest~N.")
+        str,
+        typer.Argument(
+            metavar="N", help="The snapshot: a number, latest, latest~N or id:PREFIX (any line)."
+        ),
     ],
     name: Annotated[
         str | None,
@@ -47,7 +50,7 @@ def branch(
     --worktree also checks it out in a new work tree (git worktree add).
     """
     with workspace(ctx) as ws:
-        made = ws.branch(ws.resolve(ref), name, worktree=worktree)
+        made = ws.branch(ref, name, worktree=worktree)
     if as_json:
         echo_json(
             {

@@ -169,13 +169,33 @@ def _joined(side: list[SideSnapshot], number: int) -> list[SideSnapshot]:
 
 
 def _log_json(
-    snapshot: Snapshot, side: list[SideSnapshot], checks: dict[int, CheckOutcome]
+    snapshot: Snapshot,
+    side: list[SideSnapshot],
+    checks: dict[int, CheckOutcome],
+    on: SideSnapshot | None = None,
 ) -> dict[str, Any]:
     data: dict[str, Any] = dict(model_json(snapshot))
+    if on is not None:  # a snapshot of another line (`show id:PREFIX`)
+        data["line"] = on.line
+        data["joined_by"] = on.joined_by
+        data["joins"] = []
+        data["check"] = None  # checks are kept for main-line snapshots only
+        return data
     data["line"] = "main"
     data["joins"] = [s.model_dump(mode="json") for s in _joined(side, snapshot.number)]
     data["check"] = model_json(checks.get(snapshot.number))
     return data
+
+
+def _line_text(side: SideSnapshot | None) -> str:
+    if side is None:
+        return "main"
+    joined = (
+        f"joined by snapshot {side.joined_by}"
+        if side.joined_by is not None
+        else "not joined yet: run `snapline merge`"
+    )
+    return f"{side.line[:12]} (another line, {joined})"
 
 
 def _echo_unjoined(side: list[SideSnapshot]) -> None:
@@ -194,27 +214,41 @@ def _echo_unjoined(side: list[SideSnapshot]) -> None:
 def show(
     ctx: typer.Context,
     ref: Annotated[
-        str, typer.Argument(metavar="N", help="The snapshot: a number, latest or latest~N.")
+        str,
+        typer.Argument(
+            metavar="N",
+            help="The snapshot: a number, latest, latest~N or id:PREFIX (any line).",
+        ),
     ],
     as_json: JsonOption = False,
 ) -> None:
     """Show one snapshot with its diff.
 
-    Metadata, the files it changed, and the unified diff from N-1 to N.
+    Metadata, the files it changed, and the unified diff from N-1 to N (on its own
+    line, for a snapshot of a joined branch named by id:PREFIX).
     """
     with workspace(ctx) as ws:
         snapshot = ws.snapshot(ref)
+        side = ws.side_snapshot(ref)
         number = snapshot.number
-        milestone = ws.milestones.for_snapshot(number)
-        text = ws.diff(number - 1, number) if number > 0 and not as_json else ""
-        joined = _joined(ws.side_snapshots(), number) if snapshot.merges else []
-        check = ws.check_outcomes().get(number)
+        milestone = None if side else ws.milestones.for_snapshot(number)
+        text = ""
+        if number > 0 and not as_json:
+            text = (
+                ws.diff(f"id:{snapshot.parent_id}", f"id:{snapshot.id}")
+                if side
+                else ws.diff(number - 1, number)
+            )
+        joined = _joined(ws.side_snapshots(), number) if snapshot.merges and not side else []
+        # A check is kept for a main-line snapshot only (its number and id both match).
+        check = None if side else ws.check_outcomes().get(number)
     if as_json:
-        echo_json(_log_json(snapshot, joined, {number: check} if check else {}))
+        echo_json(_log_json(snapshot, joined, {number: check} if check else {}, side))
         return
     echo(("snapshot ", "bold"), (str(snapshot.number), "bold yellow"))
     fields: list[tuple[str, Any]] = [
-        ("line", "main"),
+        ("line", _line_text(side)),
+        ("ref", f"id:{snapshot.id[:12]}" if side else None),
         ("merges", ", ".join(snapshot.merges) or None),
         ("time", format_time(snapshot.time)),
         ("tool", snapshot.tool),
@@ -250,7 +284,10 @@ def show(
 def diff(
     ctx: typer.Context,
     start_ref: Annotated[
-        str, typer.Argument(metavar="A", help="From snapshot A (a number, latest or latest~N).")
+        str,
+        typer.Argument(
+            metavar="A", help="From snapshot A (a number, latest, latest~N or id:PREFIX)."
+        ),
     ],
     end_ref: Annotated[str, typer.Argument(metavar="B", help="To snapshot B.")],
     paths: Annotated[
@@ -264,13 +301,20 @@ def diff(
     """Print the unified diff between two snapshots.
 
     From the state after snapshot A to the state after B. The output is plain, for
-    `git apply` or `patch`.
+    `git apply` or `patch`. A or B may be a snapshot of a joined branch (id:PREFIX).
     """
     with workspace(ctx) as ws:
-        start, end = ws.resolve(start_ref), ws.resolve(end_ref)
-        text = ws.diff(start, end, paths=user_paths(ws, paths))
+        ends = [ws.side_snapshot(start_ref), ws.side_snapshot(end_ref)]
+        start, end = (
+            side.number if side else ws.resolve(ref)
+            for side, ref in zip(ends, (start_ref, end_ref), strict=True)
+        )
+        text = ws.diff(start_ref, end_ref, paths=user_paths(ws, paths))
     if as_json:
-        echo_json({"from": start, "to": end, "diff": text})
+        ids = {
+            f"{key}_id": s.id if s else None for key, s in zip(("from", "to"), ends, strict=True)
+        }
+        echo_json({"from": start, "to": end, **ids, "diff": text})
         return
     # Verbatim, never coloured: the output is meant for `git apply` and `patch`.
     sys.stdout.write(text)

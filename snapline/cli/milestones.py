@@ -17,7 +17,7 @@ from snapline.cli.restore import DryRunOption, ForceOption, confirmed, render_re
 
 if TYPE_CHECKING:
     from snapline import Milestone
-    from snapline.milestones.lines import OtherMilestone
+    from snapline.milestones.lines import OtherLine, OtherMilestone
 
 __all__ = ["milestone_json", "register"]
 
@@ -110,21 +110,101 @@ def _first_line(text: str) -> str:
 
 @group.command("list")
 def list_(ctx: typer.Context, as_json: JsonOption = False) -> None:
-    """List milestones, oldest first."""
+    """List milestones, oldest first, with the lines of joined branches.
+
+    Under each milestone, the lines its merge snapshots joined (branches merged in git
+    that recorded their own snapshots): their snapshots, by id:PREFIX, and their
+    milestones. Then the lines not in a milestone yet, and the milestone files the
+    main line does not hold.
+    """
     with workspace(ctx) as ws:
         milestones = ws.milestones.list()
         others = ws.milestones.others()
+        lines = ws.milestones.lines()
+    placed = {m.number: [x for x in lines if _joined_in(x, m)] for m in milestones}
     if as_json:
-        echo_json([milestone_json(milestone) for milestone in milestones])
+        echo_json(
+            [
+                {**milestone_json(m), "lines": [_line_json(x) for x in placed[m.number]]}
+                for m in milestones
+            ]
+        )
         return
     for milestone in milestones:
         _milestone_line(milestone)
+        for line in placed[milestone.number]:
+            _echo_line(line)
+    rest = [x for x in lines if not any(x in found for found in placed.values())]
+    if rest:
+        echo(("other lines, not in a milestone yet:", "dim"))
+    for line in rest:
+        _echo_line(line)
     if others:
         echo(("closed on other branches (files kept in the ledger):", "dim"))
     for other in others:
         _other_line(other)
     if not milestones and not others:
         echo("no milestones yet; create one with `snapline milestone create`", err=True)
+
+
+def _joined_in(line: OtherLine, milestone: Milestone) -> bool:
+    return line.joined_by is not None and milestone.first <= line.joined_by <= milestone.last
+
+
+def _line_json(line: OtherLine) -> dict[str, Any]:
+    return {
+        "line": line.head,
+        "fork": line.fork,
+        "joined_by": line.joined_by,
+        "snapshots": [
+            {**s.model_dump(mode="json"), "ref": f"id:{s.id[:12]}"} for s in line.snapshots
+        ],
+        "milestones": [
+            {
+                "number": m.row.number,
+                "title": m.row.title,
+                "first": m.row.first,
+                "last": m.row.last,
+                "file": m.name,
+                "joined_by": m.joined_by,
+            }
+            for m in line.milestones
+        ],
+    }
+
+
+def _echo_line(line: OtherLine) -> None:
+    joined = (
+        f"joined by snapshot {line.joined_by}"
+        if line.joined_by is not None
+        else "not joined yet: run `snapline merge`"
+    )
+    first, last = line.snapshots[0].number, line.snapshots[-1].number
+    echo(
+        "      ",
+        ("line ", "dim"),
+        (line.head[:12], "cyan"),
+        f": snapshots {first}..{last} from snapshot {line.fork}, {joined}",
+    )
+    for snapshot in line.snapshots:
+        echo(
+            "        ",
+            (f"{snapshot.number:>4}", "yellow"),
+            "  ",
+            (f"id:{snapshot.id[:12]}", "dim"),
+            "  ",
+            (snapshot.tool, "cyan"),
+            "  ",
+            snapshot.description or "(no description)",
+        )
+    for closed in line.milestones:
+        row = closed.row
+        echo(
+            "        ",
+            ("milestone ", "dim"),
+            (str(row.number), "yellow"),
+            f" {row.title} (snapshots {row.first}..{row.last})",
+        )
 
 
 def _other_line(other: OtherMilestone) -> None:

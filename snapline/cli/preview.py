@@ -19,6 +19,7 @@ import typer
 
 from snapline.cli.output import echo, plural
 from snapline.cli.quoting import quote_path
+from snapline.cli.render import target_text
 
 if TYPE_CHECKING:
     from snapline import RevertResult, RollbackResult, Workspace
@@ -109,16 +110,16 @@ def _what(preview: RollbackResult | RevertResult) -> str:
     from snapline import RollbackResult
 
     if isinstance(preview, RollbackResult):
-        return f"rolling back to snapshot {preview.target}"
-    return f"reverting snapshot {preview.reverted}"
+        return f"rolling back to snapshot {target_text(preview)}"
+    return f"reverting snapshot {target_text(preview)}"
 
 
 def _question(preview: RollbackResult | RevertResult) -> str:
     from snapline import RollbackResult
 
     if isinstance(preview, RollbackResult):
-        return f"Roll back to snapshot {preview.target}?"
-    return f"Revert snapshot {preview.reverted}?"
+        return f"Roll back to snapshot {target_text(preview)}?"
+    return f"Revert snapshot {target_text(preview)}?"
 
 
 def _pairs(
@@ -131,13 +132,17 @@ def _pairs(
     pairs: list[tuple[str, bytes | None, bytes | None]] = []
     if isinstance(preview, RollbackResult):
         for path in preview.changed:
-            after = None if path in preview.deleted else _stored(ws, path, preview.target)
+            target = preview.target if preview.target_id is None else f"id:{preview.target_id}"
+            after = None if path in preview.deleted else _stored(ws, path, target)
             pairs.append((path, _on_disk(ws, path), after))
         return pairs
-    number = preview.reverted
+    # The version before the snapshot: on its own line for another line's snapshot.
+    parent: int | str = preview.reverted - 1
+    if preview.reverted_id is not None:
+        parent = f"id:{ws.snapshot(f'id:{preview.reverted_id}').parent_id}"
     for path in sorted((*preview.restored, *preview.deleted, *preview.recreated)):
         before = None if path in preview.recreated else _on_disk(ws, path)
-        after = None if path in preview.deleted else _stored(ws, path, number - 1)
+        after = None if path in preview.deleted else _stored(ws, path, parent)
         pairs.append((path, before, after))
     for move in preview.moved:
         pairs.append((f"{move.source} => {move.target}", None, None))
@@ -154,7 +159,7 @@ def _on_disk(ws: Workspace, path: str) -> bytes | None:
         return None
 
 
-def _stored(ws: Workspace, path: str, number: int) -> bytes | None:
+def _stored(ws: Workspace, path: str, number: int | str) -> bytes | None:
     from snapline import SnaplineError
 
     try:

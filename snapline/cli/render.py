@@ -35,6 +35,7 @@ __all__ = [
     "model_json",
     "side_line",
     "snapshot_line",
+    "target_text",
 ]
 
 _KINDS = {
@@ -104,7 +105,8 @@ def side_line(snapshot: SideSnapshot) -> None:
         (snapshot.tool, "cyan"),
         "  ",
         snapshot.description or "(no description)",
-        (f"  (line {snapshot.line[:12]})", "dim"),
+        # The reference that names it (its number is the main line's too).
+        (f"  (id:{snapshot.id[:12]}, line {snapshot.line[:12]})", "dim"),
     )
 
 
@@ -157,14 +159,25 @@ def model_json(model: Any) -> Any:
     return None if model is None else model.model_dump(mode="json")
 
 
+def target_text(result: RollbackResult | RevertResult) -> str:
+    """A restore's snapshot as a person names it: its number, and its id on another line."""
+    from snapline import RollbackResult
+
+    if isinstance(result, RollbackResult):
+        number, id_ = result.target, result.target_id
+    else:
+        number, id_ = result.reverted, result.reverted_id
+    return str(number) if id_ is None else f"{number} (id:{id_[:12]}, another line)"
+
+
 def echo_restore(result: RollbackResult | RevertResult) -> None:
     """What a rollback or revert changed (or would change), then its conflicts."""
     from snapline import RollbackResult
 
     if isinstance(result, RollbackResult):
-        what = f"roll back to snapshot {result.target}"
+        what = f"roll back to snapshot {target_text(result)}"
     else:
-        what = f"revert snapshot {result.reverted}"
+        what = f"revert snapshot {target_text(result)}"
     moved = getattr(result, "moved", ())
     rows = [
         *(("M", "yellow", quote_path(path), "restored") for path in result.restored),
@@ -179,7 +192,7 @@ def echo_restore(result: RollbackResult | RevertResult) -> None:
         echo(f"{what}: nothing to change")
     else:
         past = "rolled back to" if isinstance(result, RollbackResult) else "reverted"
-        target = result.target if isinstance(result, RollbackResult) else result.reverted
+        target = target_text(result)
         echo(
             (f"{past} snapshot {target}", "green"),
             " as snapshot ",

@@ -52,7 +52,9 @@ def report(
     ] = None,
     start_ref: Annotated[
         str | None,
-        typer.Option("--from", metavar="A", help="Only snapshots from A on (N, latest~N)."),
+        typer.Option(
+            "--from", metavar="A", help="Only snapshots from A on (N, latest~N, id:PREFIX)."
+        ),
     ] = None,
     end_ref: Annotated[
         str | None, typer.Option("--to", metavar="B", help="Only snapshots up to B.")
@@ -67,12 +69,14 @@ def report(
     The page opens from disk in any browser and needs no network. It leads with the
     verification result (as `snapline verify`) and the totals. Exits 0 whatever the
     verification found; `snapline verify --report FILE` fails CI as verify does.
+    A merge snapshot shows the lines it joined, each of their snapshots with its own
+    diff; such a snapshot (id:PREFIX) as A or B stands for the merge that joined it.
     """
     from snapline.report import local_path
 
     with workspace(ctx) as ws:
-        start = None if start_ref is None else ws.resolve(start_ref)
-        end = None if end_ref is None else ws.resolve(end_ref)
+        start = None if start_ref is None else _on_page(ws, start_ref)
+        end = None if end_ref is None else _on_page(ws, end_ref)
         page = ws.report(
             output,
             milestone=milestone,
@@ -90,6 +94,15 @@ def report(
         echo(("wrote the review page ", "green"), f"{quote_text(path)} ({format_bytes(size)})")
     if untracked:
         note_untracked(path)
+
+
+def _on_page(ws: Workspace, ref: str) -> int:
+    """The main-line snapshot under which the page shows the snapshot ``ref`` names."""
+    side = ws.side_snapshot(ref)
+    if side is None or side.joined_by is None:
+        # A line not joined yet is under no merge: resolving refuses it, saying so.
+        return ws.resolve(ref)
+    return side.joined_by
 
 
 def untracked_inside(ws: Workspace, path: str) -> bool:

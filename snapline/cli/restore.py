@@ -110,8 +110,9 @@ def rollback(
         typer.Option(
             "--to",
             metavar="N",
-            help="The snapshot to go back to: a number, latest, latest~N or "
-            "before-prompt:N@SESSION (on a terminal, without it: pick one).",
+            help="The snapshot to go back to: a number, latest, latest~N, "
+            "before-prompt:N@SESSION or id:PREFIX (any line; on a terminal, without it: "
+            "pick one).",
             show_default=False,
         ),
     ] = None,
@@ -165,7 +166,10 @@ def _param(ctx: typer.Context, name: str) -> click.Parameter:
 def revert(
     ctx: typer.Context,
     number: Annotated[
-        str, typer.Argument(metavar="N", help="The snapshot to undo: a number, latest or latest~N.")
+        str,
+        typer.Argument(
+            metavar="N", help="The snapshot to undo: a number, latest, latest~N or id:PREFIX."
+        ),
     ],
     dry_run: DryRunOption = False,
     message: MessageOption = "",

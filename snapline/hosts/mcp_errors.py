@@ -34,6 +34,7 @@ def tool_message(error: SnaplineError) -> str:
         ``merge``, ``status``, ``list_files``, ``read_file``, ``log``), or the error's own
         message when its way out is not another call.
     """
+    from snapline.snapshots.read.ids import SnapshotIdError
     from snapline.snapshots.read.lines import DivergedHistoryError
     from snapline.snapshots.record.detect import StateMismatchError
     from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
@@ -66,6 +67,11 @@ def tool_message(error: SnaplineError) -> str:
         )
     if isinstance(error, EditMatchError):
         return f"{error}; call `read_file` for the file's exact current text"
+    if isinstance(error, SnapshotIdError) and not error.candidates:
+        return (
+            f"{error.ref.strip()!r} names no snapshot; call `log`: each snapshot's id is "
+            "in `snapshots`, a merged branch's in `side_snapshots`"
+        )
     if isinstance(error, NothingToUndoError):
         return (
             f"nothing to undo: snapshot {error.latest} stands for the baseline; call `log` "

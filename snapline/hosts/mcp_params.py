@@ -92,8 +92,10 @@ READ_BYTES = DEFAULT_READ_BYTES
 LIST_LIMIT = DEFAULT_LIST_LIMIT
 
 _SNAPSHOT = (
-    "a number, 'latest', 'latest~N' (N snapshots before the latest), or "
-    "'before-prompt:N@SESSION' (the state before prompt N of an agent session)"
+    "a number, 'latest', 'latest~N' (N snapshots before the latest), "
+    "'before-prompt:N@SESSION' (the state before prompt N of an agent session), or "
+    "'id:PREFIX' (4 or more hex digits of a snapshot's id: also a snapshot of a branch "
+    "merged in git, which `log` lists under side_snapshots)"
 )
 _INSIDE = "relative to the workspace root (or absolute inside it); never inside .git/ or .snapline/"
 

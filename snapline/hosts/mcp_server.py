@@ -14,21 +14,17 @@ Snapshot arguments take numbers or references (``"latest"``, ``"latest~2"``).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 
 from snapline import __version__
-from snapline.errors import SnaplineError
-from snapline.guard import CheckOutcome
 from snapline.hosts import mcp_files
 from snapline.hosts import mcp_params as P
-from snapline.hosts.mcp_errors import tool_message
-from snapline.snapshots.snapshot import Snapshot
+from snapline.hosts.mcp_shapes import checked as _checked
+from snapline.hosts.mcp_shapes import snapshot_json as _snapshot
+from snapline.hosts.mcp_shapes import tool_errors as _tool_errors
 from snapline.workspace import Workspace
 
 __all__ = ["SERVER_NAME", "build_server", "serve"]
@@ -46,31 +42,6 @@ _INSTRUCTIONS = (
     "whether it passed; with rollback=true a failure goes back to the last snapshot that "
     "passed. Nothing is ever written inside .git/ or .snapline/."
 )
-
-
-@contextlib.contextmanager
-def _tool_errors() -> Iterator[None]:
-    """Turn a snapline error (or an OS error) into an MCP tool error with one line."""
-    try:
-        yield
-    except SnaplineError as error:
-        raise ToolError(tool_message(error)) from error
-    except OSError as error:
-        raise ToolError(f"{error.strerror or error}: {error.filename or ''}".strip()) from error
-
-
-def _snapshot(snapshot: Snapshot | None, *, deltas: bool = False) -> dict[str, Any] | None:
-    if snapshot is None:
-        return None
-    exclude = None if deltas else {"files": {"__all__": {"forward", "reverse"}}}
-    return snapshot.model_dump(mode="json", exclude=exclude)
-
-
-def _checked(data: dict[str, Any] | None, checks: dict[int, CheckOutcome]) -> dict[str, Any]:
-    # A snapshot as the tools give it, with its latest check (`guard`), or null.
-    assert data is not None
-    check = checks.get(data["number"])
-    return {**data, "check": None if check is None else check.model_dump(mode="json")}
 
 
 def build_server(ws: Workspace) -> MCPServer:
@@ -223,19 +194,35 @@ def build_server(ws: Workspace) -> MCPServer:
     def log(
         limit: P.LogLimit = 20, file: P.File = None, session: P.SessionFilter = None
     ) -> dict[str, Any]:
-        """The latest snapshots, newest first (without their diffs)."""
+        """The latest snapshots, newest first (without their diffs), and other lines' ones.
+
+        side_snapshots: the snapshots of branches merged in git (each with its line and
+        the merge snapshot that joined it); name one as 'id:' and its id.
+        """
         with _tool_errors():
             found = ws.snapshots(file=file, session=session, limit=limit, newest_first=True)
             checks = ws.check_outcomes()
-            return {"snapshots": [_checked(_snapshot(s), checks) for s in found]}
+            side = [s.model_dump(mode="json") for s in ws.side_snapshots()]
+            snapshots = [_checked(_snapshot(s), checks) for s in found]
+            return {"snapshots": snapshots, "side_snapshots": side}
 
     @server.tool(annotations=P.READ)
     def show(snapshot: P.Ref = "latest") -> dict[str, Any]:
-        """One snapshot: its fields, the files it changed and its unified diff."""
+        """One snapshot: its fields, the files it changed and its unified diff.
+
+        line: "main", or the head id of the other line it is on (joined_by: the merge).
+        """
         with _tool_errors():
             found = ws.snapshot(snapshot)
-            text = ws.diff(found.number - 1, found.number) if found.number else ""
-            return {"snapshot": _checked(_snapshot(found), ws.check_outcomes()), "diff": text}
+            side = ws.side_snapshot(snapshot)
+            text = ""
+            if side is not None:  # its diff on its own line
+                text = ws.diff(f"id:{found.parent_id}", f"id:{found.id}")
+            elif found.number:
+                text = ws.diff(found.number - 1, found.number)
+            where = {"line": side.line, "joined_by": side.joined_by} if side else {"line": "main"}
+            checks = {} if side else ws.check_outcomes()  # kept for main-line snapshots
+            return {"snapshot": _checked(_snapshot(found), checks), "diff": text, **where}
 
     @server.tool(annotations=P.READ)
     def diff(

@@ -10,8 +10,9 @@ from snapline.errors import SnaplineError
 from snapline.milestones.fields import MILESTONE_VERSION
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
 from snapline.snapshots.info import storable_text
+from snapline.snapshots.read.ids import is_id_ref
 from snapline.snapshots.read.prompts import before_prompt, is_prompt_ref
-from snapline.snapshots.read.refs import SnapshotRefError, offset
+from snapline.snapshots.read.refs import SnapshotRefError, number_of, offset
 from snapline.snapshots.record.commit import now_iso
 from snapline.store import MilestoneRow, Store, StoreReader
 
@@ -214,6 +215,10 @@ def _tags(tags: Iterable[str] | str) -> tuple[str, ...]:
 
 def _number(store: StoreReader, value: int | str, latest: int, name: str) -> int:
     # Range checks come later, with the milestone's own errors; only the syntax here.
+    if is_id_ref(value):
+        # An id names one snapshot on any line; one of another line is refused there
+        # (SideSnapshotError), as a milestone covers the main line only.
+        return number_of(store, value)
     try:
         if is_prompt_ref(value):
             assert isinstance(value, str)
@@ -222,5 +227,5 @@ def _number(store: StoreReader, value: int | str, latest: int, name: str) -> int
     except SnapshotRefError:
         raise MilestoneArgumentError(
             f"{name} must be a snapshot number, 'latest', 'latest~N' or "
-            f"'before-prompt:N@SESSION', not {value!r}"
+            f"'before-prompt:N@SESSION' or 'id:PREFIX', not {value!r}"
         ) from None

@@ -23,11 +23,23 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from snapline.snapshots.kinds import JOINED_MILESTONES
 from snapline.store import MilestoneRow, SideRow, StoreReader
 
-__all__ = ["OtherMilestone", "Place", "other_milestones", "pending_message", "pending_milestones"]
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import SideSnapshot
+
+__all__ = [
+    "OtherLine",
+    "OtherMilestone",
+    "Place",
+    "other_lines",
+    "other_milestones",
+    "pending_message",
+    "pending_milestones",
+]
 
 
 class Place(Enum):
@@ -97,6 +109,51 @@ def other_milestones(store: StoreReader) -> list[OtherMilestone]:
         else:
             found.append(OtherMilestone(name, row, entry.last_id, Place.ORPHAN, None, None))
     return found
+
+
+@dataclass(frozen=True)
+class OtherLine:
+    """A line of history beside the main one (a branch merged in git), with what it holds.
+
+    Attributes:
+        head: The id of its latest snapshot, which names the line.
+        fork: The main-line snapshot it continues from.
+        joined_by: The main-line merge snapshot that joined it, or ``None``.
+        snapshots: Its snapshots, oldest first (each named by ``id:PREFIX``).
+        milestones: The milestones closed on it.
+    """
+
+    head: str
+    fork: int
+    joined_by: int | None
+    snapshots: tuple[SideSnapshot, ...]
+    milestones: tuple[OtherMilestone, ...]
+
+
+def other_lines(store: StoreReader) -> list[OtherLine]:
+    """Every line beside the main one, by the merge that joined it (unjoined last), then head."""
+    from snapline.snapshots.read.lines import side_snapshots
+
+    side = side_snapshots(store)
+    if not side:
+        return []
+    by_line: dict[str, list[SideSnapshot]] = {}
+    for snapshot in sorted(side, key=lambda s: (s.number, s.id)):
+        by_line.setdefault(snapshot.line, []).append(snapshot)
+    closed = [m for m in other_milestones(store) if m.place is Place.LINE]
+    found = []
+    for head, snapshots in by_line.items():
+        joined = next((s.joined_by for s in snapshots if s.joined_by is not None), None)
+        found.append(
+            OtherLine(
+                head=head,
+                fork=snapshots[0].number - 1,
+                joined_by=joined,
+                snapshots=tuple(snapshots),
+                milestones=tuple(m for m in closed if m.line == head),
+            )
+        )
+    return sorted(found, key=lambda line: (line.joined_by is None, line.joined_by or 0, line.head))
 
 
 def pending_milestones(store: StoreReader) -> list[OtherMilestone]:

@@ -10,7 +10,7 @@ from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.milestones.create import append_milestone
 from snapline.milestones.export import render_patch
-from snapline.milestones.lines import OtherMilestone
+from snapline.milestones.lines import OtherLine, OtherMilestone
 from snapline.milestones.milestone import Milestone, MilestoneStats, OpenRange
 from snapline.milestones.read import find_milestone, open_range, to_milestone
 from snapline.paths import output_path
@@ -104,6 +104,19 @@ class Milestones:
 
         with self._store.read():
             return other_milestones(self._store)
+
+    def lines(self) -> builtins.list[OtherLine]:
+        """The lines of history beside the main one, with their snapshots and milestones.
+
+        Each branch merged in git that recorded its own snapshots is a line: where it
+        left the main line, the merge snapshot that joined it (``None``: not joined
+        yet), its snapshots (named by ``id:PREFIX``) and the milestones closed on it.
+        By the merge that joined them, lines not joined yet last.
+        """
+        from snapline.milestones.lines import other_lines
+
+        with self._store.read():
+            return other_lines(self._store)
 
     def get(self, number: int) -> Milestone:
         """Milestone ``number``.

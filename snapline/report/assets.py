@@ -56,6 +56,8 @@ section.range { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 1
 section.range > header { background: var(--soft); padding: 12px 16px;
   border-bottom: 1px solid var(--line); border-radius: 8px 8px 0 0; }
 section.range.open > header { background: #fff8c5; }
+section.joined { margin: 10px 0 0 12px; padding-left: 12px; border-left: 3px solid var(--line); }
+section.joined > h4 { font-size: 13px; font-weight: 600; margin: 0 0 4px; color: var(--muted); }
 .tags { margin-left: 8px; }
 .tag { display: inline-block; background: #ddf4ff; color: #0550ae; border-radius: 10px;
   padding: 0 8px; margin-right: 4px; font-size: 12px; }

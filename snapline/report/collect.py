@@ -17,6 +17,7 @@ from snapline.errors import SnaplineError
 from snapline.report.diffs import Budget, binary_paths, count_lines, cut_lines
 from snapline.report.model import (
     FileEntry,
+    JoinedLine,
     PageModel,
     ProblemEntry,
     Scope,
@@ -29,6 +30,7 @@ from snapline.report.model import (
 if TYPE_CHECKING:
     from snapline import Milestone, Report, Snapshot, Workspace
     from snapline.guard import CheckOutcome
+    from snapline.milestones.lines import OtherLine
 
 __all__ = ["ReportScopeError", "collect", "verdict_of"]
 
@@ -77,8 +79,11 @@ def collect(
     # Snapshot 0 is the baseline: the whole workspace as it was found, not a change to
     # review (and with every file of a large tree, no small thing to load).
     checks = ws.check_outcomes()
+    lines = ws.milestones.lines() if ws.side_snapshots() else []
     entries = [
-        _entry(ws, snapshot, budget, checks.get(snapshot.number))
+        _entry(
+            ws, snapshot, budget, _joined(ws, lines, snapshot, budget), checks.get(snapshot.number)
+        )
         for snapshot in ws.snapshots(since=max(first, 1), until=last, session=scope.session)
         if snapshot.number >= 1
     ]
@@ -146,14 +151,47 @@ def _verification(ws: Workspace, report: Report | None) -> tuple[Verdict, tuple[
     return verdict_of(report), problems
 
 
+def _joined(
+    ws: Workspace, lines: list[OtherLine], snapshot: Snapshot, budget: Budget
+) -> tuple[JoinedLine, ...]:
+    """The lines ``snapshot`` joined, each snapshot of them with its own diff."""
+    if not snapshot.merges:
+        return ()
+    found = []
+    for line in lines:
+        if line.joined_by != snapshot.number:
+            continue
+        entries = tuple(
+            _entry(ws, ws.snapshot(f"id:{side.id}"), budget, side=True) for side in line.snapshots
+        )
+        closed = tuple(
+            (m.row.number, m.row.title, m.row.first, m.row.last) for m in line.milestones
+        )
+        found.append(
+            JoinedLine(head=line.head, fork=line.fork, snapshots=entries, milestones=closed)
+        )
+    return tuple(found)
+
+
 def _entry(
-    ws: Workspace, snapshot: Snapshot, budget: Budget, check: CheckOutcome | None
+    ws: Workspace,
+    snapshot: Snapshot,
+    budget: Budget,
+    joins: tuple[JoinedLine, ...] = (),
+    check: CheckOutcome | None = None,
+    *,
+    side: bool = False,
 ) -> SnapshotEntry:
     import shlex
 
     from snapline import Storage
 
-    diff = ws.diff(snapshot.number - 1, snapshot.number)
+    # A joined line's snapshot: its own change, from its parent on its line.
+    diff = (
+        ws.diff(f"id:{snapshot.parent_id}", f"id:{snapshot.id}")
+        if side
+        else ws.diff(snapshot.number - 1, snapshot.number)
+    )
     added, removed = count_lines(diff)
     binary = binary_paths(diff) if "\nBinary files " in diff else set()
     files = tuple(
@@ -181,6 +219,8 @@ def _entry(
         check=None
         if check is None
         else (check.passed, f"{shlex.join(check.command)} (exit {check.exit_code})"),
+        ref=f"id:{snapshot.id[:12]}" if side else None,
+        joins=joins,
     )
 
 

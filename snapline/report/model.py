@@ -13,6 +13,7 @@ from enum import Enum
 __all__ = [
     "DiffView",
     "FileEntry",
+    "JoinedLine",
     "PageModel",
     "ProblemEntry",
     "Scope",
@@ -139,6 +140,27 @@ class SnapshotEntry:
     diff: DiffView
     prompt: tuple[str, int, int, str] | None = None
     check: tuple[bool, str] | None = None
+    ref: str | None = None
+    joins: tuple[JoinedLine, ...] = ()
+
+
+@dataclass(frozen=True)
+class JoinedLine:
+    """A line of history a merge snapshot joined (a branch merged in git), shown under it.
+
+    Attributes:
+        head: The id of its latest snapshot, which names the line.
+        fork: The main-line snapshot it continues from.
+        snapshots: Its snapshots, oldest first, each with its own diff and its
+            ``ref`` (``id:PREFIX``); not counted in the page's totals, which the merge's
+            own diff already holds.
+        milestones: The milestones closed on it: ``(number, title, first, last)``.
+    """
+
+    head: str
+    fork: int
+    snapshots: tuple[SnapshotEntry, ...]
+    milestones: tuple[tuple[int, str, int, int], ...]
 
 
 @dataclass(frozen=True)

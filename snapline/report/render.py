@@ -17,7 +17,15 @@ from datetime import datetime, timezone
 
 from snapline.report.assets import SCRIPT, STYLE
 from snapline.report.highlight import highlight_diff, stylesheet
-from snapline.report.model import FileEntry, PageModel, Section, SnapshotEntry, Totals, Verdict
+from snapline.report.model import (
+    FileEntry,
+    JoinedLine,
+    PageModel,
+    Section,
+    SnapshotEntry,
+    Totals,
+    Verdict,
+)
 
 __all__ = ["render_page"]
 
@@ -230,9 +238,15 @@ def _prompt(prompt: tuple[str, int, int, str]) -> str:
     )
 
 
+def _anchor(entry: SnapshotEntry) -> str:
+    # A joined line's snapshot shares its number with the main line's: its id names it.
+    return f"s-{entry.number}" if entry.ref is None else f"s-{entry.ref[3:]}"
+
+
 def _snapshot(entry: SnapshotEntry, opened: bool) -> Iterator[str]:
+    anchor = _anchor(entry)
     yield (
-        f'<article class="snapshot" id="s-{entry.number}" '
+        f'<article class="snapshot" id="{anchor}" '
         f'data-session="{_e(_session_key(entry.session))}" data-tool="{_e(entry.tool)}">\n'
     )
     session = (
@@ -243,8 +257,9 @@ def _snapshot(entry: SnapshotEntry, opened: bool) -> Iterator[str]:
         passed, command = entry.check
         word, kind = ("passed", "pass") if passed else ("failed", "fail")
         check = f'<span class="check {kind}" title="{_e(command)}">{word}</span>'
+    ref = f" <code>{_e(entry.ref)}</code>" if entry.ref is not None else ""
     yield (
-        f'<h3><a class="num" href="#s-{entry.number}">#{entry.number}</a>'
+        f'<h3><a class="num" href="#{anchor}">#{entry.number}{ref}</a>'
         f'<span class="when">{_e(_time(entry.time))}</span>'
         f'<span class="tool">{_e(entry.tool)}</span>{session}{check}'
         f'<span class="stat"><span class="added-n">+{entry.lines_added:,}</span> '
@@ -256,7 +271,26 @@ def _snapshot(entry: SnapshotEntry, opened: bool) -> Iterator[str]:
         yield _file(item)
     yield "</ul>\n"
     yield from _diff(entry, opened)
+    for line in entry.joins:
+        yield from _joined(line, opened)
     yield "</article>\n"
+
+
+def _joined(line: JoinedLine, opened: bool) -> Iterator[str]:
+    first, last = line.snapshots[0].number, line.snapshots[-1].number
+    yield (
+        f'<section class="joined" data-line="{_e(line.head)}">\n<h4>Joins line '
+        f"<code>{_e(line.head[:12])}</code>: snapshots {first}..{last} from snapshot "
+        f"{line.fork}, recorded on a branch merged in git</h4>\n"
+    )
+    if line.milestones:
+        yield '<ul class="joined-milestones">'
+        for number, title, start, end in line.milestones:
+            yield f"<li>Milestone {number}: {_e(title)} (snapshots {start}..{end})</li>"
+        yield "</ul>\n"
+    for entry in line.snapshots:
+        yield from _snapshot(entry, opened)
+    yield "</section>\n"
 
 
 def _file(item: FileEntry) -> str:
@@ -282,7 +316,7 @@ def _diff(entry: SnapshotEntry, opened: bool) -> Iterator[str]:
     view = entry.diff
     if view.total_lines == 0:
         return
-    command = f"snapline show {entry.number}"
+    command = f"snapline show {entry.number if entry.ref is None else entry.ref}"
     if view.omitted is not None:
         yield (
             f'<p class="cut">Diff of {view.total_lines:,} lines left out: {_e(view.omitted)}; '
@@ -296,8 +330,13 @@ def _diff(entry: SnapshotEntry, opened: bool) -> Iterator[str]:
         yield (
             f'<p class="cut">Cut: {view.shown_lines:,} of {view.total_lines:,} lines shown'
             f"{' (long lines shortened)' if view.shortened else ''}; the whole diff: "
-            f"<code>{command}</code> or "
-            f"<code>snapline diff {entry.number - 1} {entry.number}</code>.</p>"
+            f"<code>{command}</code>"
+            + (
+                f" or <code>snapline diff {entry.number - 1} {entry.number}</code>"
+                if entry.ref is None
+                else ""
+            )
+            + ".</p>"
         )
     yield "</details>\n"
 

@@ -52,6 +52,9 @@ class RollbackResult(FrozenModel):
         external: With ``force``, the snapshot that first recorded the outside changes.
         snapshot: The rollback's own snapshot; ``None`` when nothing needed to change
             or on a dry run.
+        target_id: The id of ``target`` when it is a snapshot of another line (a
+            branch merged in git, named ``id:PREFIX``): ``target`` is then that line's
+            number. ``None`` on the main line.
     """
 
     target: int
@@ -62,6 +65,7 @@ class RollbackResult(FrozenModel):
     conflicts: tuple[Conflict, ...] = ()
     external: Snapshot | None = None
     snapshot: Snapshot | None = None
+    target_id: str | None = None
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -91,6 +95,9 @@ class RevertResult(FrozenModel):
         conflicts: Files whose change cannot be undone; a real run raises instead.
         snapshot: The revert's own snapshot; ``None`` when nothing needed to change or
             on a dry run.
+        reverted_id: The id of ``reverted`` when it is a snapshot of another line (a
+            branch merged in git, named ``id:PREFIX``): ``reverted`` is then that
+            line's number. ``None`` on the main line.
     """
 
     reverted: int
@@ -101,6 +108,7 @@ class RevertResult(FrozenModel):
     moved: tuple[Move, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
     snapshot: Snapshot | None = None
+    reverted_id: str | None = None
 
     def blocking(self, *, force: bool = False) -> tuple[Conflict, ...]:
         """The conflicts that stop the real run: all of them (a revert is never forced).

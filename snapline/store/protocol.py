@@ -62,6 +62,9 @@ class SnapshotReader(Protocol):
     def get(self, number: int) -> SnapshotRow | None:
         """The header of snapshot ``number``, or ``None``."""
 
+    def with_id_prefix(self, prefix: str, limit: int) -> list[SnapshotRow]:
+        """Up to ``limit`` headers whose id starts with ``prefix``, by number."""
+
     def select(
         self,
         *,
@@ -311,6 +314,15 @@ class StoreReader(Protocol):
 
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one (branches merged in git), by number."""
+
+    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
+        """The snapshots of another line up to ``id_``, oldest first, with their changes.
+
+        From the first snapshot after the one on the main line it continues (its fork)
+        to the side snapshot ``id_`` (deltas included, as the index holds a main-line
+        change); ``[]`` when ``id_`` is not a side snapshot. Read from the ledger: the
+        index lists side snapshots without their changes.
+        """
 
     def orphan_snapshots(self) -> list[tuple[int, str]]:
         """``(number, id)`` of snapshot files whose parent is not in this checkout.

@@ -39,6 +39,21 @@ class SnapshotTable:
         rows = self._c.query("SELECT * FROM snapshots WHERE number = ?", (number,))
         return SnapshotRow(*rows[0]) if rows else None
 
+    def with_id_prefix(self, prefix: str, limit: int) -> list[SnapshotRow]:
+        """Up to ``limit`` headers whose id starts with ``prefix``, by number.
+
+        Args:
+            prefix: The first hex digits of an id (lowercase).
+            limit: At most this many.
+        """
+        # Ids are not indexed: a scan of a text column, about a millisecond for ten
+        # thousand snapshots, and asked only when a person names a snapshot by id.
+        rows = self._c.query(
+            "SELECT * FROM snapshots WHERE substr(id, 1, ?) = ? ORDER BY number LIMIT ?",
+            (len(prefix), prefix, limit),
+        )
+        return [SnapshotRow(*row) for row in rows]
+
     def select(
         self,
         *,

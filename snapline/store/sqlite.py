@@ -19,7 +19,15 @@ from snapline.store.content import BlobTable
 from snapline.store.errors import StoreCorruptError
 from snapline.store.journal import JournalTable
 from snapline.store.milestones import MilestoneTable
-from snapline.store.rows import Checkpoint, FileStamp, ForgottenRow, LedgerEntry, SideRow
+from snapline.store.rows import (
+    ChangeRow,
+    Checkpoint,
+    FileStamp,
+    ForgottenRow,
+    LedgerEntry,
+    SideRow,
+    SnapshotRow,
+)
 from snapline.store.snapshots import SnapshotTable
 from snapline.store.state import KnownStateTable, StatCacheTable
 
@@ -204,6 +212,10 @@ class SqliteStore:
         return ForgottenRow(path, hash_, int(snapshot), str(time), str(reason))
 
     def side_snapshots(self) -> list[SideRow]:
+        """One line only: returns ``[]``."""
+        return []
+
+    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
         """One line only: returns ``[]``."""
         return []
 

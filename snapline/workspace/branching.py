@@ -34,8 +34,10 @@ class Branching(WorkspaceBase):
         checked against its recorded hash first.
 
         Args:
-            number: A number, ``"latest"`` or ``"latest~N"``.
-            name: The branch (default ``snapline/N``).
+            number: A number, ``"latest"``, ``"latest~N"``, or ``"id:PREFIX"`` (on any
+                line: a joined branch's snapshot gives that branch's files then).
+            name: The branch (default ``snapline/N``; ``snapline/N-ID8`` for a
+                snapshot of another line).
             worktree: Also check the branch out in a new git work tree there.
 
         Returns:
@@ -49,23 +51,27 @@ class Branching(WorkspaceBase):
         """
         from snapline.branching import make_branch
         from snapline.snapshots.read.history import state_at
-        from snapline.snapshots.read.refs import number_of
+        from snapline.snapshots.read.points import point_at
         from snapline.snapshots.read.snapshots import load_snapshot
 
         with self._store.read():
-            at = number_of(self._store, number)
-            snapshot = load_snapshot(self._store, at)
-            state = state_at(self._store, at)
+            # On any line: a joined branch's snapshot (id:PREFIX) is read along its line.
+            point = point_at(self._store, self._reconstructor, number)
+            at = point.number
+            snapshot = load_snapshot(point.store, at)
+            state = state_at(point.store, at)
             title = snapshot.description or f"{snapshot.tool} snapshot"
+            default = f"snapline/{at}" if point.side is None else f"snapline/{at}-{snapshot.id[:8]}"
+            rebuild = point.reconstructor
             # Every file is rebuilt (and hash-checked) before git is asked to write
             # anything, so a version that cannot be rebuilt makes no branch at all.
             return make_branch(
                 self.root,
-                name=name or f"snapline/{at}",
+                name=name or default,
                 number=at,
                 files={path: version.mode for path, version in state.items()},
                 removed=set(self._store.state.get()) - set(state),
-                read=lambda path: self._reconstructor.content_at(path, at),
+                read=lambda path: rebuild.content_at(path, at),
                 message=f"snapline: snapshot {at}: {title}\n\nsnapline-snapshot: {snapshot.id}",
                 worktree=None if worktree is None else Path(os.path.abspath(worktree)),
             )

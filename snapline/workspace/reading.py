@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from snapline.snapshots.read import snapshots as reading
 from snapline.snapshots.read.history import modified_files, unified_diff
+from snapline.snapshots.read.ids import is_id_ref
 from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import PathArg, WorkspaceBase
@@ -19,6 +20,7 @@ from snapline.workspace.rows import sync_problems, verify_problems
 
 if TYPE_CHECKING:
     from snapline.milestones import Milestones
+    from snapline.snapshots.read.points import Point
     from snapline.snapshots.results import ModifiedFile
     from snapline.snapshots.snapshot import Report, SideSnapshot, Snapshot
 
@@ -34,16 +36,52 @@ class Reading(WorkspaceBase):
         return reading.latest_number(self._store)
 
     def resolve(self, ref: SnapshotRef) -> int:
-        """The number of the snapshot ``ref`` names (``12``, ``"latest~N"``, a prompt).
+        """The number of the main-line snapshot ``ref`` names (``12``, ``"latest~N"``, a prompt).
 
-        ``ref`` is a number, ``"latest"``, ``"latest~N"`` or ``"before-prompt:N@SESSION"``.
+        ``ref`` is a number, ``"latest"``, ``"latest~N"``, ``"before-prompt:N@SESSION"``
+        or ``"id:PREFIX"`` (see :meth:`side_snapshot` for a snapshot of another line).
 
         Raises:
             SnapshotRefError: If ``ref`` is not a number or reference.
             SnapshotNotFoundError: If it names a snapshot outside the history.
             PromptNotFoundError: If a prompt reference names no recorded prompt.
+            SnapshotIdError: If an id reference names no snapshot, or several.
+            SideSnapshotError: If it names a snapshot of another line.
         """
         return number_of(self._store, ref)
+
+    def side_snapshot(self, ref: SnapshotRef) -> SideSnapshot | None:
+        """The snapshot of another line that ``ref`` names; ``None`` for a main-line one.
+
+        After a git merge of two branches that both recorded, the other branch's
+        snapshots share numbers with the main line; ``"id:PREFIX"`` (at least four hex
+        digits of its id) names one of them wherever a snapshot is taken for reading or
+        restoring: :meth:`snapshot`, :meth:`diff`, :meth:`modified_files`,
+        :meth:`content_at`, :meth:`rollback`.
+
+        Raises:
+            SnapshotRefError: If ``ref`` is not a number or reference.
+            SnapshotNotFoundError: If it names a snapshot outside the history.
+            SnapshotIdError: If an id reference names no snapshot, or several.
+        """
+        from snapline.snapshots.read.lines import side_snapshots
+        from snapline.snapshots.read.refs import locate
+
+        with self._store.read():
+            found = locate(self._store, ref)
+            if isinstance(found, int):
+                return None
+            return next(s for s in side_snapshots(self._store) if s.id == found.id)
+
+    def _point(self, ref: SnapshotRef | None) -> Point:
+        """The snapshot ``ref`` names on any line (``None``: the latest).
+
+        Only an id (``is_id_ref``) names a snapshot of another line: every other reference
+        keeps the main line's path, which loads none of this.
+        """
+        from snapline.snapshots.read.points import point_at
+
+        return point_at(self._store, self._reconstructor, "latest" if ref is None else ref)
 
     def conversation(self, ref: SnapshotRef) -> str | None:
         """The agent session a ``"before-prompt:N@SESSION"`` reference names, in full.
@@ -118,13 +156,18 @@ class Reading(WorkspaceBase):
         """One snapshot with its diffs.
 
         Args:
-            number: A number, ``"latest"`` or ``"latest~N"``.
+            number: A number, ``"latest"``, ``"latest~N"``, or ``"id:PREFIX"`` (on any
+                line: its ``number`` is then its line's, see :meth:`side_snapshot`).
 
         Raises:
             SnapshotNotFoundError: If there is no such snapshot.
             SnapshotRefError: If ``number`` is not a number or reference.
+            SnapshotIdError: If an id reference names no snapshot, or several.
         """
-        return reading.load_snapshot(self._store, number_of(self._store, number))
+        if not is_id_ref(number):
+            return reading.load_snapshot(self._store, number_of(self._store, number))
+        point = self._point(number)
+        return reading.load_snapshot(point.store, point.number)
 
     def content_at(self, path: PathArg, number: SnapshotRef | None = None) -> bytes:
         """The bytes of ``path`` after snapshot ``number`` (default: the latest).
@@ -138,8 +181,11 @@ class Reading(WorkspaceBase):
             SnapshotRefError: If ``number`` is not a number or reference.
         """
         rel = self._relpath(path)
-        at = None if number is None else number_of(self._store, number)
-        return reading.content_at(self._store, self._reconstructor, rel, at)
+        if not is_id_ref(number):
+            at = None if number is None else number_of(self._store, number)
+            return reading.content_at(self._store, self._reconstructor, rel, at)
+        point = self._point(number)
+        return reading.content_at(point.store, point.reconstructor, rel, point.number)
 
     def modified_files(
         self, from_n: SnapshotRef = 0, to_n: SnapshotRef | None = None
@@ -148,15 +194,22 @@ class Reading(WorkspaceBase):
 
         Statuses are relative to ``from_n``: ``added``, ``modified``, ``deleted``, or
         ``renamed`` (with ``old_path``); each lists the snapshots that touched the file.
-        A file added and deleted again inside the range is not listed.
+        A file added and deleted again inside the range is not listed. Either end may
+        be a snapshot of another line (``"id:PREFIX"``); between two lines each path is
+        ``added``, ``modified`` or ``deleted``, with no snapshots listed.
 
         Raises:
             SnapshotNotFoundError: If either number does not exist.
-            SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+            SnapshotRangeError: If ``from_n`` comes after ``to_n`` on one line.
             SnapshotRefError: If either is not a number or reference.
+            SnapshotIdError: If an id reference names no snapshot, or several.
         """
-        first, last = self._range(from_n, to_n)
-        return modified_files(self._store, first, last)
+        if not (is_id_ref(from_n) or is_id_ref(to_n)):
+            first, last = self._range(from_n, to_n)
+            return modified_files(self._store, first, last)
+        from snapline.snapshots.read.points import changed_between
+
+        return changed_between(self._point(from_n), self._point(to_n))
 
     def diff(
         self,
@@ -169,16 +222,22 @@ class Reading(WorkspaceBase):
         ``git apply`` accepts it on a tree in the state after ``from_n``: it has
         ``diff --git`` headers, new/deleted file and mode-change lines, renames, full
         ``index`` lines, and ``\ No newline at end of file``. Binary files are named,
-        not dumped.
+        not dumped. Either end may be a snapshot of another line (``"id:PREFIX"``):
+        between two lines the files are compared as two trees (no renames).
 
         Raises:
             SnapshotNotFoundError: If either number does not exist.
-            SnapshotRangeError: If ``from_n`` comes after ``to_n``.
+            SnapshotRangeError: If ``from_n`` comes after ``to_n`` on one line.
             SnapshotRefError: If either is not a number or reference.
+            SnapshotIdError: If an id reference names no snapshot, or several.
         """
         rels = self._scope(paths)
-        first, last = self._range(from_n, to_n)
-        return unified_diff(self._store, self._reconstructor, first, last, rels)
+        if not (is_id_ref(from_n) or is_id_ref(to_n)):
+            first, last = self._range(from_n, to_n)
+            return unified_diff(self._store, self._reconstructor, first, last, rels)
+        from snapline.snapshots.read.points import diff_between
+
+        return diff_between(self._point(from_n), self._point(to_n), rels)
 
     def _range(self, from_n: SnapshotRef, to_n: SnapshotRef | None) -> tuple[int, int | None]:
         """Both ends of a range resolved against one reading of the latest number."""

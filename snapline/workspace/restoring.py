@@ -6,11 +6,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from snapline.snapshots.info_fields import info_from
-from snapline.snapshots.read.refs import SnapshotRef, number_of
+from snapline.snapshots.read.ids import id_ref
+from snapline.snapshots.read.refs import SnapshotRef
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
     from snapline.snapshots.info import SnapshotInfo
+    from snapline.snapshots.read.line_view import LineView
     from snapline.snapshots.results import RevertResult, RollbackResult
 
 __all__ = ["Restoring"]
@@ -41,8 +43,10 @@ class Restoring(WorkspaceBase):
         turn. Writes are journaled: on failure every file is put back.
 
         Args:
-            to: The snapshot to go back to (0 is the baseline): a number, ``"latest"``
-                or ``"latest~N"``, resolved under the writer lock.
+            to: The snapshot to go back to (0 is the baseline): a number, ``"latest"``,
+                ``"latest~N"``, ``"before-prompt:N@SESSION"`` or ``"id:PREFIX"``, which
+                may name a snapshot of another line (a branch merged in git and joined
+                by ``snapline merge``); resolved under the writer lock.
             paths: Only these files or directories (default: the whole workspace).
             dry_run: Only report what would change, and the conflicts; write nothing.
             force: Overwrite files changed outside snapline: their content is first
@@ -60,6 +64,7 @@ class Restoring(WorkspaceBase):
         Raises:
             SnapshotNotFoundError: If there is no snapshot ``to``.
             SnapshotRefError: If ``to`` is not a number or reference.
+            SnapshotIdError: If an id reference names no snapshot, or several.
             RollbackConflictError: If files were changed outside snapline (and ``force``
                 is false) or a path is in the way; nothing is written.
             OSError: If writing fails; the workspace and the store are left as they were.
@@ -70,10 +75,11 @@ class Restoring(WorkspaceBase):
         # The lock is re-entrant: holding it here makes "latest" mean the latest
         # snapshot when the rollback runs, not one another thread adds meanwhile.
         with self._recorder.writing():
-            number = number_of(self._store, to)
-            info = info_from(
-                info, tool, description or f"roll back to snapshot {number}", session, metadata
-            )
+            number, line = self._target(to)
+            what = f"snapshot {number}"
+            if line is not None:
+                what += f" of another line ({id_ref(line.head.id)})"
+            info = info_from(info, tool, description or f"roll back to {what}", session, metadata)
             return rollback(
                 self._recorder,
                 self._reconstructor,
@@ -82,7 +88,27 @@ class Restoring(WorkspaceBase):
                 dry_run=dry_run,
                 force=force,
                 info=info,
+                line=line,
             )
+
+    def _target(self, ref: SnapshotRef, *, whole_line: bool = False) -> tuple[int, LineView | None]:
+        """The snapshot ``ref`` names, on any line, with the view along its line.
+
+        The view ends at that snapshot, or with ``whole_line`` at its line's head (a
+        revert follows its files through the line's later snapshots).
+        """
+        from snapline.snapshots.read.line_view import LineView
+        from snapline.snapshots.read.lines import side_snapshots
+        from snapline.snapshots.read.refs import locate
+
+        with self._store.read():
+            found = locate(self._store, ref)
+            if isinstance(found, int):
+                return found, None
+            end = found.id
+            if whole_line:
+                end = next(s.line for s in side_snapshots(self._store) if s.id == found.id)
+            return found.number, LineView(self._store, self._store.side_line(end))
 
     def revert(
         self,
@@ -104,8 +130,10 @@ class Restoring(WorkspaceBase):
         back. Recorded as a new snapshot.
 
         Args:
-            number: The snapshot to undo (1 or later): a number, ``"latest"`` or
-                ``"latest~N"``, resolved under the writer lock.
+            number: The snapshot to undo (1 or later): a number, ``"latest"``,
+                ``"latest~N"`` or ``"id:PREFIX"``, resolved under the writer lock. A
+                snapshot of another line (a branch merged in git) has its change taken
+                out of today's files as well: its versions are read along its line.
             dry_run: Only report what would change, and the conflicts; write nothing.
             tool: The tool recorded with the snapshot.
             description: Why (free text); a default is derived from the call.
@@ -120,6 +148,7 @@ class Restoring(WorkspaceBase):
         Raises:
             SnapshotNotFoundError: If there is no snapshot ``number``.
             SnapshotRefError: If ``number`` is not a number or reference.
+            SnapshotIdError: If an id reference names no snapshot, or several.
             BaselineRevertError: If ``number`` is 0.
             RevertConflictError: If some change cannot be undone cleanly (per file:
                 hunks that no longer apply, binary files changed since, outside changes,
@@ -128,11 +157,16 @@ class Restoring(WorkspaceBase):
         from snapline.snapshots.restore.revert import revert
 
         with self._recorder.writing():
-            target = number_of(self._store, number)
-            info = info_from(
-                info, tool, description or f"revert snapshot {target}", session, metadata
+            target, line = self._target(number, whole_line=True)
+            what = f"snapshot {target}"
+            if line is not None:
+                row = line.snapshots.get(target)
+                assert row is not None
+                what += f" of another line ({id_ref(row.id)})"
+            info = info_from(info, tool, description or f"revert {what}", session, metadata)
+            return revert(
+                self._recorder, self._reconstructor, target, dry_run=dry_run, info=info, line=line
             )
-            return revert(self._recorder, self._reconstructor, target, dry_run=dry_run, info=info)
 
     def undo(
         self,

@@ -31,6 +31,7 @@ __all__ = [
     "SnapshotRangeError",
     "Version",
     "check_number",
+    "diff_side",
     "in_scope",
     "modified_files",
     "state_at",
@@ -195,8 +196,8 @@ def unified_diff(
         for net in _net_changes(store, from_n, to_n):
             if not (in_scope(net.path, paths) or (net.old_path and in_scope(net.old_path, paths))):
                 continue
-            old = _side(reconstructor, net.old_path or net.path, net.before, from_n)
-            new = _side(reconstructor, net.path, net.after, net.last)
+            old = diff_side(reconstructor, net.old_path or net.path, net.before, from_n)
+            new = diff_side(reconstructor, net.path, net.after, net.last)
             parts.append(render_file_diff(old, new))
     return "".join(parts)
 
@@ -299,9 +300,14 @@ def _follow(
     return touched, origin
 
 
-def _side(
+def diff_side(
     reconstructor: Reconstructor, path: str, version: Version | None, number: int
 ) -> Side | None:
+    """One side of a file's diff: ``path`` at ``version`` after snapshot ``number``.
+
+    ``None`` when the file did not exist; its content ``None`` when it cannot be
+    rebuilt (tracked by hash only, or forgotten: then it says so).
+    """
     from snapline.snapshots.read.unidiff import Side
 
     if version is None:

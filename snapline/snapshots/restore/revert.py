@@ -25,6 +25,7 @@ from snapline.paths import UnsafePathError, check_relpath
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.read.history import Version, check_number
+from snapline.snapshots.read.line_view import LineView
 from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.snapshots.record.plan import (
     ConflictsError,
@@ -35,6 +36,7 @@ from snapline.snapshots.record.plan import (
     unsafe_conflict,
 )
 from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.restore.follow import located
 from snapline.snapshots.restore.merge3 import merge3
 from snapline.snapshots.results import Conflict, Move, RevertResult
 from snapline.store import ChangeRow, StateRow
@@ -100,6 +102,7 @@ def revert(
     *,
     dry_run: bool,
     info: SnapshotInfo,
+    line: LineView | None = None,
 ) -> RevertResult:
     """Undo the changes of snapshot ``number`` on today's workspace, as a new snapshot.
 
@@ -111,6 +114,9 @@ def revert(
         number: The snapshot to undo (1 or later).
         dry_run: Only plan: report what would change and every conflict, write nothing.
         info: Tool, description, session and metadata of the revert's snapshot.
+        line: When ``number`` is a snapshot of another line (a branch merged in git),
+            the history read along that line, to its head: the snapshot's change
+            and the versions before it are that line's, today's files the main line's.
 
     Returns:
         What was (or would be) restored, deleted, recreated and moved back, any
@@ -125,8 +131,14 @@ def revert(
         OSError: If writing fails; every file touched has been put back.
     """
     with recorder.writing():
-        plan = _plan(recorder, reconstructor, number)
+        plan = _plan(recorder, reconstructor, number, line)
         result = plan.result(number, dry_run)
+        reverted_id = None
+        if line is not None:
+            row = line.snapshots.get(number)
+            assert row is not None, "the view holds the snapshot it was made for"
+            reverted_id = row.id
+            result = result.model_copy(update={"reverted_id": reverted_id})
         if plan.steps:
             recorder.check_tip()  # as the real run does, before the dry run returns
         if dry_run:
@@ -138,22 +150,37 @@ def revert(
         snapshot = recorder.apply(
             "revert",
             plan.steps,
-            info.with_metadata(reverts=number),
+            info.with_metadata(
+                reverts=number, **({} if reverted_id is None else {"reverts_id": reverted_id})
+            ),
             renames=plan.renames,
         )
         return result.model_copy(update={"snapshot": snapshot})
 
 
-def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Plan:
+def _plan(
+    recorder: Recorder, reconstructor: Reconstructor, number: int, line: LineView | None
+) -> _Plan:
     store = recorder.store
     plan = _Plan()
+    # What the snapshot changed, and the versions before it, are read along its own
+    # line; today's files are the main line's.
+    then = store if line is None else line
+    rebuild = reconstructor if line is None else Reconstructor(line, reconstructor.cache)
     with store.read():
-        latest = check_number(store, number)
+        if line is None:
+            latest = check_number(store, number)
+        else:
+            latest = store.snapshots.latest_number() or 0
         if number == 0:
             raise BaselineRevertError()
-        changes = store.changes.of(number, deltas=False)
-        later = store.changes.in_range(number + 1, latest)
-        now_at = {c.path: _locate(c.path, later) for c in changes if c.result_hash is not None}
+        changes = then.changes.of(number, deltas=False)
+        later = then.changes.in_range(number + 1, then.snapshots.latest_number() or 0)
+        if line is not None:
+            # Then where the main line moved files since the line left it (the merge
+            # that joined the line among them).
+            later += store.changes.in_range(line.fork + 1, latest)
+        now_at = {c.path: located(c.path, later) for c in changes if c.result_hash is not None}
         touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
         touched |= {p for p in now_at.values() if p is not None}
         known = store.state.get(touched)
@@ -172,7 +199,7 @@ def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Pla
         detection = recorder.detect(checkable, want_content=False)
         plan.conflicts.extend(drift_conflicts(detection, relevant=touched))
         outside = {c.path for c in plan.conflicts}
-        undo = _Undo(reconstructor, number, latest, known, plan)
+        undo = _Undo(rebuild, reconstructor, number, latest, known, plan)
         for change in changes:
             if {change.path, change.old_path, now_at.get(change.path)} & outside:
                 continue
@@ -190,29 +217,16 @@ def _plan(recorder: Recorder, reconstructor: Reconstructor, number: int) -> _Pla
     return plan
 
 
-def _locate(path: str, later: list[ChangeRow]) -> str | None:
-    """Where the file ``path`` held after the snapshot is now, following renames.
-
-    ``None`` when it was deleted or replaced by another file since.
-    """
-    current = path
-    for change in later:
-        if change.kind == ChangeKind.RENAMED and change.old_path == current:
-            current = change.path
-        elif change.path == current and change.kind in (
-            ChangeKind.DELETED,
-            ChangeKind.RENAMED,
-            ChangeKind.ADDED,
-        ):
-            return None
-    return current
-
-
 @dataclass
 class _Undo:
-    """Plans the undoing of one change row of snapshot ``number``."""
+    """Plans the undoing of one change row of snapshot ``number``.
+
+    ``reconstructor`` reads the snapshot's line (its versions at ``number`` and before);
+    ``now`` reads the main line, whose ``latest`` is today's state.
+    """
 
     reconstructor: Reconstructor
+    now: Reconstructor
     number: int
     latest: int
     known: dict[str, StateRow]
@@ -320,7 +334,7 @@ class _Undo:
             content = self.reconstructor.content_at(base_path, self.number - 1)
         elif today.hash == change.base_hash:
             # The content edit was already taken back; only the mode may be left.
-            content = self.reconstructor.content_at(now_at, self.latest)
+            content = self.now.content_at(now_at, self.latest)
         else:
             carried = self._carried(change, base_path, now_at)
             if carried is None:
@@ -334,7 +348,7 @@ class _Undo:
         rebuild = self.reconstructor
         result = rebuild.content_at(change.path, self.number)
         base = rebuild.content_at(base_path, self.number - 1)
-        today = rebuild.content_at(now_at, self.latest)
+        today = self.now.content_at(now_at, self.latest)
         if any(decode_text(data) is None for data in (base, result, today)):
             self._changed_since(
                 now_at,

@@ -24,6 +24,7 @@ from snapline.snapshots.read.history import (
     in_scope,
     touched_since,
 )
+from snapline.snapshots.read.line_view import LineView
 from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.snapshots.record.detect import Detection
 from snapline.snapshots.record.plan import (
@@ -89,6 +90,7 @@ def rollback(
     dry_run: bool,
     force: bool,
     info: SnapshotInfo,
+    line: LineView | None = None,
 ) -> RollbackResult:
     """Make every tracked file under ``paths`` equal to its version after snapshot ``to``.
 
@@ -104,6 +106,8 @@ def rollback(
         force: Record outside changes first (as a snapshot with tool ``external``), then
             roll back over them.
         info: Tool, description, session and metadata of the rollback's snapshot.
+        line: When ``to`` is a snapshot of another line (a branch merged in git), the
+            history read along that line (its latest snapshot is ``to``).
 
     Returns:
         What was (or would be) restored, deleted and recreated, any conflicts, and the
@@ -121,7 +125,8 @@ def rollback(
     scopes = None if paths is None else sorted(set(paths))
     with recorder.writing():
         _refuse_unknown(recorder.root, recorder.store, scopes)
-        plan = _plan(recorder, reconstructor, to, scopes, force=force)
+        target = _Target(to, line, reconstructor)
+        plan = _plan(recorder, target, scopes, force=force)
         # Keep what the drift check learnt: without it, files hashed too soon after
         # they were written (racy) were re-read on every rollback (measured: 9,992 of
         # 10,000 files in one rollback of a fresh workspace).
@@ -138,8 +143,10 @@ def rollback(
                     metadata={"recorded_by": "rollback --force"},
                 ),
             ).snapshot()
-            plan = _plan(recorder, reconstructor, to, scopes)
-        result = plan.result(to, dry_run).model_copy(update={"external": external})
+            plan = _plan(recorder, target, scopes)
+        result = plan.result(to, dry_run).model_copy(
+            update={"external": external, "target_id": target.id}
+        )
         if plan.steps:
             # Before the dry run returns too: a latest snapshot the real run would
             # refuse to build on must not get a promise.
@@ -151,6 +158,8 @@ def rollback(
         if not plan.steps:
             return result
         extra: dict[str, object] = {"rollback_to": to}
+        if target.id is not None:
+            extra["rollback_to_id"] = target.id
         if scopes is not None:
             extra["paths"] = scopes
         snapshot = recorder.apply("rollback", plan.steps, info.with_metadata(**extra))
@@ -190,10 +199,41 @@ def _on_disk(root: Path, path: str) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class _Target:
+    """The state a rollback goes back to, and what reads it.
+
+    On the main line, the history itself; on another line, the view along it: its
+    state is the main line's at the fork with the line's own changes on top.
+    """
+
+    number: int
+    line: LineView | None
+    main: Reconstructor
+
+    @property
+    def id(self) -> str | None:
+        return None if self.line is None else self.line.head.id
+
+    @property
+    def fork(self) -> int:
+        """The last main-line snapshot the target's state builds on."""
+        return self.number if self.line is None else self.line.fork
+
+    @property
+    def reconstructor(self) -> Reconstructor:
+        if self.line is None:
+            return self.main
+        return Reconstructor(self.line, self.main.cache)
+
+    def touched(self) -> set[str]:
+        """The paths the target's own line changed after the fork (none on the main line)."""
+        return set() if self.line is None else self.line.touched()
+
+
 def _plan(
     recorder: Recorder,
-    reconstructor: Reconstructor,
-    to: int,
+    to: _Target,
     scopes: list[str] | None,
     *,
     force: bool = False,
@@ -208,19 +248,23 @@ def _plan(
     """
     store = recorder.store
     plan = _Plan()
+    reconstructor = to.reconstructor
     with store.read():
-        check_number(store, to)
+        if to.line is None:
+            check_number(store, to.number)
         detection = recorder.detect(scopes, want_content=False)
         plan.detection = detection
-        # Only paths changed since ``to`` or changed on disk can differ between the two
-        # states: every other tracked path is in its known state now and was then.
-        touched = {p for p in touched_since(store, to) if in_scope(p, scopes)}
+        # Only paths changed since ``to`` (on the main line since its fork, and on its
+        # own line) or changed on disk can differ between the two states: every other
+        # tracked path is in its known state now and was then.
+        since = touched_since(store, to.fork) | to.touched()
+        touched = {p for p in since if in_scope(p, scopes)}
         outside = {d.path for d in detection.drifts} | {s.path for s in detection.skipped}
         known = store.state.get(touched | outside)
         target = {p: Version(r.hash, r.mode) for p, r in known.items() if p not in touched}
         # The change that made each version then: looked up once, for its hash and mode
         # now and to rebuild its content below.
-        made = {p: row for p in touched if (row := reconstructor.version(p, to)) is not None}
+        made = {p: row for p in touched if (row := reconstructor.version(p, to.number)) is not None}
         target.update(_versions(made))
         before = {p: Version(r.hash, r.mode) for p, r in known.items()}
         current = dict(before)
@@ -245,7 +289,9 @@ def _plan(
                 continue
             try:
                 row = made.get(path)
-                content = reconstructor.rebuild(row) if row else reconstructor.content_at(path, to)
+                content = (
+                    reconstructor.rebuild(row) if row else reconstructor.content_at(path, to.number)
+                )
             except ContentUnavailableError as error:
                 plan.conflicts.append(Conflict(path=path, kind="unavailable", message=str(error)))
                 continue

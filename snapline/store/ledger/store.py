@@ -35,6 +35,7 @@ from snapline.store.ledger.format import (
     render_snapshot_parts,
     snapshot_name,
 )
+from snapline.store.ledger.side_lines import line_ids, read_side_line
 from snapline.store.ledger.tables import (
     ForgetCleanup,
     ForgottenTable,
@@ -85,6 +86,7 @@ class _Snapshots:
         self._pending = pending
         self.latest_number = table.latest_number
         self.get = table.get
+        self.with_id_prefix = table.with_id_prefix
         self.select = table.select
         self.seal = table.seal
 
@@ -279,6 +281,10 @@ class LedgerStore:
         """Snapshots on lines other than the main one, by number."""
         return self.side.all()
 
+    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
+        """The snapshots of another line up to ``id_``, oldest first, from their files."""
+        return read_side_line(self, id_)
+
     def orphan_snapshots(self) -> list[tuple[int, str]]:
         """``(number, id)`` of snapshot files whose parent is not in this checkout."""
         return self.orphans.all()
@@ -326,7 +332,7 @@ class LedgerStore:
                 self._write_objects(number, changes)
             merges = json.loads(row.merges)
             if merges:
-                self.side.mark_merged(_line_ids(self.side, merges), number)
+                self.side.mark_merged(line_ids(self.side, merges), number)
             name = snapshot_name(number, row.id)
             self.ledger.write_new(SNAPSHOTS, name, render_snapshot_parts(row, changes))
         self.names.add([name])
@@ -374,18 +380,6 @@ class LedgerStore:
         packed = self.index.blobs.get(hash_)
         if packed is not None:
             self.ledger.write_object(hash_, unpack(packed, limit=size))
-
-
-def _line_ids(side: SideSnapshotTable, heads: list[str]) -> list[str]:
-    """The ids of the side snapshots on the lines ending at ``heads``."""
-    by_id = {row.id: row for row in side.all()}
-    found = []
-    for head in heads:
-        current = by_id.get(head)
-        while current is not None and current.merged_into is None:
-            found.append(current.id)
-            current = by_id.get(current.parent_id) if current.parent_id else None
-    return found
 
 
 if TYPE_CHECKING:
