@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -354,8 +355,15 @@ def test_a_missing_option_or_argument_names_no_environment_variable(
 def test_shell_completion_comes_through_typer(tmp_path: Path) -> None:
     help_text = run_script("--help", cwd=tmp_path).stdout
     assert "--install-completion" in help_text
-    script = run_script("--show-completion", "bash", cwd=tmp_path)
-    assert script.returncode == 0
+    # Typed in bash, as a user would: typer names the shell from the process tree
+    # (shellingham), so without a shell above it there is none to name (`; exit $?`
+    # keeps bash from replacing itself with the command).
+    snapline = Path(sys.executable).with_name("snapline")
+    script = subprocess.run(
+        ["bash", "-c", f"{shlex.quote(str(snapline))} --show-completion; exit $?"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert script.returncode == 0, script.stderr
     assert "_SNAPLINE_COMPLETE=complete_bash" in script.stdout
 
     def complete(words: str) -> list[str]:
