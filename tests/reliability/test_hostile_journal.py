@@ -323,3 +323,19 @@ def test_an_obstacle_blocks_recovery_clearly_and_reads_keep_working(
     assert (root / path).read_bytes() == content
     assert_healthy(root)
     figures.add("hostile_journal")
+
+
+def test_an_unreadable_journal_entry_is_dropped_and_named(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An entry snapline cannot have written is never acted on, and never blocks an open;
+    # the warning names it, so what was dropped is not silent.
+    root = _workspace(tmp_path)
+    _journal(root, "rollback", [{"path": "a.txt", "no": "such fields"}])
+    before = tree(root)
+    with caplog.at_level("WARNING"), Workspace.open(root) as ws:
+        assert ws.check_sync().ok
+    notes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("recovery: ")]
+    assert len(notes) == 1
+    assert notes[0].startswith("recovery: dropped unreadable journal entry 1 (rollback): ")
+    assert tree(root) == before

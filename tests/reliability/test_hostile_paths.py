@@ -344,3 +344,36 @@ def test_a_crafted_journal_entry_is_dropped_not_followed(
     assert_healthy(root)  # opens, settles the entry, validates, in sync
     assert tree(root) == before
     figures.add("hostile_paths")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ".git/hooks/post-checkout",
+        "sub/.GIT/config",
+        "../outside/secret.txt",
+        ".snapline/index.db",
+        "./victim.txt",
+        "outside//secret.txt",
+    ],
+)
+def test_revert_refuses_a_recorded_path_no_writer_may_write_as_rollback_does(
+    tmp_path: Path, bad: str
+) -> None:
+    # Reverting snapshot 2 would recreate the crafted path: refused before any write,
+    # with rollback's kind and message, never advice to "move it away" (nothing stands
+    # there to move).
+    root = tmp_path / "ws"
+    _history(root)
+    _rename_recorded(root, bad)
+    before = tree(root)
+    with Workspace.open(root) as ws:
+        with pytest.raises(RevertConflictError) as caught:
+            ws.revert(2)
+        with pytest.raises(RollbackConflictError) as rolled:
+            ws.rollback(1)
+        assert [(c.kind, c.path) for c in caught.value.conflicts] == [("unsafe-path", bad)]
+        assert caught.value.conflicts == rolled.value.conflicts
+        assert ws.latest == 2
+    assert tree(root) == before
+    assert not (tmp_path / "outside").exists()

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from snapline.content import decode_text
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
-from snapline.paths import UnsafePathError, check_relpath
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.read.history import Version, check_number
@@ -186,16 +185,16 @@ def _plan(
         known = store.state.get(touched)
         checkable = []
         for path in sorted(touched):
-            # Only a path unsafe in itself is refused here: a file or symlink standing
-            # where a parent directory was is a change of type that the plan undoes
-            # (or, when nothing removes it, an obstacle that plan.obstacles names).
-            try:
-                check_relpath(path)
+            # Every path the plan may write is one of these, so a path no writer may
+            # write (unsafe in itself, or inside .git/) is refused here, as rollback
+            # refuses it. A file or symlink standing where a parent directory was is a
+            # change of type that the plan undoes (or, when nothing removes it, an
+            # obstacle that plan.obstacles names).
+            unsafe = unsafe_conflict(path)
+            if unsafe is None:
                 checkable.append(path)
-            except UnsafePathError as error:
-                plan.conflict(
-                    path, "in-the-way", f"{path} cannot be used: {error.reason}; move it away"
-                )
+            else:
+                plan.conflicts.append(unsafe)
         detection = recorder.detect(checkable, want_content=False)
         plan.conflicts.extend(drift_conflicts(detection, relevant=touched))
         outside = {c.path for c in plan.conflicts}
@@ -204,10 +203,6 @@ def _plan(
             if {change.path, change.old_path, now_at.get(change.path)} & outside:
                 continue
             undo.change(change, now_at.get(change.path))
-    for path in sorted({s.path for s in plan.steps}):
-        unsafe = unsafe_conflict(path)
-        if unsafe is not None:
-            plan.conflicts.append(unsafe)
     # The order the real run writes in, checked as such (the dry run checks the same).
     plan.steps = deletions_first(plan.steps)
     conflicting = {c.path for c in plan.conflicts}

@@ -267,6 +267,17 @@ def test_a_content_and_mode_change_whose_content_was_taken_back_reverts_the_mode
         assert ws.validate(deep=True).ok and ws.check_sync().ok
 
 
+def test_an_added_file_is_deleted_where_later_renames_took_it(root: Path) -> None:
+    (root / "keep.txt").write_text("keep\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("new.txt", _text())
+        ws.move_file("new.txt", "moved/new.txt")
+        result = ws.revert(1)
+        assert result.deleted == ("moved/new.txt",)
+        assert files(root) == {"keep.txt": ("file", b"keep\n")}
+        assert ws.validate(deep=True).ok and ws.check_sync().ok
+
+
 def test_a_mode_change_is_reverted_under_a_later_content_edit(root: Path) -> None:
     (root / "run.sh").write_text(_text())
     with Workspace.init(root) as ws:

@@ -54,6 +54,17 @@ def test_undo_undo_redo_redo_returns_to_where_you_were(ws: Workspace) -> None:
     assert ws.verify(deep=True).ok
 
 
+def test_an_undo_and_a_redo_say_what_they_took_back_unless_told_otherwise(ws: Workspace) -> None:
+    ws.write_file("a.txt", "one\n")
+    undone = ws.undo()
+    assert undone.snapshot is not None and undone.snapshot.description == "undo snapshot 1"
+    redone = ws.redo()
+    assert redone.snapshot is not None and redone.snapshot.description == "redo snapshot 1"
+    ws.write_file("a.txt", "two\n")
+    told = ws.undo(description="back to one")
+    assert told.snapshot is not None and told.snapshot.description == "back to one"
+
+
 def test_a_new_change_after_an_undo_clears_the_redo_stack(ws: Workspace) -> None:
     ws.write_file("a.txt", "one\n")
     ws.undo()
