@@ -245,6 +245,22 @@ def test_force_records_the_outside_change_first(
     assert ws.validate(deep=True).ok and ws.check_sync().ok
 
 
+def test_force_on_some_paths_records_only_their_outside_changes_and_says_so(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    (ws.root / "src/app.py").write_text("precious outside work\n")
+    (ws.root / "notes.txt").write_text("notes\n")
+    result = ws.rollback(to=1, paths=["src"], force=True, session="agent-7")
+    external = result.external
+    assert external is not None and [f.path for f in external.files] == ["src/app.py"]
+    assert external.session == "agent-7"
+    assert external.metadata == {"recorded_by": "rollback --force"}
+    assert external.description == "outside changes, recorded before rolling back to snapshot 1"
+    # The path outside the rollback's scope is left as it was, still an outside change.
+    assert (ws.root / "notes.txt").read_text() == "notes\n"
+    assert [p.path for p in ws.check_sync().problems] == ["notes.txt"]
+
+
 def test_force_on_a_dry_run_plans_over_the_disk_and_records_nothing(
     ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
 ) -> None:
