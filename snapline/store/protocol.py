@@ -62,6 +62,9 @@ class SnapshotReader(Protocol):
     def get(self, number: int) -> SnapshotRow | None:
         """The header of snapshot ``number``, or ``None``."""
 
+    def with_ids(self, ids: Collection[str]) -> list[SnapshotRow]:
+        """The headers whose id is one of ``ids``, in number order."""
+
     def select(
         self,
         *,
@@ -377,6 +380,9 @@ class Store(StoreReader, Protocol):
         Raises:
             StoreBusyError: If another writer holds the store past the busy timeout.
         """
+
+    def keep_listing(self) -> None:
+        """Keep what shows the ledger's listings matched the index, for the next process."""
 
     def vacuum(self) -> None:
         """Give the space of deleted rows back to the file system; outside ``write()``."""
