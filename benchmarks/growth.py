@@ -116,7 +116,7 @@ def row_growth(
     if wanted & {"G1", "G2", "G4a", "G4b"}:
         results += _history_rows(bench, sizes)
     if wanted & {"G3", "G5", "G6"}:
-        results += _tree_rows(bench, sizes)
+        results += _tree_rows(bench, sizes, clone="G3" in wanted)
     return [row for row in results if row.number in wanted]
 
 
@@ -285,7 +285,7 @@ def _edited_file(root: Path) -> str:
 # -- G3, G5, G6: a tree of --files files -------------------------------------------------
 
 
-def _tree_rows(bench: Bench, sizes: Sizes) -> list[RowResult]:
+def _tree_rows(bench: Bench, sizes: Sizes, *, clone: bool = True) -> list[RowResult]:
     files = sizes.tree_files
     root = bench.config.workdir / "growth-tree"
     twin = bench.config.workdir / "growth-tree-git"
@@ -330,7 +330,7 @@ def _tree_rows(bench: Bench, sizes: Sizes) -> list[RowResult]:
         met=size_ratio <= SIZE_GOAL,
         notes=["Apparent sizes of every file, after the first verify."],
     )
-    return [_clone_row(bench, root, twin), memory, size]
+    return ([_clone_row(bench, root, twin)] if clone else []) + [memory, size]
 
 
 def _clone_row(bench: Bench, root: Path, twin: Path) -> RowResult:

@@ -38,7 +38,14 @@ import os
 from snapline.store.connection import Connection
 from snapline.store.ledger.files import KINDS, Ledger
 
-__all__ = ["FolderStamps", "ListedTable", "filesystem_now", "folder_stamps", "safely_old"]
+__all__ = [
+    "FolderStamps",
+    "ListedTable",
+    "filesystem_clock",
+    "filesystem_now",
+    "folder_stamps",
+    "safely_old",
+]
 
 FolderStamps = tuple[tuple[int, ...] | None, ...]
 """Per folder of records (``KINDS`` order): ``(dev, ino, mtime_ns, ctime_ns, size)``,
@@ -69,14 +76,26 @@ def filesystem_now(ledger: Ledger) -> int | None:
     ``None`` when it cannot be read (a read-only checkout, a lock that is not a file):
     then no stamp is trusted, and every process lists the folders, as before.
     """
+    clock = filesystem_clock(ledger)
+    return None if clock is None else clock[0]
+
+
+def filesystem_clock(ledger: Ledger) -> tuple[int, int] | None:
+    """:func:`filesystem_now`, and the device it was read on (``st_dev``).
+
+    A time read on one filesystem says nothing of another's timestamps (a folder of the
+    workspace mounted from elsewhere has its own clock): callers compare it only with
+    files on that device.
+    """
     lock = ledger.path.parent / _LOCK_NAME
     try:
         # The writer lock makes the file; a clone no writer ran in yet has none.
         os.close(os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
         os.utime(lock, follow_symlinks=False)
-        return os.lstat(lock).st_ctime_ns
+        st = os.lstat(lock)
     except (OSError, NotImplementedError):
         return None
+    return st.st_ctime_ns, st.st_dev
 
 
 def safely_old(stamps: FolderStamps, now: int | None) -> bool:
