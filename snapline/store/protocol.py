@@ -97,6 +97,9 @@ class ChangeReader(Protocol):
     def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
         """The changes of one snapshot, by path; without deltas they are ``None``."""
 
+    def totals(self, snapshot: int) -> tuple[int, int]:
+        """How many files one snapshot changed, and the sum of their recorded sizes."""
+
     def paths(self, first: int, last: int) -> list[tuple[int, str, str | None]]:
         """``(snapshot, path, old path)`` of each change of ``first..last``, in order."""
 
