@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.clone import row_fresh_clone
+from benchmarks.growth import GROWTH_ROWS, row_growth
 from benchmarks.hooks import row_hook
 from benchmarks.install import cli_environment
 from benchmarks.mcp import row_mcp
@@ -1499,11 +1500,13 @@ ORDER = (
     "14a",
     "14b",
     "15",
+    *GROWTH_ROWS,
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
 Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15;
 14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
-issue 13; 5b, 6d, 6e and 9b: issue 16). The peers' rows P1-P3 run only with ``--peers``."""
+issue 13; 5b, 6d, 6e and 9b: issue 16; G1-G6: growth with the history, issue 30). The
+peers' rows P1-P3 run only with ``--peers``."""
 
 
 def run_all(
@@ -1556,6 +1559,7 @@ def run_all(
     attempt(("13",), "MCP write_file", lambda: row_mcp(bench))
     attempt(("14a", "14b"), "ledger size", lambda: row_ledger_size(bench))
     attempt(("15",), "index rebuild", lambda: row_index_rebuild(bench))
+    attempt(GROWTH_ROWS, "growth with the history", lambda: row_growth(bench, only))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 

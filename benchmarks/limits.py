@@ -13,16 +13,16 @@ __all__ = ["LIMITS", "limit_of"]
 
 LIMITS: dict[str, str] = {
     "3a": (
-        "Every record lists the ledger's folders of records (`snapshots/`, `milestones/`, "
-        "`forgotten/`) under the writer lock, to see files another program added or "
-        "removed (a pull, a merge, a branch switch) before it writes the next snapshot: "
-        "about 8 ms per 10,000 names on this machine, which is the difference between "
-        "the two profiles. What the listing is compared with is remembered "
-        "(`LedgerStore.agreed`), but the listing itself is the only exact test. The "
-        "folder's timestamps cannot stand in for it: every record changes the folder, "
-        "and another change within the same timestamp tick would go unseen (git's "
-        "untracked cache distrusts such a directory for the same reason). Removing it "
-        "needs snapshot files sharded into subfolders, a ledger format change."
+        "A record in a process that keeps its workspace open no longer lists the "
+        "ledger's folders of records: from its second check on, an inotify watch of "
+        "the folders says nothing but its own files arrived (issue 30, "
+        "`store/ledger/watch.py`; where inotify is missing, every record lists, about "
+        "5 ms per 10,000 names). What remains differs little between the histories: "
+        "the index's B-trees are deeper, and the snapshot's fsyncs dominate both. A "
+        "command-line record, a new process each time, still lists once (the folder "
+        "changed under the previous record, so no kept stamp can stand for the "
+        "listing: see docs/format.md); only snapshot files sharded into subfolders, a "
+        "ledger format change, would remove that."
     ),
     "4": (
         "The fixed cost of a Python process, against git's whole command in C: the "
@@ -114,8 +114,53 @@ LIMITS: dict[str, str] = {
         "reads, hashes and stores every file (its profile gives the two shares). "
         "`git reset` rebuilds an index of names and hashes, and stores no content."
     ),
+    "G1": (
+        "See row 3a: the watch takes the listing out of every record of an open "
+        "workspace; the rest of a record does not read the history."
+    ),
+    "G2": (
+        "What still grows with the history is the checkpoint's promise: every ledger "
+        "file is `lstat`-ed (one system call and a tuple per file, about 3 µs each "
+        "here, 30 ms at 10,000 snapshots), because an edit of an old ledger file in "
+        "place changes only that file's ctime, and the default verify promises to "
+        "catch it (docs/format.md, the checkpoint). The kept stamp of the folders "
+        "replaces the listing and the index's names, and the check since the "
+        "checkpoint reads no header before it."
+    ),
+    "G3": (
+        "Row 6e's work, less the second hash: a fresh clone's first command parses "
+        "every ledger record and renders it back (the canonical check), copies the "
+        "baseline's content from the workspace into the index (about 100 MB at 10,000 "
+        "files), and checks every change row and chain hash in Python. The files the "
+        "rebuild read are no longer read again by the workspace check (their racy "
+        "window is judged on the filesystem's clock). Reaching the speed of one read "
+        "needs the baseline referenced where the workspace holds it rather than "
+        "copied, and the canonical render replaced by a proof that the parse accepts "
+        "one spelling; neither is done."
+    ),
+    "G4a": (
+        "`verify --full` rebuilds every version of every file from the baseline and "
+        "hashes it, reads every ledger file back (parse, canonical render, chain hash) "
+        "and compares each with the index's rows, in Python; `git fsck` checks "
+        "objects named by their hash, in C. A single streaming pass over the ledger "
+        "(each version rebuilt and hashed once, in bounded memory) is not built yet."
+    ),
+    "G5": (
+        "init no longer loads the baseline as models to print its summary (one per "
+        "file: most of its peak). The first verify's peak (about 100 MB at 30,000 "
+        "files, as before) has not been analysed yet: bounding it by the largest "
+        "file is issue 30's point 4, not done."
+    ),
+    "G6": (
+        "The index keeps the baseline's content (compressed) so that any baseline "
+        "version can be rebuilt after the workspace moves on, plus a stat cache and "
+        "the known state with full `sha256:` hashes in text; the ledger's baseline "
+        "record lists every file with its hash. git's objects hold the same content "
+        "once, and its index names and hashes in binary."
+    ),
 }
 LIMITS["3b"] = LIMITS["3a"]
+LIMITS["G4b"] = LIMITS["G4a"]
 LIMITS["6b"] = LIMITS["6a"]
 
 

@@ -101,6 +101,8 @@ def check_history(store: Store, *, full: bool = False, deep: bool = False) -> Hi
         head = None if latest is None else store.snapshots.get(latest)
     if not problems and stamps and head is not None and not _same(checkpoint, head, stamps):
         _keep(store, Checkpoint(head.number, head.id, head.chain_hash, stamps))
+    with contextlib.suppress(StoreAccessError, StoreBusyError):
+        store.keep_listing()  # the next command need not list the ledger (listed.py)
     return HistoryCheck(problems, since)
 
 
@@ -150,7 +152,7 @@ def _still_holds(
     # The checkpoint's head, when nothing it covers has changed since it was kept.
     if checkpoint is None:
         return None
-    if any(stamps.get(name) != stamp for name, stamp in checkpoint.stamps.items()):
+    if not checkpoint.stamps.items() <= stamps.items():
         return None  # a file checked then was changed, replaced or removed since
     head = store.snapshots.get(checkpoint.number)
     if head is None or (head.id, head.chain_hash) != (checkpoint.id, checkpoint.chain_hash):

@@ -14,7 +14,7 @@ from snapline.cli.quoting import quote_text
 from snapline.cli.render import model_json
 
 if TYPE_CHECKING:
-    from snapline import Snapshot
+    from snapline import Workspace
 
 __all__ = ["register"]
 
@@ -95,8 +95,7 @@ def init(
     finally:
         progress.close()
     with ws:
-        baseline = ws.snapshot(0)
-        summary = _baseline_summary(ws.root, baseline)
+        summary = _baseline_summary(ws)
     if as_json:
         echo_json(summary)
         return
@@ -113,17 +112,19 @@ def init(
     )
 
 
-def _baseline_summary(root: Path, baseline: Snapshot) -> dict[str, Any]:
+def _baseline_summary(ws: Workspace) -> dict[str, Any]:
     from snapline.paths import STORE_DIR
     from snapline.scanning.reasons import SkipReason
+    from snapline.workspace.rows import baseline_totals
 
-    reasons = [item.reason for item in baseline.skipped]
+    files, size, skipped = baseline_totals(ws)
+    reasons = [reason for _, reason in skipped]
     return {
-        "root": str(root),
-        "store": str(root / STORE_DIR),
-        "snapshot": baseline.number,
-        "files": len(baseline.files),
-        "bytes": sum(change.size or 0 for change in baseline.files),
+        "root": str(ws.root),
+        "store": str(ws.root / STORE_DIR),
+        "snapshot": 0,
+        "files": files,
+        "bytes": size,
         "ignored": reasons.count(SkipReason.IGNORED),
         "hash_only": reasons.count(SkipReason.HASH_ONLY),
         "unreadable": sum(
@@ -131,7 +132,7 @@ def _baseline_summary(root: Path, baseline: Snapshot) -> dict[str, Any]:
             in (SkipReason.UNREADABLE, SkipReason.UNREADABLE_DIRECTORY, SkipReason.UNREACHABLE)
             for reason in reasons
         ),
-        "skipped": [item.model_dump(mode="json") for item in baseline.skipped],
+        "skipped": [{"path": path, "reason": reason} for path, reason in skipped],
     }
 
 

@@ -32,9 +32,10 @@ def check_milestone_files(store: StoreReader, entries: Sequence[LedgerEntry]) ->
     """
     # The index's main line stands in for files not read back (a verify checkpoint): it
     # is held to those files by the check that set the checkpoint.
-    chains = {row.id: row.chain_hash for row in store.snapshots.select()}
-    chains.update({e.snapshot.id: e.snapshot.chain_hash for e in entries if e.snapshot})
     milestones = [e for e in entries if e.milestone is not None]
+    last_ids = {e.last_id for e in milestones if e.last_id is not None}
+    chains = {row.id: row.chain_hash for row in store.snapshots.with_ids(last_ids)}
+    chains.update({e.snapshot.id: e.snapshot.chain_hash for e in entries if e.snapshot})
     by_number: dict[int, list[str]] = {}
     for known in store.milestones.all():
         by_number.setdefault(known.number, []).append(known.chain_hash)

@@ -65,6 +65,9 @@ class SnapshotReader(Protocol):
     def with_id_prefix(self, prefix: str, limit: int) -> list[SnapshotRow]:
         """Up to ``limit`` headers whose id starts with ``prefix``, by number."""
 
+    def with_ids(self, ids: Collection[str]) -> list[SnapshotRow]:
+        """The headers whose id is one of ``ids``, in number order."""
+
     def select(
         self,
         *,
@@ -96,6 +99,9 @@ class ChangeReader(Protocol):
 
     def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
         """The changes of one snapshot, by path; without deltas they are ``None``."""
+
+    def totals(self, snapshot: int) -> tuple[int, int]:
+        """How many files one snapshot changed, and the sum of their recorded sizes."""
 
     def paths(self, first: int, last: int) -> list[tuple[int, str, str | None]]:
         """``(snapshot, path, old path)`` of each change of ``first..last``, in order."""
@@ -325,17 +331,10 @@ class StoreReader(Protocol):
         """
 
     def orphan_snapshots(self) -> list[tuple[int, str]]:
-        """``(number, id)`` of snapshot files whose parent is not in this checkout.
-
-        Left untracked by a git branch switch; the index holds the checkout's own line
-        without them (see docs/format.md, "Orphaned snapshot files").
-        """
+        """``(number, id)`` of files a branch switch left, parent not here (format.md: orphans)."""
 
     def other_milestones(self) -> list[LedgerEntry]:
-        """Milestone files the index does not hold (another line's, another branch's).
-
-        Each entry has ``location``, ``milestone`` and ``last_id``; by number, time, name.
-        """
+        """Milestone files the index does not hold (other lines'), by number, time and name."""
 
 
 class Store(StoreReader, Protocol):
@@ -377,11 +376,7 @@ class Store(StoreReader, Protocol):
         """
 
     def refresh(self) -> bool:
-        """Bring the fast lookups up to the history (a ledger pulled or merged); hold the lock.
-
-        Returns:
-            Whether anything changed.
-        """
+        """Catch the index up with the ledger (pulled, merged), locked; True if it changed."""
 
     def save_checkpoint(self, checkpoint: Checkpoint) -> None:
         """Keep what a full ``verify`` found sound (locally); a store without a ledger ignores it.
@@ -389,6 +384,9 @@ class Store(StoreReader, Protocol):
         Raises:
             StoreBusyError: If another writer holds the store past the busy timeout.
         """
+
+    def keep_listing(self) -> None:
+        """Keep what shows the ledger's listings matched the index, for the next process."""
 
     def vacuum(self) -> None:
         """Give the space of deleted rows back to the file system; outside ``write()``."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = [
     "ChangeRow",
@@ -218,12 +219,13 @@ class ForgottenRow:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
+class FileStamp(NamedTuple):
     """What ``lstat`` said of a ledger file when it was verified: any write changes it.
 
     ``ctime_ns`` is set by the kernel on every change of the file (``utime`` cannot set
-    it back), so an edit that restores size and mtime still shows.
+    it back), so an edit that restores size and mtime still shows. A tuple, so that
+    the stamps of a whole ledger are made and compared at C speed (``verify`` compares
+    one per ledger file).
     """
 
     size: int

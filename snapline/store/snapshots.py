@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from snapline.store.changes import ChangeTable
 from snapline.store.connection import Connection, encode_path
 from snapline.store.rows import ChangeRow, SnapshotRow
 
 __all__ = ["SnapshotTable"]
+
+_BATCH = 500
+"""Ids per query: well under SQLite's limit on bound parameters."""
 
 
 class SnapshotTable:
@@ -53,6 +56,22 @@ class SnapshotTable:
             (len(prefix), prefix, limit),
         )
         return [SnapshotRow(*row) for row in rows]
+
+    def with_ids(self, ids: Collection[str]) -> list[SnapshotRow]:
+        """The headers whose id is one of ``ids``, in number order.
+
+        One pass over the table in SQLite per batch of ids, rather than every header
+        turned into a row in Python: what a check of a few new snapshots asks about the
+        ones before them (a parent's chain hash, an id used before).
+        """
+        unique = sorted(set(ids))
+        found: list[SnapshotRow] = []
+        for start in range(0, len(unique), _BATCH):
+            batch = unique[start : start + _BATCH]
+            marks = ",".join("?" * len(batch))
+            sql = f"SELECT * FROM snapshots WHERE id IN ({marks})"
+            found += [SnapshotRow(*row) for row in self._c.query(sql, batch)]
+        return sorted(found, key=lambda row: row.number)
 
     def select(
         self,

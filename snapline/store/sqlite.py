@@ -192,6 +192,9 @@ class SqliteStore:
     def save_checkpoint(self, checkpoint: Checkpoint) -> None:
         """Nothing to keep: every ``verify`` of this store is a full one."""
 
+    def keep_listing(self) -> None:
+        """No ledger: nothing to list."""
+
     def forgotten_hashes(self) -> set[str]:
         """The hashes recorded in the ``forgotten`` table."""
         return {str(row[0]) for row in self._connection.query("SELECT hash FROM forgotten")}

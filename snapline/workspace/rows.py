@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from snapline.workspace.reading import Reading
     from snapline.workspace.recording import Recording
 
-__all__ = ["log_headers", "record_rows", "sync_problems", "verify_problems"]
+__all__ = ["baseline_totals", "log_headers", "record_rows", "sync_problems", "verify_problems"]
 
 
 def record_rows(
@@ -115,3 +115,21 @@ def log_headers(
             limit=limit,
         )
         return headers_of(store, rows)
+
+
+def baseline_totals(ws: Reading) -> tuple[int, int, list[tuple[str, str]]]:
+    """What ``snapline init`` reports of snapshot 0, building no model of it.
+
+    Returns:
+        How many files it holds, the sum of their sizes, and each path it left out with
+        the reason, as recorded. Loading the baseline as a :class:`~snapline.Snapshot`
+        held a model per file: most of init's peak memory at 100,000 files (issue 30).
+    """
+    import json
+
+    store = ws._store
+    with store.read():
+        row = store.snapshots.get(0)
+        files, size = store.changes.totals(0)
+    skipped = [] if row is None else [(str(p), str(r)) for p, r in json.loads(row.skipped)]
+    return files, size, skipped

@@ -44,6 +44,31 @@ def test_init_json_and_large_file_limit(cli: Invoke, root: Path) -> None:
     assert {"path": "big.bin", "reason": summary["skipped"][0]["reason"]} in summary["skipped"]
 
 
+def test_init_reports_the_baseline_without_loading_it(
+    cli: Invoke, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 30: loading snapshot 0 as a model built one per file, most of init's peak
+    # memory at 100,000 files; the summary is counted from the rows instead.
+    from snapline.snapshots.read import snapshots
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("init loaded the whole baseline")
+
+    monkeypatch.setattr(snapshots, "load_snapshot", refuse)
+    (root / "a.txt").write_text("hello\n")
+    (root / "big.bin").write_bytes(b"y" * 5000)
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "debug.log").write_text("noise\n")
+
+    result = cli("init", str(root), "--large-file-limit", "1000", "--json")
+
+    assert result.exit_code == 0, result.output
+    summary = as_json(result)
+    assert (summary["files"], summary["bytes"]) == (3, 6 + 5000 + 6)
+    assert (summary["ignored"], summary["hash_only"], summary["unreadable"]) == (1, 1, 0)
+    assert {"path": "debug.log", "reason": "ignored"} in summary["skipped"]
+
+
 def test_init_uses_the_root_option(cli: Invoke, root: Path) -> None:
     (root / "a.txt").write_text("a\n")
     assert cli("--root", str(root), "init").exit_code == 0

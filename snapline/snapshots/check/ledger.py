@@ -48,9 +48,7 @@ def check_ledger(
     problems = [_corrupt(e, e.problem) for e in entries if e.problem is not None]
     objects = {e.object_hash for e in entries if e.object_hash is not None} | set(present)
     snapshots = [e for e in entries if e.snapshot is not None]
-    indexed = {row.number: row for row in store.snapshots.select()}
-    chains = {row.id: row.chain_hash for row in indexed.values()}
-    chains.update({e.snapshot.id: e.snapshot.chain_hash for e in snapshots if e.snapshot})
+    indexed, chains = _indexed(store, [e.snapshot for e in snapshots if e.snapshot])
     forgotten = store.forgotten_hashes()
     orphans = {id_ for _, id_ in store.orphan_snapshots()}
     for entry in snapshots:
@@ -98,6 +96,37 @@ def check_ledger(
     problems += _milestones(store, entries)
     problems += _unfinished_forgets(entries, forgotten)
     return problems
+
+
+_BULK = 256
+"""Snapshot files read back beyond which the index's headers are all read at once."""
+
+
+def _indexed(
+    store: StoreReader, files: Sequence[SnapshotRow]
+) -> tuple[dict[int, SnapshotRow], dict[str, str]]:
+    """The index's headers at the files' numbers, and the chain hash of every id they need.
+
+    Chain hashes come from the files read back first, then from the index's main line
+    (the last header with that id). A whole check reads every header anyway; a check of
+    what is new since a verify checkpoint asks only for the numbers and parents it
+    reads, so it does not grow with the history before the checkpoint.
+    """
+    if len(files) >= _BULK:
+        rows = store.snapshots.select()
+        wanted = {row.number for row in files}
+        indexed = {row.number: row for row in rows if row.number in wanted}
+    else:
+        indexed = {}
+        for row in files:
+            found = store.snapshots.get(row.number)
+            if found is not None:
+                indexed[row.number] = found
+        parents = {row.parent_id for row in files if row.parent_id is not None}
+        rows = store.snapshots.with_ids(parents)
+    chains = {row.id: row.chain_hash for row in rows}
+    chains.update({row.id: row.chain_hash for row in files})
+    return indexed, chains
 
 
 _UNFINISHED = (

@@ -76,7 +76,15 @@ def validate_history(
     replay = {} if after is None else _known_before(store, after.number, touched)
     previous: SnapshotRow | None = after
     # A later snapshot must not reuse an id from before the checkpoint either.
-    ids = set() if after is None else {r.id for r in store.snapshots.select(last=after.number)}
+    ids = (
+        set()
+        if after is None
+        else {
+            r.id
+            for r in store.snapshots.with_ids([row.id for row in rows])
+            if r.number <= after.number
+        }
+    )
     for row in rows:
         damaged = _shape_problems(row, changes_by_number.get(row.number, []))
         if damaged:

@@ -221,6 +221,13 @@ class _Snapshots:
         found += [r for r in self._rows.values() if r.id.startswith(prefix)]
         return sorted(found, key=lambda r: r.number)[:limit]
 
+    def with_ids(self, ids: Collection[str]) -> list[SnapshotRow]:
+        """The headers on this line whose id is one of ``ids``, in number order."""
+        wanted = set(ids)
+        found = [r for r in self._main.snapshots.with_ids(wanted) if r.number <= self._fork]
+        found += [r for r in self._rows.values() if r.id in wanted]
+        return sorted(found, key=lambda r: r.number)
+
     def select(
         self,
         *,
@@ -284,6 +291,13 @@ class _Changes:
             return self._main.changes.of(snapshot, deltas=deltas)
         found = self._changes.get(snapshot, [])
         return list(found) if deltas else [_without_deltas(c) for c in found]
+
+    def totals(self, snapshot: int) -> tuple[int, int]:
+        """How many files one snapshot of this line changed, and their recorded sizes."""
+        if snapshot <= self._fork:
+            return self._main.changes.totals(snapshot)
+        found = self._changes.get(snapshot, [])
+        return len(found), sum(c.size or 0 for c in found)
 
     def paths(self, first: int, last: int) -> list[tuple[int, str, str | None]]:
         """``(snapshot, path, old path)`` of each change of ``first..last`` on this line."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator
 
 from snapline.hashing import hash_bytes
@@ -23,6 +24,7 @@ from snapline.store.rows import LedgerEntry
 __all__ = ["read_back"]
 
 _MAX_OBJECT_BYTES = 1 << 30
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[LedgerEntry]:
@@ -35,8 +37,14 @@ def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[L
     """
 
     def names(kind: str) -> list[str]:
-        listed = ledger.names(kind)
-        return listed if only is None else [n for n in listed if f"{kind}/{n}" in only]
+        if only is None:
+            return ledger.names(kind)
+        # Only what is named: a check of what is new since a checkpoint does not list
+        # the folders again (the stamps it was given came from a listing).
+        prefix = f"{kind}/"
+        return sorted(
+            n[len(prefix) :] for n in only if n.startswith(prefix) and "/" not in n[len(prefix) :]
+        )
 
     for name in names(SNAPSHOTS):
         try:
@@ -67,14 +75,19 @@ def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[L
             checks.read(name)
         except StoreCorruptError as error:
             yield LedgerEntry(ledger.file(CHECKS, name), problem=error.detail)
-    for hash_ in sorted(ledger.object_hashes()):
-        if only is None or _object_name(hash_) in only:
-            yield _object_entry(ledger, hash_)
+    hashes = ledger.object_hashes() if only is None else _object_hashes(only)
+    for hash_ in sorted(hashes):
+        yield _object_entry(ledger, hash_)
 
 
-def _object_name(hash_: str) -> str:
-    hex_ = hash_.partition(":")[2]
-    return f"{OBJECTS}/{hex_[:2]}/{hex_[2:]}"
+def _object_hashes(names: Collection[str]) -> list[str]:
+    prefix = f"{OBJECTS}/"
+    found = []
+    for name in names:
+        fan, _, rest = name[len(prefix) :].partition("/")
+        if name.startswith(prefix) and _HEX64.fullmatch(fan + rest):
+            found.append(f"sha256:{fan}{rest}")
+    return found
 
 
 def _object_entry(ledger: Ledger, hash_: str) -> LedgerEntry:

@@ -20,9 +20,11 @@ from pathlib import Path
 
 from snapline.content import pack_raw
 from snapline.scanning import DiskFile, FileChangingError, read_disk_file
+from snapline.scanning.fingerprint import RACY_WINDOW_NS
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.files import LedgerFileError
 from snapline.store.ledger.format import SnapshotRecord
+from snapline.store.ledger.listed import filesystem_clock
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.rows import ChangeRow, StatRow, state_moves
 
@@ -154,8 +156,20 @@ def _read_object(store: LedgerStore, hash_: str) -> bytes | None:
 
 
 def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow]) -> None:
-    """Take the baseline's content from the workspace, for files still at that version."""
+    """Take the baseline's content from the workspace, for files still at that version.
+
+    Each file read goes into the stat cache, so the workspace check that follows (a
+    fresh clone's first ``verify``) need not read it again. Files a checkout wrote a
+    moment ago are inside the cache's racy window by the system clock (2 s: the
+    coarsest timestamp granularity), and would all be read twice; so the filesystem's
+    own clock is read first (the lock file's ctime, set to now: ``listed.py``), and a
+    file on that filesystem whose mtime and ctime are strictly older than it is safe
+    at once: any later change to it gets a time at or after that reading. Its entry's
+    ``checked_ns`` is that reading plus the window, which is what the cache's rule
+    (``max(mtime, ctime) < checked_ns - window``) then compares.
+    """
     now = time.time_ns()
+    clock = filesystem_clock(store.ledger)
     limit = int(store.index.config().get("large_file_limit", 64 << 20))
     blobs: list[tuple[str, int, bytes]] = []
     stats: list[StatRow] = []
@@ -163,9 +177,12 @@ def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow
         assert disk.content is not None  # _read_chunk keeps only files read whole
         blobs.append((disk.hash, disk.size, pack_raw(disk.content)))
         st = disk.stat
+        checked = now
+        if clock is not None and st.st_dev == clock[1]:
+            checked = max(now, clock[0] + RACY_WINDOW_NS)
         stats.append(
             StatRow(change.path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns,
-                    disk.mode, disk.hash, now)
+                    disk.mode, disk.hash, checked)
         )  # fmt: skip
         if len(blobs) >= _FLUSH:
             store.index.blobs.put_many(blobs)

@@ -35,6 +35,8 @@ from snapline.store.ledger.format import (
     render_snapshot_parts,
     snapshot_name,
 )
+from snapline.store.ledger.listed import FolderStamps, ListedTable, folder_stamps
+from snapline.store.ledger.pending import Pending, PublishingMilestones, PublishingSnapshots
 from snapline.store.ledger.side_lines import line_ids, read_side_line
 from snapline.store.ledger.tables import (
     ForgetCleanup,
@@ -43,74 +45,22 @@ from snapline.store.ledger.tables import (
     OrphanTable,
     SideSnapshotTable,
 )
-from snapline.store.milestones import MilestoneTable
 from snapline.store.rows import (
     ChangeRow,
     Checkpoint,
     FileStamp,
     ForgottenRow,
     LedgerEntry,
-    MilestoneRow,
     SideRow,
     SnapshotRow,
 )
-from snapline.store.snapshots import SnapshotTable
 from snapline.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
+    from snapline.store.ledger.watch import LedgerWatch
     from snapline.store.protocol import Store
 
 __all__ = ["LedgerStore"]
-
-
-class _Pending:
-    """What the open transaction added, to publish before it commits."""
-
-    def __init__(self) -> None:
-        self.snapshots: list[int] = []
-        self.milestones: list[int] = []
-
-    def clear(self) -> None:
-        self.snapshots.clear()
-        self.milestones.clear()
-
-    def __bool__(self) -> bool:
-        return bool(self.snapshots or self.milestones)
-
-
-class _Snapshots:
-    """The index's snapshot table, noting what is inserted so it can be published."""
-
-    def __init__(self, table: SnapshotTable, pending: _Pending) -> None:
-        self._table = table
-        self._pending = pending
-        self.latest_number = table.latest_number
-        self.get = table.get
-        self.with_id_prefix = table.with_id_prefix
-        self.select = table.select
-        self.seal = table.seal
-
-    def insert(self, row: SnapshotRow, changes: Sequence[ChangeRow]) -> None:
-        """Insert one snapshot with its changes; it is published when the write commits."""
-        self._table.insert(row, changes)
-        self._pending.snapshots.append(row.number)
-
-
-class _Milestones:
-    """The index's milestone table, noting what is inserted so it can be published."""
-
-    def __init__(self, table: MilestoneTable, pending: _Pending) -> None:
-        self._table = table
-        self._pending = pending
-        self.all = table.all
-        self.get = table.get
-        self.latest = table.latest
-        self.containing = table.containing
-
-    def insert(self, row: MilestoneRow) -> None:
-        """Insert one milestone; it is published when the write commits."""
-        self._table.insert(row)
-        self._pending.milestones.append(row.number)
 
 
 class LedgerStore:
@@ -135,7 +85,7 @@ class LedgerStore:
         self.ledger = ledger
         self.index = index
         self.path: Path = ledger.path
-        self._pending = _Pending()
+        self._pending = Pending()
         self._depth = 0
         # Set by a caller that shows progress while the index is rebuilt: (done, total).
         self.progress: Callable[[int, int], None] | None = None
@@ -143,6 +93,12 @@ class LedgerStore:
         # listings when the index was last found to hold every ledger file (kept by
         # sync._in_step; None: look again).
         self.agreed: tuple[object, frozenset[str]] | None = None
+        # The folders' stamp when a listing last agreed with the index, if safely old
+        # (listed.py); kept in the index by keep_listing().
+        self.settled: FolderStamps | None = None
+        self.listed = ListedTable(index.connection)
+        # The inotify watch of a long-lived process (watch.py), started by sync.
+        self.watch: LedgerWatch | None = None
         connection = index.connection
         self.names = LedgerNameTable(connection)
         self.side = SideSnapshotTable(connection)
@@ -150,8 +106,8 @@ class LedgerStore:
         self.forget_cleanup = ForgetCleanup(connection)
         self.forgotten = ForgottenTable(connection)
         self._checkpoints = CheckpointTable(connection)
-        self.snapshots = _Snapshots(index.snapshots, self._pending)
-        self.milestones = _Milestones(index.milestones, self._pending)
+        self.snapshots = PublishingSnapshots(index.snapshots, self._pending)
+        self.milestones = PublishingMilestones(index.milestones, self._pending)
         self.changes = index.changes
         self.blobs = index.blobs
         self.state = index.state
@@ -214,8 +170,11 @@ class LedgerStore:
         self.index.vacuum()
 
     def close(self) -> None:
-        """Close the index."""
+        """Close the index and stop watching the ledger."""
         self.ledger.parsed.clear()
+        if self.watch is not None:
+            self.watch.close()
+            self.watch = None
         self.index.close()
 
     def refresh(self) -> bool:
@@ -255,6 +214,22 @@ class LedgerStore:
     def ledger_stamps(self) -> dict[str, FileStamp]:
         """An ``lstat`` stamp of every ledger file, by path under the ledger."""
         return stamp_ledger(self.ledger)
+
+    def keep_listing(self) -> None:
+        """Keep the stamp of the ledger's folders seen to match the index, for later processes.
+
+        Only a stamp taken when this process's listing agreed with the index and the
+        folders were safely old (``listed.py``); nothing when there is none, or when it
+        is already kept.
+        """
+        settled = self.settled
+        if settled is None or self.listed.get() == settled:
+            return
+        with self.index.write():
+            # Under the index's write lock no publisher is between its ledger file and
+            # its commit: folders that still have this stamp still hold what matched.
+            if folder_stamps(self.ledger) == settled:
+                self.listed.put(settled)
 
     def checkpoint(self) -> Checkpoint | None:
         """What the last full ``verify`` found sound, or ``None``."""

@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from snapline import atomic
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError
+from snapline.store.ledger.agreement import in_step
 from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
 from snapline.store.ledger.format import (
     LedgerFormatError,
@@ -63,34 +63,7 @@ Progress = Callable[[int, int], None]
 
 def needs_catch_up(store: LedgerStore) -> bool:
     """Whether the ledger and the index differ, or a forget has left the index to clean."""
-    return not _in_step(store) or store.forget_cleanup.pending()
-
-
-def _in_step(store: LedgerStore) -> bool:
-    """Whether the index holds the ledger's files; remembered while neither changes.
-
-    Every record asks this under the writer lock. Comparing the ledger's listings with
-    the index's names costs time in proportion to the history (about 30 ms at 10,000
-    snapshots), so the answer is kept as :attr:`LedgerStore.agreed`: the listings as
-    read, and the index's ``data_version`` on its connection, which changes when
-    another connection commits. While the listings read the same and no other
-    connection has written, the two still agree. This process's own writes keep the
-    index's names in step with the files they publish, and ``LedgerStore.write`` adds
-    those names to what is remembered.
-    """
-    data_version = store.index.generation()[0]
-    # A reconnection (another process reset the WAL) starts a new count: the
-    # connection is part of the version.
-    version = (store.index.connection.db, data_version)
-    listing = _listing(store.ledger)
-    if store.agreed == (version, listing):
-        return True
-    on_disk = {name for name in listing if not atomic.is_temp_name(name)}
-    if on_disk != store.names.all():
-        store.agreed = None
-        return False
-    store.agreed = (version, listing)
-    return True
+    return not in_step(store) or store.forget_cleanup.pending()
 
 
 def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -> bool:
@@ -108,7 +81,7 @@ def catch_up(store: LedgerStore, root: Path, progress: Progress | None = None) -
         StoreCorruptError: If a ledger file is damaged, crafted, or missing from the
             middle of the history; the message names the file.
     """
-    if _in_step(store):
+    if in_step(store):
         if not store.forget_cleanup.pending():
             return False
         _secure(store)  # a process was killed before cleaning after a forget
@@ -289,14 +262,6 @@ def _pick_main(
 
 
 # -- catching up -------------------------------------------------------------------
-
-
-def _listing(ledger: Ledger) -> frozenset[str]:
-    # Every name in the ledger's folders of records, temporary files included: what
-    # `_in_step` remembers, so the names are not filtered on every look.
-    return frozenset(
-        name for kind in (SNAPSHOTS, MILESTONES, FORGOTTEN) for name in ledger.entries(kind)
-    )
 
 
 def _on_disk(ledger: Ledger) -> set[str]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from snapline.store.connection import Connection, encode_path
 from snapline.store.ledger.checkpoint import CheckpointTable
+from snapline.store.ledger.listed import ListedTable
 from snapline.store.rows import ForgottenRow, SideRow
 
 __all__ = [
@@ -34,11 +35,16 @@ class LedgerNameTable:
         return {str(row[0]) for row in self._c.query("SELECT name FROM ledger_files")}
 
     def add(self, names: Iterable[str]) -> None:
-        """Add names; call inside ``write()``."""
+        """Add names; call inside ``write()``.
+
+        The stamp of the listings that matched the names before is dropped with them
+        (``listed.py``): it vouched for a listing without these.
+        """
         self._c.require_transaction()
         self._c.db.executemany(
             "INSERT OR IGNORE INTO ledger_files(name) VALUES (?)", [(n,) for n in names]
         )
+        ListedTable(self._c).clear()
 
 
 class SideSnapshotTable:
@@ -184,5 +190,6 @@ def clear_history(connection: Connection) -> None:
     ):
         connection.db.execute(f"DELETE FROM {table}")
     OrphanTable(connection).set(())
+    ListedTable(connection).clear()
     # A rebuilt index holds a history from elsewhere: the next verify checks all of it.
     CheckpointTable(connection).clear()

@@ -109,3 +109,31 @@ def test_a_fresh_index_checks_everything_and_parses_each_file_once(
     assert report.ok and report.since is None
     # The catch-up that rebuilt the index parsed them; verify took its records.
     assert sorted(name[:8] for name in parsed) == [f"{n:08d}" for n in range(4)]
+
+
+def test_a_check_since_the_checkpoint_reads_no_header_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 30: what a check after the checkpoint reads of the index must not grow with
+    # the history before it. Every header it asks for is after the checkpoint, or one
+    # it names (a parent, an id to hold new ones against).
+    from snapline.store.snapshots import SnapshotTable
+
+    ws = _workspace(tmp_path / "ws")
+    assert ws.verify().ok
+    ws.write_file("f9.txt", b"after the checkpoint\n")
+    ws.milestones.create("after")
+    asked: list[tuple[int | None, int | None]] = []
+    select = SnapshotTable.select
+
+    def counted(self: SnapshotTable, **filters: object) -> object:
+        asked.append((filters.get("first"), filters.get("last")))  # type: ignore[arg-type]
+        return select(self, **filters)  # type: ignore[arg-type]
+
+    ws.close()
+    monkeypatch.setattr(SnapshotTable, "select", counted)
+    with Workspace.open(tmp_path / "ws") as again:
+        report = again.verify()
+
+    assert report.ok and report.since == 3
+    assert asked and all(first is not None and first > 3 for first, _ in asked), asked
