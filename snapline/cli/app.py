@@ -29,6 +29,7 @@ from snapline.cli import (
     recording,
     report,
     restore,
+    server,
     verify,
     watch,
 )
@@ -162,6 +163,7 @@ watch.register(app)
 mcp.register(app)
 forget.register(app)
 branching.register(app)
+server.register(app)
 
 
 def run() -> None:
