@@ -167,7 +167,8 @@ def _outcome(replies: _Replies, previous: Mapping[int, object]) -> int:
         # Die as the worker died, so a shell or a parent sees the same status.
         signum = int(reply[1])
         _restore(previous)
-        signal.signal(signum, signal.SIG_DFL)
+        if signum != signal.SIGKILL:  # the one whose handler cannot be set (nor needs to)
+            signal.signal(signum, signal.SIG_DFL)
         signal.raise_signal(signum)
         return 128 + signum
     sys.stderr.write(
