@@ -45,6 +45,13 @@ NOT_NEEDED = (
     "snapline.store.ledger.forgotten",
     "snapline.store.ledger.forget_format",
     "logging",  # imported when there is a warning to log
+    # The standard library's heavier modules, not needed to record (issue 29): uuid
+    # imports platform, secrets imports random, shutil imports lzma and bz2.
+    "uuid",
+    "platform",
+    "secrets",
+    "shutil",
+    "lzma",
 )
 
 # verify checks what recording leaves alone (the sequence, the milestones, the ledger
