@@ -54,6 +54,7 @@ from benchmarks.timing import (
     run_process,
     summarize,
 )
+from benchmarks.warm import WARM_ROWS, row_warm_edits, row_warm_history
 from benchmarks.worker import Reply, WorkerClient
 from benchmarks.workspace_gen import (
     BIG_FILE,
@@ -1499,11 +1500,13 @@ ORDER = (
     "14a",
     "14b",
     "15",
+    *WARM_ROWS,
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
 Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15;
 14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
-issue 13; 5b, 6d, 6e and 9b: issue 16). The peers' rows P1-P3 run only with ``--peers``."""
+issue 13; 5b, 6d, 6e and 9b: issue 16; W1-W7: the warm server and the cold path, issue 29,
+benchmarks/warm.py). The peers' rows P1-P3 run only with ``--peers``."""
 
 
 def run_all(
@@ -1529,7 +1532,7 @@ def run_all(
             results.extend(_failed(number, title, error) for number in numbers)
 
     attempt(("1", "10a"), "init", lambda: row_init(bench))
-    library = ("2a", "2b", "3a", "3b", "6a", "6b", "6c", "6d", "7")
+    library = ("2a", "2b", "3a", "3b", "6a", "6b", "6c", "6d", "7", "W3", "W4")
     if wanted(library):
         with bench.worker() as main, bench.worker() as long:
             try:
@@ -1539,6 +1542,8 @@ def run_all(
                 results.extend(_failed(n, "library rows", error) for n in library if wanted([n]))
             else:
                 attempt(("7",), "rollback", lambda: row_rollback(bench, long))
+                span = min(ROLLBACK_SPAN, bench.config.history)
+                attempt(("W3", "W4"), "warm", lambda: row_warm_history(bench, long, span))
                 attempt(("3a", "3b"), "history length", lambda: row_history(bench, main, long))
                 attempt(("2a", "2b"), "one-line edit", lambda: row_edit(bench, main))
                 attempt(
@@ -1556,6 +1561,7 @@ def run_all(
     attempt(("13",), "MCP write_file", lambda: row_mcp(bench))
     attempt(("14a", "14b"), "ledger size", lambda: row_ledger_size(bench))
     attempt(("15",), "index rebuild", lambda: row_index_rebuild(bench))
+    attempt(("W1", "W2", "W5", "W6", "W7"), "warm and cold", lambda: row_warm_edits(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 
