@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import json
 import os
 import selectors
@@ -41,6 +42,7 @@ DEFAULT_IDLE_TIMEOUT = 3600.0
 """Seconds without a command after which the server exits (chg's default too)."""
 
 PRELOAD = (
+    "snapline.cli.warm.worker",
     "snapline.cli.app",
     "snapline.cli.dispatch",
     "snapline.cli.fast",
@@ -342,9 +344,15 @@ def main(argv: list[str] | None = None) -> None:
         for name in PRELOAD:
             importlib.import_module(name)
         import snapline
+        from snapline.cli.app import prepare
 
         for name in snapline.__all__:
             getattr(snapline, name)
+        prepare()
+        # What the workers inherit stays out of their collections: a collection would
+        # write to every object's header, and copy each page it touches.
+        gc.collect()
+        gc.freeze()
         server.bind()
     except (OSError, AlreadyRunningError, ImportError) as error:
         text = (
