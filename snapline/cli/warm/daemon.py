@@ -55,6 +55,9 @@ PRELOAD = (
     "snapline.snapshots.snapshot",
     "snapline.validation",
     "rich.console",
+    # Codecs load on first use: the store's token and ledger files are read as ASCII.
+    "encodings.ascii",
+    "encodings.latin_1",
 )
 """What the server imports before it serves: what the commands people run use."""
 
