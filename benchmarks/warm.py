@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.hooks import hook_event
-from benchmarks.report import Figure, RowResult
+from benchmarks.report import Evidence, Figure, RowResult
 from benchmarks.timing import Sample, alternate, ratio, run_process
 from benchmarks.workspace_gen import BIG_FILE
 
@@ -28,6 +28,57 @@ if TYPE_CHECKING:
 __all__ = ["WARM_ROWS", "WarmServer", "row_warm_edits", "row_warm_history"]
 
 WARM_ROWS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7")
+
+LIMITS = {
+    "W1": (
+        "Two processes' fixed costs remain. The client is a Python interpreter: its start "
+        "(`python -c pass`) and the client's imports (`os`, `sys`, `signal`, `_socket`, "
+        "`zlib`; about 2 ms), then about 6 ms from the request to the worker's `started` "
+        "(the server's checks, its code stamp, the fork). The worker opens the store and "
+        "closes it for every command: about 13 ms of a warm record's 20 ms in the worker "
+        "at 10,000 files (cProfile: `open_workspace`, the SQLite connection, the ledger "
+        "token, the catch-up listing; `close`), the record itself about 6 ms. The server "
+        "holds no open store by design: SQLite forbids carrying a connection across "
+        "`fork`, and a worker must not share one with its siblings. Closing the gap "
+        "needs a client that is not a Python process (chg's is C) and a store opened "
+        "once per server, which a forking server cannot give its workers.",
+    ),
+    "W2": (
+        "Row W1's costs twice: two client processes, two forks, two store opens per edit "
+        "(the PreToolUse check and the PostToolUse record), against git's three small "
+        "C processes.",
+    ),
+    "W3": (
+        "The listing itself. In the worker, `log` of 1,000 snapshots spends most of its "
+        "time in `snapshots/read/headers.headers_of`: every recorded path of every "
+        "snapshot (11,400 here) is checked as the models would check it "
+        "(`paths.check_recorded`) to count each snapshot's files, and each line is "
+        "rendered; typer's parsing is built before the fork (`cli/app.prepare`). git "
+        "walks 1,000 commits and prints them from C.",
+    ),
+    "W4": (
+        "The rollback itself, as row 7's library figure (`ws.rollback` in a long-lived "
+        "Workspace) shows: a journal entry, 100 files written under temporary names, "
+        "fsynced and renamed, the rollback recorded as a snapshot with its deltas, and "
+        "the ledger file written and fsynced. The server removes the process start only.",
+    ),
+    "W5": (
+        "Imports. The cuts of issue 29 removed `uuid` (and `platform`), `secrets` (and "
+        "`random`), `shutil` (and `lzma`, `bz2`) from a record's process "
+        "(tests/cli/test_hot_paths.py names them). What remains is about 200 modules: "
+        "`typing` and `dataclasses` (with `inspect`, `dis`) imported by some 50 modules "
+        "of the store, the ledger and the recorder, about 30 dataclasses built at "
+        "import, `json`, `pathlib`, `sqlite3`. Removing them is a rewrite of the row "
+        "types (`store/rows.py`, the ledger's format records) into plain classes; not "
+        "done.",
+    ),
+    "W7": (
+        "typer and click are imported (about 50 ms) and every command's name and help "
+        "built, on top of the interpreter's start; row 5 says the same at its 150 ms goal.",
+    ),
+}
+LIMITS["W6"] = LIMITS["W5"]
+"""What limits each row when it misses its goal (under *What limits it*)."""
 
 GOALS = {"W1": 0.5, "W2": 1.0, "W3": 2.0, "W4": 1.0, "W5": 3.0, "W6": 3.0}
 """Ratios to the reference (issue 29); W7 is absolute: ``--help`` within 100 ms."""
@@ -74,6 +125,7 @@ def _row(
     value = ratio(snap[1].stats, ref[1].stats)
     goal = GOALS[number]
     reference = "python" if number in ("W5", "W6") else "git"
+    evidence = [] if value <= goal else [Evidence("What limits it", lines=LIMITS[number])]
     return RowResult(
         number=number,
         title=title,
@@ -85,6 +137,7 @@ def _row(
         reference_name=reference,
         met=value <= goal,
         notes=notes,
+        evidence=evidence,
     )
 
 
@@ -201,6 +254,9 @@ def row_warm_edits(bench: Bench) -> list[RowResult]:
             goal=f"≤ {HELP_GOAL * 1000:.0f} ms median",
             snapline=Figure("`snapline --help`, no server", stats=stats),
             met=stats.median <= HELP_GOAL,
+            evidence=[]
+            if stats.median <= HELP_GOAL
+            else [Evidence("What limits it", lines=LIMITS["W7"])],
         )
     )
     return results
