@@ -120,7 +120,12 @@ def _process(argv: list[str], root: Path, env: dict[str, str], stdin: bytes | No
 
 
 def _row(
-    number: str, title: str, snap: tuple[str, Any], ref: tuple[str, Any], notes: list[str]
+    number: str,
+    title: str,
+    snap: tuple[str, Any],
+    ref: tuple[str, Any],
+    notes: list[str],
+    *extra: Figure,
 ) -> RowResult:
     value = ratio(snap[1].stats, ref[1].stats)
     goal = GOALS[number]
@@ -138,6 +143,7 @@ def _row(
         met=value <= goal,
         notes=notes,
         evidence=evidence,
+        extra=list(extra),
     )
 
 
@@ -188,11 +194,22 @@ def row_warm_edits(bench: Bench) -> list[RowResult]:
     results = []
     with WarmServer(bench) as server:
         bench.log("row W1: warm record vs git add + commit")
-        w1 = alternate([("warm", record(server.env)), ("git", git_record(False))], **rounds)
+        cold = server.cold_env
+        w1 = alternate(
+            [("warm", record(server.env)), ("git", git_record(False)), ("cold", record(cold))],
+            **rounds,
+        )
         bench.log("row W2: warm hook pair vs git diff + add + commit")
-        w2 = alternate([("warm", hooks(server.env, True)), ("git", git_record(True))], **rounds)
+        w2 = alternate(
+            [
+                ("warm", hooks(server.env, True)),
+                ("git", git_record(True)),
+                ("cold", hooks(cold, True)),
+            ],
+            **rounds,
+        )
         served = server.served()
-    expected = (rounds["warmup"] + rounds["repeats"]) * 3
+    expected = (rounds["warmup"] + rounds["repeats"]) * 3  # W1's records, W2's two hooks
     warm_note = (
         f"The server forked {served} workers for the {expected} commands timed: every one "
         "was served warm. Each command is still a whole client process: interpreter start, "
@@ -205,6 +222,7 @@ def row_warm_edits(bench: Bench) -> list[RowResult]:
             ("`snapline record F`, served by the warm server", w1["warm"]),
             ("`git add F && git commit -q`", w1["git"]),
             [warm_note],
+            Figure("`snapline record F` without the server, same run", stats=w1["cold"].stats),
         )
     )
     results.append(
@@ -214,9 +232,9 @@ def row_warm_edits(bench: Bench) -> list[RowResult]:
             ("`snapline hook claude-code` twice, served by the warm server", w2["warm"]),
             ("`git diff --quiet -- F` + `git add F && git commit -q`", w2["git"]),
             [warm_note],
+            Figure("the two hooks without the server, same run", stats=w2["cold"].stats),
         )
     )
-    cold = WarmServer(bench).cold_env
     bench.log("rows W5, W6: cold record and hook vs python -c 'import sqlite3'")
     w5 = alternate([("cold", record(cold)), ("python", python)], **rounds)
     w6 = alternate([("cold", hooks(cold, False)), ("python", python)], **rounds)
