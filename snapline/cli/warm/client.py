@@ -7,9 +7,11 @@ own standard input, output and error (the file descriptors themselves, over the 
 socket with ``SCM_RIGHTS``), as Mercurial's chg does. The server forks a worker that
 takes them as its own and runs the ordinary command line: output, colour, terminal
 detection and prompts are those of a local run because the worker writes to and reads
-from the same files. The client forwards the signals a terminal or a parent sends it
-(Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) to the worker's process group, and ends as the
-worker ended: its exit code, or the same signal.
+from the same files. The client passes on the signals a terminal sends it (Ctrl-C,
+the quit key, a hang-up) to the worker's process group, as the terminal would have reached
+the command and what it runs, and SIGTERM to the worker alone; it ends as the worker
+ended: its exit code, or the same signal. ``snapline run`` at a terminal runs in its own
+process: what it runs may need the terminal as its controlling terminal.
 
 When anything is missing or wrong before the worker says it started (no server, a
 socket left by a dead one, a directory that is not private, a server of other code)
@@ -52,8 +54,15 @@ def forward(args: list[str]) -> int | None:
         (the caller runs the command in this process). A command that ended by a
         signal ends this process by the same signal.
     """
-    if os.environ.get(protocol.DISABLE_ENV, "") in ("0", "off") or args[:1] == ["server"]:
-        # `snapline server ...` manages the server: it never runs inside it.
+    if os.environ.get(protocol.DISABLE_ENV, "") in ("0", "off"):
+        return None
+    command = _command(args)
+    if command == "server":
+        return None  # `snapline server ...` manages the server: it never runs inside it
+    if command == "run" and any(os.isatty(fd) for fd in (0, 1, 2)):
+        # The command `run` starts may need the terminal as its controlling terminal
+        # (ssh or git asking a password, a pager, an editor opening /dev/tty), which a
+        # worker in the server's session cannot have.
         return None
     streams = _streams()
     if streams is None:
@@ -75,6 +84,17 @@ def forward(args: list[str]) -> int | None:
         connection.close()
 
 
+def _command(args: list[str]) -> str | None:
+    # The command named, after the root options (cli/app.py reads them the same way).
+    words = iter(args)
+    for word in words:
+        if word in ("--root", "--timeout"):
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
 def _streams() -> list[bytes] | None:
     # How this process would have read and written its standard streams: the worker
     # opens the same descriptors the same way. A closed one: run here, as without.
@@ -86,6 +106,7 @@ def _streams() -> list[bytes] | None:
             stream.encoding.encode(),
             (stream.errors or "strict").encode(),
             b"1" if getattr(stream, "line_buffering", False) else b"0",
+            b"1" if getattr(stream, "write_through", False) else b"0",  # python -u
         ]
     return fields
 
@@ -121,9 +142,14 @@ def _run(connection: _socket.socket, key: str, streams: list[bytes]) -> int | No
 
     def pass_on(signum: int, _frame: object) -> None:
         if worker:
-            # Not contextlib.suppress: one more import on every command's way in.
-            try:  # noqa: SIM105
-                os.killpg(worker, signum)
+            # What a terminal sends (Ctrl-C, the quit key, a hang-up) reaches its whole
+            # foreground group, the commands a worker runs too; SIGTERM comes from a
+            # process that meant this one alone.
+            try:
+                if signum == signal.SIGTERM:
+                    os.kill(worker, signum)
+                else:
+                    os.killpg(worker, signum)
             except ProcessLookupError:
                 pass
         else:

@@ -94,7 +94,7 @@ def _adopt(fds: list[int], fields: list[bytes]) -> None:
         os.dup2(fd, target)
         os.close(fd)
     cwd, umask, *rest = fields
-    streams, rest = rest[:9], rest[9:]
+    streams, rest = rest[:12], rest[12:]
     argc = int(rest[0])
     argv, env = rest[1 : 1 + argc], rest[1 + argc :]
     os.chdir(cwd)
@@ -111,7 +111,7 @@ def _adopt(fds: list[int], fields: list[bytes]) -> None:
         # gettempdir() keeps the TMPDIR it first read; None makes it read again.
         setattr(sys.modules["tempfile"], "tempdir", None)  # noqa: B010
     sys.stdin, sys.stdout, sys.stderr = (
-        _stream(fd, streams[3 * fd : 3 * fd + 3]) for fd in (0, 1, 2)
+        _stream(fd, streams[4 * fd : 4 * fd + 4]) for fd in (0, 1, 2)
     )
     for stream in ("stdin", "stdout", "stderr"):
         # What the streams were at start-up: shutil.get_terminal_size reads __stdout__.
@@ -119,7 +119,7 @@ def _adopt(fds: list[int], fields: list[bytes]) -> None:
 
 
 def _stream(fd: int, spec: list[bytes]) -> io.TextIOWrapper:
-    encoding, errors, line_buffering = (value.decode() for value in spec)
+    encoding, errors, line_buffering, write_through = (value.decode() for value in spec)
     binary: io.BufferedIOBase
     if fd == 0:
         binary = io.BufferedReader(io.FileIO(fd, "r", closefd=False))
@@ -131,6 +131,7 @@ def _stream(fd: int, spec: list[bytes]) -> io.TextIOWrapper:
         errors=errors,
         newline="\n",
         line_buffering=line_buffering == "1",
+        write_through=write_through == "1",
     )
 
 
