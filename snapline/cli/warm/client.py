@@ -127,12 +127,14 @@ def _connect(path: str) -> _socket.socket | None:
     return connection
 
 
-def _request(key: str, streams: list[bytes]) -> bytes:
+def _request(key: str, streams: list[bytes], ignored: list[int]) -> bytes:
     mask = os.umask(0o022)
     os.umask(mask)
     argv = [os.fsencode(arg) for arg in sys.argv]
     env = [name + b"=" + value for name, value in os.environb.items()]
-    fields = [os.fsencode(os.getcwd()), b"%d" % mask, *streams, b"%d" % len(argv), *argv, *env]
+    ignoring = b",".join(b"%d" % signum for signum in ignored)
+    fields = [os.fsencode(os.getcwd()), b"%d" % mask, *streams, ignoring, b"%d" % len(argv)]
+    fields += [*argv, *env]
     return protocol.encode_request("run", key, fields)
 
 
@@ -155,10 +157,14 @@ def _run(connection: _socket.socket, key: str, streams: list[bytes]) -> int | No
         else:
             pending.append(signum)
 
-    previous: dict[int, object] = {s: signal.signal(s, pass_on) for s in SIGNALS}
+    # A signal this process ignores (started in the background of a shell without job
+    # control: SIGINT and SIGQUIT) is ignored by the worker, and what it runs, too.
+    ignored = [int(s) for s in SIGNALS if signal.getsignal(s) == signal.SIG_IGN]
+    passed = [s for s in SIGNALS if s not in ignored]
+    previous: dict[int, object] = {s: signal.signal(s, pass_on) for s in passed}
     try:
         try:
-            data = _request(key, streams)
+            data = _request(key, streams, ignored)
             fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
             sent = connection.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
             if sent < len(data):

@@ -94,9 +94,12 @@ def _adopt(fds: list[int], fields: list[bytes]) -> None:
         os.dup2(fd, target)
         os.close(fd)
     cwd, umask, *rest = fields
-    streams, rest = rest[:12], rest[12:]
+    streams, ignoring, rest = rest[:12], rest[12], rest[13:]
     argc = int(rest[0])
     argv, env = rest[1 : 1 + argc], rest[1 + argc :]
+    for signum in filter(None, ignoring.split(b",")):
+        # Ignored by the client: ignored here and by what this runs, as it would be.
+        signal.signal(int(signum), signal.SIG_IGN)
     os.chdir(cwd)
     os.umask(int(umask))
     os.environb.clear()

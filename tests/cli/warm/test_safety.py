@@ -68,7 +68,9 @@ def _as_other_user(socket_path: Path, key: str, cwd: Path) -> bytes:
             connection.settimeout(GUARD)
             connection.connect(str(socket_path))
             fields = [os.fsencode(cwd), b"18", *[b"utf-8", b"strict", b"0", b"0"] * 3]
-            request = protocol.encode_request("run", key, [*fields, b"2", b"snapline", b"record"])
+            request = protocol.encode_request(
+                "run", key, [*fields, b"", b"2", b"snapline", b"record"]
+            )
             # The server may answer and close before the request is sent: read anyway.
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 socket.send_fds(connection, [request], [0, 1, 2])
@@ -106,7 +108,8 @@ def _request(warm: Warm, kind: str, key: str) -> str:
         "from snapline.cli.warm import protocol\n"
         "c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
         "c.connect(sys.argv[1])\n"
-        "fields = [b'/', b'18', *[b'utf-8', b'strict', b'0', b'0'] * 3, b'2', b'snapline', b'x']\n"
+        "streams = [b'utf-8', b'strict', b'0', b'0'] * 3\n"
+        "fields = [b'/', b'18', *streams, b'', b'2', b'snapline', b'x']\n"
         "request = protocol.encode_request(sys.argv[2], sys.argv[3], fields)\n"
         "socket.send_fds(c, [request], [0, 1, 2])\n"
         "print(c.recv(4096).decode().strip())\n"

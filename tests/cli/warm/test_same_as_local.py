@@ -14,6 +14,7 @@ import platform
 import pty
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import termios
@@ -124,7 +125,11 @@ def _terminal(
     fcntl.ioctl(child, termios.TIOCSWINSZ, b"\x18\x00\x78\x00\x00\x00\x00\x00")  # 24 x 120
 
     def own_terminal() -> None:
+        # A foreground job of an interactive shell: its terminal, and the terminal's
+        # signals not ignored (a suite started in the background ignores SIGINT).
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        for signum in (signal.SIGINT, signal.SIGQUIT):
+            signal.signal(signum, signal.SIG_DFL)
 
     process = subprocess.Popen(
         [SCRIPT, *args],
@@ -226,3 +231,31 @@ def test_on_a_terminal_colour_prompts_and_ctrl_c_are_the_same(
     assert served == alone
     assert says in alone[0]
     assert latest(history) == 1  # nothing was rolled back
+
+
+def _ignoring_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def test_a_signal_the_caller_ignores_stays_ignored_in_what_a_served_command_runs(
+    warm: Warm, history: Path
+) -> None:
+    # Started from a shell's background (no job control), a process ignores SIGINT and
+    # so does what it runs; a worker's own handlers must not undo that.
+    args = [SCRIPT, "run", "--", "sh", "-c", "kill -INT $$; echo survived"]
+    outcomes = []
+    for env in ({}, {"SNAPLINE_SERVER": "0"}):
+        done = subprocess.run(
+            args,
+            cwd=history,
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            preexec_fn=_ignoring_sigint,
+            timeout=GUARD,
+            check=False,
+        )
+        outcomes.append((done.returncode, done.stdout, done.stderr))
+    assert outcomes[0] == outcomes[1]
+    assert "survived" in outcomes[1][1]
+    assert warm.served() == 1
