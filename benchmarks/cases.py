@@ -55,6 +55,7 @@ from benchmarks.timing import (
     run_process,
     summarize,
 )
+from benchmarks.warm import WARM_ROWS, row_warm_edits, row_warm_history
 from benchmarks.worker import Reply, WorkerClient
 from benchmarks.workspace_gen import (
     BIG_FILE,
@@ -1501,12 +1502,14 @@ ORDER = (
     "14b",
     "15",
     *GROWTH_ROWS,
+    *WARM_ROWS,
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
 Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15;
 14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
-issue 13; 5b, 6d, 6e and 9b: issue 16; G1-G6: growth with the history, issue 30). The
-peers' rows P1-P3 run only with ``--peers``."""
+issue 13; 5b, 6d, 6e and 9b: issue 16; G1-G6: growth with the history, issue 30;
+W1-W7: the warm server and the cold path, issue 29, benchmarks/warm.py). The peers'
+rows P1-P3 run only with ``--peers``."""
 
 
 def run_all(
@@ -1532,7 +1535,7 @@ def run_all(
             results.extend(_failed(number, title, error) for number in numbers)
 
     attempt(("1", "10a"), "init", lambda: row_init(bench))
-    library = ("2a", "2b", "3a", "3b", "6a", "6b", "6c", "6d", "7")
+    library = ("2a", "2b", "3a", "3b", "6a", "6b", "6c", "6d", "7", "W3", "W4")
     if wanted(library):
         with bench.worker() as main, bench.worker() as long:
             try:
@@ -1542,6 +1545,8 @@ def run_all(
                 results.extend(_failed(n, "library rows", error) for n in library if wanted([n]))
             else:
                 attempt(("7",), "rollback", lambda: row_rollback(bench, long))
+                span = min(ROLLBACK_SPAN, bench.config.history)
+                attempt(("W3", "W4"), "warm", lambda: row_warm_history(bench, long, span))
                 attempt(("3a", "3b"), "history length", lambda: row_history(bench, main, long))
                 attempt(("2a", "2b"), "one-line edit", lambda: row_edit(bench, main))
                 attempt(
@@ -1560,6 +1565,7 @@ def run_all(
     attempt(("14a", "14b"), "ledger size", lambda: row_ledger_size(bench))
     attempt(("15",), "index rebuild", lambda: row_index_rebuild(bench))
     attempt(GROWTH_ROWS, "growth with the history", lambda: row_growth(bench, only))
+    attempt(("W1", "W2", "W5", "W6", "W7"), "warm and cold", lambda: row_warm_edits(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 

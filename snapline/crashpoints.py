@@ -38,22 +38,19 @@ STEPS = (
 )
 
 
-def _target() -> tuple[str, int] | None:
-    value = os.environ.get(ENV)
-    if not value:
-        return None
-    step, _, count = value.partition(":")
-    return step, int(count) if count else 1
-
-
-_TARGET = _target()
 _SEEN: dict[str, int] = {}
 
 
 def crash_point(step: str) -> None:
     """SIGKILL this process if ``SNAPLINE_CRASH_AT`` names ``step`` (see module doc)."""
-    if _TARGET is None or _TARGET[0] != step:
+    # Read at each point, not once at import: a worker of the warm server imported this
+    # module in the server, before it took the environment of the command it runs.
+    value = os.environ.get(ENV)
+    if not value:
+        return
+    target, _, count = value.partition(":")
+    if target != step:
         return
     _SEEN[step] = _SEEN.get(step, 0) + 1
-    if _SEEN[step] == _TARGET[1]:
+    if _SEEN[step] == (int(count) if count else 1):
         os.kill(os.getpid(), signal.SIGKILL)

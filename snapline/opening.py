@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -219,6 +218,8 @@ def create_store(
         with contextlib.suppress(OSError):
             _remove_staging(store_dir)
             if created_dir:
+                import shutil  # here: shutil imports lzma and bz2, for every command
+
                 shutil.rmtree(store_dir)
         raise
     finally:
@@ -341,6 +342,8 @@ def _config(limits: Limits) -> dict[str, Any]:
 def _remove_staging(store_dir: Path) -> None:
     for leftover in store_dir.glob(INDEX_NAME + "*"):
         leftover.unlink()
+    import shutil  # here: shutil imports lzma and bz2, for every command
+
     shutil.rmtree(store_dir / (LEDGER_DIR + INIT_SUFFIX), ignore_errors=True)
 
 

@@ -7,6 +7,8 @@ is reproducible. ``SNAPLINE_STRESS=1`` selects ``deep``, which explores far more
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,3 +62,20 @@ def ws(root: Path) -> Iterator[Workspace]:
     workspace = Workspace.init(root)
     yield workspace
     workspace.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_warm_server() -> Iterator[None]:
+    """No test reaches a user's warm server, and none starts one unless it says so.
+
+    Every ``snapline`` a test runs looks for its server in a directory of this run's own
+    (``SNAPLINE_RUNTIME_DIR``) and, with ``SNAPLINE_SERVER=0``, neither uses nor starts
+    one (``integrate claude-code`` and ``watch`` would). The warm server's tests
+    (tests/cli/warm/) set both again for each test, and stop what they start.
+    """
+    runtime = tempfile.mkdtemp(prefix="sl-")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SNAPLINE_RUNTIME_DIR", runtime)
+        patch.setenv("SNAPLINE_SERVER", "0")
+        yield
+    shutil.rmtree(runtime, ignore_errors=True)

@@ -30,6 +30,7 @@ from snapline.cli import (
     recording,
     report,
     restore,
+    server,
     verify,
     watch,
 )
@@ -37,7 +38,7 @@ from snapline.cli.context import DEFAULT_TIMEOUT, JSON_REQUESTED, State, state
 from snapline.cli.errors import error_json, exit_code_for
 from snapline.cli.output import echo_json
 
-__all__ = ["app", "run"]
+__all__ = ["app", "app_for", "prepare", "run"]
 
 
 class _Group(TyperGroup):
@@ -164,11 +165,51 @@ mcp.register(app)
 forget.register(app)
 branching.register(app)
 guard.register(app)
+server.register(app)
 
 
 def run() -> None:
     """Run the command line with ``sys.argv``."""
-    app_for(sys.argv[1:])(prog_name="snapline")
+    args = sys.argv[1:]
+    key = _key(args)
+    command = _BUILT.get(key)
+    if command is None:
+        command = _BUILT[key] = typer.main.get_command(app_for(args))
+    # What typer.Typer.__call__ does, with the click command built once per process.
+    if sys.excepthook is not typer.main.except_hook:
+        sys.excepthook = typer.main.except_hook
+    command(prog_name="snapline")
+
+
+def prepare() -> None:
+    """Build the click command of every command and of the listing, once, for the warm server.
+
+    Its workers are forked with them built (``cli/warm/daemon.py``): turning a typer
+    command into a click command reads signatures and annotations, a tenth of a ``log``.
+    """
+    names = [c.name for c in app.registered_commands] + [g.name for g in app.registered_groups]
+    for args in ([], *([name] for name in names if name)):
+        key = _key(args)
+        if key not in _BUILT:
+            _BUILT[key] = typer.main.get_command(app_for(args))
+
+
+# The click command for each way app_for answers: a command's name, the listing (None),
+# the whole application (a name that is no command, or shell completion).
+_BUILT: dict[str | None, click.Command] = {}
+_WHOLE = "\0whole"
+
+
+def _key(args: list[str]) -> str | None:
+    if _COMPLETING in os.environ:
+        return _WHOLE
+    name = _command_named(args)
+    if name is None:
+        return None
+    known = any(c.name == name for c in app.registered_commands) or any(
+        g.name == name for g in app.registered_groups
+    )
+    return name if known else _WHOLE
 
 
 def app_for(args: list[str]) -> typer.Typer:

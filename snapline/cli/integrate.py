@@ -119,7 +119,16 @@ def integrate_claude_code(
         prompt_digest=prompt_digest,
         command=command,
     )
-    for warning in done.warnings:
+    warnings = list(done.warnings)
+    if not uninstall:
+        # The hooks run once per agent event: a warm server answers them without a
+        # start-up each (never in CI, nor with SNAPLINE_SERVER=0; docs/cli.md).
+        from snapline.cli.warm.control import autostart
+
+        trouble = autostart()
+        if trouble is not None:
+            warnings.append(trouble)
+    for warning in warnings:
         sys.stderr.write(f"snapline: warning: {warning}\n")
     if as_json:
         echo_json(
@@ -129,7 +138,7 @@ def integrate_claude_code(
                 "events": list(done.events),
                 "command": done.command,
                 "snapshots": list(done.snapshots),
-                "warnings": list(done.warnings),
+                "warnings": warnings,
             }
         )
         return

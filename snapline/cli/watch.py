@@ -42,8 +42,14 @@ def watch(
     snapline commands and hooks keep working beside it. Ctrl-C records what is pending,
     then stops. Needs watchdog: pip install 'snapline[watch]'.
     """
+    from snapline.cli.warm.control import autostart
     from snapline.hosts.watch import Watcher
 
+    # The agent's own `snapline` commands beside the watcher answer from a warm server
+    # (never in CI, nor with SNAPLINE_SERVER=0; docs/cli.md).
+    trouble = autostart()
+    if trouble is not None:
+        echo(f"snapline: warning: {trouble}", err=True)
     stop = threading.Event()
     with workspace(ctx) as ws:
         watcher = Watcher(ws, quiet=quiet_ms / 1000, on_snapshot=_said)

@@ -49,7 +49,7 @@ def as_json(result: Result) -> Any:
 
 
 def run_script(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
+    *args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run the installed console script, ``snapline ARGS``, as a user would."""
     script = Path(sys.executable).with_name("snapline")
@@ -58,6 +58,7 @@ def run_script(
         cwd=cwd,
         capture_output=True,
         text=True,
+        input=input,
         env={**os.environ, **(env or {})},
         timeout=120,
         check=False,

@@ -29,7 +29,7 @@ def _sections() -> dict[str, str]:
         words = [w for w in match.group(1).split() if re.fullmatch(r"[a-z][a-z-]*", w)]
         command = (
             " ".join(words[:2])
-            if words[:1] in (["milestone"], ["hook"], ["integrate"])
+            if words[:1] in (["milestone"], ["hook"], ["integrate"], ["server"])
             else words[0]
         )
         found[command] = body

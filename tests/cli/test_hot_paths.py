@@ -10,6 +10,7 @@ named, so a new import cannot slip in.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,13 @@ NOT_NEEDED = (
     "snapline.store.ledger.forgotten",
     "snapline.store.ledger.forget_format",
     "logging",  # imported when there is a warning to log
+    # The standard library's heavier modules, not needed to record (issue 29): uuid
+    # imports platform, secrets imports random, shutil imports lzma and bz2.
+    "uuid",
+    "platform",
+    "secrets",
+    "shutil",
+    "lzma",
 )
 
 # verify checks what recording leaves alone (the sequence, the milestones, the ledger
@@ -66,6 +74,19 @@ VERIFY_NOT_NEEDED = (
     "snapline.milestones.read",
 )
 
+# What every process loads on its way in: the warm server's client (cli/warm/client.py),
+# the standard library's smallest pieces, and the command line it runs when no server
+# answers.
+CLIENT = {
+    "snapline.cli.warm",
+    "snapline.cli.warm.client",
+    "snapline.cli.warm.protocol",
+    "snapline.cli.dispatch",
+    "_socket",
+    "signal",
+    "zlib",
+}
+
 _DRIVER = """
 import json, sys
 from snapline.cli import main
@@ -83,7 +104,9 @@ with open(REPORT, "w") as out:
 """
 
 
-def _run(root: Path, args: list[str], stdin: str = "") -> dict[str, Any]:
+def _run(
+    root: Path, args: list[str], stdin: str = "", env: dict[str, str] | None = None
+) -> dict[str, Any]:
     report = root.parent / "report.json"
     driver = _DRIVER.replace("REPORT", repr(str(report)))
     done = subprocess.run(
@@ -92,6 +115,7 @@ def _run(root: Path, args: list[str], stdin: str = "") -> dict[str, Any]:
         input=stdin,
         capture_output=True,
         text=True,
+        env={**os.environ, **(env or {})},
         check=False,
     )
     assert report.is_file(), done.stderr
@@ -189,4 +213,4 @@ def test_version_loads_nothing_but_the_package(tmp_path: Path) -> None:
 
     assert version["code"] == 0 and version["stdout"].startswith("snapline ")
     added = set(version["modules"]) - idle
-    assert added <= {"snapline", "snapline.lazy", "snapline.cli"}, sorted(added)
+    assert added <= {"snapline", "snapline.lazy", "snapline.cli", *CLIENT}, sorted(added)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import uuid
+import os
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
@@ -16,7 +16,7 @@ from snapline.snapshots.kinds import SNAPSHOT_VERSION
 from snapline.snapshots.record.build import Prepared
 from snapline.store import ChangeRow, SnapshotRow, Store, StoreCorruptError, state_moves
 
-__all__ = ["append_snapshot", "check_parent", "header_row", "now_iso", "skipped_json"]
+__all__ = ["append_snapshot", "check_parent", "header_row", "new_id", "now_iso", "skipped_json"]
 
 
 def now_iso() -> str:
@@ -79,13 +79,25 @@ def append_snapshot(
     return row, changes
 
 
+def new_id() -> str:
+    """A random snapshot id: a version 4 UUID (RFC 4122) as 32 hex digits.
+
+    What ``uuid.uuid4().hex`` gives, without importing ``uuid`` (which imports
+    ``platform``) into every process that records.
+    """
+    value = int.from_bytes(os.urandom(16), "big")
+    value = (value & ~(0xF000 << 64)) | (0x4000 << 64)  # version 4
+    value = (value & ~(0xC000 << 48)) | (0x8000 << 48)  # variant RFC 4122
+    return f"{value:032x}"
+
+
 def header_row(
     number: int, parent: SnapshotRow | None, info: InfoFields, skipped: Sequence[Skipped]
 ) -> SnapshotRow:
     """A new snapshot's row, with a fresh id and the time now; its chain hash is not set."""
     return SnapshotRow(
         number=number,
-        id=uuid.uuid4().hex,
+        id=new_id(),
         parent_id=parent.id if parent else None,
         time=now_iso(),
         tool=info.tool,

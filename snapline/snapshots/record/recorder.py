@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -299,7 +298,7 @@ class Recorder:
                 return write
             except ContentUnavailableError:
                 pass
-        return replace(write, park=secrets.token_hex(8))
+        return replace(write, park=os.urandom(8).hex())
 
     # -- shared helpers ------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ the review page, ``guard --rollback``), and ``verify`` reads each one back.
 
 from __future__ import annotations
 
-import uuid
+import os
 
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.check_format import (
@@ -43,7 +43,7 @@ class CheckLog:
         Raises:
             OSError: If the disk refuses.
         """
-        name = check_name(record.time, uuid.uuid4().hex)
+        name = check_name(record.time, os.urandom(16).hex())  # not uuid: it imports platform
         self._ledger.write_new(CHECKS, name, render_check(record))
         return name
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -197,6 +196,8 @@ def _make_token(store_dir: Path) -> str:
     token = _read_token(store_dir)
     if token is not None:
         return token
+    import uuid  # here: only a new workspace's first open makes its token
+
     staging = store_dir / f"{_TOKEN_NAME}{INIT_SUFFIX}-{uuid.uuid4().hex}"
     staging.write_text(uuid.uuid4().hex + "\n", "ascii")
     try:

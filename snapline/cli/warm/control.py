@@ -1,0 +1,203 @@
+"""Starting, stopping and asking the warm server: ``snapline server``, ``integrate``, ``watch``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+from snapline.cli.warm import protocol
+from snapline.errors import SnaplineError
+
+__all__ = ["ServerError", "autostart", "start", "status", "stop"]
+
+# A bound on a server that never says whether it started, never a measurement.
+_START_GUARD = 120.0
+_STOP_GUARD = 60.0
+# Started detached with `-c`: sys.path[0] is then "" (the directory, "/"), as the
+# identity expects of any process (it leaves sys.path[0] out).
+_DAEMON = "from snapline.cli.warm.daemon import main; main()"
+_LOG_LIMIT = 1 << 20
+
+
+class ServerError(SnaplineError):
+    """The warm server cannot be started where it would have to live.
+
+    Attributes:
+        directory: The runtime directory.
+    """
+
+    def __init__(self, message: str, directory: str) -> None:
+        super().__init__(message)
+        self.directory = directory
+
+
+def status() -> dict[str, Any] | None:
+    """What the running server says of itself, or ``None`` when none answers."""
+    reply = _ask("status")
+    if reply is None or not reply.startswith(b"status "):
+        return None
+    data: dict[str, Any] = json.loads(reply[len(b"status ") :])
+    return data
+
+
+def start(idle_timeout: float) -> tuple[dict[str, Any], bool]:
+    """Start a server for this interpreter and installation, unless one runs.
+
+    Args:
+        idle_timeout: Seconds without a command before it exits.
+
+    Returns:
+        Its status, and whether this call started it.
+
+    Raises:
+        ServerError: The runtime directory is not private, or the server did not start.
+    """
+    where = protocol.paths()
+    _make_private(where.directory)
+    if not where.socket_fits():
+        raise ServerError(
+            f"the socket path {where.socket} is longer than a Unix socket address "
+            f"allows; set {protocol.RUNTIME_ENV} to a shorter directory",
+            where.directory,
+        )
+    running = status()
+    if running is not None:
+        return running, False
+    _trim(where.log)
+    read_end, write_end = os.pipe()
+    log = os.open(where.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    try:
+        subprocess.Popen(
+            [sys.executable, "-c", _DAEMON, repr(float(idle_timeout)), str(write_end)],
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            pass_fds=(write_end,),
+            start_new_session=True,
+        )
+    finally:
+        os.close(write_end)
+        os.close(log)
+    with os.fdopen(read_end, "rb") as ready:
+        said = _read_line(ready)
+    if said.startswith(b"error already running"):
+        running = status()
+        if running is not None:
+            return running, False
+    if not said.startswith(b"ready "):
+        reason = said.decode(errors="replace").removeprefix("error ").strip()
+        raise ServerError(
+            f"the server did not start: {reason or 'no answer'} (log: {where.log})",
+            where.directory,
+        )
+    running = status()
+    if running is None:
+        raise ServerError(
+            f"the server started but does not answer (log: {where.log})", where.directory
+        )
+    return running, True
+
+
+def stop() -> int | None:
+    """Stop the running server; its pid, or ``None`` when none answered.
+
+    Workers still running finish their commands; the socket is gone when this returns.
+    """
+    reply = _ask("stop")
+    if reply is None or not reply.startswith(b"stopping "):
+        return None
+    pid = int(reply.split()[1])
+    deadline = time.monotonic() + _STOP_GUARD
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.01)
+    return pid
+
+
+def autostart() -> str | None:
+    """Start a server for ``integrate claude-code`` and ``watch``, where that is wanted.
+
+    Never in CI (``CI`` set to anything but empty, ``0`` or ``false``) nor with
+    ``SNAPLINE_SERVER=0``: a server outliving a CI job, or one nobody asked for, is a
+    process left behind.
+
+    Returns:
+        A warning to show when a server should have started and did not, else ``None``.
+    """
+    if os.environ.get(protocol.DISABLE_ENV, "") in ("0", "off"):
+        return None
+    if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+        return None
+    from snapline.cli.warm.daemon import DEFAULT_IDLE_TIMEOUT
+
+    try:
+        start(DEFAULT_IDLE_TIMEOUT)
+    except (ServerError, OSError) as error:
+        return f"the warm server did not start ({error}); commands run without it"
+    return None
+
+
+def _make_private(directory: str) -> None:
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(directory, 0o700)
+    problem = protocol.private_problem(directory)
+    if problem is not None:
+        raise ServerError(
+            f"the runtime directory {directory} is not private: {problem}; make it this "
+            f"user's alone (chmod 700) or set {protocol.RUNTIME_ENV} to a directory that is",
+            directory,
+        )
+
+
+def _ask(kind: str) -> bytes | None:
+    where = protocol.paths()
+    if protocol.private_problem(where.directory) is not None:
+        return None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        try:
+            connection.connect(where.socket)
+            cred = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            if int.from_bytes(cred[4:8], sys.byteorder) != os.geteuid():
+                return None
+            connection.sendall(protocol.encode_request(kind, protocol.identity(), []))
+            reply = b""
+            while not reply.endswith(b"\n"):
+                chunk = connection.recv(65536)
+                if not chunk:
+                    return None
+                reply += chunk
+        except OSError:
+            return None
+    return reply.rstrip(b"\n")
+
+
+def _read_line(stream: Any) -> bytes:
+    fd = stream.fileno()
+    said = b""
+    deadline = time.monotonic() + _START_GUARD
+    while b"\n" not in said and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if ready:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            said += chunk
+    return said.split(b"\n", 1)[0]
+
+
+def _trim(log: str) -> None:
+    # The log says why a server stopped or did not start; a long-lived one keeps it short.
+    with contextlib.suppress(OSError):
+        if os.stat(log).st_size > _LOG_LIMIT:
+            os.truncate(log, 0)

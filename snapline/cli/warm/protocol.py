@@ -1,0 +1,150 @@
+"""What the client and the warm server agree on: where the socket is, whose it is, the bytes.
+
+Imported by every ``snapline`` process on its way in (``cli/warm/client.py``), so it
+imports only ``os``, ``sys`` and ``zlib``: no ``socket`` (its enums cost more than the
+rest of the client), no ``hashlib``, no ``json``.
+
+The socket lives in a private directory: ``$SNAPLINE_RUNTIME_DIR`` when set (the tests
+give each test its own), else ``$XDG_RUNTIME_DIR/snapline``, else
+``$TMPDIR/snapline-<uid>`` (``/tmp`` when ``TMPDIR`` is unset). The directory must be
+a real directory owned by this user and closed to everyone else (no group or other
+bits); a client uses no socket in any other, and the server refuses to start in one.
+
+One server serves one interpreter and one installation: its :func:`identity` (the
+interpreter, its flags and path, snapline's version and where it is installed) names
+the socket, so a client of another version or another environment never finds it,
+and the server checks it again in every request.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import zlib
+
+__all__ = [
+    "DISABLE_ENV",
+    "MAGIC",
+    "RUNTIME_ENV",
+    "Paths",
+    "decode_request",
+    "encode_request",
+    "identity",
+    "paths",
+    "private_problem",
+    "runtime_dir",
+]
+
+RUNTIME_ENV = "SNAPLINE_RUNTIME_DIR"
+"""The environment variable naming the server's private directory (used as is)."""
+
+DISABLE_ENV = "SNAPLINE_SERVER"
+"""``SNAPLINE_SERVER=0`` (or ``off``): never use a server nor start one automatically."""
+
+MAGIC = b"snapline-warm-1"
+"""The first field of every request: the protocol and its version."""
+
+# sockaddr_un.sun_path holds 108 bytes on Linux, the terminating NUL included.
+_SUN_PATH = 107
+
+
+def runtime_dir() -> str:
+    """The directory that holds the server's socket, lock and log (see the module doc)."""
+    given = os.environ.get(RUNTIME_ENV)
+    if given:
+        return given
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return os.path.join(xdg, "snapline")
+    return os.path.join(os.environ.get("TMPDIR") or "/tmp", f"snapline-{os.geteuid()}")
+
+
+def private_problem(directory: str) -> str | None:
+    """Why ``directory`` may not hold the server's socket, or ``None`` when it may.
+
+    Another user who could create or replace the socket could run commands as this
+    user, or read what they print: the directory must be this user's alone.
+    """
+    try:
+        info = os.lstat(directory)
+    except FileNotFoundError:
+        return "it does not exist"
+    except OSError as error:
+        return f"it cannot be read ({error.strerror})"
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a directory (a symbolic link or a file)"
+    if info.st_uid != os.geteuid():
+        return f"it belongs to uid {info.st_uid}, not {os.geteuid()}"
+    if info.st_mode & 0o077:
+        return f"its mode is {stat.S_IMODE(info.st_mode):04o}, not 0700"
+    return None
+
+
+def identity() -> str:
+    """What a server must share with a client to serve it: interpreter, flags, installation.
+
+    Anything that changes what ``import`` finds or how the interpreter runs is here, so a
+    server started by another Python, another virtual environment, another
+    ``PYTHONPATH`` or another snapline is never used. ``sys.path[0]`` (the script's own
+    directory, or the current one) is left out: it differs between ``snapline`` and
+    ``python -m snapline`` and between the client and the server, and snapline is never
+    imported from it. Whether the code changed since the server started is the server's
+    own check (``guards.code_stamp``).
+    """
+    from snapline import __file__ as package_init
+    from snapline import __version__
+
+    flags = sys.flags
+    parts = (
+        sys.executable,
+        sys.version,
+        __version__,
+        os.path.dirname(os.path.abspath(package_init)),
+        (flags.optimize, flags.utf8_mode, flags.dev_mode, flags.isolated, flags.safe_path),
+        (flags.dont_write_bytecode, flags.no_user_site, flags.ignore_environment),
+        tuple(sys.warnoptions),
+        tuple(sys.path[1:]),
+        sys.getfilesystemencoding(),
+        os.geteuid(),
+    )
+    return repr(parts)
+
+
+class Paths:
+    """The server's files in the runtime directory, named after its :func:`identity`."""
+
+    def __init__(self, directory: str, key: str) -> None:
+        data = key.encode("utf-8", "surrogateescape")
+        name = f"server-{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+        self.directory = directory
+        self.socket = os.path.join(directory, name + ".sock")
+        self.lock = os.path.join(directory, name + ".lock")
+        self.log = os.path.join(directory, name + ".log")
+
+    def socket_fits(self) -> bool:
+        """Whether the socket's path fits in a Unix socket address."""
+        return len(os.fsencode(self.socket)) <= _SUN_PATH
+
+
+def paths(key: str | None = None) -> Paths:
+    """The files of the server for this interpreter and installation."""
+    return Paths(runtime_dir(), identity() if key is None else key)
+
+
+def encode_request(kind: str, key: str, fields: list[bytes]) -> bytes:
+    """One request: a length, then NUL-separated fields (argv and environ hold no NUL)."""
+    body = b"\0".join([MAGIC, kind.encode(), key.encode("utf-8", "surrogateescape"), *fields])
+    return len(body).to_bytes(4, "big") + body
+
+
+def decode_request(body: bytes) -> tuple[str, str, list[bytes]]:
+    """The kind, the key and the other fields of a request's body (after its length).
+
+    Raises:
+        ValueError: The body is not a request of this protocol.
+    """
+    fields = body.split(b"\0")
+    if len(fields) < 3 or fields[0] != MAGIC:
+        raise ValueError("not a snapline request")
+    return fields[1].decode(), fields[2].decode("utf-8", "surrogateescape"), fields[3:]
