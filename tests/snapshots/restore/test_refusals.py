@@ -102,6 +102,11 @@ def test_a_rollback_scope_is_a_typo_only_if_neither_recorded_nor_on_disk(root: P
             with pytest.raises(UnknownPathError) as caught:
                 ws.rollback(0, [scope], dry_run=True)
             assert caught.value.path == scope
+            assert str(caught.value) == (
+                f"{scope} was never in the history, so there is nothing to roll back there; "
+                "check the path (`snapline log --file PATH` lists the snapshots that changed "
+                "a path)"
+            )
         # A name too long for the file system cannot be looked at: as recording decides,
         # it is not refused as a typo here (the plan then finds nothing there to change).
         long_name = "x" * (os.pathconf(root, "PC_NAME_MAX") + 1)

@@ -261,6 +261,21 @@ def test_force_on_some_paths_records_only_their_outside_changes_and_says_so(
     assert [p.path for p in ws.check_sync().problems] == ["notes.txt"]
 
 
+def test_a_forced_dry_run_promises_what_the_forced_run_does_to_untouched_files(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
+) -> None:
+    # docs/README.md is not changed between snapshot 3 and now; an outside edit of it
+    # is recorded by the forced run and then taken back to its version at 3.
+    (ws.root / "docs/README.md").write_text("outside edit\n")
+    promised = ws.rollback(to=3, force=True, dry_run=True)
+    done = ws.rollback(to=3, force=True)
+    assert promised.restored == ("docs/README.md", "src/app.py")
+    assert "docs/README.md" not in promised.deleted
+    for name in ("restored", "deleted", "recreated"):
+        assert getattr(promised, name) == getattr(done, name), name
+    assert files(ws.root) == history[3]
+
+
 def test_force_on_a_dry_run_plans_over_the_disk_and_records_nothing(
     ws: Workspace, history: list[dict[str, tuple[str, bytes]]]
 ) -> None:
