@@ -28,7 +28,7 @@ test-deep: lint typecheck
 	SNAPLINE_REPLAY=deep $(BIN)/python -m pytest -q tests/replay
 
 # The mutation score of the restore path (mutmut, in a venv of its own: .venv-mutation),
-# written to docs/mutation.md. About an hour on two cores; not part of `make test` or CI.
+# written to docs/mutation.md. About two hours on two idle cores; not part of `make test` or CI.
 mutation: $(STAMP)
 	$(BIN)/python scripts/mutation.py
 

@@ -8,7 +8,7 @@ changed function. A mutant the tests notice is killed; one they do not survives.
 mutmut needs click 8.4 or later, which snapline's own pin (below 8.3, for start-up time)
 excludes, so it gets a venv of its own, `.venv-mutation`, holding snapline's dependencies
 without the pins; snapline itself is not installed there (mutmut runs the copy it mutates,
-in `mutants/`). Not part of `make test` or CI: a run takes about an hour on two cores.
+in `mutants/`). Not part of `make test` or CI: a run takes about two hours on two idle cores.
 
     python scripts/mutation.py            # run, then write the summary
     python scripts/mutation.py --summary  # only the summary of the last run
