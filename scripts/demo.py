@@ -46,7 +46,9 @@ class DemoFailed(Exception):
 class Demo:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+        # SNAPLINE_SERVER=0: `integrate claude-code` would start the warm server, which
+        # would outlive this throwaway story by an hour; the demo leaves nothing running.
+        self.env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "SNAPLINE_SERVER": "0"}
         # git as a fresh machine has it: the user's own settings (signing, hooks, a
         # default branch) are not read, and nothing is written outside the demo.
         self.git_env = {
