@@ -412,7 +412,7 @@ def test_an_id_prefix_two_lines_share_is_ambiguous_and_names_both(
     origin: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ids are random: two whose first digits agree are made so by choosing them."""
-    import uuid
+    from snapline.snapshots.record import commit
 
     repo = clone(origin, tmp_path / "repo")
     chosen = iter(["abcd" + "0" * 27 + "1", "abcd" + "0" * 27 + "2"])
@@ -421,7 +421,7 @@ def test_an_id_prefix_two_lines_share_is_ambiguous_and_names_both(
         repo.write(name, f"{name}\n")
         with Workspace.open(repo.path) as ws, monkeypatch.context() as patched:
             ws.tracked()  # opened, its index caught up: the next id is the snapshot's
-            patched.setattr(uuid, "uuid4", lambda: uuid.UUID(next(chosen)))
+            patched.setattr(commit, "new_id", lambda: next(chosen))
             made = ws.record(description=name)
         assert made is not None
         repo.commit(name)
