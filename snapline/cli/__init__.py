@@ -13,11 +13,6 @@ __all__ = ["main"]
 
 def main() -> None:
     """Entry point of the ``snapline`` console script."""
-    from snapline.cli.warm.client import forward
+    from snapline.cli.warm.client import run
 
-    code = forward(sys.argv[1:])
-    if code is not None:
-        sys.exit(code)
-    from snapline.cli.dispatch import dispatch
-
-    dispatch()
+    run(sys.argv[1:])

@@ -33,7 +33,7 @@ TYPE_CHECKING = False  # not `typing`'s: one more import on every command's way 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["SIGNALS", "forward"]
+__all__ = ["SIGNALS", "forward", "run"]
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 """The signals a client passes on to its worker, as a terminal or a parent sends them."""
@@ -41,6 +41,22 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 _STARTED = b"started"
 _EXIT = b"exit"
 _SIGNAL = b"signal"
+
+
+def run(args: list[str]) -> None:
+    """Run ``snapline ARGS``: in the warm server when one serves it, else in this process.
+
+    Args:
+        args: The arguments after ``snapline``.
+    """
+    code = forward(args)
+    if code is not None:
+        sys.exit(code)
+    # Nothing ran in a server: the ordinary command line runs here (imported only now,
+    # so a served command never loads it).
+    from snapline.cli.dispatch import dispatch
+
+    dispatch()
 
 
 def forward(args: list[str]) -> int | None:
