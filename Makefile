@@ -50,7 +50,7 @@ bench: $(STAMP)
 bench-full: $(STAMP)
 	$(BIN)/python -m benchmarks --full $(BENCH_HISTORY)
 
-# Rows P1-P3: snapline against stepback and rewind-ai. Installs them from the package
+# Rows P1-P5: snapline against stepback and rewind-ai. Installs them from the package
 # index (the one target that needs the network) into a venv of their own,
 # bench-work/peers-venv, and replaces only the peers' section of docs/benchmarks.md.
 bench-peers: $(STAMP)

@@ -71,7 +71,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--peers",
         action="store_true",
-        help="run only rows P1-P3 against stepback and rewind-ai, installing them from the "
+        help="run only rows P1-P5 against stepback and rewind-ai, installing them from the "
         "package index into --peers-venv (needs the network), and replace the peers' "
         "section of the report",
     )

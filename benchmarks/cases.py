@@ -33,8 +33,10 @@ from benchmarks.growth import GROWTH_ROWS, row_growth
 from benchmarks.hooks import row_hook
 from benchmarks.install import cli_environment
 from benchmarks.mcp import row_mcp
+from benchmarks.one_path import ONE_PATH_ROWS, row_one_path
 from benchmarks.page import row_report_page
 from benchmarks.peers import PEER_ROWS, row_peers
+from benchmarks.peers_rollback import ROLLBACK_ROWS, row_peer_rollback
 from benchmarks.rebuild import row_index_rebuild
 from benchmarks.replay import row_ledger_size
 from benchmarks.report import (
@@ -1503,13 +1505,14 @@ ORDER = (
     "15",
     *GROWTH_ROWS,
     *WARM_ROWS,
+    *ONE_PATH_ROWS,
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
 Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15;
 14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
 issue 13; 5b, 6d, 6e and 9b: issue 16; G1-G6: growth with the history, issue 30;
 W1-W7: the warm server and the cold path, issue 29, benchmarks/warm.py). The peers'
-rows P1-P3 run only with ``--peers``."""
+rows P1-P5 run only with ``--peers``."""
 
 
 def run_all(
@@ -1566,13 +1569,14 @@ def run_all(
     attempt(("15",), "index rebuild", lambda: row_index_rebuild(bench))
     attempt(GROWTH_ROWS, "growth with the history", lambda: row_growth(bench, only))
     attempt(("W1", "W2", "W5", "W6", "W7"), "warm and cold", lambda: row_warm_edits(bench))
+    attempt(ONE_PATH_ROWS, "one path per command", lambda: row_one_path(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 
 def run_peers(
     config: Config, log: Callable[[str], None], venv: Path
 ) -> tuple[list[RowResult], str]:
-    """Rows P1-P3 alone (``make bench-peers``): the results and the peers' versions.
+    """Rows P1-P5 alone (``make bench-peers``): the results and the peers' versions.
 
     A failure is reported as failed rows, as in :func:`run_all`.
     """
@@ -1582,6 +1586,11 @@ def run_peers(
     except Exception as error:
         log(f"rows {', '.join(PEER_ROWS)} failed: {error}")
         results = [_failed(number, "peers", error) for number in PEER_ROWS]
+    try:
+        results += row_peer_rollback(bench, venv)
+    except Exception as error:
+        log(f"rows {', '.join(ROLLBACK_ROWS)} failed: {error}")
+        results += [_failed(number, "peers' rollback", error) for number in ROLLBACK_ROWS]
     return results, str(bench.facts.get("peers", "peers not installed"))
 
 

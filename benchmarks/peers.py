@@ -37,7 +37,18 @@ from benchmarks.workspace_gen import BIG_FILE
 if TYPE_CHECKING:
     from benchmarks.cases import Bench
 
-__all__ = ["PEERS", "PEER_ROWS", "Peer", "install_peers", "row_peers"]
+__all__ = [
+    "IDENTITY",
+    "PEERS",
+    "PEER_ROWS",
+    "Peer",
+    "committed_trees",
+    "install_peers",
+    "installed_peers",
+    "peer_run",
+    "row_peers",
+    "versus",
+]
 
 PEERS = ("stepback", "rewind-ai")
 """The peers' package names on the package index."""
@@ -49,7 +60,7 @@ _STEPBACK_CHECKPOINT = (
     "sys.exit(0 if Engine(Path.cwd()).checkpoint() is not None else 3)"
 )
 """One stepback checkpoint in a fresh process, exiting 3 if it found nothing to record."""
-_IDENTITY = {
+IDENTITY = {
     # The peers commit their checkpoints with git, which needs an identity; the harness
     # runs git without any global configuration.
     "GIT_AUTHOR_NAME": "snapline-bench",
@@ -121,6 +132,16 @@ def install_peers(
     return peers
 
 
+def installed_peers(venv: Path, packages: Sequence[str] = PEERS) -> dict[str, Peer]:
+    """The peers :func:`install_peers` left in ``venv``, without installing anything."""
+    python = venv / "bin" / "python"
+    versions = {name: _version(python, name) if python.exists() else None for name in packages}
+    return {
+        name: Peer(name, version, None if version else f"{name} is not installed in {venv}")
+        for name, version in versions.items()
+    }
+
+
 def _version(python: Path, package: str) -> str | None:
     code = f"import importlib.metadata as m; print(m.version({package!r}))"
     run = run_process([str(python), "-c", code])
@@ -140,9 +161,9 @@ def row_peers(bench: Bench, venv: Path) -> list[RowResult]:
     peers = install_peers(venv, sys.executable, bench.log)
     bench.facts["peers"] = _versions(peers)
     peer_bin = venv / "bin"
-    env = {**bench.git_env, **_IDENTITY}
+    env = {**bench.git_env, **IDENTITY}
     names = ("peers-snapline", "peers-stepback", "peers-rewind")
-    roots = _trees(bench, names)
+    roots = committed_trees(bench, names)
     snap_root, step_root, rewind_root = roots
     bench.log("peers: baselines (snapline init, a first checkpoint of each peer)")
     bench.once([{"op": "init", "root": str(snap_root)}])
@@ -150,9 +171,9 @@ def row_peers(bench: Bench, venv: Path) -> list[RowResult]:
     rewind = peers["rewind-ai"].version is not None
     checkpoint = [str(peer_bin / "python"), "-c", _STEPBACK_CHECKPOINT]
     if stepback:
-        _peer_run(checkpoint, step_root, env, "stepback")
+        peer_run(checkpoint, step_root, env, "stepback")
     if rewind:
-        _peer_run([str(peer_bin / "rewind"), "snap", "-m", "baseline"], rewind_root, env, "rewind")
+        peer_run([str(peer_bin / "rewind"), "snap", "-m", "baseline"], rewind_root, env, "rewind")
 
     record_argv = [str(bench.snapline_bin), "record", BIG_FILE]
 
@@ -167,7 +188,7 @@ def row_peers(bench: Bench, venv: Path) -> list[RowResult]:
     def peer(argv: list[str], root: Path, tree: str, what: str) -> Callable[[int], Sample]:
         def sample(index: int) -> Sample:
             edited(root, tree)
-            run = _peer_run(argv, root, env, what, rss=bench.warming(index))
+            run = peer_run(argv, root, env, what, rss=bench.warming(index))
             return Sample(run.seconds, run.peak_rss)
 
         return sample
@@ -204,7 +225,7 @@ def row_peers(bench: Bench, venv: Path) -> list[RowResult]:
             record_limits.append(import_evidence(bench, record_argv[1:], snap_root))
         return record_limits
 
-    p1 = _versus(
+    p1 = versus(
         "P1",
         "`snapline record F` vs stepback's checkpoint, one-line edit, whole processes",
         record,
@@ -233,7 +254,7 @@ def row_peers(bench: Bench, venv: Path) -> list[RowResult]:
             "alone, the cheaper of its two figures.",
         ],
     )
-    p2 = _versus(
+    p2 = versus(
         "P2",
         "`snapline record F` vs rewind-ai's `rewind snap`, one-line edit, whole processes",
         record,
@@ -268,7 +289,7 @@ def row_peers(bench: Bench, venv: Path) -> list[RowResult]:
         list_runners.append(("rewind", _command(rewind_list, rewind_root, env, "rewind list")))
     bench.log("row P3: snapline log vs stepback list")
     listed = alternate(list_runners, **bench.rounds(bench.config.repeats))
-    p3 = _versus(
+    p3 = versus(
         "P3",
         "`snapline log` vs `stepback list`, whole processes",
         Figure(
@@ -306,7 +327,7 @@ def row_peers(bench: Bench, venv: Path) -> list[RowResult]:
     return results
 
 
-def _trees(bench: Bench, names: Sequence[str]) -> list[Path]:
+def committed_trees(bench: Bench, names: Sequence[str]) -> list[Path]:
     """The same generated tree under each name, each a git repository with it committed.
 
     The first is generated and committed; the others are clones of it (the same
@@ -325,7 +346,7 @@ def _trees(bench: Bench, names: Sequence[str]) -> list[Path]:
     return roots
 
 
-def _peer_run(
+def peer_run(
     argv: list[str], root: Path, env: dict[str, str], what: str, *, rss: bool = False
 ) -> ProcessRun:
     run = run_process(argv, cwd=root, env=env, measure_rss=rss).check(what)
@@ -352,7 +373,7 @@ def _versions(peers: dict[str, Peer]) -> str:
     )
 
 
-def _versus(
+def versus(
     number: str,
     title: str,
     snapline: Figure,

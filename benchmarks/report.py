@@ -538,7 +538,7 @@ def render_peers(
     started: datetime,
     elapsed: float,
 ) -> str:
-    """The peers' section of ``docs/benchmarks.md`` (rows P1-P3), between its markers.
+    """The peers' section of ``docs/benchmarks.md`` (rows P1-P5), between its markers.
 
     It is a section of its own, dated, so that a later ``make bench`` (which does not run
     the peers) carries it over unchanged; :func:`place_peers` puts it into the document.
