@@ -21,6 +21,11 @@ from typing import Any
 import pytest
 
 SNAPLINE = str(Path(sys.executable).with_name("snapline"))
+# Where no console script is installed (`make mutation` runs the copy of snapline it
+# mutates, in a venv without snapline), the same command line through the interpreter,
+# importing that copy: the mutant under test is then the one the command runs.
+_INSTALLED = Path(SNAPLINE).exists()
+_COMMAND = [SNAPLINE] if _INSTALLED else [sys.executable, "-m", "snapline"]
 
 # Each repository's identity is given on every git command line: no global or system
 # configuration of the machine running the tests takes part.
@@ -46,6 +51,8 @@ _ENV = {
 }
 _ENV.pop("GIT_DIR", None)
 _ENV.pop("GIT_WORK_TREE", None)
+if not _INSTALLED:
+    _ENV["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
 
 LOCAL_NAMES = (
     "index.db",
@@ -84,7 +91,7 @@ class Repo:
     def snap(self, *args: str) -> subprocess.CompletedProcess[str]:
         """Run the installed ``snapline ARGS`` here, as a user would."""
         return subprocess.run(
-            [SNAPLINE, *args],
+            [*_COMMAND, *args],
             cwd=self.path,
             capture_output=True,
             text=True,

@@ -13,83 +13,15 @@ under ``git apply``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from snapline import Workspace
 from tests.ledger.conftest import Repo, clone, copy, output
-from tests.snapshots.gitoracle import empty_dirs
+from tests.ledger.joined import Joined, joined, tree_listing, workspace_listing
 
-
-@dataclass(frozen=True)
-class Joined:
-    """The merged, joined repository; do not change it (copy ``repo`` first)."""
-
-    repo: Repo
-    side: dict[int, str]  # side snapshot number -> id
-    side_commits: dict[int, str]  # side snapshot number -> the git commit that holds it
-    main: dict[int, str]  # main-line number -> id
-    merge_number: int
-    merge_commit: str
-    fork_commit: str  # where both branches started: snapshot 3
-    main_commit: str  # main's own work: snapshots 4 and 5 of the main line
-
-
-def _record_and_commit(repo: Repo, message: str) -> tuple[int, str, str]:
-    done = repo.json("record", "-m", message)
-    repo.commit(message)
-    return done["number"], done["id"], repo.git("rev-parse", "HEAD").stdout.strip()
-
-
-@pytest.fixture(scope="module")
-def joined(origin: Repo, tmp_path_factory: pytest.TempPathFactory) -> Joined:
-    repo = clone(origin, tmp_path_factory.mktemp("reach") / "repo")
-    fork = repo.git("rev-parse", "HEAD").stdout.strip()
-    repo.git("checkout", "-q", "-b", "side")
-    side: dict[int, str] = {}
-    commits: dict[int, str] = {}
-    repo.write("side.txt", "side one\n")
-    repo.write("app.py", "def answer():\n    return 4\n")
-    number, id_, commit = _record_and_commit(repo, "side one")
-    side[number], commits[number] = id_, commit
-    repo.write("side.txt", "side one\nside two\n")
-    (repo.path / "notes.txt").unlink()
-    repo.write("pkg/new.py", "NEW = 1\n")
-    number, id_, commit = _record_and_commit(repo, "side two")
-    side[number], commits[number] = id_, commit
-    repo.write("app.py", "def answer():\n    return 6\n\n\ndef more():\n    return 7\n")
-    number, id_, commit = _record_and_commit(repo, "side three")
-    side[number], commits[number] = id_, commit
-    assert sorted(side) == [4, 5, 6]
-
-    repo.git("checkout", "-q", "main")
-    repo.write("README.md", "# demo\n\nmain work\n")
-    repo.ok("record", "-m", "main readme")
-    repo.write("main.txt", "main only\n")
-    repo.ok("record", "-m", "main file")
-    repo.commit("main work")
-    main_commit = repo.git("rev-parse", "HEAD").stdout.strip()
-    repo.git("merge", "--no-edit", "side")
-    merge = repo.json("merge")
-    repo.commit("snapline merge")
-    main = {s["number"]: s["id"] for s in repo.json("log")}
-    assert main[merge["number"]] == merge["id"]
-    head = repo.git("rev-parse", "HEAD").stdout.strip()
-    return Joined(repo, side, commits, main, merge["number"], head, fork, main_commit)
-
-
-def _tree_listing(repo: Repo, commit: str) -> str:
-    """``git ls-tree -r`` of a commit, without the ledger (snapline's own files)."""
-    lines = repo.git("ls-tree", "-r", commit).stdout.splitlines()
-    return "\n".join(line for line in lines if "\t.snapline/" not in line)
-
-
-def _workspace_listing(repo: Repo) -> str:
-    """What git sees in the work tree now, as ``git ls-tree -r``, without the ledger."""
-    repo.git("add", "-A")
-    return _tree_listing(repo, repo.git("write-tree").stdout.strip())
+__all__ = ["joined"]  # the fixture this module uses, defined in tests/ledger/joined.py
 
 
 def _applied(repo: Repo, commit: str, patch: str, tmp: Path) -> str:
@@ -99,45 +31,13 @@ def _applied(repo: Repo, commit: str, patch: str, tmp: Path) -> str:
     (tmp / "change.patch").write_text(patch)
     other.git("apply", "--allow-empty", str(tmp / "change.patch"))
     (tmp / "change.patch").unlink()
-    return _workspace_listing(other)
+    return workspace_listing(other)
 
 
 def test_the_joined_snapshots_share_numbers_with_the_main_line(joined: Joined) -> None:
     # What makes an id the only way to name them.
     for number in joined.side:
         assert joined.main[number] != joined.side[number]
-
-
-@pytest.mark.parametrize("number", [4, 5, 6])
-def test_rollback_to_a_joined_snapshot_gives_the_tree_git_committed(
-    joined: Joined, tmp_path: Path, number: int
-) -> None:
-    repo = copy(joined.repo, tmp_path / "copy")
-    id_ = joined.side[number]
-    result = repo.json("rollback", "--to", f"id:{id_[:8]}")
-    assert result["target"] == number
-    assert result["target_id"] == id_
-    assert result["snapshot"]["metadata"]["rollback_to_id"] == id_
-    assert _workspace_listing(repo) == _tree_listing(repo, joined.side_commits[number])
-    assert empty_dirs(repo.path) == []
-    verify = repo.snap("verify")
-    assert verify.returncode == 0, output(verify)
-    # And back to the main line's merge, by number.
-    repo.ok("rollback", "--to", str(joined.merge_number))
-    assert _workspace_listing(repo) == _tree_listing(repo, joined.merge_commit)
-
-
-def test_a_dry_run_to_a_joined_snapshot_promises_what_the_run_does(
-    joined: Joined, tmp_path: Path
-) -> None:
-    repo = copy(joined.repo, tmp_path / "copy")
-    ref = f"id:{joined.side[5][:10]}"
-    promised = repo.json("rollback", "--to", ref, "--dry-run")
-    done = repo.json("rollback", "--to", ref)
-    for key in ("restored", "deleted", "recreated"):
-        assert promised[key] == done[key]
-    # From the merge: the main line's two files go, app.py goes back to the side's 5.
-    assert (done["restored"], done["deleted"]) == (["README.md", "app.py"], ["main.txt"])
 
 
 @pytest.mark.parametrize("number", [4, 5, 6])
@@ -156,7 +56,7 @@ def test_show_a_joined_snapshot_with_its_own_diff(
     patch = text[text.index("diff --git") :]
     # Snapshot 4's parent is the main line's 3, where the branches parted.
     before = joined.side_commits.get(number - 1, joined.fork_commit)
-    assert _applied(repo, before, patch, tmp_path / "apply") == _tree_listing(
+    assert _applied(repo, before, patch, tmp_path / "apply") == tree_listing(
         repo, joined.side_commits[number]
     )
 
@@ -165,12 +65,12 @@ def test_diff_along_the_joined_line(joined: Joined, tmp_path: Path) -> None:
     repo = joined.repo
     patch = repo.ok("diff", f"id:{joined.side[4]}", f"id:{joined.side[6]}").stdout
     assert "renamed" not in patch
-    assert _applied(repo, joined.side_commits[4], patch, tmp_path / "apply") == _tree_listing(
+    assert _applied(repo, joined.side_commits[4], patch, tmp_path / "apply") == tree_listing(
         repo, joined.side_commits[6]
     )
     # From the main line's snapshot 3, before the fork, to the side's 6.
     patch = repo.ok("diff", "3", f"id:{joined.side[6]}").stdout
-    assert _applied(repo, joined.fork_commit, patch, tmp_path / "apply2") == _tree_listing(
+    assert _applied(repo, joined.fork_commit, patch, tmp_path / "apply2") == tree_listing(
         repo, joined.side_commits[6]
     )
 
@@ -179,34 +79,17 @@ def test_diff_across_lines_turns_one_tree_into_the_other(joined: Joined, tmp_pat
     repo = joined.repo
     side_5 = f"id:{joined.side[5]}"
     patch = repo.ok("diff", side_5, "latest").stdout
-    assert _applied(repo, joined.side_commits[5], patch, tmp_path / "a") == _tree_listing(
+    assert _applied(repo, joined.side_commits[5], patch, tmp_path / "a") == tree_listing(
         repo, joined.merge_commit
     )
     # The main line's 5 (before the merge) against the side's 5: two trees.
     patch = repo.ok("diff", "5", side_5).stdout
-    assert _applied(repo, joined.main_commit, patch, tmp_path / "b") == _tree_listing(
+    assert _applied(repo, joined.main_commit, patch, tmp_path / "b") == tree_listing(
         repo, joined.side_commits[5]
     )
     data = repo.json("diff", side_5, "latest")
     assert (data["from"], data["from_id"]) == (5, joined.side[5])
     assert (data["to"], data["to_id"]) == (joined.merge_number, None)
-
-
-def test_the_library_reads_and_restores_a_joined_snapshot(joined: Joined, tmp_path: Path) -> None:
-    repo = copy(joined.repo, tmp_path / "copy")
-    ref = f"id:{joined.side[6][:8]}"
-    committed = repo.git("show", f"{joined.side_commits[6]}:app.py").stdout.encode()
-    with Workspace.open(repo.path) as ws:
-        side = ws.side_snapshot(ref)
-        assert side is not None and (side.number, side.id) == (6, joined.side[6])
-        assert ws.side_snapshot("6") is None
-        assert ws.snapshot(ref).id == joined.side[6]
-        assert ws.content_at("app.py", ref) == committed
-        changed = {f.path: f.status.value for f in ws.modified_files(ref)}
-        assert changed == {"README.md": "modified", "main.txt": "added"}
-        result = ws.rollback(ref)
-        assert (result.target, result.target_id) == (6, joined.side[6])
-    assert (repo.path / "app.py").read_bytes() == committed
 
 
 @pytest.mark.parametrize(
@@ -240,21 +123,6 @@ def test_a_milestone_refuses_a_joined_snapshot_by_name(
         result.stderr
     )
     assert repo.status() == []
-
-
-@pytest.mark.parametrize("number", [5, 6])
-def test_revert_a_joined_snapshot_as_git_reverts_its_commit(
-    joined: Joined, tmp_path: Path, number: int
-) -> None:
-    oracle = clone(joined.repo, tmp_path / "oracle")
-    oracle.git("revert", "--no-commit", joined.side_commits[number])
-    repo = copy(joined.repo, tmp_path / "copy")
-    done = repo.json("revert", f"id:{joined.side[number][:8]}")
-    assert (done["reverted"], done["reverted_id"]) == (number, joined.side[number])
-    assert done["snapshot"]["metadata"]["reverts_id"] == joined.side[number]
-    assert _workspace_listing(repo) == _workspace_listing(oracle)
-    verify = repo.snap("verify")
-    assert verify.returncode == 0, output(verify)
 
 
 def test_a_main_line_snapshot_by_id_is_its_number(joined: Joined, tmp_path: Path) -> None:
@@ -325,7 +193,7 @@ def test_the_mcp_tools_reach_a_joined_snapshot(joined: Joined, tmp_path: Path) -
         assert (done["target"], done["target_id"]) == (5, joined.side[5])
 
     serve(repo.path, script)
-    assert _workspace_listing(repo) == _tree_listing(repo, joined.side_commits[5])
+    assert workspace_listing(repo) == tree_listing(repo, joined.side_commits[5])
 
 
 def test_milestone_list_shows_joined_lines_with_their_snapshots_and_milestones(
@@ -451,7 +319,7 @@ def test_a_git_branch_from_a_joined_snapshot_has_that_branchs_tree(
     id_ = joined.side[5]
     made = repo.json("branch", f"id:{id_[:8]}")
     assert (made["branch"], made["snapshot"]) == (f"snapline/5-{id_[:8]}", 5)
-    assert _tree_listing(repo, made["commit"]) == _tree_listing(repo, joined.side_commits[5])
+    assert tree_listing(repo, made["commit"]) == tree_listing(repo, joined.side_commits[5])
     assert repo.status() == []
 
 

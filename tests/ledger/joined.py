@@ -1,0 +1,93 @@
+"""A joined line: two branches that recorded from the same snapshot, merged in git and in snapline.
+
+Two branches record from snapshot 3 of ``origin``. ``side`` records three snapshots
+(4, 5, 6: a new file, an edit of app.py, a deletion, a new directory, and app.py edited
+again, so its delta chain runs across the fork), committing each in git; ``main``
+records two (README.md, main.txt). ``git merge side`` and ``snapline merge`` join the
+lines: the side's snapshots keep numbers the main line also uses, and only their ids
+tell them apart. Git is the oracle of what each side snapshot holds: the tree of the
+side commit that recorded it.
+
+The fixture ``joined`` is used by the readers' tests (tests/ledger/test_reach_lines.py)
+and the restores' (tests/snapshots/restore/test_joined_lines.py); a test module uses it
+by importing it with ``origin`` from tests/ledger/conftest.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from tests.ledger.conftest import Repo, clone
+
+__all__ = ["Joined", "joined", "record_and_commit", "tree_listing", "workspace_listing"]
+
+
+@dataclass(frozen=True)
+class Joined:
+    """The merged, joined repository; do not change it (copy ``repo`` first)."""
+
+    repo: Repo
+    side: dict[int, str]  # side snapshot number -> id
+    side_commits: dict[int, str]  # side snapshot number -> the git commit that holds it
+    main: dict[int, str]  # main-line number -> id
+    merge_number: int
+    merge_commit: str
+    fork_commit: str  # where both branches started: snapshot 3
+    main_commit: str  # main's own work: snapshots 4 and 5 of the main line
+
+
+def record_and_commit(repo: Repo, message: str) -> tuple[int, str, str]:
+    done = repo.json("record", "-m", message)
+    repo.commit(message)
+    return done["number"], done["id"], repo.git("rev-parse", "HEAD").stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def joined(origin: Repo, tmp_path_factory: pytest.TempPathFactory) -> Joined:
+    repo = clone(origin, tmp_path_factory.mktemp("reach") / "repo")
+    fork = repo.git("rev-parse", "HEAD").stdout.strip()
+    repo.git("checkout", "-q", "-b", "side")
+    side: dict[int, str] = {}
+    commits: dict[int, str] = {}
+    repo.write("side.txt", "side one\n")
+    repo.write("app.py", "def answer():\n    return 4\n")
+    number, id_, commit = record_and_commit(repo, "side one")
+    side[number], commits[number] = id_, commit
+    repo.write("side.txt", "side one\nside two\n")
+    (repo.path / "notes.txt").unlink()
+    repo.write("pkg/new.py", "NEW = 1\n")
+    number, id_, commit = record_and_commit(repo, "side two")
+    side[number], commits[number] = id_, commit
+    repo.write("app.py", "def answer():\n    return 6\n\n\ndef more():\n    return 7\n")
+    number, id_, commit = record_and_commit(repo, "side three")
+    side[number], commits[number] = id_, commit
+    assert sorted(side) == [4, 5, 6]
+
+    repo.git("checkout", "-q", "main")
+    repo.write("README.md", "# demo\n\nmain work\n")
+    repo.ok("record", "-m", "main readme")
+    repo.write("main.txt", "main only\n")
+    repo.ok("record", "-m", "main file")
+    repo.commit("main work")
+    main_commit = repo.git("rev-parse", "HEAD").stdout.strip()
+    repo.git("merge", "--no-edit", "side")
+    merge = repo.json("merge")
+    repo.commit("snapline merge")
+    main = {s["number"]: s["id"] for s in repo.json("log")}
+    assert main[merge["number"]] == merge["id"]
+    head = repo.git("rev-parse", "HEAD").stdout.strip()
+    return Joined(repo, side, commits, main, merge["number"], head, fork, main_commit)
+
+
+def tree_listing(repo: Repo, commit: str) -> str:
+    """``git ls-tree -r`` of a commit, without the ledger (snapline's own files)."""
+    lines = repo.git("ls-tree", "-r", commit).stdout.splitlines()
+    return "\n".join(line for line in lines if "\t.snapline/" not in line)
+
+
+def workspace_listing(repo: Repo) -> str:
+    """What git sees in the work tree now, as ``git ls-tree -r``, without the ledger."""
+    repo.git("add", "-A")
+    return tree_listing(repo, repo.git("write-tree").stdout.strip())

@@ -1,0 +1,93 @@
+"""Restores to and of a joined line's snapshots, with git as the oracle.
+
+The joined line is tests/ledger/joined.py's: a rollback to a side snapshot must give
+the tree of the side commit that recorded it, a revert of one must equal
+``git revert --no-commit`` of that commit, and a dry run must promise what the run does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from snapline import Workspace
+from tests.ledger.conftest import clone, copy, origin, output
+from tests.ledger.joined import Joined, joined, tree_listing, workspace_listing
+from tests.snapshots.gitoracle import empty_dirs
+
+# The fixtures this module uses, defined in tests/ledger/ (where pytest finds them itself).
+__all__ = ["joined", "origin"]
+
+
+@pytest.mark.parametrize("number", [4, 5, 6])
+def test_rollback_to_a_joined_snapshot_gives_the_tree_git_committed(
+    joined: Joined, tmp_path: Path, number: int
+) -> None:
+    repo = copy(joined.repo, tmp_path / "copy")
+    id_ = joined.side[number]
+    result = repo.json("rollback", "--to", f"id:{id_[:8]}")
+    assert result["target"] == number
+    assert result["target_id"] == id_
+    assert result["snapshot"]["metadata"]["rollback_to_id"] == id_
+    assert workspace_listing(repo) == tree_listing(repo, joined.side_commits[number])
+    assert empty_dirs(repo.path) == []
+    verify = repo.snap("verify")
+    assert verify.returncode == 0, output(verify)
+    # And back to the main line's merge, by number.
+    repo.ok("rollback", "--to", str(joined.merge_number))
+    assert workspace_listing(repo) == tree_listing(repo, joined.merge_commit)
+
+
+def test_a_dry_run_to_a_joined_snapshot_promises_what_the_run_does(
+    joined: Joined, tmp_path: Path
+) -> None:
+    repo = copy(joined.repo, tmp_path / "copy")
+    ref = f"id:{joined.side[5][:10]}"
+    promised = repo.json("rollback", "--to", ref, "--dry-run")
+    done = repo.json("rollback", "--to", ref)
+    for key in ("restored", "deleted", "recreated"):
+        assert promised[key] == done[key]
+    # From the merge: the main line's two files go, app.py goes back to the side's 5.
+    assert (done["restored"], done["deleted"]) == (["README.md", "app.py"], ["main.txt"])
+
+
+def test_the_library_reads_and_restores_a_joined_snapshot(joined: Joined, tmp_path: Path) -> None:
+    repo = copy(joined.repo, tmp_path / "copy")
+    ref = f"id:{joined.side[6][:8]}"
+    committed = repo.git("show", f"{joined.side_commits[6]}:app.py").stdout.encode()
+    with Workspace.open(repo.path) as ws:
+        side = ws.side_snapshot(ref)
+        assert side is not None and (side.number, side.id) == (6, joined.side[6])
+        assert ws.side_snapshot("6") is None
+        assert ws.snapshot(ref).id == joined.side[6]
+        assert ws.content_at("app.py", ref) == committed
+        changed = {f.path: f.status.value for f in ws.modified_files(ref)}
+        assert changed == {"README.md": "modified", "main.txt": "added"}
+        result = ws.rollback(ref)
+        assert (result.target, result.target_id) == (6, joined.side[6])
+    assert (repo.path / "app.py").read_bytes() == committed
+
+
+@pytest.mark.parametrize("number", [5, 6])
+def test_revert_a_joined_snapshot_as_git_reverts_its_commit(
+    joined: Joined, tmp_path: Path, number: int
+) -> None:
+    oracle = clone(joined.repo, tmp_path / "oracle")
+    oracle.git("revert", "--no-commit", joined.side_commits[number])
+    repo = copy(joined.repo, tmp_path / "copy")
+    done = repo.json("revert", f"id:{joined.side[number][:8]}")
+    assert (done["reverted"], done["reverted_id"]) == (number, joined.side[number])
+    assert done["snapshot"]["metadata"]["reverts_id"] == joined.side[number]
+    assert workspace_listing(repo) == workspace_listing(oracle)
+    verify = repo.snap("verify")
+    assert verify.returncode == 0, output(verify)
+
+
+def test_a_main_line_revert_names_no_other_line(joined: Joined, tmp_path: Path) -> None:
+    repo = copy(joined.repo, tmp_path / "copy")
+    done = repo.json("revert", str(joined.merge_number - 1))  # main.txt, added on main
+    assert (done["reverted"], done["reverted_id"]) == (joined.merge_number - 1, None)
+    assert "reverts_id" not in done["snapshot"]["metadata"]
+    assert done["snapshot"]["metadata"]["reverts"] == joined.merge_number - 1
+    assert not (repo.path / "main.txt").exists()
