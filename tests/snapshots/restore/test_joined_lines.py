@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 
 from snapline import Workspace
-from tests.ledger.conftest import clone, copy, origin, output
-from tests.ledger.joined import Joined, joined, tree_listing, workspace_listing
+from tests.ledger.conftest import Repo, clone, copy, origin, output
+from tests.ledger.joined import (
+    Joined,
+    joined,
+    record_and_commit,
+    tree_listing,
+    workspace_listing,
+)
 from tests.snapshots.gitoracle import empty_dirs
 
 # The fixtures this module uses, defined in tests/ledger/ (where pytest finds them itself).
@@ -91,3 +97,27 @@ def test_a_main_line_revert_names_no_other_line(joined: Joined, tmp_path: Path) 
     assert "reverts_id" not in done["snapshot"]["metadata"]
     assert done["snapshot"]["metadata"]["reverts"] == joined.merge_number - 1
     assert not (repo.path / "main.txt").exists()
+
+
+def test_rollback_to_a_line_snapshot_whose_change_the_merge_does_not_carry(
+    origin: Repo, tmp_path: Path
+) -> None:
+    # The side adds scratch.txt and deletes it again before the merge: the merge changes
+    # nothing there, so only the line's own changes say that snapshot 4 had the file.
+    repo = clone(origin, tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("scratch.txt", "a scratch file\n")
+    number, id_, commit = record_and_commit(repo, "scratch")
+    (repo.path / "scratch.txt").unlink()
+    record_and_commit(repo, "scratch gone")
+    repo.git("checkout", "-q", "main")
+    repo.write("main.txt", "main only\n")
+    repo.ok("record", "-m", "main file")
+    repo.commit("main work")
+    repo.git("merge", "--no-edit", "side")
+    repo.ok("merge")
+    repo.commit("snapline merge")
+    done = repo.json("rollback", "--to", f"id:{id_[:8]}")
+    assert (done["target"], done["target_id"]) == (number, id_)
+    assert workspace_listing(repo) == tree_listing(repo, commit)
+    assert (repo.path / "scratch.txt").read_text() == "a scratch file\n"
