@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from snapline import Workspace
 from snapline.cli.app import app
 from snapline.milestones.seal import milestone_chain_hash
 from snapline.store import MilestoneRow
+from tests.cli_runner import CliRunner, Result
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECTED: dict[str, Any] = json.loads((FIXTURES / "workspace-0.1.0.json").read_text())

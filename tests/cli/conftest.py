@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from snapline import Workspace
 from snapline.cli.app import app
+from tests.cli_runner import CliRunner, Result
 
 Invoke = Callable[..., Result]
 

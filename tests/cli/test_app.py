@@ -14,7 +14,6 @@ import click
 import filelock
 import pytest
 import typer
-from typer.testing import CliRunner
 
 import snapline
 from snapline import Workspace
@@ -22,6 +21,7 @@ from snapline.cli.app import app
 from snapline.cli.errors import EXIT_INTERNAL
 from snapline.cli.output import color_enabled, github_annotation
 from tests.cli.conftest import Invoke, as_json, run_script
+from tests.cli_runner import CliRunner
 
 # What `snapline --help` must not load (STYLE habit 12, measured in the benchmark).
 HEAVY = ("diff_match_patch", "pydantic", "sqlite3", "rich", "rich.table", "snapline.workspace")

@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import Result
 
 from snapline import Workspace
 from tests.cli.conftest import Invoke, run_script
+from tests.cli_runner import Result
 
 
 def _json_error(result: Result, code: int) -> dict[str, object]:

@@ -13,10 +13,10 @@ from pathlib import Path
 import click
 import pytest
 import typer
-from typer.testing import CliRunner
 
 from snapline.cli.app import app, app_for
 from tests.cli.conftest import run_script
+from tests.cli_runner import CliRunner
 
 
 def _names(application: typer.Typer) -> list[str]:

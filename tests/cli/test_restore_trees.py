@@ -18,10 +18,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import Result
 
 from snapline import Workspace
 from tests.cli.conftest import Invoke
+from tests.cli_runner import Result
 from tests.snapshots.gitoracle import AFTER, BEFORE, CASES, Oracle, is_exact, materialise, state
 
 _CHANGES = ("restored", "deleted", "recreated", "moved")

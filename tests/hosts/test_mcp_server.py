@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from typer.testing import CliRunner
 
 from snapline import Workspace
 from snapline.cli.app import app
+from tests.cli_runner import CliRunner
 from tests.conftest import tree
 from tests.hosts.conftest import env
 

@@ -14,12 +14,12 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from snapline import SnaplineError, Workspace
 from snapline.cli.app import app
 from snapline.hashing import hash_bytes
 from snapline.snapshots.record.journal import RecoveryBlockedError
+from tests.cli_runner import CliRunner, Result
 from tests.reliability import figures
 from tests.reliability.crafting import sql
 from tests.reliability.helpers import assert_healthy, tree

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from typer.testing import CliRunner, Result
 
 from snapline import Workspace
 from snapline.atomic import TEMP_MARKER
 from snapline.cli.app import app
+from tests.cli_runner import CliRunner, Result
 from tests.reliability import figures
 from tests.reliability.helpers import assert_healthy, tree
 

@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from snapline import UnsafePathError, Workspace
 from snapline.cli.app import app
+from tests.cli_runner import CliRunner, Result
 from tests.reliability import figures
 from tests.reliability.helpers import tree
 

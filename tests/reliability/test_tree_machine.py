@@ -39,7 +39,6 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from typer.testing import CliRunner
 
 from snapline import (
     EmptyMilestoneError,
@@ -50,6 +49,7 @@ from snapline import (
 from snapline.cli.app import app
 from snapline.snapshots.read import snapshots as reading
 from snapline.snapshots.read.history import state_at
+from tests.cli_runner import CliRunner
 from tests.disk import EXECUTABLE, REGULAR, SYMLINK, Entry, disk_tree
 from tests.reliability import figures
 from tests.reliability.helpers import STRESS

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from typer.testing import CliRunner, Result
-
 from snapline import Workspace
 from snapline.cli.app import app
 from snapline.snapshots.read.history import state_at
+from tests.cli_runner import CliRunner, Result
 from tests.disk import Entry, disk_tree
 from tests.replay.git_history import GitHistory
 

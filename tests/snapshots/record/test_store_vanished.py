@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from snapline import Workspace
 from snapline.cli.app import app
 from snapline.snapshots.record.presence import StoreVanishedError
+from tests.cli_runner import CliRunner
 
 _DELETE = "import shutil; shutil.rmtree('.snapline'); open('out.txt', 'w').write('x')"
 _REPLACE = (
