@@ -75,32 +75,51 @@ def test_the_library_reads_and_restores_a_joined_snapshot(joined: Joined, tmp_pa
     assert (repo.path / "app.py").read_bytes() == committed
 
 
+def _revert(repo: Repo, ref: str, via: str) -> tuple[int, str | None, dict[str, object]]:
+    """Revert ``ref`` through the command line or the library: reverted, its id, metadata."""
+    if via == "cli":
+        done = repo.json("revert", ref)
+        return done["reverted"], done["reverted_id"], done["snapshot"]["metadata"]
+    # In this process, where make mutation's mutant is the code that runs.
+    with Workspace.open(repo.path) as ws:
+        result = ws.revert(ref)
+    assert result.snapshot is not None
+    return result.reverted, result.reverted_id, dict(result.snapshot.metadata)
+
+
+VIAS = pytest.mark.parametrize("via", ["cli", "library"])
+
+
+@VIAS
 @pytest.mark.parametrize("number", [5, 6])
 def test_revert_a_joined_snapshot_as_git_reverts_its_commit(
-    joined: Joined, tmp_path: Path, number: int
+    joined: Joined, tmp_path: Path, number: int, via: str
 ) -> None:
     oracle = clone(joined.repo, tmp_path / "oracle")
     oracle.git("revert", "--no-commit", joined.side_commits[number])
     repo = copy(joined.repo, tmp_path / "copy")
-    done = repo.json("revert", f"id:{joined.side[number][:8]}")
-    assert (done["reverted"], done["reverted_id"]) == (number, joined.side[number])
-    assert done["snapshot"]["metadata"]["reverts_id"] == joined.side[number]
+    reverted, reverted_id, metadata = _revert(repo, f"id:{joined.side[number][:8]}", via)
+    assert (reverted, reverted_id) == (number, joined.side[number])
+    assert metadata["reverts_id"] == joined.side[number]
     assert workspace_listing(repo) == workspace_listing(oracle)
     verify = repo.snap("verify")
     assert verify.returncode == 0, output(verify)
 
 
-def test_a_main_line_revert_names_no_other_line(joined: Joined, tmp_path: Path) -> None:
+@VIAS
+def test_a_main_line_revert_names_no_other_line(joined: Joined, tmp_path: Path, via: str) -> None:
     repo = copy(joined.repo, tmp_path / "copy")
-    done = repo.json("revert", str(joined.merge_number - 1))  # main.txt, added on main
-    assert (done["reverted"], done["reverted_id"]) == (joined.merge_number - 1, None)
-    assert "reverts_id" not in done["snapshot"]["metadata"]
-    assert done["snapshot"]["metadata"]["reverts"] == joined.merge_number - 1
+    number = joined.merge_number - 1  # main.txt, added on main
+    reverted, reverted_id, metadata = _revert(repo, str(number), via)
+    assert (reverted, reverted_id) == (number, None)
+    assert "reverts_id" not in metadata
+    assert metadata["reverts"] == number
     assert not (repo.path / "main.txt").exists()
 
 
+@VIAS
 def test_rollback_to_a_line_snapshot_whose_change_the_merge_does_not_carry(
-    origin: Repo, tmp_path: Path
+    origin: Repo, tmp_path: Path, via: str
 ) -> None:
     # The side adds scratch.txt and deletes it again before the merge: the merge changes
     # nothing there, so only the line's own changes say that snapshot 4 had the file.
@@ -117,7 +136,12 @@ def test_rollback_to_a_line_snapshot_whose_change_the_merge_does_not_carry(
     repo.git("merge", "--no-edit", "side")
     repo.ok("merge")
     repo.commit("snapline merge")
-    done = repo.json("rollback", "--to", f"id:{id_[:8]}")
-    assert (done["target"], done["target_id"]) == (number, id_)
+    if via == "cli":
+        done = repo.json("rollback", "--to", f"id:{id_[:8]}")
+        assert (done["target"], done["target_id"]) == (number, id_)
+    else:
+        with Workspace.open(repo.path) as ws:
+            result = ws.rollback(f"id:{id_[:8]}")
+        assert (result.target, result.target_id) == (number, id_)
     assert workspace_listing(repo) == tree_listing(repo, commit)
     assert (repo.path / "scratch.txt").read_text() == "a scratch file\n"
