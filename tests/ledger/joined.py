@@ -16,12 +16,20 @@ by importing it with ``origin`` from tests/ledger/conftest.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from tests.ledger.conftest import Repo, clone
 
-__all__ = ["Joined", "joined", "record_and_commit", "tree_listing", "workspace_listing"]
+__all__ = [
+    "Joined",
+    "joined",
+    "record_and_commit",
+    "reverted_by_git",
+    "tree_listing",
+    "workspace_listing",
+]
 
 
 @dataclass(frozen=True)
@@ -91,3 +99,30 @@ def workspace_listing(repo: Repo) -> str:
     """What git sees in the work tree now, as ``git ls-tree -r``, without the ledger."""
     repo.git("add", "-A")
     return tree_listing(repo, repo.git("write-tree").stdout.strip())
+
+
+def reverted_by_git(repo: Repo, commit: str, into: Path) -> Repo:
+    """A clone of ``repo`` whose work tree is its HEAD with ``commit`` reverted by git.
+
+    snapline's ledger (committed under ``.snapline/`` too) is first taken out of git's
+    sight: it keeps content-addressed copies of the files, and git's rename detection
+    pairs a work file with its copy there (a file moved after ``commit`` then looks
+    deleted to git, and the change is reverted in the copy). Each commit git reads is
+    remade without the ledger.
+    """
+    oracle = clone(repo, into)
+
+    def without_ledger(rev: str, *parents: str) -> str:
+        oracle.git("read-tree", rev)
+        oracle.git("rm", "-r", "-q", "--cached", "--ignore-unmatch", ".snapline")
+        tree = oracle.git("write-tree").stdout.strip()
+        linked = [arg for parent in parents for arg in ("-p", parent)]
+        made = oracle.git("commit-tree", tree, *linked, "-m", f"{rev} without the ledger")
+        return made.stdout.strip()
+
+    before = without_ledger(f"{commit}^")
+    change = without_ledger(commit, before)
+    head = without_ledger("HEAD")
+    oracle.git("checkout", "-q", "-f", "--detach", head)
+    oracle.git("revert", "--no-commit", change)
+    return oracle

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from snapline.snapshots.kinds import ChangeKind
-from snapline.store import ChangeRow
+from typing import TYPE_CHECKING
 
-__all__ = ["located"]
+from snapline.snapshots.kinds import ChangeKind
+from snapline.store import ChangeRow, StoreReader
+
+if TYPE_CHECKING:
+    from snapline.snapshots.read.line_view import LineView
+
+__all__ = ["located", "main_line_since"]
 
 
 def located(path: str, later: list[ChangeRow]) -> str | None:
@@ -24,3 +29,16 @@ def located(path: str, later: list[ChangeRow]) -> str | None:
         ):
             return None
     return current
+
+
+def main_line_since(store: StoreReader, line: LineView, latest: int) -> list[ChangeRow]:
+    """The main line's changes since ``line`` left it, as the line's files go through them.
+
+    The merge that joined the line restates the line's own changes (a file the line
+    added shows there as added): the line's files go on through it, so its changes are
+    left out. Changes the main line made before and after it are kept, so a file renamed
+    on either side of the merge is followed; one the merge's resolution removed is not
+    where the line left it, and revert refuses it as deleted.
+    """
+    joined = next((s.merged_into for s in store.side_snapshots() if s.id == line.head.id), None)
+    return [c for c in store.changes.in_range(line.fork + 1, latest) if c.snapshot != joined]

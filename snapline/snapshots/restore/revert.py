@@ -35,7 +35,7 @@ from snapline.snapshots.record.plan import (
     unsafe_conflict,
 )
 from snapline.snapshots.record.recorder import Recorder
-from snapline.snapshots.restore.follow import located
+from snapline.snapshots.restore.follow import located, main_line_since
 from snapline.snapshots.restore.merge3 import merge3
 from snapline.snapshots.results import Conflict, Move, RevertResult
 from snapline.store import ChangeRow, StateRow
@@ -176,9 +176,8 @@ def _plan(
         changes = then.changes.of(number, deltas=False)
         later = then.changes.in_range(number + 1, then.snapshots.latest_number() or 0)
         if line is not None:
-            # Then where the main line moved files since the line left it (the merge
-            # that joined the line among them).
-            later += store.changes.in_range(line.fork + 1, latest)
+            # Then where the main line moved files since the line left it.
+            later += main_line_since(store, line, latest)
         now_at = {c.path: located(c.path, later) for c in changes if c.result_hash is not None}
         touched = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
         touched |= {p for p in now_at.values() if p is not None}

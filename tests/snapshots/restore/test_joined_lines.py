@@ -17,6 +17,7 @@ from tests.ledger.joined import (
     Joined,
     joined,
     record_and_commit,
+    reverted_by_git,
     tree_listing,
     workspace_listing,
 )
@@ -95,8 +96,7 @@ VIAS = pytest.mark.parametrize("via", ["cli", "library"])
 def test_revert_a_joined_snapshot_as_git_reverts_its_commit(
     joined: Joined, tmp_path: Path, number: int, via: str
 ) -> None:
-    oracle = clone(joined.repo, tmp_path / "oracle")
-    oracle.git("revert", "--no-commit", joined.side_commits[number])
+    oracle = reverted_by_git(joined.repo, joined.side_commits[number], tmp_path / "oracle")
     repo = copy(joined.repo, tmp_path / "copy")
     reverted, reverted_id, metadata = _revert(repo, f"id:{joined.side[number][:8]}", via)
     assert (reverted, reverted_id) == (number, joined.side[number])
@@ -145,3 +145,20 @@ def test_rollback_to_a_line_snapshot_whose_change_the_merge_does_not_carry(
         assert (result.target, result.target_id) == (number, id_)
     assert workspace_listing(repo) == tree_listing(repo, commit)
     assert (repo.path / "scratch.txt").read_text() == "a scratch file\n"
+
+
+@VIAS
+def test_revert_a_joined_snapshot_follows_a_rename_made_after_the_merge(
+    joined: Joined, tmp_path: Path, via: str
+) -> None:
+    # Snapshot 5 of the side edited side.txt; after the merge the main line moves it.
+    repo = copy(joined.repo, tmp_path / "copy")
+    (repo.path / "moved").mkdir()
+    (repo.path / "side.txt").rename(repo.path / "moved" / "side.txt")
+    repo.ok("record", "-m", "move side.txt")
+    repo.commit("move side.txt")
+    oracle = reverted_by_git(repo, joined.side_commits[5], tmp_path / "oracle")
+    reverted, reverted_id, _ = _revert(repo, f"id:{joined.side[5][:8]}", via)
+    assert (reverted, reverted_id) == (5, joined.side[5])
+    assert workspace_listing(repo) == workspace_listing(oracle)
+    assert (repo.path / "moved" / "side.txt").read_text() == "side one\n"
