@@ -12,7 +12,7 @@ import itertools
 import shutil
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from snapline import Workspace
@@ -84,6 +84,10 @@ def _apply(root: Path, op: tuple[str, str, int]) -> None:
 
 @settings(max_examples=8)
 @given(steps=st.lists(operations, min_size=1, max_size=8))
+# A tracked file that becomes a directory: the path the monitor names is a directory.
+@example(steps=[("to_dir", "d/b.txt", 0)])
+# A directory moved away, a file written where it was, the old one moved back under it.
+@example(steps=[("rename", "d", PLACES.index("n/m")), ("write", "d/b.txt", 1), ("record", "", 0)])
 def test_warm_checks_agree_with_the_whole_walk(
     warm: Warm, tmp_path: Path, steps: list[tuple[str, str, int]]
 ) -> None:
