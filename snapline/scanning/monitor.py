@@ -16,8 +16,8 @@ moved in or deleted is checked whole). The watch is trusted only while it can be
 - the monitor is *lost* for good (every answer ``None``), and its owner starts a new one,
   on an overflowing queue, a watch the kernel removed without a deletion (an unmount),
   the root deleted or moved, a directory that cannot be watched (the user's watch limit,
-  a directory without read permission), an event from a watch it does not know, or a
-  journal trimmed past the point asked about.
+  a directory without read permission, more than :data:`MOST_DIRECTORIES`), an event
+  from a watch it does not know, or a journal trimmed past the point asked about.
 
 It never reads the queue in a forked child (the queue is its parent's): a child keeps the
 journal as it was at the fork (:meth:`TreeMonitor.forget_queue`). It starts no thread.
@@ -50,10 +50,13 @@ from snapline.scanning.inotify import (
     Inotify,
 )
 
-__all__ = ["JOURNAL_LIMIT", "TreeMonitor"]
+__all__ = ["JOURNAL_LIMIT", "MOST_DIRECTORIES", "TreeMonitor"]
 
 JOURNAL_LIMIT = 200_000
 """Journal entries kept; beyond it the older half goes, and so do tokens before it."""
+MOST_DIRECTORIES = 50_000
+"""Watches one monitor may hold: a watch is the user's to share with every other program
+(editors watch too; 8,192 in all on some systems), so a bigger tree is walked instead."""
 
 _MASK = (
     IN_MODIFY
@@ -162,7 +165,7 @@ class TreeMonitor:
         self._inotify.fd = -1
 
     def close(self) -> None:
-        """Stop watching (idempotent)."""
+        """Stop watching (idempotent): every watch goes with the instance."""
         self._inotify.close()
         self._journal.clear()
         if self.lost is None:
@@ -226,6 +229,9 @@ class TreeMonitor:
         while stack and self.lost is None:
             directory = stack.pop()
             location = self.root / directory if directory else self.root
+            if len(self._wds) >= MOST_DIRECTORIES:
+                self._lose(f"more than {MOST_DIRECTORIES:,} directories to watch")
+                return
             try:
                 wd = self._inotify.add_watch(location, _MASK)
             except OSError as error:
