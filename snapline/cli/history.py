@@ -46,10 +46,12 @@ def status(
     command that fails on drift.
     """
     from snapline.cli.warm.served import watched
-    from snapline.workspace.rows import sync_problems
+    from snapline.workspace.rows import latest_header, sync_problems
 
     with workspace(ctx) as ws:
-        latest = _latest(ws)
+        # The JSON shows the latest snapshot whole; the text only its header, read
+        # without its changes (a baseline has one per file of the workspace).
+        latest = _latest(ws) if as_json else latest_header(ws)
         open_range = ws.milestones.current()
         # Served warm, only what the server's monitor saw change (cli/warm/served.py).
         drift = tuple(sync_problems(ws, None, watched(ws.root)))

@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from snapline.workspace.reading import Reading
     from snapline.workspace.recording import Recording
 
-__all__ = ["baseline_totals", "log_headers", "record_rows", "sync_problems", "verify_problems"]
+__all__ = [
+    "baseline_totals",
+    "latest_header",
+    "log_headers",
+    "record_rows",
+    "sync_problems",
+    "verify_problems",
+]
 
 
 def record_rows(
@@ -139,6 +146,20 @@ def log_headers(
             limit=limit,
         )
         return headers_of(store, rows)
+
+
+def latest_header(ws: Reading) -> SnapshotHeader:
+    """What the text of ``snapline status`` shows of the latest snapshot: its header only.
+
+    Its changes are neither read nor counted (``files`` is -1): a baseline has one per
+    file of the workspace.
+    """
+    from snapline.snapshots.read.headers import header_of
+
+    store = ws._store
+    with store.read():
+        rows = store.snapshots.select(descending=True, limit=1)
+        return header_of(store, rows[0])
 
 
 def baseline_totals(ws: Reading) -> tuple[int, int, list[tuple[str, str]]]:
