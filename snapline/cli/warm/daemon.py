@@ -38,30 +38,11 @@ from snapline.cli.warm import protocol
 from snapline.cli.warm.guards import code_stamp, thread_count
 from snapline.cli.warm.monitors import Monitors
 
-__all__ = ["DEFAULT_IDLE_TIMEOUT", "PRELOAD", "AlreadyRunningError", "Server", "main"]
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "AlreadyRunningError", "Server", "main"]
 
 DEFAULT_IDLE_TIMEOUT = 3600.0
 """Seconds without a command after which the server exits (chg's default too)."""
 
-PRELOAD = (
-    "snapline.cli.warm.worker",
-    "snapline.cli.app",
-    "snapline.cli.dispatch",
-    "snapline.cli.fast",
-    "snapline.cli.checking",
-    "snapline.cli.hook",
-    "snapline.cli.render",
-    "snapline.cli.preview",
-    "snapline.hosts.claude_code",
-    "snapline.workspace.rows",
-    "snapline.snapshots.snapshot",
-    "snapline.validation",
-    "rich.console",
-    # Codecs load on first use: the store's token and ledger files are read as ASCII.
-    "encodings.ascii",
-    "encodings.latin_1",
-)
-"""What the server imports before it serves: what the commands people run use."""
 
 _MAX_REQUEST = 1 << 24  # bytes: a command line and an environment, with room to spare
 
@@ -353,16 +334,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if problem is not None:
             raise OSError(f"the runtime directory {where.directory} is not private: {problem}")
-        import importlib
+        from snapline.cli.warm.preload import preload
 
-        for name in PRELOAD:
-            importlib.import_module(name)
-        import snapline
-        from snapline.cli.app import prepare
-
-        for name in snapline.__all__:
-            getattr(snapline, name)
-        prepare()
+        preload()
         # What the workers inherit stays out of their collections: a collection would
         # write to every object's header, and copy each page it touches.
         gc.collect()
