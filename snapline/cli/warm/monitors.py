@@ -43,6 +43,10 @@ class Monitors:
         self._selector = selector
         self._log = log
         self._by_root: dict[str, TreeMonitor] = {}
+        # Trees that could not be watched whole (the watch limit, too many directories,
+        # a directory not readable): not tried again while this server runs, each try
+        # would cost a watch per directory for nothing. Their checks walk.
+        self._refused: set[str] = set()
         self._channels: dict[int, socket.socket] = {}
 
     def __len__(self) -> int:
@@ -112,12 +116,13 @@ class Monitors:
                 self._by_root[key] = monitor  # the most recently asked about, last
                 return monitor
             self._drop_monitor(key, monitor)
-        if not root.is_absolute():
+        if not root.is_absolute() or key in self._refused:
             return None
         monitor = TreeMonitor.start(root)
         if monitor is None or monitor.lost is not None:
             if monitor is not None:
                 self._log(f"not watching {root}: {monitor.lost}")
+                self._refused.add(key)
                 monitor.close()
             return None
         while len(self._by_root) >= MOST_MONITORS:
