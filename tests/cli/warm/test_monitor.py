@@ -182,17 +182,35 @@ def test_renames_of_files_and_directories(warm: Warm, project: Path) -> None:
 def test_an_ignore_file_changed_means_the_whole_walk(warm: Warm, project: Path) -> None:
     (project / "build").mkdir()
     (project / "build" / "out.o").write_text("binary\n")
-    settle_drift = [("untracked", "build/out.o")]
     warm_status(project, warm)
-    assert [(k, p) for k, p, *_ in same_as_walk(project, warm)[0]] == settle_drift
+    drift, _ = same_as_walk(project, warm)
+    assert [(kind, path) for kind, path, *_ in drift] == [("untracked", "build/out.o")]
     (project / ".gitignore").write_text("build/\n")
     drift, walked = same_as_walk(project, warm)
     assert [(kind, path) for kind, path, *_ in drift] == [("untracked", ".gitignore")]
     assert walked
+    # The repository's info/exclude lies in .git/, which is not watched: a file it
+    # ignored (never reported, so never checked again) counts once the rule goes.
     exclude = project / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True)
-    exclude.write_text(".gitignore\n")
+    exclude.write_text("*.log\n")
+    (project / "notes.log").write_text("ignored\n")
+    assert run_script("resync", "-m", "the ignore file", cwd=project).returncode == 0
     assert same_as_walk(project, warm) == ([], True)
+    assert same_as_walk(project, warm) == ([], False)
+    exclude.write_text("")
+    drift, walked = same_as_walk(project, warm)
+    assert [(kind, path) for kind, path, *_ in drift] == [("untracked", "notes.log")]
+    assert walked
+    # And a rule taken out of a .gitignore: what it hid counts again.
+    (project / ".gitignore").write_text("")
+    drift, walked = same_as_walk(project, warm)
+    assert [(kind, path) for kind, path, *_ in drift] == [
+        ("modified", ".gitignore"),
+        ("untracked", "build/out.o"),
+        ("untracked", "notes.log"),
+    ]
+    assert walked
 
 
 def test_the_server_runs_one_thread_with_monitors_active(warm: Warm, project: Path) -> None:
