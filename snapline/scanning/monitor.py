@@ -196,7 +196,7 @@ class TreeMonitor:
                 self._lose(f"{directory} moved unseen")
             else:
                 self._note(directory)
-                self._retire(directory)
+                self._retire_one(event.wd, directory)
             return
         if not event.name:
             self._note(directory)  # the directory's own attributes (a chmod)
@@ -265,6 +265,15 @@ class TreeMonitor:
             self._dirs.pop(wd, None)
             self._retired.add(wd)
             self._inotify.rm_watch(wd)
+
+    def _retire_one(self, wd: int, directory: str) -> None:
+        # A directory deleted: only its own watch goes. Its path may already name a new
+        # directory, watched (a rename over it), whose watches stay.
+        self._dirs.pop(wd, None)
+        if self._wds.get(directory) == wd:
+            del self._wds[directory]
+        self._retired.add(wd)
+        self._inotify.rm_watch(wd)
 
     def _lose(self, why: str) -> None:
         self.lost = why

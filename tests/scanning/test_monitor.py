@@ -88,6 +88,21 @@ def test_a_directory_deleted_is_a_change_not_a_loss(tree: Path) -> None:
     monitor.close()
 
 
+def test_a_directory_renamed_over_another_stays_watched(tree: Path) -> None:
+    monitor = started(tree)
+    (tree / "empty").mkdir()
+    monitor.drain()
+    os.rename(tree / "src", tree / "empty")  # replaces the empty directory
+    monitor.drain()
+    point = monitor.seq
+    (tree / "empty" / "pkg" / "mod.py").write_text("x = 4\n")
+    (tree / "empty" / "new.py").write_text("y = 1\n")
+    monitor.drain()
+    assert monitor.lost is None
+    assert monitor.changed_since(point) == {"empty/pkg/mod.py", "empty/new.py"}
+    monitor.close()
+
+
 def test_the_root_moved_is_a_loss(tree: Path) -> None:
     monitor = started(tree)
     tree.rename(tree.with_name("elsewhere"))
