@@ -57,7 +57,7 @@ from benchmarks.timing import (
     run_process,
     summarize,
 )
-from benchmarks.warm import WARM_ROWS, row_warm_edits, row_warm_history
+from benchmarks.warm import WARM_ROWS, row_warm_checks, row_warm_edits, row_warm_history
 from benchmarks.worker import Reply, WorkerClient
 from benchmarks.workspace_gen import (
     BIG_FILE,
@@ -1569,6 +1569,7 @@ def run_all(
     attempt(("15",), "index rebuild", lambda: row_index_rebuild(bench))
     attempt(GROWTH_ROWS, "growth with the history", lambda: row_growth(bench, only))
     attempt(("W1", "W2", "W5", "W6", "W7"), "warm and cold", lambda: row_warm_edits(bench))
+    attempt(("W8", "W9"), "warm checks", lambda: row_warm_checks(bench))
     attempt(ONE_PATH_ROWS, "one path per command", lambda: row_one_path(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 

@@ -29,6 +29,7 @@ __all__ = [
     "temp_name",
     "temp_prefix",
     "write_file",
+    "write_local",
 ]
 
 # Git-style file modes: the only ones a snapshot records.
@@ -52,6 +53,22 @@ def write_file(path: Path, data: bytes, mode: int) -> None:
     """
     for directory in dict.fromkeys(_write_in_place(path, data, mode).changed):
         _fsync(directory)
+
+
+def write_local(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically but not durably: temp file, rename.
+
+    For a file of a clone's local state that is only ever a shortcut (the monitor's
+    token): after a crash a reader finds the old content, the new, or none, never a
+    torn file, and each of those only makes it look at more. Not for history or content.
+    """
+    temp = _write_temp(path, data, 0o100644, sync=False)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
 
 
 def _write_in_place(path: Path, data: bytes, mode: int) -> _Changes:

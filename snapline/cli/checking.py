@@ -114,12 +114,16 @@ def verify_command(
             were asked for: the caller reports it as every command does.
     """
     from snapline.cli.output import echo, echo_json, github_annotation
+    from snapline.cli.warm.served import watched
     from snapline.errors import SnaplineError
     from snapline.workspace.rows import verify_problems
 
     try:
         with open_workspace(root, timeout) as ws:
-            problems, since = verify_problems(ws, full=full, deep=deep)
+            # Served warm, the server's monitor says what may have changed since the
+            # last check; otherwise (and at any doubt) the whole workspace is walked.
+            changes = watched(ws.root)
+            problems, since = verify_problems(ws, full=full, deep=deep, changes=changes)
             latest = ws.latest
     except SnaplineError as error:
         if not as_json and not github:

@@ -45,10 +45,16 @@ def status(
     Exits 0 even when files drifted (like `git status`); `snapline verify` is the
     command that fails on drift.
     """
+    from snapline.cli.warm.served import watched
+    from snapline.workspace.rows import latest_header, sync_problems
+
     with workspace(ctx) as ws:
-        latest = _latest(ws)
+        # The JSON shows the latest snapshot whole; the text only its header, read
+        # without its changes (a baseline has one per file of the workspace).
+        latest = _latest(ws) if as_json else latest_header(ws)
         open_range = ws.milestones.current()
-        drift = ws.check_sync().problems
+        # Served warm, only what the server's monitor saw change (cli/warm/served.py).
+        drift = tuple(sync_problems(ws, None, watched(ws.root)))
         states = ws.history_states()
         root = str(ws.root)
     if as_json:

@@ -22,7 +22,7 @@ from snapline.atomic import TEMP_MARKER, is_temp_name
 from snapline.paths import STORE_DIR
 from snapline.scanning.wildmatch import GitPattern, byte_view, parse_ignore_file, parse_pattern
 
-__all__ = ["IGNORE_FILES", "IgnoreRules", "Matchers"]
+__all__ = ["IGNORE_FILES", "IgnoreRules", "Matchers", "info_exclude"]
 
 IGNORE_FILES = (".gitignore", ".snaplineignore")
 _BUILTIN_NAMES = frozenset({".git", STORE_DIR})
@@ -205,7 +205,7 @@ class IgnoreRules:
     def _exclude_level(self) -> _Level | None:
         key = "\0exclude"  # no directory is named with a NUL
         if key not in self._levels:
-            path = _info_exclude(self.root)
+            path = info_exclude(self.root)
             lines = parse_ignore_file(_read(path, follow=True)) if path is not None else []
             self._levels[key] = _make_level("", lines)
         return self._levels[key]
@@ -230,7 +230,7 @@ def _read(path: Path, *, follow: bool) -> bytes:
         return b""  # a directory named .gitignore, an I/O error: as above
 
 
-def _info_exclude(root: Path) -> Path | None:
+def info_exclude(root: Path) -> Path | None:
     """Where git keeps the repository's ``info/exclude`` for a work tree at ``root``.
 
     ``.git`` is either the repository or, in a linked work tree or a submodule, a file

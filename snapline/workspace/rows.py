@@ -19,12 +19,20 @@ from snapline.workspace.base import PathArg, WorkspaceBase
 if TYPE_CHECKING:
     from snapline.snapshots.info_fields import InfoFields
     from snapline.snapshots.read.headers import SnapshotHeader
+    from snapline.snapshots.record.monitored import Changes
     from snapline.snapshots.record.recorded import Recorded
     from snapline.snapshots.snapshot import Problem
     from snapline.workspace.reading import Reading
     from snapline.workspace.recording import Recording
 
-__all__ = ["baseline_totals", "log_headers", "record_rows", "sync_problems", "verify_problems"]
+__all__ = [
+    "baseline_totals",
+    "latest_header",
+    "log_headers",
+    "record_rows",
+    "sync_problems",
+    "verify_problems",
+]
 
 
 def record_rows(
@@ -49,22 +57,45 @@ def record_rows(
         return ws._recorder.record(rels, info)
 
 
-def sync_problems(ws: WorkspaceBase, paths: Iterable[PathArg] | PathArg | None) -> list[Problem]:
+def sync_problems(
+    ws: WorkspaceBase,
+    paths: Iterable[PathArg] | PathArg | None,
+    changes: Changes | None = None,
+) -> list[Problem]:
     """``ws.check_sync(paths).problems``, with models built only when there are problems.
+
+    Args:
+        ws: The open workspace.
+        paths: As ``Workspace.check_sync`` takes them.
+        changes: A file-system monitor's view (the warm server's): a check of the whole
+            workspace then looks only at what may have changed since its last one
+            (``snapshots/record/monitored.py``), with the same answer.
 
     Raises:
         UnsafePathError: If a path is outside the root or inside ``.snapline/``.
     """
     from snapline.snapshots.record.detect import sync_problems as problems_of
 
+    if changes is not None and paths is None:
+        from snapline.snapshots.record.monitored import compare_watched
+
+        return problems_of(compare_watched(ws._recorder, changes))
     return problems_of(ws._recorder.compare(ws._scope(paths)))
 
 
-def verify_problems(ws: Reading, *, full: bool, deep: bool) -> tuple[list[Problem], int | None]:
+def verify_problems(
+    ws: Reading, *, full: bool, deep: bool, changes: Changes | None = None
+) -> tuple[list[Problem], int | None]:
     """:meth:`Reading.verify <snapline.Workspace.verify>`'s problems, and where it started.
 
     ``snapline verify`` runs in CI and in hooks, and mostly finds nothing: models are
     built only for the problems found.
+
+    Args:
+        ws: The open workspace.
+        full: Check the whole history.
+        deep: Also rebuild every recorded version.
+        changes: A file-system monitor's view, as :func:`sync_problems` takes it.
 
     Returns:
         The problems of the history, then of the workspace; and ``since``, the
@@ -74,7 +105,7 @@ def verify_problems(ws: Reading, *, full: bool, deep: bool) -> tuple[list[Proble
 
     checked = check_history(ws._store, full=full, deep=deep)
     try:
-        sync = sync_problems(ws, None)
+        sync = sync_problems(ws, None, changes)
     except UnsafeRecordError as error:
         # The disk cannot be compared with a known state that names a path outside
         # the root; say so once, next to what validation found.
@@ -115,6 +146,20 @@ def log_headers(
             limit=limit,
         )
         return headers_of(store, rows)
+
+
+def latest_header(ws: Reading) -> SnapshotHeader:
+    """What the text of ``snapline status`` shows of the latest snapshot: its header only.
+
+    Its changes are neither read nor counted (``files`` is -1): a baseline has one per
+    file of the workspace.
+    """
+    from snapline.snapshots.read.headers import header_of
+
+    store = ws._store
+    with store.read():
+        rows = store.snapshots.select(descending=True, limit=1)
+        return header_of(store, rows[0])
 
 
 def baseline_totals(ws: Reading) -> tuple[int, int, list[tuple[str, str]]]:

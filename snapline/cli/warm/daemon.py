@@ -7,10 +7,11 @@ command line and its libraries already imported. For each command it forks a wor
 directory and environment, then reports how the worker ended.
 
 Forking a process that runs threads copies their locks held, never their owners: the
-parent here never starts one (no monitor, no pool; nothing it imports starts one), it
-waits in one ``select`` loop, and it checks before every fork that it is still alone
+parent here never starts one (no pool; nothing it imports starts one), it waits in one
+``select`` loop, and it checks before every fork that it is still alone
 (``/proc/self/task``). When it is not, it forks nothing and the client runs the
-command itself.
+command itself. Its file-system monitors (``monitors.py``) are inotify queues read in
+that same loop, and drained before every fork.
 
 What the parent reads from a connection is read without blocking, so a client that
 connects and says nothing delays nobody. The parent answers ``status`` and ``stop``
@@ -35,31 +36,13 @@ from dataclasses import dataclass, field
 
 from snapline.cli.warm import protocol
 from snapline.cli.warm.guards import code_stamp, thread_count
+from snapline.cli.warm.monitors import Monitors
 
-__all__ = ["DEFAULT_IDLE_TIMEOUT", "PRELOAD", "AlreadyRunningError", "Server", "main"]
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "AlreadyRunningError", "Server", "main"]
 
 DEFAULT_IDLE_TIMEOUT = 3600.0
 """Seconds without a command after which the server exits (chg's default too)."""
 
-PRELOAD = (
-    "snapline.cli.warm.worker",
-    "snapline.cli.app",
-    "snapline.cli.dispatch",
-    "snapline.cli.fast",
-    "snapline.cli.checking",
-    "snapline.cli.hook",
-    "snapline.cli.render",
-    "snapline.cli.preview",
-    "snapline.hosts.claude_code",
-    "snapline.workspace.rows",
-    "snapline.snapshots.snapshot",
-    "snapline.validation",
-    "rich.console",
-    # Codecs load on first use: the store's token and ledger files are read as ASCII.
-    "encodings.ascii",
-    "encodings.latin_1",
-)
-"""What the server imports before it serves: what the commands people run use."""
 
 _MAX_REQUEST = 1 << 24  # bytes: a command line and an environment, with room to spare
 
@@ -101,6 +84,7 @@ class Server:
         self._socket_inode = -1
         self._listener: socket.socket | None = None
         self._wakeup_r = self._wakeup_w = -1
+        self._monitors = Monitors(self._selector, _log)
 
     def bind(self) -> None:
         """Take the lock and listen on the socket (a dead server's socket is replaced).
@@ -151,9 +135,12 @@ class Server:
                         with contextlib.suppress(BlockingIOError):
                             os.read(self._wakeup_r, 512)
                         self._reap()
-                    else:
+                    elif key.data == "read":
                         self._read(key.fileobj)  # type: ignore[arg-type]
-                last = time.monotonic() if events else last
+                    else:
+                        self._monitors.handle(key)
+                # Edits in a watched tree are no use of the server: only commands are.
+                last = time.monotonic() if any(k.data != "monitor" for k, _ in events) else last
         finally:
             self.close()
 
@@ -169,6 +156,7 @@ class Server:
         for pending in self._pending.values():
             _close_all(pending)
         self._pending.clear()
+        self._monitors.close()
         if self._lock_fd >= 0:
             os.close(self._lock_fd)
             self._lock_fd = -1
@@ -186,6 +174,7 @@ class Server:
             "requests": self.requests,
             "workers": len(self._workers),
             "threads": thread_count(),
+            "monitors": len(self._monitors),
         }
 
     def _stop_on_signal(self, _signum: int, _frame: object) -> None:
@@ -261,12 +250,15 @@ class Server:
         _close_all(pending)
 
     def _fork(self, pending: _Pending, fields: list[bytes]) -> None:
+        channel = self._monitors.before_fork()  # every change made so far, in the journals
         pid = os.fork()
         if pid == 0:
             from snapline.cli.warm.worker import work
 
             self._forget_in_child(pending)
+            self._monitors.in_child(channel)
             work(pending.connection, pending.fds, fields)  # never returns
+        channel.close()
         self.requests += 1
         for fd in pending.fds:
             os.close(fd)
@@ -342,16 +334,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if problem is not None:
             raise OSError(f"the runtime directory {where.directory} is not private: {problem}")
-        import importlib
+        from snapline.cli.warm.preload import preload
 
-        for name in PRELOAD:
-            importlib.import_module(name)
-        import snapline
-        from snapline.cli.app import prepare
-
-        for name in snapline.__all__:
-            getattr(snapline, name)
-        prepare()
+        preload()
         # What the workers inherit stays out of their collections: a collection would
         # write to every object's header, and copy each page it touches.
         gc.collect()

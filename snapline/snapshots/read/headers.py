@@ -16,7 +16,7 @@ from snapline.paths import check_recorded
 from snapline.snapshots.read.prompts import prompt_of
 from snapline.store import SnapshotRow, StoreCorruptError, StoreReader, shape_problem
 
-__all__ = ["SnapshotHeader", "headers_of"]
+__all__ = ["SnapshotHeader", "header_of", "headers_of"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,18 @@ def headers_of(store: StoreReader, rows: list[SnapshotRow]) -> list[SnapshotHead
             if old_path is not None:
                 check_recorded(old_path)
     return [_header(store, row, counts[row.number]) for row in rows]
+
+
+def header_of(store: StoreReader, row: SnapshotRow) -> SnapshotHeader:
+    """The header of one snapshot row without reading its changes (``files`` is -1).
+
+    For what shows a snapshot's number, time, tool and description only (``status``):
+    counting a baseline's changes reads 100,000 rows.
+
+    Raises:
+        StoreCorruptError: If the row holds values no snapline writes.
+    """
+    return _header(store, row, -1)
 
 
 def _header(store: StoreReader, row: SnapshotRow, files: int) -> SnapshotHeader:

@@ -258,6 +258,8 @@ def _collect_path(
         result.skipped.append(Skipped(relpath, SkipReason.UNREACHABLE.value))
         return
     if info is not None and os.path.isdir(location) and not os.path.islink(location):
+        if _expected(tree, relpath) is not _UNTRACKED:
+            unaccounted.append(relpath)  # a tracked file that is now a directory: gone
         if rules.is_ignored(relpath, is_dir=True):
             result.skipped.append(Skipped(relpath + "/", SkipReason.IGNORED.value))
             unaccounted.extend(_tracked_under(tree, relpath))

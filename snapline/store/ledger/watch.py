@@ -27,63 +27,34 @@ left), there is no watch and every check lists, as before.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import struct
-import sys
 import threading
 import weakref
 from collections.abc import Collection
-from typing import Any
 
 from snapline import atomic
+from snapline.scanning.inotify import (
+    IN_CREATE,
+    IN_DELETE,
+    IN_DELETE_SELF,
+    IN_DONT_FOLLOW,
+    IN_IGNORED,
+    IN_MOVE_SELF,
+    IN_MOVED_FROM,
+    IN_MOVED_TO,
+    IN_ONLYDIR,
+    IN_Q_OVERFLOW,
+    IN_UNMOUNT,
+    Inotify,
+)
 from snapline.store.ledger.files import KINDS, Ledger
 
 __all__ = ["LedgerWatch"]
 
-_IN_MOVED_FROM = 0x00000040
-_IN_MOVED_TO = 0x00000080
-_IN_CREATE = 0x00000100
-_IN_DELETE = 0x00000200
-_IN_DELETE_SELF = 0x00000400
-_IN_MOVE_SELF = 0x00000800
-_IN_UNMOUNT = 0x00002000
-_IN_Q_OVERFLOW = 0x00004000
-_IN_IGNORED = 0x00008000
-_IN_ONLYDIR = 0x01000000
-_IN_DONT_FOLLOW = 0x02000000
-_IN_NONBLOCK = os.O_NONBLOCK
-_IN_CLOEXEC = os.O_CLOEXEC
-
-_ENTRIES = _IN_CREATE | _IN_DELETE | _IN_MOVED_FROM | _IN_MOVED_TO
-_MASK = _ENTRIES | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR | _IN_DONT_FOLLOW
-_LOST = _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_UNMOUNT | _IN_Q_OVERFLOW | _IN_IGNORED
-_ADDED = _IN_CREATE | _IN_MOVED_TO
-_HEADER = struct.Struct("iIII")
-
-
-def _libc() -> Any:
-    if not sys.platform.startswith("linux"):
-        return None
-    # Imported here: only a process that checks twice (a long-lived one) watches, and
-    # a one-shot command must not pay for ctypes (tests/cli/test_hot_paths.py).
-    import ctypes
-
-    try:
-        # The interpreter's own symbols: libc is loaded already (no library search,
-        # which would run ldconfig).
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.inotify_init1.argtypes = [ctypes.c_int]
-        libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-    except (OSError, AttributeError):
-        return None
-    return libc
-
-
-def _errno() -> int:
-    import ctypes
-
-    return ctypes.get_errno()
+_ENTRIES = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO
+_MASK = _ENTRIES | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
+_LOST = IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED
+_ADDED = IN_CREATE | IN_MOVED_TO
 
 
 class LedgerWatch:
@@ -92,8 +63,11 @@ class LedgerWatch:
     Use :meth:`start`, then :meth:`quiet` before each check and :meth:`close` at the end.
     """
 
-    def __init__(self, fd: int, ledger: Ledger, watched: dict[int, tuple[str, int, int]]) -> None:
-        self._fd = fd
+    def __init__(
+        self, inotify: Inotify, ledger: Ledger, watched: dict[int, tuple[str, int, int]]
+    ) -> None:
+        self._inotify = inotify
+        self._fd = inotify.fd
         self._ledger = ledger
         self._watched = watched  # watch descriptor -> (folder, st_dev, st_ino)
         self._pid = os.getpid()
@@ -101,7 +75,7 @@ class LedgerWatch:
         self._dirty = False
         # A workspace dropped without close() must not keep an inotify instance (a
         # user has 128 by default).
-        self._finalizer = weakref.finalize(self, _close_quietly, fd)
+        self._finalizer = weakref.finalize(self, inotify.close)
 
     @classmethod
     def start(cls, ledger: Ledger) -> LedgerWatch | None:
@@ -110,12 +84,9 @@ class LedgerWatch:
         Start it *before* the listing it is to vouch for: a change between the two then
         shows as an event, and the next check lists again.
         """
-        libc = _libc()
-        if libc is None:
-            return None
-        fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
-        if fd < 0:
-            return None  # no instances left (fs.inotify.max_user_instances): list
+        inotify = Inotify.open()
+        if inotify is None:
+            return None  # no inotify here, or no instances left: list
         watched: dict[int, tuple[str, int, int]] = {}
         try:
             for folder in ("", *KINDS):
@@ -124,14 +95,12 @@ class LedgerWatch:
                     st = os.lstat(path)
                 except FileNotFoundError:
                     continue  # its creation shows in ledger/
-                wd = libc.inotify_add_watch(fd, os.fsencode(path), _MASK)
-                if wd < 0:
-                    raise OSError(_errno(), "inotify_add_watch")
+                wd = inotify.add_watch(path, _MASK)
                 watched[wd] = (folder, st.st_dev, st.st_ino)
         except OSError:
-            os.close(fd)
+            inotify.close()
             return None
-        return cls(fd, ledger, watched)
+        return cls(inotify, ledger, watched)
 
     def quiet(self, ours: Collection[str]) -> bool:
         """Whether nothing but ``ours`` was added to the folders since :meth:`start`.
@@ -164,19 +133,14 @@ class LedgerWatch:
     def _drain(self, ours: Collection[str]) -> None:
         while True:
             try:
-                data = os.read(self._fd, 65536)
-            except BlockingIOError:
-                return
+                events = self._inotify.read()
             except OSError:
                 self._dirty = True
                 return
-            offset = 0
-            while offset + _HEADER.size <= len(data):
-                wd, mask, _cookie, length = _HEADER.unpack_from(data, offset)
-                offset += _HEADER.size
-                raw = data[offset : offset + length].rstrip(b"\0")
-                offset += length
-                if not self._expected(wd, mask, os.fsdecode(raw), ours):
+            if not events:
+                return
+            for event in events:
+                if not self._expected(event.wd, event.mask, os.fsdecode(event.name), ours):
                     self._dirty = True
 
     def _expected(self, wd: int, mask: int, name: str, ours: Collection[str]) -> bool:
@@ -194,8 +158,3 @@ class LedgerWatch:
         with self._lock:
             self._finalizer()
             self._fd = -1
-
-
-def _close_quietly(fd: int) -> None:
-    with contextlib.suppress(OSError):
-        os.close(fd)

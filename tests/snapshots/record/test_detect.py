@@ -109,6 +109,20 @@ def test_a_file_replaced_by_a_directory_is_deleted(wide: Workspace, trusting: li
     assert wide.check_sync().ok
 
 
+def test_a_scoped_check_of_a_file_replaced_by_a_directory_says_it_is_deleted(
+    wide: Workspace,
+) -> None:
+    # What the warm server's monitor names after such a replacement: the path alone.
+    # The whole walk says the file is deleted; a check of that path said only what
+    # lies inside the directory.
+    os.remove(wide.root / "pkg2/mod5.py")
+    (wide.root / "pkg2/mod5.py").mkdir()
+    (wide.root / "pkg2/mod5.py/inner.py").write_text("x = 1\n")
+    whole = [(p.kind, p.path) for p in wide.check_sync().problems]
+    assert whole == [("deleted", "pkg2/mod5.py"), ("untracked", "pkg2/mod5.py/inner.py")]
+    assert [(p.kind, p.path) for p in wide.check_sync(["pkg2/mod5.py"]).problems] == whole
+
+
 def test_a_commit_by_another_process_is_seen(wide: Workspace, trusting: list[str]) -> None:
     _settle(wide, trusting)
     other = Workspace.open(wide.root)

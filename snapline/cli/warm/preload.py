@@ -1,0 +1,52 @@
+"""What the warm server loads once, so that no worker loads it again.
+
+A worker is a fork of the server: whatever the server imported or built before it
+listens, every worker has for free; whatever a command loads on first use, each worker
+loads again, for every command.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["PRELOAD", "preload"]
+
+PRELOAD = (
+    "snapline.cli.warm.worker",
+    "snapline.cli.app",
+    "snapline.cli.dispatch",
+    "snapline.cli.fast",
+    "snapline.cli.checking",
+    "snapline.cli.hook",
+    "snapline.cli.render",
+    "snapline.cli.preview",
+    "snapline.hosts.claude_code",
+    "snapline.workspace.rows",
+    "snapline.snapshots.snapshot",
+    "snapline.snapshots.read.headers",
+    # verify's check of the ledger files.
+    "snapline.store.ledger.check",
+    "snapline.store.ledger.forgotten",
+    "snapline.validation",
+    "rich.console",
+    # Codecs load on first use: the store's token and ledger files are read as ASCII.
+    "encodings.ascii",
+    "encodings.latin_1",
+)
+"""What the server imports before it serves: what the commands people run use."""
+
+
+def preload() -> None:
+    """Import :data:`PRELOAD` and the public API, build its models and the command line."""
+    for name in PRELOAD:
+        importlib.import_module(name)
+    import snapline
+    from snapline.cli.app import prepare
+
+    for name in snapline.__all__:
+        value = getattr(snapline, name)
+        if isinstance(value, type) and hasattr(value, "model_rebuild"):
+            # The models build their validators on first use (defer_build), and the
+            # first one loads pydantic's plugins (importlib.metadata): 50 ms a worker.
+            value.model_rebuild(force=True)
+    prepare()

@@ -1,0 +1,214 @@
+"""A whole-workspace check that looks only at what a file-system monitor saw change.
+
+As git's fsmonitor protocol (version 2): the workspace keeps a *token*, the point in a
+monitor's journal its last check looked at, in ``.snapline/monitor.json`` (local to the
+clone, never in the ledger). The next check asks the monitor what changed since that
+point and checks those paths, plus the paths the last check found different (a drift
+stays a drift until something changes it: a snapshot, or an edit), plus the paths of
+the snapshots recorded since (the known state moved under them). Every other path is
+as the last check left it, so the answer is the whole walk's, path for path; the paths
+checked go through the ordinary detection, stat cache and racy rule included.
+
+Any doubt and it walks the whole tree, as without a monitor:
+
+- no token, or one of another monitor (another server, a monitor started again);
+- the monitor cannot say (overflow, a lost watch, its journal trimmed past the token);
+- the history did not simply grow since the token (a rewound tip, another store);
+- an ignore file changed (a ``.gitignore`` or ``.snaplineignore`` in the tree, or the
+  repository's ``info/exclude``): which untracked files count changed everywhere;
+- the root itself changed, or too many paths to be worth it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from snapline import atomic
+from snapline.errors import SnaplineError
+from snapline.paths import STORE_DIR
+from snapline.scanning.ignore import IGNORE_FILES, info_exclude
+from snapline.scanning.reasons import SkipReason
+from snapline.snapshots.record.detect import Detection
+from snapline.store import Store
+
+if TYPE_CHECKING:
+    from snapline.snapshots.record.recorder import Recorder
+
+__all__ = ["TOKEN_NAME", "TOKEN_VERSION", "Changes", "compare_watched"]
+
+TOKEN_NAME = "monitor.json"
+"""The token's file in ``.snapline/`` (ignored by git: ``.snapline/.gitignore``): the
+monitor's identity and point, the history's tip and ``info/exclude``'s digest then, the
+paths found different, and whether that check walked the whole tree."""
+TOKEN_VERSION = 1
+_MOST_PATHS = 20_000
+"""Above this many paths to check (or to remember), the whole walk."""
+
+
+class Changes(Protocol):
+    """What a monitor says at one instant (``scanning.monitor.TreeMonitor`` is one)."""
+
+    @property
+    def id(self) -> str:
+        """The monitor's identity."""
+
+    @property
+    def seq(self) -> int:
+        """The point of its journal this instant is."""
+
+    def changed_since(self, seq: int) -> set[str] | None:
+        """The paths that may have changed after ``seq``; ``None`` when it cannot say."""
+
+
+def compare_watched(recorder: Recorder, changes: Changes) -> Detection:
+    """``recorder.compare(None)``, checking only what ``changes`` says may differ.
+
+    Args:
+        recorder: The open workspace's recorder.
+        changes: The monitor's view, taken after every change before the command began
+            was read from the kernel's queue.
+
+    Returns:
+        The same detection as the whole walk's (the notes of ignored paths aside,
+        which the whole walk never gives).
+    """
+    location = recorder.root / STORE_DIR / TOKEN_NAME
+    token = _read_token(location)
+    exclude = _exclude_digest(recorder.root)
+    store = recorder.store
+    with store.read():
+        tip = _tip(store)
+        paths = _to_check(token, changes, tip, exclude, store)
+        detection = None if paths is None else _detect_paths(recorder, paths)
+        walked = detection is None
+        if detection is None:
+            detection = recorder.detect(None, want_content=False)
+    recorder.save_stat_cache(detection)
+    _keep(location, token, changes, (tip, exclude, walked), detection)
+    return detection
+
+
+def _to_check(
+    token: dict[str, object] | None,
+    changes: Changes,
+    tip: list[object] | None,
+    exclude: str | None,
+    store: Store,
+) -> list[str] | None:
+    if token is None or token.get("monitor") != changes.id or token.get("exclude") != exclude:
+        return None
+    seq, dirty, then = token.get("seq"), token.get("dirty"), token.get("tip")
+    if not isinstance(seq, int) or not isinstance(dirty, list):
+        return None
+    changed = changes.changed_since(seq)
+    if changed is None:
+        return None
+    if then != tip:
+        recorded = _recorded_since(store, then, tip)
+        if recorded is None:
+            return None
+        changed |= recorded
+    changed.update(path for path in dirty if isinstance(path, str))
+    if len(changed) > _MOST_PATHS or any(
+        path in ("", ".") or path.rpartition("/")[2] in IGNORE_FILES for path in changed
+    ):
+        return None
+    return _outermost(changed)
+
+
+def _detect_paths(recorder: Recorder, paths: list[str]) -> Detection | None:
+    try:
+        detection = recorder.detect(paths, want_content=False)
+    except (OSError, SnaplineError):
+        return None  # whatever it is, the whole walk says it (or raises it) as it would
+    # A path named directly that an ignore rule covers is noted; a walk passes over it.
+    skipped = [s for s in detection.skipped if s.reason != SkipReason.IGNORED.value]
+    return replace(detection, skipped=skipped)
+
+
+def _outermost(paths: set[str]) -> list[str]:
+    # A directory checked is checked whole: what lies below it is not named again (the
+    # detection would note it twice).
+    kept = set(paths)
+    for path in paths:
+        parts = path.split("/")
+        if any("/".join(parts[:depth]) in paths for depth in range(1, len(parts))):
+            kept.discard(path)
+    return sorted(kept)
+
+
+def _tip(store: Store) -> list[object] | None:
+    latest = store.snapshots.latest_number()
+    row = store.snapshots.get(latest) if latest is not None else None
+    return None if row is None else [row.number, row.chain_hash]
+
+
+def _recorded_since(store: Store, then: object, tip: list[object] | None) -> set[str] | None:
+    """The paths of the snapshots after ``then`` up to ``tip``; ``None``: not a growth."""
+    if not isinstance(then, list) or tip is None or len(then) != 2:
+        return None
+    number, chain_hash = then
+    if not isinstance(number, int) or not isinstance(tip[0], int) or number > tip[0]:
+        return None
+    row = store.snapshots.get(number)
+    if row is None or row.chain_hash != chain_hash:
+        return None
+    paths: set[str] = set()
+    for _, path, old_path in store.changes.paths(number + 1, tip[0]):
+        paths.add(path)
+        if old_path is not None:
+            paths.add(old_path)
+    return paths
+
+
+def _exclude_digest(root: Path) -> str | None:
+    path = info_exclude(root)
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None  # as the rules read it: not there, or unreadable, is no rule
+
+
+def _read_token(location: Path) -> dict[str, object] | None:
+    try:
+        token = json.loads(location.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(token, dict) or token.get("version") != TOKEN_VERSION:
+        return None
+    return token
+
+
+def _keep(
+    location: Path,
+    token: dict[str, object] | None,
+    changes: Changes,
+    how: tuple[list[object] | None, str | None, bool],
+    detection: Detection,
+) -> None:
+    tip, exclude, walked = how
+    dirty = sorted({drift.path for drift in detection.drifts} | {s.path for s in detection.skipped})
+    if len(dirty) > _MOST_PATHS:
+        return  # an older token stays true: it only makes the next check look at more
+    new = {
+        "version": TOKEN_VERSION,
+        "monitor": changes.id,
+        "seq": changes.seq,
+        "tip": tip,
+        "exclude": exclude,
+        "dirty": dirty,
+        # How this check went (the whole walk, or the paths the monitor named): for
+        # people and tests; no check reads it.
+        "walked": walked,
+    }
+    if new == token:
+        return
+    with contextlib.suppress(OSError):  # no token: the next check walks the whole tree
+        atomic.write_local(location, json.dumps(new, separators=(",", ":")).encode())

@@ -1,0 +1,151 @@
+"""The work-tree monitor's journal against real inotify: what it names, when it says "unknown"."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from snapline.scanning import monitor as monitor_module
+from snapline.scanning.monitor import TreeMonitor
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+    (root / ".git" / "objects").mkdir(parents=True)
+    (root / ".snapline").mkdir()
+    return root
+
+
+def started(root: Path) -> TreeMonitor:
+    monitor = TreeMonitor.start(root)
+    assert monitor is not None and monitor.lost is None
+    return monitor
+
+
+def test_it_names_what_changed_since_a_point(tree: Path) -> None:
+    monitor = started(tree)
+    point = monitor.seq
+    (tree / "src" / "pkg" / "mod.py").write_text("x = 2\n")
+    (tree / "top.txt").write_text("new\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == {"src/pkg/mod.py", "top.txt"}
+    later = monitor.seq
+    monitor.drain()
+    assert monitor.changed_since(later) == set()
+    assert monitor.changed_since(later + 1) is None  # a point it never gave
+    monitor.close()
+
+
+def test_the_store_and_git_are_not_watched(tree: Path) -> None:
+    monitor = started(tree)
+    point = monitor.seq
+    (tree / ".snapline" / "index.db").write_text("local\n")
+    (tree / ".git" / "objects" / "ab").write_text("object\n")
+    (tree / "sub").mkdir()
+    (tree / "sub" / ".git").mkdir()
+    (tree / "sub" / ".git" / "HEAD").write_text("ref\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == {"sub"}
+    monitor.close()
+
+
+def test_a_new_tree_is_watched_to_its_leaves(tree: Path) -> None:
+    monitor = started(tree)
+    (tree / "a" / "b" / "c").mkdir(parents=True)
+    monitor.drain()
+    point = monitor.seq
+    (tree / "a" / "b" / "c" / "f.txt").write_text("deep\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == {"a/b/c/f.txt"}
+    monitor.close()
+
+
+def test_a_directory_moved_is_watched_at_its_new_place(tree: Path) -> None:
+    monitor = started(tree)
+    (tree / "src").rename(tree / "lib")
+    monitor.drain()
+    point = monitor.seq
+    (tree / "lib" / "pkg" / "mod.py").write_text("x = 3\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == {"lib/pkg/mod.py"}
+    assert monitor.lost is None
+    monitor.close()
+
+
+def test_a_directory_deleted_is_a_change_not_a_loss(tree: Path) -> None:
+    monitor = started(tree)
+    point = monitor.seq
+    shutil.rmtree(tree / "src")
+    monitor.drain()
+    assert monitor.lost is None
+    assert "src" in (monitor.changed_since(point) or set())
+    monitor.close()
+
+
+def test_a_directory_renamed_over_another_stays_watched(tree: Path) -> None:
+    monitor = started(tree)
+    (tree / "empty").mkdir()
+    monitor.drain()
+    os.rename(tree / "src", tree / "empty")  # replaces the empty directory
+    monitor.drain()
+    point = monitor.seq
+    (tree / "empty" / "pkg" / "mod.py").write_text("x = 4\n")
+    (tree / "empty" / "new.py").write_text("y = 1\n")
+    monitor.drain()
+    assert monitor.lost is None
+    assert monitor.changed_since(point) == {"empty/pkg/mod.py", "empty/new.py"}
+    monitor.close()
+
+
+def test_the_root_moved_is_a_loss(tree: Path) -> None:
+    monitor = started(tree)
+    tree.rename(tree.with_name("elsewhere"))
+    monitor.drain()
+    assert monitor.lost is not None
+    assert monitor.changed_since(0) is None
+    monitor.close()
+
+
+def test_a_journal_trimmed_past_a_point_cannot_answer_for_it(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(monitor_module, "JOURNAL_LIMIT", 10)
+    monitor = started(tree)
+    point = monitor.seq
+    for index in range(12):
+        (tree / f"f{index}").write_text("x\n")
+    monitor.drain()
+    assert monitor.changed_since(point) is None
+    assert monitor.changed_since(monitor.seq - 2) == {"f10", "f11"}
+    monitor.close()
+
+
+def test_too_many_directories_is_a_loss(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(monitor_module, "MOST_DIRECTORIES", 2)
+    monitor = TreeMonitor.start(tree)
+    assert monitor is not None
+    assert monitor.lost is not None and "directories" in monitor.lost
+    monitor.close()
+
+
+def test_a_forked_copy_keeps_the_journal_and_reads_no_queue(tree: Path) -> None:
+    monitor = started(tree)
+    (tree / "before.txt").write_text("x\n")
+    monitor.drain()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        monitor.forget_queue()
+        (tree / "after.txt").write_text("x\n")
+        monitor.drain()  # must not steal the parent's events
+        os._exit(0 if monitor.changed_since(0) == {"before.txt"} else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    monitor.drain()
+    assert monitor.changed_since(0) == {"before.txt", "after.txt"}
+    monitor.close()
