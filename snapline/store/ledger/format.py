@@ -41,7 +41,7 @@ from snapline.store.ledger.fields import (
     parse_string,
     parse_time,
 )
-from snapline.store.ledger.lines import LedgerFormatError, LineReader, check_canonical, split_lines
+from snapline.store.ledger.lines import LedgerFormatError, LineReader, split_lines
 from snapline.store.ledger.milestone_format import (
     MILESTONE_SUFFIX,
     MilestoneRecord,
@@ -201,6 +201,9 @@ def parse_snapshot(data: bytes, *, max_delta_bytes: int = MAX_DELTA_BYTES) -> Sn
     if reader.peek() is not None:
         if reader.read("") != "":
             raise reader.fail("expected a blank line before the changes")
+        if reader.peek() is None:
+            # The renderer writes the blank line only before a change.
+            raise reader.fail("a blank line with no change after it")
         while reader.peek() is not None:
             start = reader.number + 1
             change = _parse_change(reader, row.number, max_delta_bytes)
@@ -209,9 +212,11 @@ def parse_snapshot(data: bytes, *, max_delta_bytes: int = MAX_DELTA_BYTES) -> Sn
                 what = "listed twice" if change.path == previous else f"after {previous!r:.80}"
                 raise LedgerFormatError(start, f"changes out of order: {change.path!r:.80} {what}")
             changes.append(change)
-    record = SnapshotRecord(row, tuple(changes))
-    check_canonical(lines, lambda: render_snapshot(record.row, record.changes))
-    return record
+    # No render back to compare with (a second pass over a baseline of tens of
+    # megabytes): every line is parsed strictly, taking only the spelling the renderer
+    # writes, so render(parse(data)) == data for every file that parses; the ledger's
+    # format tests hold the two to that on random and mutated files.
+    return SnapshotRecord(row, tuple(changes))
 
 
 def _render_header(row: SnapshotRow) -> list[str]:

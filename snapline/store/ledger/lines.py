@@ -1,5 +1,8 @@
 """How every ledger file is read: its error, its lines, a reader and the canonical check.
 
+(Snapshot files, the large ones, are parsed strictly instead of rendered back: see
+:func:`snapline.store.ledger.format.parse_snapshot`.)
+
 Each ledger file is UTF-8 text, split on LF only (never ``str.splitlines``: U+2028 and
 friends may stand raw inside a JSON string), with one ``key value`` field per line.
 Every value has exactly one spelling (canonical numbers, canonical JSON strings), so a

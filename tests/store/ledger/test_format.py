@@ -431,6 +431,16 @@ def test_crafted_damage_is_refused_at_its_line(edit: Edit, line: int, what: str)
     assert str(caught.value) == f"line {line}: {caught.value.what}"
 
 
+def test_a_blank_line_without_changes_after_it_is_refused() -> None:
+    # The renderer writes the blank line only before the first change; the parser is
+    # what refuses anything else, with no render to compare with.
+    header = render_snapshot(_row(), [])
+    assert not header.endswith(b"\n\n")
+    with pytest.raises(LedgerFormatError, match="a blank line with no change after it"):
+        parse_snapshot(header + b"\n")
+    assert parse_snapshot(header).changes == ()
+
+
 def test_changes_out_of_order_or_twice_are_refused() -> None:
     data = render_snapshot(_row(), [_change("a"), _change("b")]).decode()
     a_block, b_block = data.split("\nmodified ")[1:]
