@@ -100,6 +100,9 @@ class ChangeReader(Protocol):
     def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
         """The changes of one snapshot, by path; without deltas they are ``None``."""
 
+    def stream_of(self, snapshot: int) -> Iterator[ChangeRow]:
+        """The changes of one snapshot with their deltas, streamed in Python's path order."""
+
     def totals(self, snapshot: int) -> tuple[int, int]:
         """How many files one snapshot changed, and the sum of their recorded sizes."""
 
@@ -314,6 +317,19 @@ class StoreReader(Protocol):
 
     def baseline_in_workspace(self) -> bool:
         """Whether the baseline's content may be held by the workspace only (the ledger)."""
+
+    def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
+        """A baseline version the store does not hold, from where it still is.
+
+        Args:
+            path: The recorded path.
+            hash_: The version's recorded hash.
+            size: Its recorded size.
+
+        Returns:
+            Its bytes, checked against ``size`` and ``hash_``, or ``None``: nowhere to
+            be had (or forgotten on purpose, or a store that keeps every version).
+        """
 
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""

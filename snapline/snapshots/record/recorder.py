@@ -315,7 +315,7 @@ class Recorder:
             except ContentUnavailableError:
                 return None  # no diff base here: the new version is stored in full
 
-        return prepare_changes(
+        prepared = prepare_changes(
             drifts,
             limits=self.limits,
             base_content=base_content,
@@ -323,6 +323,28 @@ class Recorder:
             renames=renames,
             stored=self.store.blobs.has,
         )
+        self._keep_baselines(prepared, latest)
+        return prepared
+
+    def _keep_baselines(self, prepared: Prepared, latest: int) -> None:
+        # An index rebuilt from the ledger (a fresh clone) holds no copy of the baseline
+        # versions the workspace holds (store/ledger/baseline.py). One this snapshot
+        # changes is kept now, before a write replaces it: publishing the snapshot
+        # copies it into the ledger as an object, and nothing could rebuild it after.
+        if not self.store.baseline_in_workspace():
+            return
+        for change in prepared.changes:
+            if change.base_hash is None or change.base_hash in prepared.blobs:
+                continue
+            row = self.reconstructor.version(change.old_path or change.path, latest)
+            if row is None or row.snapshot != 0 or row.content != change.base_hash:
+                continue
+            if self.store.blobs.has(change.base_hash):
+                continue
+            try:
+                prepared.add_blob(change.base_hash, self.reconstructor.rebuild(row))
+            except ContentUnavailableError:
+                continue  # changed outside snapline, and not in git's HEAD either
 
     def detect(self, paths: list[str] | None, *, want_content: bool) -> Detection:
         """Compare the disk under ``paths`` (everything when ``None``) with the known state."""
