@@ -11,6 +11,7 @@ stopping at the first, so ``snapline verify`` can say exactly what and where.
 
 from __future__ import annotations
 
+import itertools
 import json
 import zlib
 from collections.abc import Iterable
@@ -36,7 +37,11 @@ _STORAGES = {storage.value for storage in Storage}
 
 
 def validate_history(
-    store: StoreReader, *, deep: bool = False, after: SnapshotRow | None = None
+    store: StoreReader,
+    *,
+    deep: bool = False,
+    after: SnapshotRow | None = None,
+    verified: dict[int, tuple[str, str]] | None = None,
 ) -> list[Problem]:
     """Every continuity and integrity problem in the snapshot history.
 
@@ -48,6 +53,9 @@ def validate_history(
             before it as sound (a verify checkpoint); the known state is held to the
             history for the paths those snapshots changed. ``deep`` and SQLite's own
             check of the file belong to the whole check only.
+        verified: Filled with ``{number: (previous chain, chain)}`` for every snapshot
+            whose chain hash was recomputed and found right (for
+            :func:`~snapline.snapshots.check.ledger.check_ledger`).
 
     Returns:
         The problems found, in history order; empty when the store is sound.
@@ -57,23 +65,20 @@ def validate_history(
         for detail in store.integrity_problems():
             problems.append(make_problem(kind="sqlite", message=detail, severity="corrupt"))
         rows = store.snapshots.select()
+        # Streamed, one snapshot's changes at a time: the whole history's rows are
+        # never held at once (a baseline alone is a hundred thousand).
         changes: Iterable[ChangeRow] = store.changes.iter(deltas=True)
+        replay: dict[str, tuple[str, int]] = {}
     else:
         rows = store.snapshots.select(first=after.number + 1)
         last = rows[-1].number if rows else after.number
         changes = store.changes.in_range(after.number + 1, last, deltas=True)
-    changes_by_number: dict[int, list[ChangeRow]] = {}
-    for change in changes:
-        changes_by_number.setdefault(change.snapshot, []).append(change)
+        touched = {p for c in changes for p in (c.path, c.old_path) if p}
+        replay = _known_before(store, after.number, touched)
+    groups = _Groups(changes)
     # Content forgotten on purpose (`snapline forget`) is gone, not missing.
-    refs = (c.content for batch in changes_by_number.values() for c in batch if c.content)
-    blobs = store.blobs.present(ref for ref in refs if isinstance(ref, str))
-    blobs |= store.forgotten_hashes()
+    forgotten = store.forgotten_hashes()
     held_by_workspace = store.baseline_in_workspace()
-    touched = {
-        p for batch in changes_by_number.values() for c in batch for p in (c.path, c.old_path) if p
-    }
-    replay = {} if after is None else _known_before(store, after.number, touched)
     previous: SnapshotRow | None = after
     # A later snapshot must not reuse an id from before the checkpoint either.
     ids = (
@@ -86,12 +91,12 @@ def validate_history(
         }
     )
     for row in rows:
-        damaged = _shape_problems(row, changes_by_number.get(row.number, []))
+        batch = groups.take(row.number)
+        damaged = _shape_problems(row, batch)
         if damaged:
             # Values of the wrong type cannot be compared or hashed: report the damage
             # and check the rest of the history against this row's place in it.
             problems.extend(damaged)
-            changes_by_number.pop(row.number, None)
             previous = row
             continue
         if row.id in ids:
@@ -134,8 +139,10 @@ def validate_history(
                     f"not {expected_parent}",
                 )
             )
-        changes = changes_by_number.pop(row.number, [])
-        expected_chain = chain_hash(previous.chain_hash if previous else GENESIS, row, changes)
+        previous_chain = previous.chain_hash if previous else GENESIS
+        expected_chain = chain_hash(previous_chain, row, batch)
+        if row.chain_hash == expected_chain and verified is not None:
+            verified[row.number] = (previous_chain, expected_chain)
         if row.chain_hash != expected_chain:
             problems.append(
                 make_problem(
@@ -160,10 +167,11 @@ def validate_history(
                         message=f"snapshot {row.number} has unreadable JSON",
                     )
                 )
-        for change in changes:
+        blobs = _stored(store, batch, held_by_workspace and row.number == 0) | forgotten
+        for change in batch:
             problems.extend(_check_change(change, replay, blobs, held_by_workspace))
         previous = row
-    for number in sorted(changes_by_number):
+    for number in groups.rest():
         problems.append(
             make_problem(
                 kind="orphan-change",
@@ -176,6 +184,48 @@ def validate_history(
     if deep and after is None:
         problems.extend(_deep_check(store))
     return problems
+
+
+class _Groups:
+    """Changes streamed in snapshot order, handed out one snapshot at a time."""
+
+    def __init__(self, changes: Iterable[ChangeRow]) -> None:
+        self._groups = itertools.groupby(changes, key=lambda change: change.snapshot)
+        self._next = next(self._groups, None)
+        self._orphans: list[int] = []
+
+    def take(self, number: int) -> list[ChangeRow]:
+        """The changes of snapshot ``number``; those of lower numbers left are orphans."""
+        while self._next is not None:
+            key, group = self._next
+            if key == number:
+                found = list(group)
+                self._next = next(self._groups, None)
+                return found
+            if not (_is_number(key) and _is_number(number) and key < number):
+                break
+            self._orphans.append(key)
+            self._next = next(self._groups, None)
+        return []
+
+    def rest(self) -> list[int]:
+        """The snapshot numbers of changes no snapshot took, in the order met."""
+        while self._next is not None:
+            self._orphans.append(self._next[0])
+            self._next = next(self._groups, None)
+        return self._orphans
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _stored(store: StoreReader, changes: list[ChangeRow], held: bool) -> set[str]:
+    # The content in full that this snapshot's changes reference, where the store has it.
+    if held:
+        return set()  # the baseline's content stays in the workspace (docs/format.md)
+    refs = [c.content for c in changes if c.storage == Storage.FULL and isinstance(c.content, str)]
+    return store.blobs.present(refs) if refs else set()
 
 
 def _shape_problems(row: SnapshotRow, changes: list[ChangeRow]) -> list[Problem]:

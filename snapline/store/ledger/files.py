@@ -98,6 +98,7 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._folders: dict[str, Path] = {}
         self.parsed: dict[str, tuple[FileStamp, SnapshotRecord]] = {}
         """Snapshot files parsed by the last catch-up, by name: ``(stamp, record)``.
 
@@ -124,7 +125,11 @@ class Ledger:
 
     def file(self, kind: str, name: str) -> Path:
         """Where the file ``name`` of ``kind`` lives."""
-        return self.path / kind / name
+        # One join, not two: `verify --full` names every file of a long history.
+        folder = self._folders.get(kind)
+        if folder is None:
+            folder = self._folders[kind] = self.path / kind
+        return folder / name
 
     # -- reading and writing records -------------------------------------------------
 
@@ -136,6 +141,10 @@ class Ledger:
             FileNotFoundError: If it is gone.
         """
         return _read_bounded(self.file(kind, name), limit)
+
+    def read_at(self, location: Path, limit: int) -> bytes:
+        """:meth:`read` of a file already located with :meth:`file`."""
+        return _read_bounded(location, limit)
 
     def write_new(self, kind: str, name: str, data: bytes | Iterable[bytes]) -> None:
         """Create the file ``name`` holding ``data``, durably, only if it does not exist.

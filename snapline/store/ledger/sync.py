@@ -145,7 +145,7 @@ def _stamp(location: Path) -> FileStamp | None:
 def _parse_snapshot_file(ledger: Ledger, name: str, location: Path) -> SnapshotRecord:
     try:
         number, id_ = parse_snapshot_name(name)
-        record = parse_snapshot(ledger.read(SNAPSHOTS, name, MAX_RECORD_BYTES))
+        record = parse_snapshot(ledger.read_at(location, MAX_RECORD_BYTES))
     except LedgerFormatError as error:
         raise StoreCorruptError(location, f"not a valid snapshot file: {error}") from None
     except LedgerFileError as error:
