@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from snapline.content import MAX_DELTA_BYTES, pack, tombstone, tombstone_digest, unpack
+from snapline.paths import UnsafePathError, check_recorded
 from snapline.store.ledger.deltas import INDENT, parse_delta_lines, render_delta_lines
 from snapline.store.ledger.fields import (
     dump_string,
@@ -55,6 +56,7 @@ from snapline.store.ledger.spellings import (
     parse_base,
     parse_result,
     parse_storage,
+    quick_added_full,
     quick_base,
     quick_content,
     quick_path,
@@ -312,6 +314,9 @@ def _render_change(change: ChangeRow) -> list[str]:
 
 
 def _parse_change(reader: LineReader, snapshot: int, limit: int) -> ChangeRow:
+    quick = _baseline_block(reader, snapshot)
+    if quick is not None:
+        return quick
     line = reader.read("KIND PATH")
     kind, _, rest = line.partition(" ")
     if kind not in _KINDS:
@@ -337,6 +342,31 @@ def _parse_change(reader: LineReader, snapshot: int, limit: int) -> ChangeRow:
     return ChangeRow(
         snapshot, path, kind, old_path, base_hash, result_hash, base_mode, result_mode, size,
         storage, forward, reverse, content, chain, chain_bytes,
+    )  # fmt: skip
+
+
+def _baseline_block(reader: LineReader, snapshot: int) -> ChangeRow | None:
+    """A baseline's block (most of the lines a clone reads) in one step, or ``None``.
+
+    Only a block of exactly four lines in the common spelling whose next line starts
+    no other line of a change (a delta) and whose path is safe; anything else goes line
+    by line, which accepts the same values and says what is wrong.
+    """
+    block = reader.ahead(5)
+    if len(block) < 4 or (len(block) == 5 and block[4].startswith("  ")):
+        return None
+    found = quick_added_full(block[:4])
+    if found is None:
+        return None
+    kind, path, result, mode, size, storage, chain, chain_bytes, content = found
+    try:
+        check_recorded(path)
+    except UnsafePathError:
+        return None
+    reader.skip(4)
+    return ChangeRow(
+        snapshot, path, kind, None, None, result, None, mode, size, storage, None, None,
+        content, chain, chain_bytes,
     )  # fmt: skip
 
 

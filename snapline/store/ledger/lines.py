@@ -108,6 +108,14 @@ class LineReader:
             raise LedgerFormatError(self._next, f"expected `{key} {shape}`, found {line!r:.80}")
         return parse(line[len(key) + 1 :], self._next)
 
+    def ahead(self, count: int) -> list[str]:
+        """The next ``count`` lines (fewer at the end of the file), without reading them."""
+        return self._lines[self._next : self._next + count]
+
+    def skip(self, count: int) -> None:
+        """Read ``count`` lines known to be there (seen through :meth:`ahead`)."""
+        self._next += count
+
     def fail(self, what: str) -> LedgerFormatError:
         """An error at the line last read."""
         return LedgerFormatError(self._next, what)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from snapline.content import pack, tombstone, unpack
 from snapline.diffing import compute_deltas, quote_insert, unquote_insert
+from snapline.store.ledger.fields import dump_string, parse_string
 from snapline.store.ledger.format import (
     LedgerFormatError,
     MilestoneRecord,
@@ -204,6 +205,22 @@ def _records(draw: st.DrawFn) -> SnapshotRecord:
     )
     changes = []
     for path in sorted(set(draw(st.lists(_PATH, max_size=4)))):
+        if draw(st.booleans()):
+            # A baseline's block (added, stored in full), which the parser reads in one
+            # step when it is spelled the common way: half the blocks, so the mutations
+            # below reach that path as often as the line-by-line one.
+            result = draw(_HASH)
+            changes.append(
+                ChangeRow(
+                    snapshot=number, path=path, kind="added", old_path=None,
+                    base_hash=None, result_hash=result, base_mode=None,
+                    result_mode=draw(st.sampled_from([0o100644, 0o100755, 0o120000])),
+                    size=draw(st.integers(0, 2**63 - 1)), storage="full", forward=None,
+                    reverse=None, content=result, chain=draw(st.integers(0, 3)),
+                    chain_bytes=draw(st.integers(0, 2**63 - 1)),
+                )
+            )  # fmt: skip
+            continue
         forward, reverse = draw(_delta_pair())
         has_base, has_result = draw(st.booleans()), draw(st.booleans())
         packed = [
@@ -441,6 +458,55 @@ def test_a_blank_line_without_changes_after_it_is_refused() -> None:
     assert parse_snapshot(header).changes == ()
 
 
+def _baseline_block(path: str) -> list[str]:
+    return [
+        f"added {path}",
+        f"  result {HASH_B} 100644 32",
+        "  storage full 0 0",
+        f"  content {HASH_B}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("block", "line", "what"),
+    [
+        (_baseline_block('"../x"'), 13, "path '../x' is unsafe"),
+        (_baseline_block('".snapline/index.db"'), 13, "is unsafe"),
+        (_baseline_block('"a//b"'), 13, "is unsafe"),
+        ([*_baseline_block('"a"')[:3], f"  content {HASH_B.upper()}"], 16, "not a sha256"),
+        ([*_baseline_block('"a"'), "  content " + HASH_B], 17, "expected a change"),
+    ],
+    ids=["escapes", "store", "empty part", "upper hash", "twice"],
+)
+def test_a_baseline_block_read_in_one_step_refuses_what_the_lines_refuse(
+    block: list[str], line: int, what: str
+) -> None:
+    # The block a baseline is made of is matched whole; an unsafe path or any line
+    # after it that belongs to a change (a delta, a second content) is read line by line.
+    head = render_snapshot(_row(), []).decode().split("\n")[:-1]
+    data = "\n".join([*head, "", *block, ""]).encode()
+    with pytest.raises(LedgerFormatError) as caught:
+        parse_snapshot(data)
+    assert caught.value.line == line, str(caught.value)
+    assert what in caught.value.what
+
+
+@pytest.mark.parametrize(
+    ("tail", "forward", "reverse"),
+    [(["  forward"], b"", None), (["  reverse", "    =1"], None, b"=1")],
+    ids=["forward", "reverse"],
+)
+def test_a_baseline_shaped_block_with_a_delta_is_read_with_it(
+    tail: list[str], forward: bytes | None, reverse: bytes | None
+) -> None:
+    head = render_snapshot(_row(), []).decode().split("\n")[:-1]
+    data = "\n".join([*head, "", *_baseline_block('"a"'), *tail, ""]).encode()
+    (change,) = parse_snapshot(data).changes
+    assert change.forward is None if forward is None else unpack(change.forward, limit=9) == forward
+    assert change.reverse is None if reverse is None else unpack(change.reverse, limit=9) == reverse
+    assert render_snapshot(_row(), [change]) == data
+
+
 def test_changes_out_of_order_or_twice_are_refused() -> None:
     data = render_snapshot(_row(), [_change("a"), _change("b")]).decode()
     a_block, b_block = data.split("\nmodified ")[1:]
@@ -645,3 +711,21 @@ def test_split_lines_splits_at_lf_only() -> None:
     assert split_lines(b"") == []
     assert split_lines(b"\n") == [""]
     assert split_lines(b"a\rb\n\xc3\xa9\x0bc\n") == ["a\rb", "\xe9\x0bc"]
+
+
+@given(st.text() | st.text(st.characters(min_codepoint=32, max_codepoint=127)).map(json.dumps))
+@example('"plain"')
+@example('"a\\u0041"')
+@example('"\x7f"')
+def test_a_string_field_is_read_as_json_reads_its_one_spelling(text: str) -> None:
+    # parse_string reads a plain string in one step; json.loads and the canonical
+    # spelling are the oracle for every text.
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, str) and dump_string(value) == text:
+        assert parse_string(text, 1) == value
+    else:
+        with pytest.raises(LedgerFormatError):
+            parse_string(text, 1)
