@@ -18,11 +18,12 @@ import contextlib
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from snapline import atomic
+from snapline.store.ledger.lines import decode_lines
 
 if TYPE_CHECKING:
     from snapline.store.ledger.format import SnapshotRecord
@@ -142,9 +143,19 @@ class Ledger:
         """
         return _read_bounded(self.file(kind, name), limit)
 
-    def read_at(self, location: Path, limit: int) -> bytes:
-        """:meth:`read` of a file already located with :meth:`file`."""
-        return _read_bounded(location, limit)
+    def lines_at(self, location: Path, limit: int) -> Generator[str, None, None]:
+        """The lines of a file located with :meth:`file`, decoded as they are read.
+
+        Raises:
+            LedgerFileError: If it is larger than ``limit`` or not a regular file.
+            LedgerFormatError: If a line is not UTF-8 or the last lacks its LF.
+            FileNotFoundError: If it is gone.
+        """
+        with _open_regular(location) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise LedgerFileError(location, f"{size} bytes, more than the {limit} allowed")
+            yield from decode_lines(handle, limit)
 
     def write_new(self, kind: str, name: str, data: bytes | Iterable[bytes]) -> None:
         """Create the file ``name`` holding ``data``, durably, only if it does not exist.

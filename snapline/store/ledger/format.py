@@ -75,6 +75,7 @@ __all__ = [
     "parse_milestone",
     "parse_milestone_name",
     "parse_snapshot",
+    "parse_snapshot_lines",
     "parse_snapshot_name",
     "render_milestone",
     "render_snapshot",
@@ -196,7 +197,22 @@ def parse_snapshot(data: bytes, *, max_delta_bytes: int = MAX_DELTA_BYTES) -> Sn
     Raises:
         LedgerFormatError: If the file is not in the ledger format, with the line.
     """
-    lines = split_lines(data)
+    return parse_snapshot_lines(split_lines(data), max_delta_bytes=max_delta_bytes)
+
+
+def parse_snapshot_lines(
+    lines: Iterable[str], *, max_delta_bytes: int = MAX_DELTA_BYTES
+) -> SnapshotRecord:
+    """:func:`parse_snapshot` of a file's lines, read as the parse goes.
+
+    Args:
+        lines: The file's lines without their LF (:func:`~snapline.store.ledger.lines.
+            decode_lines` of the open file: a baseline's are never all held at once).
+        max_delta_bytes: The most bytes one delta text may have.
+
+    Raises:
+        LedgerFormatError: If the file is not in the ledger format, with the line.
+    """
     reader = LineReader(lines)
     row = _parse_header(reader)
     changes: list[ChangeRow] = []
@@ -358,14 +374,16 @@ def _baseline_block(reader: LineReader, snapshot: int) -> ChangeRow | None:
     found = quick_added_full(block[:4])
     if found is None:
         return None
-    kind, path, result, mode, size, storage, chain, chain_bytes, content = found
+    _, path, result, mode, size, _, chain, chain_bytes, content = found
     try:
         check_recorded(path)
     except UnsafePathError:
         return None
     reader.skip(4)
+    # One string per value where the block repeats it: a baseline holds 100,000 rows.
+    content = result if content == result else content
     return ChangeRow(
-        snapshot, path, kind, None, None, result, None, mode, size, storage, None, None,
+        snapshot, path, "added", None, None, result, None, mode, size, "full", None, None,
         content, chain, chain_bytes,
     )  # fmt: skip
 

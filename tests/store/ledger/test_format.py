@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -22,12 +23,13 @@ from snapline.store.ledger.format import (
     parse_milestone,
     parse_milestone_name,
     parse_snapshot,
+    parse_snapshot_lines,
     parse_snapshot_name,
     render_milestone,
     render_snapshot,
     snapshot_name,
 )
-from snapline.store.ledger.lines import check_canonical, split_lines
+from snapline.store.ledger.lines import check_canonical, decode_lines, split_lines
 from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 
 ID = "3f2a9c0b5d6e4f718293a4b5c6d7e8f9"
@@ -729,3 +731,35 @@ def test_a_string_field_is_read_as_json_reads_its_one_spelling(text: str) -> Non
     else:
         with pytest.raises(LedgerFormatError):
             parse_string(text, 1)
+
+
+def _streamed(data: bytes, limit: int = 1 << 20) -> SnapshotRecord:
+    return parse_snapshot_lines(decode_lines(io.BytesIO(data), limit))
+
+
+@given(_records())
+def test_a_file_read_line_by_line_parses_as_one_read_whole(record: SnapshotRecord) -> None:
+    data = render_snapshot(record.row, record.changes)
+    assert _streamed(data, len(data)) == parse_snapshot(data) == record
+
+
+@pytest.mark.parametrize(
+    ("edit", "line", "what"), [c[1:] for c in CRAFTED], ids=[c[0] for c in CRAFTED]
+)
+def test_a_file_read_line_by_line_is_refused_at_the_same_line(
+    edit: Edit, line: int, what: str
+) -> None:
+    data = "\n".join(edit(_example_lines())).encode()
+    with pytest.raises(LedgerFormatError) as caught:
+        _streamed(data)
+    assert caught.value.line == line, str(caught.value)
+    assert what in caught.value.what
+
+
+def test_a_file_read_line_by_line_refuses_what_is_not_text_or_too_large() -> None:
+    with pytest.raises(LedgerFormatError, match="line 3: not UTF-8"):
+        _streamed(EXAMPLE.replace(b"id ", b"id \xff", 1))
+    with pytest.raises(LedgerFormatError, match="does not end with a line end"):
+        _streamed(EXAMPLE[:-1])
+    with pytest.raises(LedgerFormatError, match="larger than 100 bytes"):
+        _streamed(EXAMPLE, 100)
