@@ -1,10 +1,9 @@
 """What the domain needs from a store, as protocols: the seam between them.
 
-Code above the store is typed against these, never against an implementation, so that
-another store (the ledger, issue 13) can stand in. Each table has a reader (what
-history, reconstruction and validation use) and a writer (the reader plus its changes);
-:class:`StoreReader` and :class:`Store` gather them. Every implementation must pass the
-contract suite in ``tests/store/``.
+Code above the store is typed against these, never an implementation, so that another
+store (the ledger, issue 13) can stand in. Each table has a reader (what history,
+reconstruction and validation use) and a writer (the reader plus its changes);
+:class:`StoreReader` and :class:`Store` gather them; all pass ``tests/store/``.
 
 Changes happen only inside :meth:`Store.write`; a writer method called outside it raises
 ``RuntimeError``. Reads raise :class:`~snapline.store.errors.StoreBusyError` or
@@ -319,17 +318,7 @@ class StoreReader(Protocol):
         """Whether the baseline's content may be held by the workspace only (the ledger)."""
 
     def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
-        """A baseline version the store does not hold, from where it still is.
-
-        Args:
-            path: The recorded path.
-            hash_: The version's recorded hash.
-            size: Its recorded size.
-
-        Returns:
-            Its bytes, checked against ``size`` and ``hash_``, or ``None``: nowhere to
-            be had (or forgotten on purpose, or a store that keeps every version).
-        """
+        """A baseline version the store holds no copy of, checked, from where it still is."""
 
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""

@@ -11,7 +11,6 @@ stopping at the first, so ``snapline verify`` can say exactly what and where.
 
 from __future__ import annotations
 
-import itertools
 import json
 import zlib
 from collections.abc import Iterable
@@ -22,6 +21,7 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, is_hash
 from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.snapshots.check.groups import Groups, stored_content
 from snapline.snapshots.found import make_problem
 from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
 from snapline.snapshots.read.reconstruct import ForgottenVersionError, Reconstructor
@@ -75,7 +75,7 @@ def validate_history(
         changes = store.changes.in_range(after.number + 1, last, deltas=True)
         touched = {p for c in changes for p in (c.path, c.old_path) if p}
         replay = _known_before(store, after.number, touched)
-    groups = _Groups(changes)
+    groups = Groups(changes)
     # Content forgotten on purpose (`snapline forget`) is gone, not missing.
     forgotten = store.forgotten_hashes()
     held_by_workspace = store.baseline_in_workspace()
@@ -167,7 +167,7 @@ def validate_history(
                         message=f"snapshot {row.number} has unreadable JSON",
                     )
                 )
-        blobs = _stored(store, batch, held_by_workspace and row.number == 0) | forgotten
+        blobs = stored_content(store, batch, held_by_workspace and row.number == 0) | forgotten
         for change in batch:
             problems.extend(_check_change(change, replay, blobs, held_by_workspace))
         previous = row
@@ -187,48 +187,6 @@ def validate_history(
     if deep and after is None:
         problems.extend(_deep_check(store))
     return problems
-
-
-class _Groups:
-    """Changes streamed in snapshot order, handed out one snapshot at a time."""
-
-    def __init__(self, changes: Iterable[ChangeRow]) -> None:
-        self._groups = itertools.groupby(changes, key=lambda change: change.snapshot)
-        self._next = next(self._groups, None)
-        self._orphans: list[int] = []
-
-    def take(self, number: int) -> list[ChangeRow]:
-        """The changes of snapshot ``number``; those of lower numbers left are orphans."""
-        while self._next is not None:
-            key, group = self._next
-            if key == number:
-                found = list(group)
-                self._next = next(self._groups, None)
-                return found
-            if not (_is_number(key) and _is_number(number) and key < number):
-                break
-            self._orphans.append(key)
-            self._next = next(self._groups, None)
-        return []
-
-    def rest(self) -> list[int]:
-        """The snapshot numbers of changes no snapshot took, in the order met."""
-        while self._next is not None:
-            self._orphans.append(self._next[0])
-            self._next = next(self._groups, None)
-        return self._orphans
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _stored(store: StoreReader, changes: list[ChangeRow], held: bool) -> set[str]:
-    # The content in full that this snapshot's changes reference, where the store has it.
-    if held:
-        return set()  # the baseline's content stays in the workspace (docs/format.md)
-    refs = [c.content for c in changes if c.storage == Storage.FULL and isinstance(c.content, str)]
-    return store.blobs.present(refs) if refs else set()
 
 
 def _shape_problems(row: SnapshotRow, changes: list[ChangeRow]) -> list[Problem]:

@@ -30,6 +30,7 @@ from snapline.snapshots.read.reconstruct import (
     ContentUnavailableError,
     Reconstructor,
 )
+from snapline.snapshots.record.baselines import keep_baselines
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
@@ -323,28 +324,7 @@ class Recorder:
             renames=renames,
             stored=self.store.blobs.has,
         )
-        self._keep_baselines(prepared, latest)
-        return prepared
-
-    def _keep_baselines(self, prepared: Prepared, latest: int) -> None:
-        # An index rebuilt from the ledger (a fresh clone) holds no copy of the baseline
-        # versions the workspace holds (store/ledger/baseline.py). One this snapshot
-        # changes is kept now, before a write replaces it: publishing the snapshot
-        # copies it into the ledger as an object, and nothing could rebuild it after.
-        if not self.store.baseline_in_workspace():
-            return
-        for change in prepared.changes:
-            if change.base_hash is None or change.base_hash in prepared.blobs:
-                continue
-            row = self.reconstructor.version(change.old_path or change.path, latest)
-            if row is None or row.snapshot != 0 or row.content != change.base_hash:
-                continue
-            if self.store.blobs.has(change.base_hash):
-                continue
-            try:
-                prepared.add_blob(change.base_hash, self.reconstructor.rebuild(row))
-            except ContentUnavailableError:
-                continue  # changed outside snapline, and not in git's HEAD either
+        return keep_baselines(prepared, latest, self.store, reconstructor)
 
     def detect(self, paths: list[str] | None, *, want_content: bool) -> Detection:
         """Compare the disk under ``paths`` (everything when ``None``) with the known state."""
