@@ -1,13 +1,11 @@
 """What the domain needs from a store, as protocols: the seam between them.
 
-Code above the store is typed against these, never an implementation, so that another
-store (the ledger, issue 13) can stand in. Each table has a reader (what history,
-reconstruction and validation use) and a writer (the reader plus its changes);
-:class:`StoreReader` and :class:`Store` gather them; all pass ``tests/store/``.
-
-Changes happen only inside :meth:`Store.write`; a writer method called outside it raises
-``RuntimeError``. Reads raise :class:`~snapline.store.errors.StoreBusyError` or
-:class:`~snapline.store.errors.StoreCorruptError` when the store cannot answer.
+Code above the store is typed against these, never an implementation (the ledger,
+issue 13, stands in). Each table has a reader (for history, reconstruction, validation)
+and a writer (the reader plus its changes), gathered by :class:`StoreReader` and
+:class:`Store`; all pass ``tests/store/``. Changes happen only inside
+:meth:`Store.write` (else ``RuntimeError``); reads raise ``StoreBusyError`` or
+``StoreCorruptError`` (:mod:`snapline.store.errors`) when the store cannot answer.
 """
 
 from __future__ import annotations
@@ -172,6 +170,9 @@ class KnownStateReader(Protocol):
     def under(self, prefix: str) -> dict[str, StateRow]:
         """The state of every tracked path inside directory ``prefix``, by path."""
 
+    def iter(self) -> Iterator[StateRow]:
+        """The state of every tracked path, streamed, in no particular order."""
+
 
 class KnownStateWriter(KnownStateReader, Protocol):
     """The known state of tracked paths, read and changed."""
@@ -189,8 +190,7 @@ class StatCacheReader(Protocol):
         """``(path, known mode, fingerprint to trust or None)`` of tracked paths.
 
         A fingerprint is trusted when its entry has the known hash and mode and its
-        file's mtime and ctime are older than its hashing by more than
-        ``racy_window_ns``.
+        file's mtime and ctime are older than its hashing by over ``racy_window_ns``.
         """
 
     def get(self, paths: Iterable[str] | None = None) -> dict[str, StatRow]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Literal
 
 from snapline.content import PackedSizeError, UnknownCodecError, unpack
@@ -21,11 +21,11 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, is_hash
 from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
-from snapline.snapshots.check.groups import Groups, stored_content
+from snapline.snapshots.check.groups import Groups, shape_problems, stored_content, streamed_pass
 from snapline.snapshots.found import make_problem
 from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
 from snapline.snapshots.read.reconstruct import ForgottenVersionError, Reconstructor
-from snapline.store import ChangeRow, SnapshotRow, StoreReader, shape_problem
+from snapline.store import ChangeRow, SnapshotRow, StoreReader
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
@@ -91,12 +91,20 @@ def validate_history(
         }
     )
     for row in rows:
-        batch = groups.take(row.number)
-        damaged = _shape_problems(row, batch)
+        # The baseline of a whole check is read twice, streamed, rather than held: its
+        # shape and chain in path order (stream_of), then its changes as they come.
+        streamed = after is None and previous is None and row.number == 0
+        if streamed:
+            batch, (damaged, streamed_chain) = [], streamed_pass(store, row, GENESIS)
+        else:
+            batch = groups.take(row.number)
+            damaged = shape_problems(row, batch)
         if damaged:
             # Values of the wrong type cannot be compared or hashed: report the damage
             # and check the rest of the history against this row's place in it.
             problems.extend(damaged)
+            if streamed:
+                groups.drop(row.number)
             previous = row
             continue
         if row.id in ids:
@@ -140,7 +148,7 @@ def validate_history(
                 )
             )
         previous_chain = previous.chain_hash if previous else GENESIS
-        expected_chain = chain_hash(previous_chain, row, batch)
+        expected_chain = streamed_chain if streamed else chain_hash(previous_chain, row, batch)
         if row.chain_hash == expected_chain and verified is not None:
             verified[row.number] = (previous_chain, expected_chain)
         if row.chain_hash != expected_chain:
@@ -167,9 +175,11 @@ def validate_history(
                         message=f"snapshot {row.number} has unreadable JSON",
                     )
                 )
-        blobs = stored_content(store, batch, held_by_workspace and row.number == 0) | forgotten
-        for change in batch:
-            problems.extend(_check_change(change, replay, blobs, held_by_workspace))
+        held = held_by_workspace and row.number == 0
+        for chunk in groups.chunks(row.number) if streamed else [batch]:
+            blobs = stored_content(store, chunk, held) | forgotten
+            for change in chunk:
+                problems.extend(_check_change(change, replay, blobs, held_by_workspace))
         previous = row
         # Not kept for the next snapshot, nor for the known state's check below: a
         # baseline's rows beside the state's would double the peak of a first verify.
@@ -186,27 +196,6 @@ def validate_history(
     problems.extend(_check_state(store, replay, None if after is None else touched))
     if deep and after is None:
         problems.extend(_deep_check(store))
-    return problems
-
-
-def _shape_problems(row: SnapshotRow, changes: list[ChangeRow]) -> list[Problem]:
-    problems = []
-    for record in (row, *changes):
-        problem = shape_problem(record)
-        if problem is not None:
-            what = (
-                f"snapshot {row.number}"
-                if record is row
-                else f"a file change of snapshot {row.number}"
-            )
-            problems.append(
-                make_problem(
-                    kind="bad-record",
-                    number=row.number,
-                    severity="corrupt",
-                    message=f"{what} holds a value no snapline writes: {problem}",
-                )
-            )
     return problems
 
 
@@ -316,12 +305,7 @@ def _check_state(
     store: StoreReader, replay: dict[str, tuple[str, int]], only: set[str] | None
 ) -> list[Problem]:
     problems = []
-    state = store.state.get(only)
-    paths = state.keys() | (replay.keys() if only is None else only)
-    for path in sorted(paths):
-        row = state.get(path)
-        expected = replay.get(path)
-        actual = (row.hash, row.mode) if row else None
+    for path, expected, actual in sorted(_state_differences(store, replay, only)):
         if actual != expected:
             problems.append(
                 make_problem(
@@ -334,6 +318,26 @@ def _check_state(
                 )
             )
     return problems
+
+
+def _state_differences(
+    store: StoreReader, replay: dict[str, tuple[str, int]], only: set[str] | None
+) -> Iterator[tuple[str, tuple[str, int] | None, tuple[str, int] | None]]:
+    # (path, from the history, in the state) for each path that differs. The whole
+    # check streams the state and uses up the replay: the two are never held side by
+    # side with a third copy of the tree's paths.
+    if only is not None:
+        state = store.state.get(only)
+        for path in state.keys() | only:
+            row = state.get(path)
+            yield path, replay.get(path), (row.hash, row.mode) if row else None
+        return
+    for row in store.state.iter():
+        expected = replay.pop(row.path, None)
+        if expected != (row.hash, row.mode):
+            yield row.path, expected, (row.hash, row.mode)
+    for path, expected in replay.items():
+        yield path, expected, None
 
 
 def _deep_check(store: StoreReader) -> list[Problem]:

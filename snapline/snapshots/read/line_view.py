@@ -383,6 +383,10 @@ class _State:
             return dict(rows)
         return {path: rows[path] for path in paths if path in rows}
 
+    def iter(self) -> Iterator[StateRow]:
+        """The state of every path after the line's latest snapshot."""
+        return iter(list(self._all().values()))
+
     def under(self, prefix: str) -> dict[str, StateRow]:
         """The state of every path inside directory ``prefix``."""
         start = prefix.rstrip("/") + "/"
