@@ -145,12 +145,12 @@ LIMITS: dict[str, str] = {
         "in C."
     ),
     "G5": (
-        "init stays under the goal. The first verify (the whole check) streams the "
-        "ledger's files line by line, the index's changes one snapshot at a time, and "
-        "reads the ledger back only after the history's check. What remains at "
-        "100,000 files is one snapshot's worth, the baseline: its changes held as rows "
-        "while they are checked and chain-hashed (a sort in path order), beside the "
-        "replay of the known state and the state itself, one entry per file."
+        "init and the first verify are under the goal. The first verify's whole check "
+        "streams the ledger's files line by line, the index's changes one snapshot at "
+        "a time (a baseline's in two streamed passes), and the known state against the "
+        "history's replay; what it still holds grows with the tree, not the history: "
+        "the replay (one entry per tracked file) and, while the ledger is compared "
+        "with the index, the parsed baseline file."
     ),
     "G6": (
         "The index keeps the baseline's content (compressed) so that any baseline "
