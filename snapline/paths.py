@@ -271,7 +271,7 @@ def check_relpath(path: str) -> str:
     if path.startswith("/"):
         raise UnsafePathError(path, "absolute paths are not allowed in a workspace")
     parts = path.split("/")
-    if any(part in ("", ".", "..") for part in parts):
+    if "" in parts or "." in parts or ".." in parts:
         raise UnsafePathError(path, "the path must be normalised and stay inside the root")
     if parts[0] == STORE_DIR:
         raise UnsafePathError(path, f"{STORE_DIR}/ holds the store and is never tracked")

@@ -114,10 +114,13 @@ def _check(
     after: SnapshotRow | None = None,
     present: Collection[str] = (),
 ) -> list[Problem]:
-    read_back = list(entries)
-    problems = validate_history(store, deep=deep, after=after)
+    verified: dict[int, tuple[str, str]] = {}
+    problems = validate_history(store, deep=deep, after=after, verified=verified)
     problems += validate_milestones(store)
-    problems += check_ledger(store, read_back, present)
+    # Read back only now: the history's replay of the known state is gone, and the
+    # parsed files are not held beside it (the peak of a first verify, issue 30).
+    read_back = list(entries)
+    problems += check_ledger(store, read_back, present, verified)
     problems += check_milestone_files(store, read_back)
     problems += [make_problem(kind=k, message=m, number=n) for k, m, n in _states(store)]
     return problems

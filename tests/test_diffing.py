@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+import urllib.parse
 
 import diff_match_patch as dmp_module
 import pytest
@@ -117,3 +118,16 @@ def test_many_scattered_edits_take_the_anchored_diff(monkeypatch: pytest.MonkeyP
     assert deltas is not None
     assert apply_delta(old_text, deltas.forward) == new_text
     assert apply_delta(new_text, deltas.reverse) == old_text
+
+
+@given(st.text() | st.text(st.characters(max_codepoint=127)))
+@example("".join(map(chr, range(128))))
+def test_quote_insert_is_urllibs_quoting(text: str) -> None:
+    # The ASCII fast path against urllib's own quoting, which diff_toDelta uses.
+    try:
+        expected = urllib.parse.quote(text.encode("utf-8"), "!~*'();/?:@&=+$,# ")
+    except UnicodeEncodeError:
+        with pytest.raises(UnicodeEncodeError):
+            diffing.quote_insert(text)
+        return
+    assert diffing.quote_insert(text) == expected

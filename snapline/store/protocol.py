@@ -1,14 +1,11 @@
 """What the domain needs from a store, as protocols: the seam between them.
 
-Code above the store is typed against these, never against an implementation, so that
-another store (the ledger, issue 13) can stand in. Each table has a reader (what
-history, reconstruction and validation use) and a writer (the reader plus its changes);
-:class:`StoreReader` and :class:`Store` gather them. Every implementation must pass the
-contract suite in ``tests/store/``.
-
-Changes happen only inside :meth:`Store.write`; a writer method called outside it raises
-``RuntimeError``. Reads raise :class:`~snapline.store.errors.StoreBusyError` or
-:class:`~snapline.store.errors.StoreCorruptError` when the store cannot answer.
+Code above the store is typed against these, never an implementation (the ledger,
+issue 13, stands in). Each table has a reader (for history, reconstruction, validation)
+and a writer (the reader plus its changes), gathered by :class:`StoreReader` and
+:class:`Store`; all pass ``tests/store/``. Changes happen only inside
+:meth:`Store.write` (else ``RuntimeError``); reads raise ``StoreBusyError`` or
+``StoreCorruptError`` (:mod:`snapline.store.errors`) when the store cannot answer.
 """
 
 from __future__ import annotations
@@ -100,6 +97,9 @@ class ChangeReader(Protocol):
     def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
         """The changes of one snapshot, by path; without deltas they are ``None``."""
 
+    def stream_of(self, snapshot: int) -> Iterator[ChangeRow]:
+        """The changes of one snapshot with their deltas, streamed in Python's path order."""
+
     def totals(self, snapshot: int) -> tuple[int, int]:
         """How many files one snapshot changed, and the sum of their recorded sizes."""
 
@@ -170,6 +170,9 @@ class KnownStateReader(Protocol):
     def under(self, prefix: str) -> dict[str, StateRow]:
         """The state of every tracked path inside directory ``prefix``, by path."""
 
+    def iter(self) -> Iterator[StateRow]:
+        """The state of every tracked path, streamed, in no particular order."""
+
 
 class KnownStateWriter(KnownStateReader, Protocol):
     """The known state of tracked paths, read and changed."""
@@ -187,8 +190,7 @@ class StatCacheReader(Protocol):
         """``(path, known mode, fingerprint to trust or None)`` of tracked paths.
 
         A fingerprint is trusted when its entry has the known hash and mode and its
-        file's mtime and ctime are older than its hashing by more than
-        ``racy_window_ns``.
+        file's mtime and ctime are older than its hashing by over ``racy_window_ns``.
         """
 
     def get(self, paths: Iterable[str] | None = None) -> dict[str, StatRow]:
@@ -314,6 +316,9 @@ class StoreReader(Protocol):
 
     def baseline_in_workspace(self) -> bool:
         """Whether the baseline's content may be held by the workspace only (the ledger)."""
+
+    def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
+        """A baseline version the store holds no copy of, checked, from where it still is."""
 
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""

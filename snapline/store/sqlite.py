@@ -203,6 +203,10 @@ class SqliteStore:
         """No: this store keeps every version's content. Returns ``False``."""
         return False
 
+    def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
+        """Nothing: this store keeps every version's content. Returns ``None``."""
+        return None
+
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` in the ``forgotten`` table, or ``None``."""
         rows = self._connection.query(

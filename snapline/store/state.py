@@ -6,7 +6,7 @@ it was hashed, as git's index does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from snapline.store.connection import Connection, decode_path, encode_path
 from snapline.store.rows import Fingerprint, StateRow, StatRow
@@ -51,6 +51,11 @@ class KnownStateTable:
             entry = StateRow(decode_path(row[0]), row[1], row[2], row[3], row[4])
             result[entry.path] = entry
         return result
+
+    def iter(self) -> Iterator[StateRow]:
+        """The known state of every tracked path, streamed (none held), in no set order."""
+        for row in self._c.stream(_STATE):
+            yield StateRow(decode_path(row[0]), row[1], row[2], row[3], row[4])
 
     def under(self, prefix: str) -> dict[str, StateRow]:
         """The known state of every tracked path inside directory ``prefix``.

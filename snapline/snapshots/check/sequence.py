@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Literal
 
 from snapline.content import PackedSizeError, UnknownCodecError, unpack
@@ -21,10 +21,11 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, is_hash
 from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.snapshots.check.groups import Groups, shape_problems, stored_content, streamed_pass
 from snapline.snapshots.found import make_problem
 from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
 from snapline.snapshots.read.reconstruct import ForgottenVersionError, Reconstructor
-from snapline.store import ChangeRow, SnapshotRow, StoreReader, shape_problem
+from snapline.store import ChangeRow, SnapshotRow, StoreReader
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
@@ -36,7 +37,11 @@ _STORAGES = {storage.value for storage in Storage}
 
 
 def validate_history(
-    store: StoreReader, *, deep: bool = False, after: SnapshotRow | None = None
+    store: StoreReader,
+    *,
+    deep: bool = False,
+    after: SnapshotRow | None = None,
+    verified: dict[int, tuple[str, str]] | None = None,
 ) -> list[Problem]:
     """Every continuity and integrity problem in the snapshot history.
 
@@ -48,6 +53,9 @@ def validate_history(
             before it as sound (a verify checkpoint); the known state is held to the
             history for the paths those snapshots changed. ``deep`` and SQLite's own
             check of the file belong to the whole check only.
+        verified: Filled with ``{number: (previous chain, chain)}`` for every snapshot
+            whose chain hash was recomputed and found right (for
+            :func:`~snapline.snapshots.check.ledger.check_ledger`).
 
     Returns:
         The problems found, in history order; empty when the store is sound.
@@ -57,23 +65,20 @@ def validate_history(
         for detail in store.integrity_problems():
             problems.append(make_problem(kind="sqlite", message=detail, severity="corrupt"))
         rows = store.snapshots.select()
+        # Streamed, one snapshot's changes at a time: the whole history's rows are
+        # never held at once (a baseline alone is a hundred thousand).
         changes: Iterable[ChangeRow] = store.changes.iter(deltas=True)
+        replay: dict[str, tuple[str, int]] = {}
     else:
         rows = store.snapshots.select(first=after.number + 1)
         last = rows[-1].number if rows else after.number
         changes = store.changes.in_range(after.number + 1, last, deltas=True)
-    changes_by_number: dict[int, list[ChangeRow]] = {}
-    for change in changes:
-        changes_by_number.setdefault(change.snapshot, []).append(change)
+        touched = {p for c in changes for p in (c.path, c.old_path) if p}
+        replay = _known_before(store, after.number, touched)
+    groups = Groups(changes)
     # Content forgotten on purpose (`snapline forget`) is gone, not missing.
-    refs = (c.content for batch in changes_by_number.values() for c in batch if c.content)
-    blobs = store.blobs.present(ref for ref in refs if isinstance(ref, str))
-    blobs |= store.forgotten_hashes()
+    forgotten = store.forgotten_hashes()
     held_by_workspace = store.baseline_in_workspace()
-    touched = {
-        p for batch in changes_by_number.values() for c in batch for p in (c.path, c.old_path) if p
-    }
-    replay = {} if after is None else _known_before(store, after.number, touched)
     previous: SnapshotRow | None = after
     # A later snapshot must not reuse an id from before the checkpoint either.
     ids = (
@@ -86,12 +91,20 @@ def validate_history(
         }
     )
     for row in rows:
-        damaged = _shape_problems(row, changes_by_number.get(row.number, []))
+        # The baseline of a whole check is read twice, streamed, rather than held: its
+        # shape and chain in path order (stream_of), then its changes as they come.
+        streamed = after is None and previous is None and row.number == 0
+        if streamed:
+            batch, (damaged, streamed_chain) = [], streamed_pass(store, row, GENESIS)
+        else:
+            batch = groups.take(row.number)
+            damaged = shape_problems(row, batch)
         if damaged:
             # Values of the wrong type cannot be compared or hashed: report the damage
             # and check the rest of the history against this row's place in it.
             problems.extend(damaged)
-            changes_by_number.pop(row.number, None)
+            if streamed:
+                groups.drop(row.number)
             previous = row
             continue
         if row.id in ids:
@@ -134,8 +147,10 @@ def validate_history(
                     f"not {expected_parent}",
                 )
             )
-        changes = changes_by_number.pop(row.number, [])
-        expected_chain = chain_hash(previous.chain_hash if previous else GENESIS, row, changes)
+        previous_chain = previous.chain_hash if previous else GENESIS
+        expected_chain = streamed_chain if streamed else chain_hash(previous_chain, row, batch)
+        if row.chain_hash == expected_chain and verified is not None:
+            verified[row.number] = (previous_chain, expected_chain)
         if row.chain_hash != expected_chain:
             problems.append(
                 make_problem(
@@ -160,10 +175,16 @@ def validate_history(
                         message=f"snapshot {row.number} has unreadable JSON",
                     )
                 )
-        for change in changes:
-            problems.extend(_check_change(change, replay, blobs, held_by_workspace))
+        held = held_by_workspace and row.number == 0
+        for chunk in groups.chunks(row.number) if streamed else [batch]:
+            blobs = stored_content(store, chunk, held) | forgotten
+            for change in chunk:
+                problems.extend(_check_change(change, replay, blobs, held_by_workspace))
         previous = row
-    for number in sorted(changes_by_number):
+        # Not kept for the next snapshot, nor for the known state's check below: a
+        # baseline's rows beside the state's would double the peak of a first verify.
+        batch = []
+    for number in groups.rest():
         problems.append(
             make_problem(
                 kind="orphan-change",
@@ -175,27 +196,6 @@ def validate_history(
     problems.extend(_check_state(store, replay, None if after is None else touched))
     if deep and after is None:
         problems.extend(_deep_check(store))
-    return problems
-
-
-def _shape_problems(row: SnapshotRow, changes: list[ChangeRow]) -> list[Problem]:
-    problems = []
-    for record in (row, *changes):
-        problem = shape_problem(record)
-        if problem is not None:
-            what = (
-                f"snapshot {row.number}"
-                if record is row
-                else f"a file change of snapshot {row.number}"
-            )
-            problems.append(
-                make_problem(
-                    kind="bad-record",
-                    number=row.number,
-                    severity="corrupt",
-                    message=f"{what} holds a value no snapline writes: {problem}",
-                )
-            )
     return problems
 
 
@@ -305,12 +305,7 @@ def _check_state(
     store: StoreReader, replay: dict[str, tuple[str, int]], only: set[str] | None
 ) -> list[Problem]:
     problems = []
-    state = store.state.get(only)
-    paths = state.keys() | (replay.keys() if only is None else only)
-    for path in sorted(paths):
-        row = state.get(path)
-        expected = replay.get(path)
-        actual = (row.hash, row.mode) if row else None
+    for path, expected, actual in sorted(_state_differences(store, replay, only)):
         if actual != expected:
             problems.append(
                 make_problem(
@@ -323,6 +318,26 @@ def _check_state(
                 )
             )
     return problems
+
+
+def _state_differences(
+    store: StoreReader, replay: dict[str, tuple[str, int]], only: set[str] | None
+) -> Iterator[tuple[str, tuple[str, int] | None, tuple[str, int] | None]]:
+    # (path, from the history, in the state) for each path that differs. The whole
+    # check streams the state and uses up the replay: the two are never held side by
+    # side with a third copy of the tree's paths.
+    if only is not None:
+        state = store.state.get(only)
+        for path in state.keys() | only:
+            row = state.get(path)
+            yield path, replay.get(path), (row.hash, row.mode) if row else None
+        return
+    for row in store.state.iter():
+        expected = replay.pop(row.path, None)
+        if expected != (row.hash, row.mode):
+            yield row.path, expected, (row.hash, row.mode)
+    for path, expected in replay.items():
+        yield path, expected, None
 
 
 def _deep_check(store: StoreReader) -> list[Problem]:

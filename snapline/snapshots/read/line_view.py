@@ -153,6 +153,10 @@ class LineView:
         """Whether the baseline's content may be held by the workspace only."""
         return self.main.baseline_in_workspace()
 
+    def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
+        """A baseline version from where it still is: the baseline is every line's."""
+        return self.main.baseline_content(path, hash_, size)
+
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` if its content was forgotten."""
         return self.main.forgotten_version(path, hash_)
@@ -292,6 +296,12 @@ class _Changes:
         found = self._changes.get(snapshot, [])
         return list(found) if deltas else [_without_deltas(c) for c in found]
 
+    def stream_of(self, snapshot: int) -> Iterator[ChangeRow]:
+        """The changes of one snapshot of this line with their deltas, in path order."""
+        if snapshot <= self._fork:
+            return self._main.changes.stream_of(snapshot)
+        return iter(sorted(self._changes.get(snapshot, []), key=lambda c: c.path))
+
     def totals(self, snapshot: int) -> tuple[int, int]:
         """How many files one snapshot of this line changed, and their recorded sizes."""
         if snapshot <= self._fork:
@@ -372,6 +382,10 @@ class _State:
         if paths is None:
             return dict(rows)
         return {path: rows[path] for path in paths if path in rows}
+
+    def iter(self) -> Iterator[StateRow]:
+        """The state of every path after the line's latest snapshot."""
+        return iter(list(self._all().values()))
 
     def under(self, prefix: str) -> dict[str, StateRow]:
         """The state of every path inside directory ``prefix``."""

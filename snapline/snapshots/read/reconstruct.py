@@ -67,16 +67,18 @@ class ContentElsewhereError(ContentUnavailableError):
     """A baseline version whose content only the workspace that recorded it held.
 
     The ledger keeps no copy of a baseline file until a snapshot changes it; a clone
-    whose workspace no longer holds that version (edited before it was recorded) cannot
-    rebuild it. Not damage: the history still has its hash.
+    whose workspace no longer holds that version (edited before it was recorded), and
+    whose git ``HEAD`` does not either, cannot rebuild it. Not damage: the history
+    still has its hash.
     """
 
     def __init__(self, path: str, number: int, hash_: str | None) -> None:
         super().__init__(path, number, hash_)
         self.args = (
             f"{path} after snapshot {number} is a baseline version ({hash_}) whose content "
-            "the ledger leaves in the workspace, and this workspace no longer holds it; "
-            "it can be rebuilt only in a clone whose file is still at that version",
+            "the ledger leaves in the workspace, and neither this workspace nor its git "
+            "HEAD holds it any more; it can be rebuilt only in a clone whose file is "
+            "still at that version",
         )
 
     def __str__(self) -> str:
@@ -260,7 +262,13 @@ class Reconstructor:
             raise self._corrupt(row, "no stored content is referenced")
         packed = self.store.blobs.get(stored)
         if packed is None and row.snapshot == 0 and self.store.baseline_in_workspace():
-            raise ContentElsewhereError(row.path, row.snapshot, stored)
+            # Not copied into an index rebuilt from the ledger: where it still is.
+            elsewhere = None
+            if row.size is not None:
+                elsewhere = self.store.baseline_content(row.path, stored, row.size)
+            if elsewhere is None:
+                raise ContentElsewhereError(row.path, row.snapshot, stored)
+            return elsewhere
         if packed is None:
             raise self._corrupt(row, f"stored content {stored} is missing")
         if row.size is None:

@@ -30,6 +30,7 @@ from snapline.snapshots.read.reconstruct import (
     ContentUnavailableError,
     Reconstructor,
 )
+from snapline.snapshots.record.baselines import keep_baselines
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
@@ -315,7 +316,7 @@ class Recorder:
             except ContentUnavailableError:
                 return None  # no diff base here: the new version is stored in full
 
-        return prepare_changes(
+        prepared = prepare_changes(
             drifts,
             limits=self.limits,
             base_content=base_content,
@@ -323,6 +324,7 @@ class Recorder:
             renames=renames,
             stored=self.store.blobs.has,
         )
+        return keep_baselines(prepared, latest, self.store, reconstructor)
 
     def detect(self, paths: list[str] | None, *, want_content: bool) -> Detection:
         """Compare the disk under ``paths`` (everything when ``None``) with the known state."""

@@ -47,14 +47,13 @@ def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[L
         )
 
     for name in names(SNAPSHOTS):
+        location = ledger.file(SNAPSHOTS, name)
         try:
             record = read_snapshot(ledger, name)
         except StoreCorruptError as error:
-            yield LedgerEntry(ledger.file(SNAPSHOTS, name), problem=error.detail)
+            yield LedgerEntry(location, problem=error.detail)
             continue
-        yield LedgerEntry(
-            ledger.file(SNAPSHOTS, name), snapshot=record.row, changes=tuple(record.changes)
-        )
+        yield LedgerEntry(location, snapshot=record.row, changes=tuple(record.changes))
     for name in names(MILESTONES):
         try:
             milestone = read_milestone(ledger, name)

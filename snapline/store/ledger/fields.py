@@ -41,6 +41,10 @@ _ID = re.compile(r"[0-9a-f]{32}")
 _LIMIT = 2**63
 _MODE = re.compile(r"[0-7]{1,21}")
 # As stored (isoformat() of a UTC time); [0-9], not \d, which takes any Unicode digit.
+# A JSON string of printable ASCII without quotes or backslashes is its own spelling,
+# and its value is what stands between the quotes.
+_PLAIN_STRING = re.compile(r'"([ !#-\[\]-~]*)"')
+_EMPTY_JSON: dict[type, str] = {dict: "{}", list: "[]"}
 _TIME = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(\+00:00|Z)?"
 )
@@ -120,6 +124,9 @@ def parse_string(text: str, line: int) -> str:
     Raises:
         LedgerFormatError: If ``text`` is not a JSON string, or not in canonical form.
     """
+    plain = _PLAIN_STRING.fullmatch(text)
+    if plain is not None:
+        return plain[1]
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
@@ -267,6 +274,8 @@ def format_path(value: str) -> str:
 
 
 def _json_line_problem(text: str, kind: type) -> str | None:
+    if text == _EMPTY_JSON[kind]:
+        return None
     if "\n" in text:
         return "it spans lines"
     try:

@@ -18,11 +18,12 @@ import contextlib
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from snapline import atomic
+from snapline.store.ledger.lines import decode_lines
 
 if TYPE_CHECKING:
     from snapline.store.ledger.format import SnapshotRecord
@@ -98,6 +99,7 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._folders: dict[str, Path] = {}
         self.parsed: dict[str, tuple[FileStamp, SnapshotRecord]] = {}
         """Snapshot files parsed by the last catch-up, by name: ``(stamp, record)``.
 
@@ -124,7 +126,11 @@ class Ledger:
 
     def file(self, kind: str, name: str) -> Path:
         """Where the file ``name`` of ``kind`` lives."""
-        return self.path / kind / name
+        # One join, not two: `verify --full` names every file of a long history.
+        folder = self._folders.get(kind)
+        if folder is None:
+            folder = self._folders[kind] = self.path / kind
+        return folder / name
 
     # -- reading and writing records -------------------------------------------------
 
@@ -136,6 +142,20 @@ class Ledger:
             FileNotFoundError: If it is gone.
         """
         return _read_bounded(self.file(kind, name), limit)
+
+    def lines_at(self, location: Path, limit: int) -> Generator[str, None, None]:
+        """The lines of a file located with :meth:`file`, decoded as they are read.
+
+        Raises:
+            LedgerFileError: If it is larger than ``limit`` or not a regular file.
+            LedgerFormatError: If a line is not UTF-8 or the last lacks its LF.
+            FileNotFoundError: If it is gone.
+        """
+        with _open_regular(location) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise LedgerFileError(location, f"{size} bytes, more than the {limit} allowed")
+            yield from decode_lines(handle, limit)
 
     def write_new(self, kind: str, name: str, data: bytes | Iterable[bytes]) -> None:
         """Create the file ``name`` holding ``data``, durably, only if it does not exist.

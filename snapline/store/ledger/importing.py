@@ -4,9 +4,14 @@ A rebuild (or a catch-up from an empty index) imports a thousand snapshots and e
 file of the baseline at once, so the content is gathered in bulk: which blobs the index
 already holds is asked in a few queries, the ledger's objects are listed once instead
 of probed for each hash (most hashes, the baseline's, have no object), and the
-baseline's files are read and hashed on a few threads (file reads and SHA-256 release
-the GIL). Imported blobs are kept uncompressed (codec ``r``): compressing ten thousand
-files was the larger part of a rebuild, and the index is local and disposable.
+baseline's files are hashed on a few threads (file reads and SHA-256 release the GIL).
+Imported objects are kept uncompressed (codec ``r``): the index is local and disposable.
+
+The baseline's content itself is not copied: the workspace holds it (and, in a git
+work tree, the commit checked out), and it is read from there when needed
+(:mod:`snapline.store.ledger.baseline`); a snapshot that changes such a file keeps the
+version first (``Recorder.prepare``). Each file is read once, for its hash, which goes
+into the stat cache so that the workspace check after a rebuild need not read it again.
 """
 
 from __future__ import annotations
@@ -83,10 +88,10 @@ def import_snapshots(
 def import_content(store: LedgerStore, root: Path, records: Iterable[SnapshotRecord]) -> None:
     """Take into the index the content that the records' changes name and it lacks.
 
-    Versions come from the ledger's objects; a baseline version without one comes from
-    the workspace file, when that still hashes to it (and its ``lstat`` then goes into
-    the stat cache). A version found in neither (changed since, or forgotten) is left
-    out: it is rebuilt from deltas where it can be.
+    Versions come from the ledger's objects. A baseline version without one stays in
+    the workspace file: when that still hashes to it, its ``lstat`` goes into the stat
+    cache. A version found in neither (changed since, or forgotten) is left out: it is
+    rebuilt from deltas where it can be.
 
     Args:
         store: The open store, inside its index's write transaction.
@@ -156,10 +161,11 @@ def _read_object(store: LedgerStore, hash_: str) -> bytes | None:
 
 
 def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow]) -> None:
-    """Take the baseline's content from the workspace, for files still at that version.
+    """Hash the workspace files still at their baseline version, into the stat cache.
 
-    Each file read goes into the stat cache, so the workspace check that follows (a
-    fresh clone's first ``verify``) need not read it again. Files a checkout wrote a
+    Their content is not copied (the workspace holds it); each file's hash and
+    ``lstat`` go into the stat cache, so the workspace check that follows (a fresh
+    clone's first ``verify``) need not read it again. Files a checkout wrote a
     moment ago are inside the cache's racy window by the system clock (2 s: the
     coarsest timestamp granularity), and would all be read twice; so the filesystem's
     own clock is read first (the lock file's ctime, set to now: ``listed.py``), and a
@@ -171,11 +177,8 @@ def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow
     now = time.time_ns()
     clock = filesystem_clock(store.ledger)
     limit = int(store.index.config().get("large_file_limit", 64 << 20))
-    blobs: list[tuple[str, int, bytes]] = []
     stats: list[StatRow] = []
     for change, disk in _read_all(root, [c for c in changes if c.content is not None], limit):
-        assert disk.content is not None  # _read_chunk keeps only files read whole
-        blobs.append((disk.hash, disk.size, pack_raw(disk.content)))
         st = disk.stat
         checked = now
         if clock is not None and st.st_dev == clock[1]:
@@ -184,12 +187,9 @@ def _import_baseline(store: LedgerStore, root: Path, changes: Sequence[ChangeRow
             StatRow(change.path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns,
                     disk.mode, disk.hash, checked)
         )  # fmt: skip
-        if len(blobs) >= _FLUSH:
-            store.index.blobs.put_many(blobs)
+        if len(stats) >= _FLUSH:
             store.index.stat_cache.put(stats)
-            blobs.clear()
             stats.clear()
-    store.index.blobs.put_many(blobs)
     store.index.stat_cache.put(stats)
 
 
@@ -227,9 +227,11 @@ def _read_chunk(
         location = os.path.join(root, change.path)
         try:
             info = os.lstat(location)
-            disk = read_disk_file(location, change.path, info, large_limit=limit, want_content=True)
+            disk = read_disk_file(
+                location, change.path, info, large_limit=limit, want_content=False
+            )
         except (OSError, FileChangingError):
             continue  # changed or gone: that version is rebuilt only where it was kept
-        if disk.hash == change.content and disk.content is not None:
+        if disk.hash == change.content and not disk.large:
             found.append((change, disk))
     return found

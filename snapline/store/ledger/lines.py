@@ -1,5 +1,8 @@
 """How every ledger file is read: its error, its lines, a reader and the canonical check.
 
+(Snapshot files, the large ones, are parsed strictly instead of rendered back: see
+:func:`snapline.store.ledger.format.parse_snapshot`.)
+
 Each ledger file is UTF-8 text, split on LF only (never ``str.splitlines``: U+2028 and
 friends may stand raw inside a JSON string), with one ``key value`` field per line.
 Every value has exactly one spelling (canonical numbers, canonical JSON strings), so a
@@ -8,10 +11,12 @@ file that parses renders back to the same bytes, and an edit anywhere shows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-__all__ = ["LedgerFormatError", "LineReader", "check_canonical", "split_lines"]
+__all__ = ["LedgerFormatError", "LineReader", "check_canonical", "decode_lines", "split_lines"]
 
 _T = TypeVar("_T")
 
@@ -59,12 +64,52 @@ def split_lines(data: bytes) -> list[str]:
     return lines
 
 
-class LineReader:
-    """Reads a file's lines in order, each parsed where it is read."""
+def decode_lines(raw: Iterable[bytes], limit: int) -> Iterator[str]:
+    """Decode a ledger file's lines as they are read, without their LF.
 
-    def __init__(self, lines: list[str]) -> None:
-        self._lines = lines
+    What :func:`split_lines` does for a file read whole, for one read line by line (a
+    baseline's file is tens of megabytes; its lines are never all held at once).
+
+    Args:
+        raw: The file's lines, each with its LF (a binary file object).
+        limit: The most bytes the file may have.
+
+    Raises:
+        LedgerFormatError: If a line is not UTF-8, the file lacks its final LF, or it
+            is larger than ``limit``.
+    """
+    size = 0
+    for number, line in enumerate(raw, start=1):
+        size += len(line)
+        if size > limit:
+            raise LedgerFormatError(number, f"the file is larger than {limit} bytes")
+        if not line.endswith(b"\n"):
+            raise LedgerFormatError(number, "the file does not end with a line end")
+        try:
+            yield line[:-1].decode("utf-8")
+        except UnicodeDecodeError:
+            raise LedgerFormatError(number, "not UTF-8") from None
+
+
+class LineReader:
+    """Reads a file's lines in order, each parsed where it is read.
+
+    Args:
+        lines: The lines, without their LF: a list, or an iterator read as the parse
+            goes (:func:`decode_lines`), a few lines ahead at most.
+    """
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._source = iter(lines)
+        self._ahead: deque[str] = deque()
         self._next = 0
+
+    def _fill(self, count: int) -> None:
+        while len(self._ahead) < count:
+            line = next(self._source, None)
+            if line is None:
+                return
+            self._ahead.append(line)
 
     @property
     def number(self) -> int:
@@ -73,7 +118,9 @@ class LineReader:
 
     def peek(self) -> str | None:
         """The next line without reading it, or ``None`` at the end of the file."""
-        return self._lines[self._next] if self._next < len(self._lines) else None
+        if not self._ahead:
+            self._fill(1)
+        return self._ahead[0] if self._ahead else None
 
     def read(self, expected: str) -> str:
         """Read the next line.
@@ -84,10 +131,12 @@ class LineReader:
         Raises:
             LedgerFormatError: At the end of the file.
         """
-        if self._next >= len(self._lines):
-            raise LedgerFormatError(self._next + 1, f"expected `{expected}`, found the end")
+        if not self._ahead:
+            self._fill(1)
+            if not self._ahead:
+                raise LedgerFormatError(self._next + 1, f"expected `{expected}`, found the end")
         self._next += 1
-        return self._lines[self._next - 1]
+        return self._ahead.popleft()
 
     def field(self, key: str, parse: Callable[[str, int], _T], shape: str = "...") -> _T:
         """Read a ``key value`` line and parse its value.
@@ -105,6 +154,17 @@ class LineReader:
             raise LedgerFormatError(self._next, f"expected `{key} {shape}`, found {line!r:.80}")
         return parse(line[len(key) + 1 :], self._next)
 
+    def ahead(self, count: int) -> list[str]:
+        """The next ``count`` lines (fewer at the end of the file), without reading them."""
+        self._fill(count)
+        return list(itertools.islice(self._ahead, count))
+
+    def skip(self, count: int) -> None:
+        """Read ``count`` lines known to be there (seen through :meth:`ahead`)."""
+        for _ in range(count):
+            self._ahead.popleft()
+        self._next += count
+
     def fail(self, what: str) -> LedgerFormatError:
         """An error at the line last read."""
         return LedgerFormatError(self._next, what)
@@ -115,8 +175,8 @@ class LineReader:
         Raises:
             LedgerFormatError: If lines are left.
         """
-        if self._next < len(self._lines):
-            line = self._lines[self._next]
+        line = self.peek()
+        if line is not None:
             raise LedgerFormatError(self._next + 1, f"unexpected line {line!r:.80}")
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "parse_base",
     "parse_result",
     "parse_storage",
+    "quick_added_full",
     "quick_base",
     "quick_content",
     "quick_path",
@@ -39,6 +40,14 @@ _BASE = re.compile(f"  base {_HASH} {_MODE}")
 _RESULT = re.compile(f"  result {_HASH} {_MODE} {_SIZE}")
 _STORAGE = re.compile(f"  storage (delta|full|none|hash-only) {_SIZE} {_SIZE}")
 _CONTENT = re.compile(f"  content {_HASH}")
+# A baseline's block: a file added, its result, stored in full, its content; the lines
+# of quick_path, quick_result, quick_storage and quick_content, joined by LF.
+_ADDED_FULL = re.compile(
+    '(added) "([ !#-\\[\\]-~]+)"\n'
+    f"  result {_HASH} {_MODE} {_SIZE}\n"
+    f"  storage (full) {_SIZE} {_SIZE}\n"
+    f"  content {_HASH}"
+)
 
 
 def quick_path(text: str, line: int) -> str | None:
@@ -54,6 +63,25 @@ def quick_path(text: str, line: int) -> str | None:
         return check_recorded(match[1])
     except UnsafePathError as error:
         raise LedgerFormatError(line, f"path {match[1]!r:.80} is unsafe: {error.reason}") from None
+
+
+def quick_added_full(
+    lines: list[str],
+) -> tuple[str, str, str, int, int, str, int, int, str] | None:
+    """A baseline's four-line block in its common spelling, or ``None``.
+
+    Returns:
+        ``(kind, path, result hash, mode, size, storage, chain, chain bytes, content)``,
+        the path unchecked for safety (the caller checks it).
+    """
+    match = _ADDED_FULL.fullmatch("\n".join(lines))
+    if match is None:
+        return None
+    kind, path, result, mode, size, storage, chain, chain_bytes, content = match.groups()
+    return (
+        kind, path, result, int(mode, 8), int(size), storage, int(chain), int(chain_bytes),
+        content,
+    )  # fmt: skip
 
 
 def quick_base(line: str) -> tuple[str, int] | None:

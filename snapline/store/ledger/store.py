@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from snapline.content import unpack
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreAccessError, StoreCorruptError, access_problem
+from snapline.store.ledger.baseline import baseline_content
 from snapline.store.ledger.checkpoint import CheckpointTable, stamp_ledger
 from snapline.store.ledger.files import (
     FORMAT_NAME,
@@ -248,6 +249,17 @@ class LedgerStore:
         """Yes: the ledger copies a baseline version only once a snapshot changes it."""
         return True
 
+    def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
+        """A baseline version from the workspace file or git's ``HEAD``, hash-checked.
+
+        An index rebuilt from the ledger (a fresh clone) holds no copy of the baseline
+        versions the workspace holds (:mod:`snapline.store.ledger.baseline`). A version
+        forgotten on purpose is never brought back from either place.
+        """
+        if hash_ in self.forgotten.hashes():
+            return None
+        return baseline_content(self.path.parent.parent, path, hash_, size)
+
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""
         return self.forgotten.get(path, hash_)
@@ -347,14 +359,21 @@ class LedgerStore:
                 and base.content == change.base_hash
                 and base.size is not None
             ):
-                self._copy_blob(base.content, base.size)
+                self._copy_blob(base.content, base.size, lineage)
 
-    def _copy_blob(self, hash_: str, size: int) -> None:
+    def _copy_blob(self, hash_: str, size: int, path: str | None = None) -> None:
         if self.ledger.has_object(hash_):
             return
         packed = self.index.blobs.get(hash_)
         if packed is not None:
             self.ledger.write_object(hash_, unpack(packed, limit=size))
+            return
+        # A baseline version an index rebuilt from the ledger never copied: the
+        # recorder keeps it as a blob before a write replaces it (Recorder.prepare);
+        # one changed outside snapline may still be in git's HEAD.
+        content = None if path is None else self.baseline_content(path, hash_, size)
+        if content is not None:
+            self.ledger.write_object(hash_, content)
 
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from the workspace, where it still is.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -31,7 +32,7 @@ from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger
 from snapline.store.ledger.format import (
     LedgerFormatError,
     SnapshotRecord,
-    parse_snapshot,
+    parse_snapshot_lines,
     parse_snapshot_name,
     snapshot_name,
 )
@@ -145,7 +146,8 @@ def _stamp(location: Path) -> FileStamp | None:
 def _parse_snapshot_file(ledger: Ledger, name: str, location: Path) -> SnapshotRecord:
     try:
         number, id_ = parse_snapshot_name(name)
-        record = parse_snapshot(ledger.read(SNAPSHOTS, name, MAX_RECORD_BYTES))
+        with contextlib.closing(ledger.lines_at(location, MAX_RECORD_BYTES)) as lines:
+            record = parse_snapshot_lines(lines)
     except LedgerFormatError as error:
         raise StoreCorruptError(location, f"not a valid snapshot file: {error}") from None
     except LedgerFileError as error:

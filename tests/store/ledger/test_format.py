@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from snapline.content import pack, tombstone, unpack
 from snapline.diffing import compute_deltas, quote_insert, unquote_insert
+from snapline.store.ledger.fields import dump_string, parse_string
 from snapline.store.ledger.format import (
     LedgerFormatError,
     MilestoneRecord,
@@ -21,12 +23,13 @@ from snapline.store.ledger.format import (
     parse_milestone,
     parse_milestone_name,
     parse_snapshot,
+    parse_snapshot_lines,
     parse_snapshot_name,
     render_milestone,
     render_snapshot,
     snapshot_name,
 )
-from snapline.store.ledger.lines import check_canonical, split_lines
+from snapline.store.ledger.lines import check_canonical, decode_lines, split_lines
 from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 
 ID = "3f2a9c0b5d6e4f718293a4b5c6d7e8f9"
@@ -204,6 +207,22 @@ def _records(draw: st.DrawFn) -> SnapshotRecord:
     )
     changes = []
     for path in sorted(set(draw(st.lists(_PATH, max_size=4)))):
+        if draw(st.booleans()):
+            # A baseline's block (added, stored in full), which the parser reads in one
+            # step when it is spelled the common way: half the blocks, so the mutations
+            # below reach that path as often as the line-by-line one.
+            result = draw(_HASH)
+            changes.append(
+                ChangeRow(
+                    snapshot=number, path=path, kind="added", old_path=None,
+                    base_hash=None, result_hash=result, base_mode=None,
+                    result_mode=draw(st.sampled_from([0o100644, 0o100755, 0o120000])),
+                    size=draw(st.integers(0, 2**63 - 1)), storage="full", forward=None,
+                    reverse=None, content=result, chain=draw(st.integers(0, 3)),
+                    chain_bytes=draw(st.integers(0, 2**63 - 1)),
+                )
+            )  # fmt: skip
+            continue
         forward, reverse = draw(_delta_pair())
         has_base, has_result = draw(st.booleans()), draw(st.booleans())
         packed = [
@@ -431,6 +450,65 @@ def test_crafted_damage_is_refused_at_its_line(edit: Edit, line: int, what: str)
     assert str(caught.value) == f"line {line}: {caught.value.what}"
 
 
+def test_a_blank_line_without_changes_after_it_is_refused() -> None:
+    # The renderer writes the blank line only before the first change; the parser is
+    # what refuses anything else, with no render to compare with.
+    header = render_snapshot(_row(), [])
+    assert not header.endswith(b"\n\n")
+    with pytest.raises(LedgerFormatError, match="a blank line with no change after it"):
+        parse_snapshot(header + b"\n")
+    assert parse_snapshot(header).changes == ()
+
+
+def _baseline_block(path: str) -> list[str]:
+    return [
+        f"added {path}",
+        f"  result {HASH_B} 100644 32",
+        "  storage full 0 0",
+        f"  content {HASH_B}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("block", "line", "what"),
+    [
+        (_baseline_block('"../x"'), 13, "path '../x' is unsafe"),
+        (_baseline_block('".snapline/index.db"'), 13, "is unsafe"),
+        (_baseline_block('"a//b"'), 13, "is unsafe"),
+        ([*_baseline_block('"a"')[:3], f"  content {HASH_B.upper()}"], 16, "not a sha256"),
+        ([*_baseline_block('"a"'), "  content " + HASH_B], 17, "expected a change"),
+    ],
+    ids=["escapes", "store", "empty part", "upper hash", "twice"],
+)
+def test_a_baseline_block_read_in_one_step_refuses_what_the_lines_refuse(
+    block: list[str], line: int, what: str
+) -> None:
+    # The block a baseline is made of is matched whole; an unsafe path or any line
+    # after it that belongs to a change (a delta, a second content) is read line by line.
+    head = render_snapshot(_row(), []).decode().split("\n")[:-1]
+    data = "\n".join([*head, "", *block, ""]).encode()
+    with pytest.raises(LedgerFormatError) as caught:
+        parse_snapshot(data)
+    assert caught.value.line == line, str(caught.value)
+    assert what in caught.value.what
+
+
+@pytest.mark.parametrize(
+    ("tail", "forward", "reverse"),
+    [(["  forward"], b"", None), (["  reverse", "    =1"], None, b"=1")],
+    ids=["forward", "reverse"],
+)
+def test_a_baseline_shaped_block_with_a_delta_is_read_with_it(
+    tail: list[str], forward: bytes | None, reverse: bytes | None
+) -> None:
+    head = render_snapshot(_row(), []).decode().split("\n")[:-1]
+    data = "\n".join([*head, "", *_baseline_block('"a"'), *tail, ""]).encode()
+    (change,) = parse_snapshot(data).changes
+    assert change.forward is None if forward is None else unpack(change.forward, limit=9) == forward
+    assert change.reverse is None if reverse is None else unpack(change.reverse, limit=9) == reverse
+    assert render_snapshot(_row(), [change]) == data
+
+
 def test_changes_out_of_order_or_twice_are_refused() -> None:
     data = render_snapshot(_row(), [_change("a"), _change("b")]).decode()
     a_block, b_block = data.split("\nmodified ")[1:]
@@ -635,3 +713,53 @@ def test_split_lines_splits_at_lf_only() -> None:
     assert split_lines(b"") == []
     assert split_lines(b"\n") == [""]
     assert split_lines(b"a\rb\n\xc3\xa9\x0bc\n") == ["a\rb", "\xe9\x0bc"]
+
+
+@given(st.text() | st.text(st.characters(min_codepoint=32, max_codepoint=127)).map(json.dumps))
+@example('"plain"')
+@example('"a\\u0041"')
+@example('"\x7f"')
+def test_a_string_field_is_read_as_json_reads_its_one_spelling(text: str) -> None:
+    # parse_string reads a plain string in one step; json.loads and the canonical
+    # spelling are the oracle for every text.
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, str) and dump_string(value) == text:
+        assert parse_string(text, 1) == value
+    else:
+        with pytest.raises(LedgerFormatError):
+            parse_string(text, 1)
+
+
+def _streamed(data: bytes, limit: int = 1 << 20) -> SnapshotRecord:
+    return parse_snapshot_lines(decode_lines(io.BytesIO(data), limit))
+
+
+@given(_records())
+def test_a_file_read_line_by_line_parses_as_one_read_whole(record: SnapshotRecord) -> None:
+    data = render_snapshot(record.row, record.changes)
+    assert _streamed(data, len(data)) == parse_snapshot(data) == record
+
+
+@pytest.mark.parametrize(
+    ("edit", "line", "what"), [c[1:] for c in CRAFTED], ids=[c[0] for c in CRAFTED]
+)
+def test_a_file_read_line_by_line_is_refused_at_the_same_line(
+    edit: Edit, line: int, what: str
+) -> None:
+    data = "\n".join(edit(_example_lines())).encode()
+    with pytest.raises(LedgerFormatError) as caught:
+        _streamed(data)
+    assert caught.value.line == line, str(caught.value)
+    assert what in caught.value.what
+
+
+def test_a_file_read_line_by_line_refuses_what_is_not_text_or_too_large() -> None:
+    with pytest.raises(LedgerFormatError, match="line 3: not UTF-8"):
+        _streamed(EXAMPLE.replace(b"id ", b"id \xff", 1))
+    with pytest.raises(LedgerFormatError, match="does not end with a line end"):
+        _streamed(EXAMPLE[:-1])
+    with pytest.raises(LedgerFormatError, match="larger than 100 bytes"):
+        _streamed(EXAMPLE, 100)

@@ -80,7 +80,9 @@ def test_a_rebuilt_index_answers_what_the_original_did(tmp_path: Path, files: in
     assert before["verified"]
 
 
-def test_rebuilt_blobs_are_kept_raw_and_hash_to_their_names(tmp_path: Path) -> None:
+def test_a_rebuilt_index_holds_the_ledger_objects_raw_and_no_copy_of_the_baseline(
+    tmp_path: Path,
+) -> None:
     _tree(tmp_path, 300)
     with Workspace.init(tmp_path) as ws:
         _history(ws, 300)
@@ -96,13 +98,13 @@ def test_rebuilt_blobs_are_kept_raw_and_hash_to_their_names(tmp_path: Path) -> N
     objects = tmp_path / ".snapline" / "ledger" / "objects"
     kept = {"sha256:" + p.parent.name + p.name for p in objects.glob("*/*")}
     assert kept  # the edited files' baseline versions, and every later version
-    assert kept <= {hash_ for hash_, _, _ in blobs}
-    assert len(blobs) > 300
+    # The baseline's other files stay in the workspace: nothing copies them (issue 30).
+    assert {hash_ for hash_, _, _ in blobs} == kept
     for hash_, size, data in blobs:
         assert bytes(data[:1]) == b"r", hash_
         content = unpack(bytes(data), limit=size)
         assert hash_ == "sha256:" + hashlib.sha256(content).hexdigest()
-    # The baseline's unchanged files were hashed on the way in: their stat is cached.
+    # The baseline's unchanged files were hashed once on the way in: their stat is cached.
     assert cached >= 300 - len(_EDITED)
 
 
