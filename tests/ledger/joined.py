@@ -101,8 +101,8 @@ def workspace_listing(repo: Repo) -> str:
     return tree_listing(repo, repo.git("write-tree").stdout.strip())
 
 
-def reverted_by_git(repo: Repo, commit: str, into: Path) -> Repo:
-    """A clone of ``repo`` whose work tree is its HEAD with ``commit`` reverted by git.
+def reverted_by_git(repo: Repo, commit: str, into: Path, head: str = "HEAD") -> Repo:
+    """A clone of ``repo`` whose work tree is ``head`` with ``commit`` reverted by git.
 
     snapline's ledger (committed under ``.snapline/`` too) is first taken out of git's
     sight: it keeps content-addressed copies of the files, and git's rename detection
@@ -122,7 +122,7 @@ def reverted_by_git(repo: Repo, commit: str, into: Path) -> Repo:
 
     before = without_ledger(f"{commit}^")
     change = without_ledger(commit, before)
-    head = without_ledger("HEAD")
-    oracle.git("checkout", "-q", "-f", "--detach", head)
+    onto = without_ledger(head)
+    oracle.git("checkout", "-q", "-f", "--detach", onto)
     oracle.git("revert", "--no-commit", change)
     return oracle

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from snapline import Workspace
-from tests.ledger.conftest import Repo, clone, copy, origin, output
+from tests.ledger.conftest import APP_V3, NOTES, Repo, clone, copy, origin, output
 from tests.ledger.joined import (
     Joined,
     joined,
@@ -162,3 +162,45 @@ def test_revert_a_joined_snapshot_follows_a_rename_made_after_the_merge(
     assert (reverted, reverted_id) == (5, joined.side[5])
     assert workspace_listing(repo) == workspace_listing(oracle)
     assert (repo.path / "moved" / "side.txt").read_text() == "side one\n"
+
+
+def test_revert_on_the_second_of_two_joined_lines_follows_the_main_lines_moves(
+    origin: Repo, tmp_path: Path
+) -> None:
+    # Two lines leave the main line at snapshot 3: `first` adds first.txt; `second` adds
+    # second.txt and edits app.py and notes.txt. The main line moves those two right
+    # after the fork, joins both lines (two merges), then moves second.txt. A revert of
+    # the second line's snapshot follows each file: through the moves before the merges,
+    # past the merge that joined that line (and not the other's), through the move after.
+    repo = clone(origin, tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "first")
+    repo.write("first.txt", "first line\n")
+    record_and_commit(repo, "first")
+    repo.git("checkout", "-q", "main")
+    repo.git("checkout", "-q", "-b", "second")
+    repo.write("second.txt", "second line\n")
+    repo.write("app.py", "def answer():\n    return 30\n")
+    repo.write("notes.txt", NOTES + "third note\n")  # added by snapshot 2, before the fork
+    number, id_, commit = record_and_commit(repo, "second")
+    repo.git("checkout", "-q", "main")
+    (repo.path / "src").mkdir()
+    for name in ("app.py", "notes.txt"):
+        (repo.path / name).rename(repo.path / "src" / name)
+    record_and_commit(repo, "move app.py and notes.txt")
+    for branch in ("first", "second"):
+        repo.git("merge", "--no-edit", branch)
+        repo.ok("merge")
+        repo.commit(f"snapline merge {branch}")
+    # git's revert refuses a file added by the commit and renamed since (rename/delete):
+    # its oracle is the revert before the move, where the file is simply deleted.
+    joined = repo.git("rev-parse", "HEAD").stdout.strip()
+    oracle = reverted_by_git(repo, commit, tmp_path / "oracle", head=joined)
+    (repo.path / "moved").mkdir()
+    (repo.path / "second.txt").rename(repo.path / "moved" / "second.txt")
+    record_and_commit(repo, "move second.txt")
+    reverted, reverted_id, _ = _revert(repo, f"id:{id_[:8]}", "library")
+    assert (reverted, reverted_id) == (number, id_)
+    assert workspace_listing(repo) == workspace_listing(oracle)
+    assert not (repo.path / "moved" / "second.txt").exists()
+    assert (repo.path / "src" / "app.py").read_text() == APP_V3
+    assert (repo.path / "src" / "notes.txt").read_text() == NOTES
