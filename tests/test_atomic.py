@@ -267,3 +267,33 @@ def test_a_forked_child_writes_a_batch_on_threads_of_its_own(tmp_path: Path) -> 
         os.waitpid(pid, 0)
         pytest.fail("a batch in a forked child waited for threads its parent had")
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_write_local_replaces_a_file_whole_without_syncing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A clone's local shortcut (the monitor's token): atomic (temp file, rename), never
+    # fsynced, a plain file that keeps the permissions of the one it replaces.
+    synced: list[int] = []
+    monkeypatch.setattr(atomic.os, "fsync", synced.append)
+    target = tmp_path / "token.json"
+    atomic.write_local(target, b"first")
+    assert target.read_bytes() == b"first"
+    assert stat.S_IMODE(os.lstat(target).st_mode) == 0o666 & ~atomic._umask()
+    os.chmod(target, 0o600)
+    atomic.write_local(target, b"second")
+    assert target.read_bytes() == b"second"
+    assert stat.S_ISREG(os.lstat(target).st_mode)
+    assert stat.S_IMODE(os.lstat(target).st_mode) == 0o600
+    assert synced == []
+    assert [p.name for p in tmp_path.iterdir()] == ["token.json"]
+
+
+def test_write_local_that_cannot_replace_leaves_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "token.json"
+    target.mkdir()  # a directory in the way: the rename fails
+    (target / "kept").write_bytes(b"kept")
+    with pytest.raises(OSError):
+        atomic.write_local(target, b"data")
+    assert [p.name for p in tmp_path.iterdir()] == ["token.json"]
+    assert (target / "kept").read_bytes() == b"kept"
