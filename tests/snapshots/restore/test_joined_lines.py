@@ -204,3 +204,27 @@ def test_revert_on_the_second_of_two_joined_lines_follows_the_main_lines_moves(
     assert not (repo.path / "moved" / "second.txt").exists()
     assert (repo.path / "src" / "app.py").read_text() == APP_V3
     assert (repo.path / "src" / "notes.txt").read_text() == NOTES
+
+
+def test_revert_a_line_snapshot_numbered_past_the_main_lines_latest(
+    origin: Repo, tmp_path: Path
+) -> None:
+    # The side records three snapshots (4, 5, 6), the main line one (4) and the merge (5):
+    # the side's last number is past the main line's latest, and is still its to revert.
+    repo = clone(origin, tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "side")
+    for index in range(3):
+        repo.write("side.txt", "".join(f"side {n}\n" for n in range(index + 1)))
+        number, id_, commit = record_and_commit(repo, f"side {index}")
+    repo.git("checkout", "-q", "main")
+    repo.write("main.txt", "main only\n")
+    record_and_commit(repo, "main")
+    repo.git("merge", "--no-edit", "side")
+    repo.ok("merge")
+    repo.commit("snapline merge")
+    assert number > repo.json("log")[0]["number"]
+    oracle = reverted_by_git(repo, commit, tmp_path / "oracle")
+    reverted, reverted_id, _ = _revert(repo, f"id:{id_[:8]}", "library")
+    assert (reverted, reverted_id) == (number, id_)
+    assert workspace_listing(repo) == workspace_listing(oracle)
+    assert (repo.path / "side.txt").read_text() == "side 0\nside 1\n"
