@@ -228,3 +228,28 @@ def test_revert_a_line_snapshot_numbered_past_the_main_lines_latest(
     assert (reverted, reverted_id) == (number, id_)
     assert workspace_listing(repo) == workspace_listing(oracle)
     assert (repo.path / "side.txt").read_text() == "side 0\nside 1\n"
+
+
+def test_revert_follows_a_file_the_line_itself_moved_later(origin: Repo, tmp_path: Path) -> None:
+    # The side adds side.txt, edits it, then moves it to lib/; a revert of the edit
+    # follows the file through the line's own later move.
+    repo = clone(origin, tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("side.txt", "side one\n")
+    record_and_commit(repo, "add side.txt")
+    repo.write("side.txt", "side one\nside two\n")
+    number, id_, commit = record_and_commit(repo, "edit side.txt")
+    (repo.path / "lib").mkdir()
+    (repo.path / "side.txt").rename(repo.path / "lib" / "side.txt")
+    record_and_commit(repo, "move side.txt")
+    repo.git("checkout", "-q", "main")
+    repo.write("main.txt", "main only\n")
+    record_and_commit(repo, "main")
+    repo.git("merge", "--no-edit", "side")
+    repo.ok("merge")
+    repo.commit("snapline merge")
+    oracle = reverted_by_git(repo, commit, tmp_path / "oracle")
+    reverted, reverted_id, _ = _revert(repo, f"id:{id_[:8]}", "library")
+    assert (reverted, reverted_id) == (number, id_)
+    assert workspace_listing(repo) == workspace_listing(oracle)
+    assert (repo.path / "lib" / "side.txt").read_text() == "side one\n"
