@@ -73,7 +73,13 @@ def test_the_library_reads_and_restores_a_joined_snapshot(joined: Joined, tmp_pa
         assert changed == {"README.md": "modified", "main.txt": "added"}
         result = ws.rollback(ref)
         assert (result.target, result.target_id) == (6, joined.side[6])
-    assert (repo.path / "app.py").read_bytes() == committed
+        assert result.snapshot is not None
+        assert result.snapshot.metadata["rollback_to_id"] == joined.side[6]
+        assert (repo.path / "app.py").read_bytes() == committed
+        # Back to the merge, a main-line snapshot: named by its number alone.
+        back = ws.rollback(joined.merge_number)
+        assert (back.target, back.target_id) == (joined.merge_number, None)
+        assert back.snapshot is not None and "rollback_to_id" not in back.snapshot.metadata
 
 
 def _revert(repo: Repo, ref: str, via: str) -> tuple[int, str | None, dict[str, object]]:
