@@ -229,6 +229,11 @@ def test_revert_a_line_snapshot_numbered_past_the_main_lines_latest(
     repo.ok("merge")
     repo.commit("snapline merge")
     assert number > repo.json("log")[0]["number"]
+    with Workspace.open(repo.path) as ws:  # a rollback to it is planned too
+        promised = ws.rollback(f"id:{id_[:8]}", dry_run=True)
+    # The side's last state is the merge's but for main.txt, which the side never had.
+    assert (promised.target, promised.target_id) == (number, id_)
+    assert (promised.restored, promised.deleted) == ((), ("main.txt",))
     oracle = reverted_by_git(repo, commit, tmp_path / "oracle")
     reverted, reverted_id, _ = _revert(repo, f"id:{id_[:8]}", "library")
     assert (reverted, reverted_id) == (number, id_)
