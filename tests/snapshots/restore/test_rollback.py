@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -271,6 +272,27 @@ def test_a_forced_dry_run_promises_what_the_forced_run_does_to_untouched_files(
     done = ws.rollback(to=3, force=True)
     assert promised.restored == ("docs/README.md", "src/app.py")
     assert "docs/README.md" not in promised.deleted
+    for name in ("restored", "deleted", "recreated"):
+        assert getattr(promised, name) == getattr(done, name), name
+    assert files(ws.root) == history[3]
+
+
+def _delete_an_untouched_file(ws: Workspace, then: dict[str, tuple[str, bytes]]) -> None:
+    (ws.root / "docs/README.md").unlink()  # not changed between snapshot 3 and now
+
+
+def _write_the_targets_bytes_back(ws: Workspace, then: dict[str, tuple[str, bytes]]) -> None:
+    (ws.root / "src/app.py").write_bytes(then["src/app.py"][1])  # changed at 4
+
+
+@pytest.mark.parametrize("outside", [_delete_an_untouched_file, _write_the_targets_bytes_back])
+def test_a_forced_dry_run_promises_what_the_forced_run_does_after_any_outside_change(
+    ws: Workspace, history: list[dict[str, tuple[str, bytes]]], outside: Callable[..., None]
+) -> None:
+    # The oracle is the forced run itself: it records the outside change, then plans.
+    outside(ws, history[3])
+    promised = ws.rollback(to=3, force=True, dry_run=True)
+    done = ws.rollback(to=3, force=True)
     for name in ("restored", "deleted", "recreated"):
         assert getattr(promised, name) == getattr(done, name), name
     assert files(ws.root) == history[3]
