@@ -394,9 +394,14 @@ def test_git_directory_is_never_written(root: Path, monkeypatch: pytest.MonkeyPa
             before = Version(known.hash, known.mode)
             ws._recorder.apply("delete", [Step(evil[0].path, before, None, None)], info)
         assert not (root / ".git" / "hooks" / "post-checkout").exists()
+        ws.write_file("a.txt", "c\n")  # a path planned after the unsafe one
         with pytest.raises(RollbackConflictError) as caught:
             ws.rollback(to=2)
-        assert caught.value.conflicts[0].kind == "unsafe-path"
+        assert [c.kind for c in caught.value.conflicts] == ["unsafe-path"]
+        # The plan goes on past the unsafe path: the dry run still reports the rest.
+        promised = ws.rollback(to=2, dry_run=True)
+        assert [c.kind for c in promised.conflicts] == ["unsafe-path"]
+        assert promised.restored == ("a.txt",)
         assert not (root / ".git" / "hooks" / "post-checkout").exists()
         ws.rollback(to=0, paths=["a.txt"])
         assert (root / "a.txt").read_text() == "a\n"
