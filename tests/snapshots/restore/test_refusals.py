@@ -182,10 +182,10 @@ def test_a_rollback_to_a_version_tracked_by_hash_only_is_refused_as_unavailable(
     root: Path,
 ) -> None:
     (root / "big.bin").write_bytes(b"\x00" * 5000)
-    (root / "a.txt").write_text("a\n")
+    (root / "notes.txt").write_text("a\n")
     with Workspace.init(root, large_file_limit=4096) as ws:
         ws.write_file("big.bin", b"\x01" * 5000)
-        ws.write_file("a.txt", "b\n")
+        ws.write_file("notes.txt", "b\n")
         promised = ws.rollback(to=0, dry_run=True)
         with pytest.raises(RollbackConflictError) as caught:
             ws.rollback(to=0)
@@ -193,10 +193,10 @@ def test_a_rollback_to_a_version_tracked_by_hash_only_is_refused_as_unavailable(
         ((path, kind, message),) = [(c.path, c.kind, c.message) for c in conflicts]
         assert (path, kind) == ("big.bin", "unavailable")
         assert "big.bin" in message, message
-    # The plan goes on past it, and the refusal changed nothing.
-    assert promised.restored == ("a.txt",)
+    # The plan goes on past it (to a path after it), and the refusal changed nothing.
+    assert promised.restored == ("notes.txt",)
     assert (root / "big.bin").read_bytes() == b"\x01" * 5000
-    assert (root / "a.txt").read_text() == "b\n"
+    assert (root / "notes.txt").read_text() == "b\n"
 
 
 def test_a_later_mode_change_survives_the_revert_of_a_content_edit(root: Path) -> None:
