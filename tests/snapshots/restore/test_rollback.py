@@ -350,6 +350,52 @@ def test_a_directory_holding_untracked_files_is_in_the_way(root: Path) -> None:
         assert (root / "thing").read_text() == "a file\n"
 
 
+def _an_ignored_file(root: Path) -> None:
+    (root / "gen dir" / "gen file.txt").write_text("ignored\n")
+
+
+def _a_fifo(root: Path) -> None:
+    os.mkfifo(root / "gen dir" / "gen file.txt")
+
+
+def _a_directory_holding_an_ignored_link_to_a_directory(root: Path) -> None:
+    (root / "gen dir" / "gen file.txt").mkdir()
+    (root / "elsewhere").mkdir()
+    os.symlink(root / "elsewhere", root / "gen dir" / "gen file.txt" / "link")
+
+
+@pytest.mark.parametrize(
+    ("put", "what"),
+    [
+        (_an_ignored_file, "an untracked (perhaps ignored) file is there"),
+        (_a_fifo, "a FIFO, socket or device (never tracked) is there"),
+        (
+            _a_directory_holding_an_ignored_link_to_a_directory,
+            "a directory stands there holding gen dir/gen file.txt/link, which is not "
+            "part of the history",
+        ),
+    ],
+)
+def test_what_stands_in_the_way_is_named(
+    root: Path, put: Callable[[Path], None], what: str
+) -> None:
+    (root / "gen dir").mkdir()
+    (root / "gen dir" / "gen file.txt").write_text("generated, tracked\n")
+    with Workspace.init(root) as ws:
+        ws.delete_file("gen dir/gen file.txt")
+        ws.write_file(".gitignore", "*.txt\nlink\nelsewhere/\n")
+        (root / "gen dir").mkdir(exist_ok=True)
+        put(root)
+        promised = ws.rollback(to=0, dry_run=True)
+        with pytest.raises(RollbackConflictError) as caught:
+            ws.rollback(to=0)
+    message = f"gen dir/gen file.txt cannot be written: {what}; move it away and try again"
+    for conflicts in (promised.conflicts, caught.value.conflicts):
+        assert [(c.path, c.kind, c.message) for c in conflicts] == [
+            ("gen dir/gen file.txt", "in-the-way", message)
+        ]
+
+
 def test_restores_never_write_through_an_untracked_symlink_or_file(
     root: Path, tmp_path: Path
 ) -> None:
