@@ -59,7 +59,7 @@ def check_format(ledger: Ledger) -> None:
     except (OSError, ValueError, LedgerFileError):
         raise StoreCorruptError(location, "not a snapline ledger format line") from None
     if int(version) > LEDGER_FORMAT:
-        raise StoreVersionError(location, int(version))
+        raise StoreVersionError(location, int(version), LEDGER_FORMAT)
 
 
 def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) -> SqliteStore:
