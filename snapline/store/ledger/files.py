@@ -292,11 +292,8 @@ class Ledger:
         # bring back a ledger 1. Declared before the object is written, so no
         # keyed object is ever in a ledger a reader takes for layout 1; the new
         # lines are the same in every clone, so git merges two upgrades cleanly.
-        try:
-            if self.read("", FORMAT_NAME, 64) != _FORMAT_1:
-                return  # already 2 (checked on open: never newer)
-        except (FileNotFoundError, LedgerFileError):
-            return  # checked on open; a ledger being built writes its own
+        if self.read("", FORMAT_NAME, 64) != _FORMAT_1:
+            return  # already 2 (checked on open: never newer)
         with contextlib.suppress(FileNotFoundError, LedgerFileError):
             if self.read("", ATTRIBUTES_NAME, 1 << 10) == _GITATTRIBUTES_1:
                 self.replace("", ATTRIBUTES_NAME, GITATTRIBUTES.encode())

@@ -103,3 +103,28 @@ def test_attributes_someone_edited_are_left_as_they_are(tmp_path: Path) -> None:
 
     assert (ledger.path / "FORMAT").read_text() == "snapline ledger 2\n"
     assert (ledger.path / ".gitattributes").read_text() == edited
+
+
+def test_a_ledger_without_attributes_gets_none(tmp_path: Path) -> None:
+    ledger = _ledger(tmp_path, "snapline ledger 1\n")
+
+    ledger.write_object(sha256(b"x"), b"x")
+
+    assert (ledger.path / "FORMAT").read_text() == "snapline ledger 2\n"
+    assert not (ledger.path / ".gitattributes").exists()
+
+
+def test_only_object_names_count_as_objects(tmp_path: Path) -> None:
+    ledger = _ledger(tmp_path)
+    content = b"kept\n"
+    ledger.write_object(sha256(content), content)
+    hex_ = sha256(content)[len("sha256:") :]
+    fan = ledger.path / "objects" / hex_[:2]
+    for junk in (f".{hex_[2:]}.x.snapline-tmp-0123456789abcdef", "README", hex_[2:] + ".y"):
+        (fan / junk).write_bytes(b"junk")
+    (ledger.path / "objects" / "zz").mkdir()
+    (ledger.path / "objects" / "zz" / hex_[2:]).write_bytes(b"junk")
+    (ledger.path / "objects" / "loose").write_bytes(b"junk")
+
+    assert ledger.object_hashes() == {sha256(content)}
+    assert [entry.problem for entry in read_back(ledger)] == [None]
