@@ -12,29 +12,26 @@ from pathlib import Path
 
 __all__ = ["keyed_bytes", "object_content", "object_file", "raw_object_file", "sha256"]
 
-_BLOCK = 1 << 20
-
 
 def sha256(content: bytes) -> str:
     """The ledger's spelling of a content hash."""
     return "sha256:" + hashlib.sha256(content).hexdigest()
 
 
-def _stream(hex_: str, size: int) -> bytes:
-    out = bytearray()
-    block = 0
-    while len(out) < size:
-        seed = b"snapline object 2\x00" + bytes.fromhex(hex_) + block.to_bytes(8, "big")
-        out += hashlib.shake_256(seed).digest(_BLOCK)
-        block += 1
-    return bytes(out[:size])
+def _table(hex_: str) -> bytes:
+    stream = hashlib.shake_256(b"snapline object 2\x00" + bytes.fromhex(hex_)).digest(512)
+    order = sorted(range(256), key=lambda b: (stream[2 * b : 2 * b + 2], b))
+    table = bytearray(256)
+    for i in range(256):
+        table[order[i]] = order[(i + 1) % 256]
+    return bytes(table)
 
 
 def keyed_bytes(content: bytes) -> bytes:
-    """The keyed object file of ``content``: its header line, then the XORed bytes."""
+    """The keyed object file of ``content``: its header line, then the permuted bytes."""
     hex_ = hashlib.sha256(content).hexdigest()
-    stream = _stream(hex_, len(content))
-    body = bytes(a ^ b for a, b in zip(content, stream, strict=True))
+    table = _table(hex_)
+    body = bytes(table[b] for b in content)
     return b"snapline object 2 sha256:" + hex_.encode() + b"\n" + body
 
 
@@ -46,7 +43,8 @@ def object_content(path: Path) -> bytes:
     hex_ = path.parent.name + path.name[: -len(".x")]
     head, _, body = data.partition(b"\n")
     assert head == b"snapline object 2 sha256:" + hex_.encode(), path
-    return bytes(a ^ b for a, b in zip(body, _stream(hex_, len(body)), strict=True))
+    inverse = {after: before for before, after in enumerate(_table(hex_))}
+    return bytes(inverse[b] for b in body)
 
 
 def object_file(ledger: Path, content: bytes) -> Path:

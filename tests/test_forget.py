@@ -75,7 +75,7 @@ def holders(root: Path, secret: bytes = SECRET) -> list[str]:
             continue
         data = path.read_bytes()
         if "objects" in path.parts:
-            # A keyed object (ledger 2) holds its content XORed with a keystream.
+            # A keyed object (ledger 2) holds its content through a keyed byte table.
             data += object_content(path)
         if secret in data:
             found.append(path.relative_to(root).as_posix())

@@ -5,8 +5,9 @@ object in the same git commit. Written raw (ledger 1), the object had the delete
 very bytes, and git's rename detection (exact, then similarity of 50 % and more, which
 ``git merge`` uses) paired the two: a teammate's edit of the file was merged *into the
 object*, the merge was clean, the edit was gone from the workspace and ``verify`` exited
-3. Keyed objects (ledger 2) look random to git. The oracle is git itself: what it
-reports as a rename, what its merge reports, and the merged tree.
+3. Keyed objects (ledger 2) change every byte through a table keyed by their hash. The
+oracle is git itself: what it reports as a rename, what its merge reports, and the
+merged tree.
 """
 
 from __future__ import annotations

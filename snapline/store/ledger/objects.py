@@ -9,15 +9,23 @@ teammate's edit of the deleted file was merged *into the object* (a clean merge,
 corrupt ledger, the edit gone from the workspace).
 
 Ledger 2 writes the **keyed** form, at ``objects/ab/<other 62 hex>.x``: a header line
-naming the content hash, then the content XORed with a keystream drawn from SHAKE-256
-(FIPS 202) keyed by that hash. The bytes look random, so git pairs an object with no
-work file (none shares a chunk of git's similarity hash with it), and the keystream is
-fixed by specification (no zlib, whose output differs between builds), so two clones
-storing the same content write the same file. The key is the content hash rather than
-one fixed stream: two similar versions of a file would otherwise give objects alike at
-the same offsets, which git could pair with each other (a forget deletes one object and
-adds the next version's), and no file can hold its own object's keystream. The header
-holds the hash too, so no fixed line is common to every object and to some work file.
+naming the content hash, then the content with every byte value replaced through a
+table, a permutation of the 256 byte values that is one single 256-cycle, shuffled by
+SHAKE-256 (FIPS 202) keyed by that hash. A cycle through all 256 values has no fixed
+point, so every byte of the content changes (3 MiB of zeros is not zeros), and no
+short cycle (no two byte values swap): no chunk of git's similarity hash is common to an
+object and the work file it copies, and git pairs the two neither as a rename nor by
+similarity. Keyed by the content hash, so no one
+can choose a file to match its own table (the table depends on the file's hash) and two
+similar versions of a file get unrelated tables (git pairs no object with the next
+version's when a forget deletes one and adds the other). A bijection on byte values
+keeps what deflate finds: equal substrings stay equal and a Huffman code is only
+permuted, so git stores an object about as compressed as the content itself. The
+shuffle is fixed by specification (SHAKE-256 and a sort; no zlib, whose output differs
+between builds), so two clones storing one content write the same file, and
+``bytes.translate`` runs at C speed with nothing to inflate (an object is its content's
+size plus the header). The header holds the hash too, so no fixed line is common to
+every object and to some work file.
 See docs/format.md, "Objects".
 """
 
@@ -56,7 +64,7 @@ class ObjectForm(enum.Enum):
     RAW = "raw"
     """Ledger 1: the content's bytes exactly."""
     KEYED = "keyed"
-    """Ledger 2: a header line, then the content XORed with its keystream."""
+    """Ledger 2: a header line, then the content through its keyed byte table."""
 
 
 class ObjectFormError(ValueError):
@@ -99,10 +107,12 @@ def header(hash_: str) -> bytes:
 def encode(hash_: str, content: bytes) -> Iterator[bytes]:
     """The bytes of the keyed object for ``content`` (whose hash is ``hash_``), in pieces.
 
-    One keystream block (1 MiB) is held at a time besides ``content``.
+    One block (1 MiB) of the result is held at a time besides ``content``.
     """
     yield header(hash_)
-    yield from _xor_blocks(hash_, content)
+    table = _table(hash_)
+    for start in range(0, len(content), _BLOCK):
+        yield content[start : start + _BLOCK].translate(table)
 
 
 def decode(hash_: str, data: bytes) -> bytes:
@@ -114,17 +124,23 @@ def decode(hash_: str, data: bytes) -> bytes:
     first = header(hash_)
     if not data.startswith(first):
         raise ObjectFormError(f"its first line is not {first[:-1].decode()!r}")
-    return b"".join(_xor_blocks(hash_, memoryview(data)[len(first) :]))
+    table = _table(hash_)
+    inverse = bytearray(256)
+    for value in range(256):
+        inverse[table[value]] = value
+    return data[len(first) :].translate(inverse)
 
 
-def _xor_blocks(hash_: str, data: bytes | memoryview) -> Iterator[bytes]:
-    key = _KEY + bytes.fromhex(hash_.partition(":")[2])
-    for index, start in enumerate(range(0, len(data), _BLOCK)):
-        block = data[start : start + _BLOCK]
-        size = len(block)
-        # SHAKE-256 is an extendable-output function: the first `size` bytes of block
-        # i's stream are the same whatever length is asked, so a short last block is
-        # the prefix of a whole one. Whole integers make the XOR one C-speed operation.
-        stream = hashlib.shake_256(key + index.to_bytes(8, "big")).digest(size)
-        mixed = int.from_bytes(block, "big") ^ int.from_bytes(stream, "big")
-        yield mixed.to_bytes(size, "big")
+def _table(hash_: str) -> bytes:
+    """The byte table of the content hashed ``hash_``: one cycle through all 256 values.
+
+    Each value's sort key is two bytes of SHAKE-256 (the value itself breaks a tie), so
+    the order is a keyed shuffle; each value maps to the next one in it, the last to
+    the first.
+    """
+    stream = hashlib.shake_256(_KEY + bytes.fromhex(hash_.partition(":")[2])).digest(512)
+    order = sorted(range(256), key=lambda value: (stream[2 * value : 2 * value + 2], value))
+    table = bytearray(256)
+    for position, value in enumerate(order):
+        table[value] = order[(position + 1) % 256]
+    return bytes(table)

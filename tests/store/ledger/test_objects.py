@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,38 @@ def test_a_keyed_object_is_the_documented_bytes_and_reads_back(
     assert ledger.read_object(sha256(content), 1 << 30) == content
     assert ledger.object_hashes() == {sha256(content)}
     assert [entry.problem for entry in read_back(ledger)] == [None]
+
+
+TEXT = Path(__file__).read_bytes()
+"""A real text file: this test module's own source."""
+
+
+@pytest.mark.parametrize(
+    "content",
+    [TEXT, bytes(3 << 20), bytes(range(256)) * 64, b"\n" * 200],
+    ids=["text", "three-mib-of-zeros", "every-byte-value", "newlines"],
+)
+def test_every_byte_of_a_keyed_object_differs_from_the_content_at_its_offset(
+    tmp_path: Path, content: bytes
+) -> None:
+    ledger = _ledger(tmp_path)
+    ledger.write_object(sha256(content), content)
+    body = object_file(ledger.path, content).read_bytes().partition(b"\n")[2]
+    assert len(body) == len(content)
+    assert [j for j, (a, b) in enumerate(zip(content, body, strict=True)) if a == b] == []
+
+
+@pytest.mark.parametrize("content", [TEXT, bytes(300_000)], ids=["text", "zeros"])
+def test_zlib_compresses_a_keyed_object_as_well_as_its_content(
+    tmp_path: Path, content: bytes
+) -> None:
+    # git deflates every blob it stores: an object costs about what the content would.
+    ledger = _ledger(tmp_path)
+    ledger.write_object(sha256(content), content)
+    written = object_file(ledger.path, content).read_bytes()
+    packed, alone = len(zlib.compress(written, 6)), len(zlib.compress(content, 6))
+    assert alone < len(content) / 3  # the content itself compresses well
+    assert packed <= alone * 1.05 + 100  # and so does its object (the header: 90 bytes)
 
 
 def test_a_raw_object_reads_as_it_is_and_forget_deletes_both_forms(tmp_path: Path) -> None:
