@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -273,8 +274,8 @@ def ledger_breakdown(root: Path) -> tuple[str, ...]:
     """Where the bytes of ``root/.snapline/ledger`` are, as lines for the report.
 
     Snapshot files are split into their forward deltas, reverse deltas and the rest
-    (header, paths, hashes); content objects are counted apart (zlib-compressed already,
-    so git's pack cannot shrink them).
+    (header, paths, hashes); content objects are counted apart, with their size deflated
+    by zlib (level 6, git's default), about what git's pack stores of them.
     """
     ledger = root / _LEDGER
     sizes: list[tuple[int, str]] = []
@@ -290,7 +291,7 @@ def ledger_breakdown(root: Path) -> tuple[str, ...]:
             parts["other"] += len(line)
             stripped = line.strip()
             section = stripped.decode() if stripped in (b"forward", b"reverse") else "other"
-    objects = [p.stat().st_size for p in (ledger / "objects").glob("*/*")]
+    objects = [p.read_bytes() for p in (ledger / "objects").glob("*/*")]
     total = sum(size for size, _ in sizes)
     if not sizes:
         return ()
@@ -303,8 +304,9 @@ def ledger_breakdown(root: Path) -> tuple[str, ...]:
         f"headers, paths and hashes {format_bytes(parts['other'])}.",
         f"The baseline's file (snapshot 0, one entry per file) is {format_bytes(baseline)}; "
         f"the largest: {largest}.",
-        f"{len(objects):,} content objects, {format_bytes(sum(objects))}: already "
-        "zlib-compressed, so git's pack stores them at about that size.",
+        f"{len(objects):,} content objects, {format_bytes(sum(map(len, objects)))}; "
+        f"deflated by zlib {format_bytes(sum(len(zlib.compress(o, 6)) for o in objects))}, "
+        "about what git's pack stores of them.",
         "A line that a later commit replaces is in the ledger twice (inserted by the "
         "forward delta of the snapshot that wrote it and by the reverse delta of the one "
         "that replaced it), and every change carries its base and result SHA-256 in hex, "

@@ -30,14 +30,13 @@ from snapline.store import (
     StoreAccessError,
     StoreBusyError,
     StoreReader,
+    parse_object_path,
 )
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
 
 __all__ = ["HistoryCheck", "check_history", "history_states", "validate"]
-
-_OBJECTS = "objects/"
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,8 @@ def check_history(store: Store, *, full: bool = False, deep: bool = False) -> Hi
             since = None
         else:
             new = [name for name in stamps if name not in checkpoint.stamps]
-            present = [_object_hash(name) for name in checkpoint.stamps if _is_object(name)]
+            hashes = (_object_hash(name) for name in checkpoint.stamps)
+            present = [hash_ for hash_ in hashes if hash_ is not None]
             problems = _check(store, store.ledger_entries(new), after=after, present=present)
             since = after.number
         latest = store.snapshots.latest_number()
@@ -177,10 +177,7 @@ def _keep(store: Store, checkpoint: Checkpoint) -> None:
         store.save_checkpoint(checkpoint)
 
 
-def _is_object(name: str) -> bool:
-    return name.startswith(_OBJECTS)
-
-
-def _object_hash(name: str) -> str:
-    fan, _, rest = name[len(_OBJECTS) :].partition("/")
-    return f"sha256:{fan}{rest}"
+def _object_hash(name: str) -> str | None:
+    # A stamped object file's content hash, whichever its form (raw or keyed).
+    parsed = parse_object_path(name)
+    return None if parsed is None else parsed[0]

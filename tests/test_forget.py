@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 from snapline import Workspace
 from snapline.snapshots.read.reconstruct import ForgottenVersionError
 from snapline.snapshots.record.forget import NothingToForgetError, SharedContentError
+from tests.object_form import object_content
 
 SECRET = b"sk-live-7f3a9c1e5b"
 ENV_1 = b"API_KEY=" + SECRET + b"\nuser=bob\n"
@@ -64,7 +64,7 @@ def ok(cwd: Path, *args: str) -> str:
 
 
 def holders(root: Path, secret: bytes = SECRET) -> list[str]:
-    """Every file under ``.snapline/`` holding ``secret``, raw or in a compressed object.
+    """Every file under ``.snapline/`` holding ``secret``, raw or in an object (decoded).
 
     The secret's file is under 64 bytes, which snapline stores uncompressed (in the
     index too); objects are unpacked in case.
@@ -75,9 +75,8 @@ def holders(root: Path, secret: bytes = SECRET) -> list[str]:
             continue
         data = path.read_bytes()
         if "objects" in path.parts:
-            packed = data.partition(b"\n")[2]
-            if packed[:1] == b"z":
-                data += zlib.decompress(packed[1:])
+            # A keyed object (ledger 2) holds its content through a keyed byte table.
+            data += object_content(path)
         if secret in data:
             found.append(path.relative_to(root).as_posix())
     return found

@@ -15,6 +15,7 @@ from snapline.store.errors import (
     StoreVersionError,
     access_problem,
 )
+from snapline.store.ledger.objects import parse_path as parse_object_path
 from snapline.store.protocol import (
     BlobReader,
     BlobWriter,
@@ -91,6 +92,7 @@ __all__ = [
     "StoreUsageError",
     "StoreVersionError",
     "access_problem",
+    "parse_object_path",
     "shape_problem",
     "state_moves",
 ]

@@ -72,17 +72,18 @@ class StoreVersionError(StoreCorruptError):
         found: The format version the store declares.
     """
 
-    def __init__(self, path: Path | str, found: int) -> None:
+    def __init__(self, path: Path | str, found: int, known: int = FORMAT_VERSION) -> None:
         """Describe a store whose format is newer than this snapline reads.
 
         Args:
             path: The store file.
             found: The format version it declares.
+            known: The newest version this snapline reads (the index's, unless given).
         """
         self.found = found
         SnaplineError.__init__(
             self,
-            f"the store at {path} has format version {found}, newer than the {FORMAT_VERSION} "
+            f"the store at {path} has format version {found}, newer than the {known} "
             "this snapline reads; upgrade snapline",
         )
         self.path = str(path)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from snapline import Workspace
 from tests.ledger.conftest import Repo, clone
+from tests.object_form import object_content, sha256
 
 
 def _sha(data: bytes) -> str:
@@ -32,7 +33,7 @@ def _blob_hashes(root: Path) -> set[str]:
 
 def _object_hashes(root: Path) -> set[str]:
     objects = root / ".snapline" / "ledger" / "objects"
-    return {"sha256:" + p.parent.name + p.name for p in objects.glob("*/*")}
+    return {sha256(object_content(p)) for p in objects.glob("*/*")}
 
 
 def test_a_clone_copies_no_baseline_and_rebuilds_it_from_git_after_an_outside_edit(

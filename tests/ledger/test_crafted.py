@@ -7,7 +7,6 @@ no traceback, no internal error, nothing written outside ``.snapline/``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from tests.conftest import tree
 from tests.ledger.conftest import NOTES, Repo, clone, copy, output
+from tests.object_form import object_file
 
 CRAFTED_ID = "c0ffee00" * 4
 
@@ -66,8 +66,7 @@ def _same_number_and_id_renamed(repo: Repo) -> Path:
 
 
 def _notes_object(repo: Repo) -> Path:
-    digest = hashlib.sha256(NOTES.encode()).hexdigest()
-    path = repo.ledger / "objects" / digest[:2] / digest[2:]
+    path = object_file(repo.ledger, NOTES.encode())
     assert path.is_file()
     return path
 

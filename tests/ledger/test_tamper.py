@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.ledger.conftest import NOTES, Repo, clone, copy, output
+from tests.object_form import object_file
 
 Damage = Callable[[Repo], tuple[Path, str]]
 """Damages a repository; returns the file damaged and what the output must name."""
@@ -42,8 +43,7 @@ def _flip_hash(repo: Repo, number: int, prefix: bytes) -> tuple[Path, str]:
 
 
 def _notes_object(repo: Repo) -> Path:
-    digest = hashlib.sha256(NOTES.encode()).hexdigest()
-    path = repo.ledger / "objects" / digest[:2] / digest[2:]
+    path = object_file(repo.ledger, NOTES.encode())
     assert path.is_file()
     return path
 
@@ -59,7 +59,7 @@ def _delete_object(repo: Repo) -> tuple[Path, str]:
     path = _notes_object(repo)
     path.unlink()
     # The snapshot that needs it is named, with the object's hash.
-    return path, path.parent.name + path.name
+    return path, hashlib.sha256(NOTES.encode()).hexdigest()
 
 
 def _delete_middle(repo: Repo) -> tuple[Path, str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterator
 
 from snapline.hashing import hash_bytes
@@ -12,19 +11,18 @@ from snapline.store.ledger.files import (
     CHECKS,
     FORGOTTEN,
     MILESTONES,
-    OBJECTS,
     SNAPSHOTS,
     Ledger,
     LedgerFileError,
 )
 from snapline.store.ledger.forgotten import read_forget
+from snapline.store.ledger.objects import ObjectForm, parse_path
 from snapline.store.ledger.sync import read_milestone, read_snapshot
 from snapline.store.rows import LedgerEntry
 
 __all__ = ["read_back"]
 
 _MAX_OBJECT_BYTES = 1 << 30
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[LedgerEntry]:
@@ -33,7 +31,7 @@ def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[L
     Args:
         ledger: The ledger.
         only: Only these files (paths under the ledger: ``snapshots/<name>``,
-            ``objects/ab/<rest>``); every file when ``None``.
+            ``objects/ab/<rest>``, either form); every file when ``None``.
     """
 
     def names(kind: str) -> list[str]:
@@ -74,25 +72,21 @@ def read_back(ledger: Ledger, only: Collection[str] | None = None) -> Iterator[L
             checks.read(name)
         except StoreCorruptError as error:
             yield LedgerEntry(ledger.file(CHECKS, name), problem=error.detail)
-    hashes = ledger.object_hashes() if only is None else _object_hashes(only)
-    for hash_ in sorted(hashes):
-        yield _object_entry(ledger, hash_)
+    files = ledger.object_files() if only is None else _object_files(only)
+    for hash_, form in sorted(files, key=lambda found: (found[0], found[1].value)):
+        yield _object_entry(ledger, hash_, form)
 
 
-def _object_hashes(names: Collection[str]) -> list[str]:
-    prefix = f"{OBJECTS}/"
-    found = []
-    for name in names:
-        fan, _, rest = name[len(prefix) :].partition("/")
-        if name.startswith(prefix) and _HEX64.fullmatch(fan + rest):
-            found.append(f"sha256:{fan}{rest}")
-    return found
+def _object_files(names: Collection[str]) -> list[tuple[str, ObjectForm]]:
+    return [found for found in map(parse_path, names) if found is not None]
 
 
-def _object_entry(ledger: Ledger, hash_: str) -> LedgerEntry:
-    location = ledger.object_path(hash_)
+def _object_entry(ledger: Ledger, hash_: str, form: ObjectForm) -> LedgerEntry:
+    # Each file on its own: a ledger may hold both forms of one content (two
+    # branches, one written before ledger 2), and either may be damaged.
+    location = ledger.object_path(hash_, form)
     try:
-        content = ledger.read_object(hash_, _MAX_OBJECT_BYTES)
+        content = ledger.read_object_file(hash_, form, _MAX_OBJECT_BYTES)
     except (OSError, LedgerFileError) as error:
         return LedgerEntry(location, problem=f"not a readable object ({error})")
     if hash_bytes(content) != hash_:

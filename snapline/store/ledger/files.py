@@ -16,23 +16,26 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
 from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from snapline import atomic
+from snapline.store.ledger import objects
 from snapline.store.ledger.lines import decode_lines
+from snapline.store.ledger.objects import ObjectForm
 
 if TYPE_CHECKING:
     from snapline.store.ledger.format import SnapshotRecord
     from snapline.store.rows import FileStamp
 
 __all__ = [
+    "ATTRIBUTES_NAME",
     "CONFIG_NAME",
     "FORMAT_NAME",
     "FORMAT_TEXT",
+    "GITATTRIBUTES",
     "GITIGNORE",
     "INDEX_NAME",
     "LEDGER_DIR",
@@ -47,12 +50,29 @@ LEDGER_DIR = "ledger"
 INDEX_NAME = "index.db"
 """The local index inside ``.snapline/``."""
 
-LEDGER_FORMAT = 1
-"""The layout version ``ledger/FORMAT`` declares; a reader refuses a newer one."""
+LEDGER_FORMAT = 2
+"""The layout version ``ledger/FORMAT`` declares; a reader refuses a newer one.
+
+2: objects are written keyed (``objects.py``); a ledger 1 holds raw objects only, and
+is read as it is. Its ``FORMAT`` becomes 2 when the first keyed object is written.
+"""
 
 FORMAT_NAME = "FORMAT"
 FORMAT_TEXT = f"snapline ledger {LEDGER_FORMAT}\n"
+_FORMAT_1 = b"snapline ledger 1\n"
 CONFIG_NAME = "config.json"
+ATTRIBUTES_NAME = ".gitattributes"
+
+GITATTRIBUTES = """\
+# Written by snapline: ledger files are compared byte for byte, never converted;
+# objects (keyed bytes, see docs/format.md) are binary, never shown as text.
+* -text
+objects/** -diff
+"""
+_GITATTRIBUTES_1 = b"""\
+# Written by snapline: ledger files are compared byte for byte, never converted.
+* -text
+"""
 
 GITIGNORE = """\
 # Written by snapline. Commit ledger/ (the history); the rest is local to this clone
@@ -72,8 +92,6 @@ OBJECTS = "objects"
 FORGOTTEN = "forgotten"
 CHECKS = "checks"
 KINDS = (SNAPSHOTS, MILESTONES, FORGOTTEN, CHECKS)
-
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class LedgerFileError(Exception):
@@ -181,49 +199,78 @@ class Ledger:
 
     # -- objects ---------------------------------------------------------------------
 
-    def object_path(self, hash_: str) -> Path:
-        """Where the object with content hash ``sha256:<hex>`` lives."""
-        hex_ = hash_.partition(":")[2]
-        return self.path / OBJECTS / hex_[:2] / hex_[2:]
+    def object_path(self, hash_: str, form: ObjectForm = ObjectForm.KEYED) -> Path:
+        """Where the object with content hash ``sha256:<hex>`` lives in ``form``.
+
+        Writers use the keyed form; a ledger written before it holds raw objects,
+        read as they are (``objects.py``).
+        """
+        fan, name = objects.object_name(hash_.partition(":")[2], form)
+        return self.path / OBJECTS / fan / name
 
     def has_object(self, hash_: str) -> bool:
-        """Whether the object is there."""
-        return os.path.lexists(self.object_path(hash_))
+        """Whether the object is there, in either form."""
+        return any(os.path.lexists(self.object_path(hash_, form)) for form in ObjectForm)
 
     def write_object(self, hash_: str, content: bytes) -> None:
-        """Create the object for ``hash_``: the version's bytes exactly, uncompressed.
+        """Create the object for ``hash_``, keyed (``objects.py``), in bounded extra memory.
 
-        Exactly the bytes git already stores for that version when the workspace file
-        was committed, so git keeps one copy of both, and compresses and deltas the
-        rest itself (compressed objects defeat both).
+        A ledger still declaring layout 1 is declared 2 first, so a snapline that
+        cannot read a keyed object refuses the ledger rather than miss one.
 
         Raises:
             OSError: If the disk refuses.
         """
+        self._declare_keyed()
         location = self.object_path(hash_)
         location.parent.mkdir(parents=True, exist_ok=True)
-        _create(location.parent, location.name, content)
+        _create(location.parent, location.name, objects.encode(hash_, content))
 
     def read_object(self, hash_: str, limit: int) -> bytes:
-        """The content of an object, refusing one whose file exceeds ``limit`` bytes.
+        """The content of an object in either form, refusing a file over ``limit`` bytes.
+
+        The keyed form is read when both are there. The caller checks the content's hash.
 
         Raises:
             FileNotFoundError: If there is none.
-            LedgerFileError: If it is larger, or not a regular file.
+            LedgerFileError: If it is larger, not a regular file, or not in its form.
         """
-        return _read_bounded(self.object_path(hash_), limit)
+        try:
+            return self.read_object_file(hash_, ObjectForm.KEYED, limit)
+        except FileNotFoundError:
+            return self.read_object_file(hash_, ObjectForm.RAW, limit)
+
+    def read_object_file(self, hash_: str, form: ObjectForm, limit: int) -> bytes:
+        """The content of the object file of ``hash_`` in ``form`` (``limit`` as above).
+
+        Raises:
+            FileNotFoundError: If there is none.
+            LedgerFileError: If it is larger, not a regular file, or not in its form.
+        """
+        location = self.object_path(hash_, form)
+        data = _read_bounded(location, limit)
+        if form is ObjectForm.RAW:
+            return data
+        try:
+            return objects.decode(hash_, data)
+        except objects.ObjectFormError as error:
+            raise LedgerFileError(location, str(error)) from None
 
     def delete_object(self, hash_: str) -> bool:
-        """Remove an object (forgetting); returns whether there was one."""
-        try:
-            os.unlink(self.object_path(hash_))
-        except FileNotFoundError:
-            return False
-        atomic.sync_directory(self.object_path(hash_).parent)
-        return True
+        """Remove an object in both forms (forgetting); returns whether there was one."""
+        deleted = False
+        for form in ObjectForm:
+            location = self.object_path(hash_, form)
+            try:
+                os.unlink(location)
+            except FileNotFoundError:
+                continue
+            atomic.sync_directory(location.parent)
+            deleted = True
+        return deleted
 
-    def object_hashes(self) -> Iterator[str]:
-        """The content hash of every object file, in no particular order."""
+    def object_files(self) -> Iterator[tuple[str, ObjectForm]]:
+        """The content hash and form of every object file, in no particular order."""
         top = self.path / OBJECTS
         try:
             fans = os.listdir(top)
@@ -232,8 +279,25 @@ class Ledger:
         for fan in fans:
             with contextlib.suppress(NotADirectoryError, FileNotFoundError):
                 for rest in os.listdir(top / fan):
-                    if _HEX64.fullmatch(fan + rest):
-                        yield "sha256:" + fan + rest
+                    found = objects.parse_name(fan, rest)
+                    if found is not None:
+                        yield found
+
+    def object_hashes(self) -> set[str]:
+        """The content hash of every object, whichever its form."""
+        return {hash_ for hash_, _ in self.object_files()}
+
+    def _declare_keyed(self) -> None:
+        # Read each time, not remembered: a long-lived process may see a checkout
+        # bring back a ledger 1. Declared before the object is written, so no
+        # keyed object is ever in a ledger a reader takes for layout 1; the new
+        # lines are the same in every clone, so git merges two upgrades cleanly.
+        if self.read("", FORMAT_NAME, 64) != _FORMAT_1:
+            return  # already 2 (checked on open: never newer)
+        with contextlib.suppress(FileNotFoundError, LedgerFileError):
+            if self.read("", ATTRIBUTES_NAME, 1 << 10) == _GITATTRIBUTES_1:
+                self.replace("", ATTRIBUTES_NAME, GITATTRIBUTES.encode())
+        self.replace("", FORMAT_NAME, FORMAT_TEXT.encode())
 
 
 def _create(directory: Path, name: str, data: bytes | Iterable[bytes]) -> None:

@@ -156,7 +156,9 @@ def _read_object(store: LedgerStore, hash_: str) -> bytes | None:
         return store.ledger.read_object(hash_, MAX_OBJECT_BYTES)
     except FileNotFoundError:
         return None  # a baseline version (in the workspace) or a forgotten one
-    except (LedgerFileError, OSError) as error:
+    except LedgerFileError as error:
+        raise StoreCorruptError(error.path, error.what) from None
+    except OSError as error:
         raise StoreCorruptError(store.ledger.object_path(hash_), str(error)) from None
 
 

@@ -13,9 +13,11 @@ from snapline.atomic import sync_directory
 from snapline.store.dbfile import remove_stale_logs
 from snapline.store.errors import StoreBusyError, StoreCorruptError, StoreVersionError
 from snapline.store.ledger.files import (
+    ATTRIBUTES_NAME,
     CONFIG_NAME,
     FORMAT_NAME,
     FORMAT_TEXT,
+    GITATTRIBUTES,
     INDEX_NAME,
     LEDGER_FORMAT,
     Ledger,
@@ -57,7 +59,7 @@ def check_format(ledger: Ledger) -> None:
     except (OSError, ValueError, LedgerFileError):
         raise StoreCorruptError(location, "not a snapline ledger format line") from None
     if int(version) > LEDGER_FORMAT:
-        raise StoreVersionError(location, int(version))
+        raise StoreVersionError(location, int(version), LEDGER_FORMAT)
 
 
 def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) -> SqliteStore:
@@ -245,18 +247,12 @@ def config_text(config: dict[str, Any]) -> bytes:
     return (json.dumps(config, indent=2, sort_keys=True) + "\n").encode()
 
 
-GITATTRIBUTES = """\
-# Written by snapline: ledger files are compared byte for byte, never converted.
-* -text
-"""
-
-
 def start_ledger(ledger: Ledger, config: dict[str, Any]) -> None:
     """Write the files a new ledger begins with: its format, configuration and attributes.
 
     ``.gitattributes`` keeps git from converting line ends (``core.autocrlf``), which
-    would make every file fail its canonical form in a clone.
+    would make every file fail its canonical form in a clone, and marks objects binary.
     """
     ledger.write_new("", FORMAT_NAME, FORMAT_TEXT.encode())
     ledger.write_new("", CONFIG_NAME, config_text(config))
-    ledger.write_new("", ".gitattributes", GITATTRIBUTES.encode())
+    ledger.write_new("", ATTRIBUTES_NAME, GITATTRIBUTES.encode())
