@@ -396,6 +396,32 @@ def test_what_stands_in_the_way_is_named(
         ]
 
 
+@pytest.mark.parametrize("kind", ["a file", "a symlink"])
+def test_what_stands_in_the_way_of_a_parent_directory_is_named(root: Path, kind: str) -> None:
+    (root / "top" / "mid").mkdir(parents=True)
+    (root / "top" / "mid" / "leaf.txt").write_text("leaf\n")
+    with Workspace.init(root) as ws:
+        ws.delete_file("top/mid/leaf.txt")
+        ws.write_file(".gitignore", "mid\n")
+        (root / "top").mkdir(exist_ok=True)  # the first parent is a directory: fine
+        if kind == "a file":
+            (root / "top" / "mid").write_text("ignored\n")
+        else:
+            (root / "elsewhere").mkdir()
+            os.symlink(root / "elsewhere", root / "top" / "mid")
+        promised = ws.rollback(to=0, dry_run=True)
+        with pytest.raises(RollbackConflictError) as caught:
+            ws.rollback(to=0)
+    message = (
+        f"top/mid/leaf.txt cannot be written: top/mid is {kind} that is not part of the "
+        "history; move it away and try again"
+    )
+    for conflicts in (promised.conflicts, caught.value.conflicts):
+        assert [(c.path, c.kind, c.message) for c in conflicts] == [
+            ("top/mid/leaf.txt", "in-the-way", message)
+        ]
+
+
 def test_restores_never_write_through_an_untracked_symlink_or_file(
     root: Path, tmp_path: Path
 ) -> None:
