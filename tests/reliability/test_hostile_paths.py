@@ -157,7 +157,8 @@ def test_unsafe_recorded_paths_are_refused(
         # Refused again before any write: rolling back to it, reverting its deletion.
         with pytest.raises(RollbackConflictError) as conflict:
             ws.rollback(1)
-        assert [c.kind for c in conflict.value.conflicts] == ["unsafe-path"]
+        assert [(c.kind, c.path) for c in conflict.value.conflicts] == [("unsafe-path", bad)]
+        assert bad in conflict.value.conflicts[0].message  # what was refused, by name
         with pytest.raises(RollbackConflictError):
             ws.rollback(1, force=True)
         with pytest.raises((RevertConflictError, UnsafeRecordError)):

@@ -469,7 +469,16 @@ def test_git_directory_is_never_written(root: Path, monkeypatch: pytest.MonkeyPa
         ws.write_file("a.txt", "c\n")  # a path planned after the unsafe one
         with pytest.raises(RollbackConflictError) as caught:
             ws.rollback(to=2)
-        assert [c.kind for c in caught.value.conflicts] == ["unsafe-path"]
+        assert [(c.kind, c.message) for c in caught.value.conflicts] == [
+            (
+                "unsafe-path",
+                "refusing to write .git/hooks/post-checkout: it is inside .git/, git's own "
+                "directory (its config, hooks and objects), which only git changes; name a "
+                "path outside .git/ and .snapline/ (snapline never writes into either); no "
+                "writer records such a path, so the store may come from an untrusted source: "
+                "run `snapline verify`",
+            )
+        ]
         # The plan goes on past the unsafe path: the dry run still reports the rest.
         promised = ws.rollback(to=2, dry_run=True)
         assert [c.kind for c in promised.conflicts] == ["unsafe-path"]
