@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import sqlite3
@@ -218,6 +219,16 @@ def test_outside_changes_block_the_rollback(
     error = caught.value
     assert error.paths == [path] and error.target == 1 and error.exit_code == 1
     assert error.conflicts[0].kind == change
+    # The versions it differs by: the recorded one and the one on disk, each by its
+    # SHA-256 (hashlib's, from the bytes), or None where there is none.
+    recorded, disk = history[-1].get(path), (ws.root / path)
+    sha = "sha256:{}".format
+    assert error.conflicts[0].expected == (
+        sha(hashlib.sha256(recorded[1]).hexdigest()) if recorded else None
+    )
+    assert error.conflicts[0].actual == (
+        sha(hashlib.sha256(disk.read_bytes()).hexdigest()) if disk.exists() else None
+    )
     assert path in str(error) and "force" in str(error)
     assert files(ws.root) == before_files and stats(ws.root) == before_stats
     assert _store_bytes(ws) == before_store
