@@ -229,6 +229,11 @@ def test_outside_changes_block_the_rollback(
     assert error.conflicts[0].actual == (
         sha(hashlib.sha256(disk.read_bytes()).hexdigest()) if disk.exists() else None
     )
+    assert error.conflicts[0].message == (
+        f"{path} is {change} on disk compared with the history; record it with "
+        "`snapline resync`, or force the rollback (--force, force=True), which records it "
+        "first so it is not lost"
+    )
     assert path in str(error) and "force" in str(error)
     assert files(ws.root) == before_files and stats(ws.root) == before_stats
     assert _store_bytes(ws) == before_store
@@ -405,6 +410,24 @@ def test_what_stands_in_the_way_is_named(
         assert [(c.path, c.kind, c.message) for c in conflicts] == [
             ("gen dir/gen file.txt", "in-the-way", message)
         ]
+
+
+def test_a_fifo_no_rule_ignores_is_in_the_way_not_unreadable(root: Path) -> None:
+    # Detection skips it (not a file); only where a write would land on it does it
+    # matter, and then as what stands in the way.
+    (root / "gen.txt").write_text("tracked\n")
+    with Workspace.init(root) as ws:
+        ws.delete_file("gen.txt")
+        os.mkfifo(root / "gen.txt")
+        promised = ws.rollback(to=0, dry_run=True)
+    assert [(c.path, c.kind, c.message) for c in promised.conflicts] == [
+        (
+            "gen.txt",
+            "in-the-way",
+            "gen.txt cannot be written: a FIFO, socket or device (never tracked) is there; "
+            "move it away and try again",
+        )
+    ]
 
 
 @pytest.mark.parametrize("kind", ["a file", "a symlink"])
