@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given
@@ -29,7 +30,7 @@ from snapline.content import pack
 from snapline.hashing import hash_bytes
 from snapline.snapshots.info import SnapshotInfo
 from snapline.snapshots.read.history import Version
-from snapline.snapshots.record import journal
+from snapline.snapshots.record import detect, journal
 from snapline.snapshots.record.plan import Step
 from tests.snapshots.histories import OPS, Session
 from tests.snapshots.trees import files, stats
@@ -410,6 +411,46 @@ def test_what_stands_in_the_way_is_named(
         assert [(c.path, c.kind, c.message) for c in conflicts] == [
             ("gen dir/gen file.txt", "in-the-way", message)
         ]
+
+
+def test_an_unreadable_file_blocks_a_rollback_only_where_it_is_known_or_restored(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The suite runs as root in CI, which reads every file: the OS's refusal is made
+    # where snapline reads a file, as a user without the permission gets it.
+    real = detect.read_disk_file
+
+    def refusing(path: Path, relpath: str, *args: Any, **kwargs: Any) -> Any:
+        if relpath in ("aaa-new.txt", "b.txt", "c.txt"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, relpath, *args, **kwargs)
+
+    monkeypatch.setattr(detect, "read_disk_file", refusing)
+    (root / "a.txt").write_text("a\n")
+    (root / "b.txt").write_text("b\n")
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "a2\n")
+        ws.write_file("c.txt", "c\n")  # known, and not in the target: to be deleted
+        (root / "b.txt").write_text("b, changed and unreadable\n")  # known, restored
+        (root / "c.txt").write_text("c, changed and unreadable\n")
+        (root / "aaa-new.txt").write_text("new, untracked and unreadable\n")
+        promised = ws.rollback(to=0, dry_run=True)
+        with pytest.raises(RollbackConflictError) as caught:
+            ws.rollback(to=0)
+    # Only the tracked ones: an untracked file the plan neither knows nor writes is no
+    # outside change to protect (and the plan goes on past it, to the others).
+    for conflicts in (promised.conflicts, caught.value.conflicts):
+        assert [(c.path, c.kind, c.message) for c in conflicts] == [
+            (
+                path,
+                "unreadable",
+                f"{path} could not be checked (unreadable (permission denied)); fix its "
+                "permissions and try again",
+            )
+            for path in ("b.txt", "c.txt")
+        ]
+    assert promised.restored == ("a.txt",)
+    assert (root / "a.txt").read_text() == "a2\n"
 
 
 def test_a_fifo_no_rule_ignores_is_in_the_way_not_unreadable(root: Path) -> None:
