@@ -101,6 +101,7 @@ class GitMachine(RuleBasedStateMachine):
         self.current = "main"
         self.made = {"main"}
         self.steps: list[str] = []
+        self.commits = 0
 
     # -- the two repositories ----------------------------------------------------------
 
@@ -141,10 +142,14 @@ class GitMachine(RuleBasedStateMachine):
         return code, kinds, output
 
     def _commit_both(self, message: str) -> None:
+        # A number in every message: two commits of one tree on one parent within a
+        # second are otherwise one commit in the twin (same hash), which turns a merge
+        # into a fast-forward there and not beside the ledger's unique files.
+        self.commits += 1
         for repo in self.both:
             if repo.status():
-                repo.commit(message)
-                if repo is self.snap and message != "baseline":
+                repo.commit(f"{message} {self.commits}")
+                if repo is self.snap and self.commits > 1:
                     # Ledger files are written once: a commit only adds them.
                     changed = _status_letters(repo, "HEAD~1", ".snapline/")
                     assert all(line.startswith("A\t") for line in changed), changed
@@ -263,10 +268,11 @@ class GitMachine(RuleBasedStateMachine):
         resolve = data.draw(st.booleans())
         self._commit_both("work")
         self.steps.append(f"merge {name} ({'resolve' if resolve else 'abort'} a conflict)")
+        self.commits += 1
         ours = self.snap.git("rev-parse", "HEAD").stdout.strip()
         theirs = self.snap.git("rev-parse", name).stdout.strip()
         merged = [
-            repo.git("merge", "--no-edit", "-m", f"merge {name}", name, check=False)
+            repo.git("merge", "--no-edit", "-m", f"merge {name} {self.commits}", name, check=False)
             for repo in self.both
         ]
         codes = [result.returncode for result in merged]
