@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from snapline import Workspace, atomic
 from snapline.hashing import hash_bytes
 from snapline.snapshots.record import batching, journal
 from snapline.snapshots.record.journal import PlannedWrite as PW
+from snapline.snapshots.record.plan import Step, to_writes
 
 
 def test_a_failed_commit_puts_the_file_back(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -207,3 +210,34 @@ def test_undoing_a_new_file_leaves_no_directory_it_made(
     monkeypatch.undo()
     # The tree as it was, directories included: the ones made for the file are gone.
     assert listing() == before and not (ws.root / "new").exists()
+
+
+def test_a_crash_before_some_files_were_written_puts_back_only_those_silently(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The plan's journal entry, from the plan itself (to_writes): a file edited, a file
+    # deleted and an executable edited; the process dies after the first file only.
+    (root / "a.txt").write_text("a\n")
+    (root / "gone.txt").write_text("gone\n")
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    os.chmod(root / "run.sh", 0o755)
+    with Workspace.init(root) as ws:
+        known = ws._store.state.get(["a.txt", "gone.txt", "run.sh"])
+        steps = [
+            Step("a.txt", None, b"a2\n", 0o100644),
+            Step("gone.txt", None, None, None),
+            Step("run.sh", None, b"#!/bin/sh\necho hi\n", 0o100755),
+        ]
+        _, writes = to_writes(steps, known)
+        with ws._store.write():
+            ws._store.journal.add("write", "t", json.dumps([w.entry() for w in writes]))
+        (root / "a.txt").write_text("a2\n")
+    with caplog.at_level(logging.WARNING), Workspace.open(root) as reopened:
+        assert reopened._store.journal.entries() == []
+        assert reopened.check_sync().ok
+    assert (root / "a.txt").read_text() == "a\n"
+    assert (root / "gone.txt").read_text() == "gone\n"
+    assert (root / "run.sh").read_text() == "#!/bin/sh\n"
+    assert os.stat(root / "run.sh").st_mode & 0o777 == 0o755
+    # The files the crash came before were at their versions: nothing to say of them.
+    assert [r.getMessage() for r in caplog.records if "recovery" in r.getMessage()] == []
