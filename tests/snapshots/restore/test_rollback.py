@@ -453,6 +453,21 @@ def test_an_unreadable_file_blocks_a_rollback_only_where_it_is_known_or_restored
     assert (root / "a.txt").read_text() == "a2\n"
 
 
+def test_names_that_are_not_utf8_are_written_and_rolled_back_byte_for_byte(root: Path) -> None:
+    # A POSIX name is bytes: one that is not UTF-8 reaches Python with surrogate
+    # escapes, and every write (its journal entry included) must carry it as it is.
+    raw = b"caf\xe9.txt"
+    name = os.fsdecode(raw)
+    (root / name).write_bytes(b"one\n")
+    with Workspace.init(root) as ws:
+        ws.write_file(name, b"two\n")
+        ws.write_file("caf\u00e9-utf8.txt", b"utf8\n")
+        done = ws.rollback(to=0)
+    assert done.restored == (name,) and done.deleted == ("caf\u00e9-utf8.txt",)
+    assert sorted(os.listdir(os.fsencode(root))) == [b".snapline", raw]
+    assert (root / name).read_bytes() == b"one\n"
+
+
 def test_a_fifo_no_rule_ignores_is_in_the_way_not_unreadable(root: Path) -> None:
     # Detection skips it (not a file); only where a write would land on it does it
     # matter, and then as what stands in the way.
