@@ -6,6 +6,7 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,9 +158,39 @@ def test_a_file_tracked_by_hash_only_is_parked_and_never_lost(
             ws.rollback(1)
             assert (root / "a.txt").read_bytes() == b"A\n"
             assert (root / "zbig.bin").read_bytes() == b"small now\n"
+            assert ws._store.journal.entries() == []  # settled: nothing left to recover
         assert ws.validate().ok and ws.check_sync().ok
     parked = root / ".snapline" / "parked"
     assert not parked.exists() or list(parked.iterdir()) == []
+
+
+def test_a_parked_file_left_by_a_failed_removal_goes_on_the_next_open(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Once the snapshot is committed nothing is undone: a parked file that cannot be
+    # removed now stays journaled, and the next open removes it.
+    (root / "zbig.bin").write_bytes(_BIG)
+    with Workspace.init(root, large_file_limit=4096) as ws:
+        ws.write_file("zbig.bin", b"small now\n")
+        (root / "zbig.bin").write_bytes(_BIG)
+        ws.record()
+        real, calls = journal._discard, []
+
+        def failing_once(*args: Any) -> None:
+            calls.append(args)
+            if len(calls) == 1:
+                raise OSError(5, "Input/output error")
+            real(*args)
+
+        monkeypatch.setattr(journal, "_discard", failing_once)
+        ws.rollback(1)  # replaces zbig.bin, which is parked first
+        assert (root / "zbig.bin").read_bytes() == b"small now\n"
+        parked = root / ".snapline" / "parked"
+        assert len(list(parked.iterdir())) == 1
+        assert [e.op for e in ws._store.journal.entries()] == [journal.DISCARD_OP]
+    with Workspace.open(root) as reopened:
+        assert reopened._store.journal.entries() == []
+    assert list(parked.iterdir()) == []
 
 
 def test_a_content_that_does_not_match_its_hash_is_never_written(ws: Workspace) -> None:
