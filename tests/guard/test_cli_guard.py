@@ -21,7 +21,9 @@ GOOD = "def add(a, b):\n    return a + b\n"
 BETTER = "def add(a, b):\n    return a + b\n\n\ndef double(a):\n    return add(a, a)\n"
 BROKEN = "def add(a, b):\n    return a - b\n\n\ndef double(a):\n    return add(a, a)\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+# -B: no bytecode, since calc.py is rewritten within a second at the same size (a stale
+# .pyc would run the old code).
+PYTEST = [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 
 
 @pytest.fixture
