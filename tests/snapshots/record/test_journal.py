@@ -165,7 +165,7 @@ def test_a_file_tracked_by_hash_only_is_parked_and_never_lost(
 
 
 def test_a_parked_file_left_by_a_failed_removal_goes_on_the_next_open(
-    root: Path, monkeypatch: pytest.MonkeyPatch
+    root: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Once the snapshot is committed nothing is undone: a parked file that cannot be
     # removed now stays journaled, and the next open removes it.
@@ -183,7 +183,10 @@ def test_a_parked_file_left_by_a_failed_removal_goes_on_the_next_open(
             real(*args)
 
         monkeypatch.setattr(journal, "_discard", failing_once)
-        ws.rollback(1)  # replaces zbig.bin, which is parked first
+        with caplog.at_level(logging.WARNING):
+            ws.rollback(1)  # replaces zbig.bin, which is parked first
+        said = [r.getMessage() for r in caplog.records if "parked" in r.getMessage()]
+        assert said == ["parked files are removed on the next open: [Errno 5] Input/output error"]
         assert (root / "zbig.bin").read_bytes() == b"small now\n"
         parked = root / ".snapline" / "parked"
         assert len(list(parked.iterdir())) == 1
