@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from snapline import Workspace, atomic
+from snapline import StoreBusyError, Workspace, atomic
 from snapline.hashing import hash_bytes
 from snapline.snapshots.record import batching, journal
 from snapline.snapshots.record.journal import PlannedWrite as PW
@@ -33,6 +33,36 @@ def test_a_failed_commit_puts_the_file_back(ws: Workspace, monkeypatch: pytest.M
     monkeypatch.undo()
     assert ws.latest == 0 and ws.validate().ok and ws.check_sync().ok
     assert ws._store.journal.entries() == []
+
+
+def test_a_store_that_also_fails_to_clear_the_entry_keeps_the_first_error(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The commit fails, the files are put back, and then the store refuses to delete
+    # the journal entry too: the caller hears of the first failure, the cause, and the
+    # entry left behind is settled by the next open, which finds the files as they were.
+    import snapline.snapshots.record.recorder as recorder
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    def busy(*args: object, **kwargs: object) -> None:
+        raise StoreBusyError(ws.root / ".snapline" / "store.db", 5.0)
+
+    monkeypatch.setattr(recorder, "append_snapshot", broken)
+    monkeypatch.setattr(type(ws._store.journal), "delete", busy)
+    with pytest.raises(OSError) as caught:
+        ws.write_file("src/app.py", "new content\n")
+    assert caught.value.errno == 5
+    assert (ws.root / "src/app.py").read_text() == "print('hello')\n"
+    monkeypatch.undo()
+    assert [e.op for e in ws._store.journal.entries()] == ["write"]
+    root = ws.root
+    ws.close()
+    with Workspace.open(root) as reopened:
+        assert reopened._store.journal.entries() == []
+        assert reopened.latest == 0 and reopened.validate().ok and reopened.check_sync().ok
+    assert (root / "src/app.py").read_text() == "print('hello')\n"
 
 
 def test_a_failed_second_write_undoes_the_first(

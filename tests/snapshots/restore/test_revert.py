@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -15,6 +16,7 @@ from snapline import (
     SnapshotNotFoundError,
     Workspace,
 )
+from snapline.snapshots.record import detect
 from tests.snapshots.histories import OPS, Session
 from tests.snapshots.trees import files, stats
 
@@ -159,6 +161,44 @@ def test_a_file_where_a_directory_must_be_is_a_conflict(root: Path) -> None:
         ws.revert(2)  # once the file is gone, the deletion can be undone
         ws.revert(1)
         assert files(root) == {"a/b.txt": ("file", b"b\n")}
+
+
+def test_an_unreadable_file_blocks_a_revert_only_at_a_path_it_touches(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The suite runs as root, which reads every file: the OS's refusal is made where
+    # snapline reads a file. "d" was a file that snapshot 1 added; today it is a
+    # directory, and what lies beneath it is no path the revert touches.
+    real = detect.read_disk_file
+    unreadable = {"d/inner.txt"}
+
+    def refusing(path: Path, relpath: str, *args: Any, **kwargs: Any) -> Any:
+        if relpath in unreadable:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, relpath, *args, **kwargs)
+
+    monkeypatch.setattr(detect, "read_disk_file", refusing)
+    (root / "a.txt").write_text("a\n")
+    with Workspace.init(root) as ws:
+        (root / "d").write_text("a file\n")
+        (root / "a.txt").write_text("a, edited\n")
+        ws.record()  # 1: adds d, edits a.txt
+        ws.delete_file("d")
+        ws.write_file("d/inner.txt", "inner\n")
+        promised = ws.revert(1, dry_run=True)
+        assert promised.conflicts == ()
+        done = ws.revert(1)
+        assert done.restored == ("a.txt",)
+        assert (root / "a.txt").read_text() == "a\n"
+        assert (root / "d" / "inner.txt").read_text() == "inner\n"
+        # A touched path that cannot be read is a conflict, and nothing is written.
+        ws.write_file("a.txt", "a, again\n")
+        unreadable.add("a.txt")
+        (root / "a.txt").write_text("a, changed outside\n")
+        with pytest.raises(RevertConflictError) as caught:
+            ws.revert(ws.latest)
+    assert [(c.path, c.kind) for c in caught.value.conflicts] == [("a.txt", "unreadable")]
+    assert (root / "a.txt").read_text() == "a, changed outside\n"
 
 
 def test_a_rename_is_moved_back_keeping_later_edits(root: Path) -> None:
