@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import stat
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given
@@ -297,3 +299,162 @@ def test_write_local_that_cannot_replace_leaves_no_temp_file(tmp_path: Path) -> 
         atomic.write_local(target, b"data")
     assert [p.name for p in tmp_path.iterdir()] == ["token.json"]
     assert (target / "kept").read_bytes() == b"kept"
+
+
+def test_a_write_fsyncs_the_content_under_its_temporary_name_before_the_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Temp, fsync, rename, fsync the directory: after a crash the file is the old
+    # version or the whole new one, never a name that points at unwritten blocks.
+    real, seen = os.fsync, []
+
+    def record(fd: int) -> None:
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        content = path.read_bytes() if path.is_file() else None
+        seen.append((path.parent, atomic.is_temp_name(path.name), content))
+        real(fd)
+
+    monkeypatch.setattr(atomic.os, "fsync", record)
+    target = tmp_path / "d" / "f.txt"
+    atomic.write_file(target, b"old", 0o100644)
+    seen.clear()
+    atomic.write_file(target, b"new", 0o100644)
+    assert seen == [(tmp_path / "d", True, b"new"), (tmp_path, False, None)]
+    seen.clear()
+    batch = atomic.WriteBatch()
+    batch.write(tmp_path / "e" / "g.txt", b"in a batch", 0o100644)  # a new directory first
+    assert seen == [(tmp_path / "e", True, b"in a batch")]
+    batch.finish()
+    assert (tmp_path / "e" / "g.txt").read_bytes() == b"in a batch"
+
+
+def test_a_symlink_planted_at_the_temporary_name_is_never_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The temporary name is created, never opened as it stands: a link another process
+    # put there (to a file outside the workspace) is an error, and nothing is written.
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"not ours")
+    root = tmp_path / "root"
+    root.mkdir()
+    name = "f.txt.snapline-tmp-planted"
+    os.symlink(outside, root / name)
+    monkeypatch.setattr(atomic, "temp_name", lambda _: name)
+    with pytest.raises(FileExistsError):
+        atomic.write_file(root / "f.txt", b"content", 0o100644)
+    assert outside.read_bytes() == b"not ours"
+    assert sorted(p.name for p in root.iterdir()) == [name]
+
+
+@pytest.mark.parametrize(
+    ("failing", "local"), [("chmod", False), ("replace", False), ("replace", True)]
+)
+def test_a_temporary_file_that_vanished_before_a_failure_leaves_that_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str, local: bool
+) -> None:
+    # Another process (a clean-up) removed the temporary file, and the next step failed
+    # for it: the caller hears of that failure, not of the clean-up finding nothing.
+    real = getattr(os, failing)
+
+    def vanished(temp: Any, *args: Any) -> None:
+        os.unlink(temp)
+        real(temp, *args)
+
+    monkeypatch.setattr(atomic.os, failing, vanished)
+    target = tmp_path / "f.txt"
+    target.write_bytes(b"old")
+    with pytest.raises(FileNotFoundError):
+        if local:
+            atomic.write_local(target, b"new")
+        else:
+            atomic.write_file(target, b"new", 0o100644)
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_a_write_that_fails_midway_raises_its_own_error_and_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(atomic.os, "fsync", failing)
+    target = tmp_path / "f.txt"
+    target.write_bytes(b"old")
+    with pytest.raises(OSError) as caught:
+        atomic.write_file(target, b"new", 0o100644)
+    assert caught.value.errno == errno.EIO
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+@pytest.mark.parametrize(
+    ("step", "code", "tolerated"),
+    [
+        ("open", errno.EACCES, True),
+        ("open", errno.EINVAL, True),
+        ("open", errno.EIO, False),
+        ("fsync", errno.EINVAL, True),
+        ("fsync", errno.ENOTSUP, True),
+        ("fsync", errno.EIO, False),
+        ("fsync", errno.ENOSPC, False),
+    ],
+)
+def test_a_directory_the_filesystem_cannot_sync_is_tolerated_but_a_failed_sync_is_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, code: int, tolerated: bool
+) -> None:
+    # As SQLite does: some filesystems (network, FUSE) cannot open or fsync a directory
+    # at all, and nothing better can be done there; EIO or ENOSPC is a lost write.
+    real = getattr(os, step)
+    closed: list[int] = []
+    real_close = os.close
+
+    def refusing(*args: Any) -> Any:
+        raise OSError(code, os.strerror(code))
+
+    def close(fd: int) -> None:
+        closed.append(fd)
+        real_close(fd)
+
+    monkeypatch.setattr(atomic.os, step, refusing)
+    monkeypatch.setattr(atomic.os, "close", close)
+    if tolerated:
+        atomic.sync_directory(tmp_path)
+    else:
+        with pytest.raises(OSError) as caught:
+            atomic.sync_directory(tmp_path)
+        assert caught.value.errno == code
+    monkeypatch.setattr(atomic.os, step, real)
+    assert len(closed) == (step == "fsync")  # a directory opened is closed, failed or not
+
+
+def test_a_parent_directory_another_process_creates_meanwhile_is_no_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two writers making the same new directory: the one that finds it made goes on.
+    real_lstat = os.lstat
+    parent = tmp_path / "new" / "dir"
+
+    def racing(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if Path(path) == parent and not parent.exists():
+            parent.mkdir(parents=True)  # the other writer, between the check and the mkdir
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(atomic.os, "lstat", racing)
+    atomic.write_file(parent / "f.txt", b"mine", 0o100644)
+    monkeypatch.setattr(atomic.os, "lstat", real_lstat)
+    assert (parent / "f.txt").read_bytes() == b"mine"
+
+
+def test_a_batch_that_replaces_an_empty_directory_by_a_file_never_fsyncs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced = _recorded_fsyncs(monkeypatch)
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "one").write_bytes(b"one")
+    batch = atomic.WriteBatch()
+    batch.remove(tmp_path / "x" / "one")  # no root: x/ stays, empty, and is noted
+    batch.write(tmp_path / "x", b"x is a file now", 0o100644)
+    batch.finish()
+    assert (tmp_path / "x").read_bytes() == b"x is a file now"
+    assert sorted(synced) == [tmp_path]
