@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from snapline import StoreBusyError, Workspace, atomic
+from snapline import ProtectedPathError, StoreBusyError, Workspace, atomic
 from snapline.hashing import hash_bytes
 from snapline.snapshots.record import batching, journal
 from snapline.snapshots.record.journal import PlannedWrite as PW
@@ -224,6 +224,24 @@ def test_a_parked_file_left_by_a_failed_removal_goes_on_the_next_open(
     with Workspace.open(root) as reopened:
         assert reopened._store.journal.entries() == []
     assert list(parked.iterdir()) == []
+
+
+@pytest.mark.parametrize("path", [".git/hooks/pre-commit", "sub/.git/config"])
+def test_a_write_inside_git_is_refused_whoever_planned_it(ws: Workspace, path: str) -> None:
+    # Plans refuse such a path first; the journal refuses it again, as its last gate,
+    # and leaves no entry behind.
+    hook = b"#!/bin/sh\nexit 0\n"
+    planted = PW(path, None, None, hash_bytes(hook), 0o100755, hook)
+    with pytest.raises(ProtectedPathError) as caught:
+        journal.apply_writes(ws.root, ws._store, "write", [planted], lambda: None, lambda _: None)
+    assert (caught.value.path, caught.value.directory) == (path, ".git")
+    assert str(caught.value) == (
+        f"refusing to write {path}: it is inside .git/, git's own directory (its config, "
+        "hooks and objects), which only git changes; name a path outside .git/ and "
+        ".snapline/ (snapline never writes into either)"
+    )
+    assert not (ws.root / path).exists() and not (ws.root / path).parent.exists()
+    assert ws._store.journal.entries() == []
 
 
 def test_a_content_that_does_not_match_its_hash_is_never_written(ws: Workspace) -> None:
