@@ -291,14 +291,15 @@ def _make_parents(path: Path) -> _Changes:
     parent = path.parent
     if parent.is_dir():
         return changes
-    with contextlib.suppress(FileNotFoundError):
-        # A file standing where a directory must go (the file was replaced by a
-        # directory in the version being written).
-        if not stat.S_ISDIR(os.lstat(parent).st_mode):
-            os.unlink(parent)
     missing = [parent]
     while not missing[-1].parent.is_dir():
         missing.append(missing[-1].parent)
+    with contextlib.suppress(FileNotFoundError):
+        # A file (or a link to nothing) standing where a directory must go: the version
+        # being written has a directory there. Only the topmost missing directory can
+        # exist as something else, since nothing lies beneath a file.
+        if not stat.S_ISDIR(os.lstat(missing[-1]).st_mode):
+            os.unlink(missing[-1])
     parent.mkdir(parents=True, exist_ok=True)
     # Each new directory is an entry in the one above it: durable once that is fsynced.
     changes.changed.extend(directory.parent for directory in reversed(missing))

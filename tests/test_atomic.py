@@ -436,7 +436,7 @@ def test_a_parent_directory_another_process_creates_meanwhile_is_no_error(
     parent = tmp_path / "new" / "dir"
 
     def racing(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        if Path(path) == parent and not parent.exists():
+        if Path(path) in (parent, *parent.parents) and not parent.exists():
             parent.mkdir(parents=True)  # the other writer, between the check and the mkdir
         return real_lstat(path, *args, **kwargs)
 
@@ -458,3 +458,25 @@ def test_a_batch_that_replaces_an_empty_directory_by_a_file_never_fsyncs_it(
     batch.finish()
     assert (tmp_path / "x").read_bytes() == b"x is a file now"
     assert sorted(synced) == [tmp_path]
+
+
+def test_a_file_standing_where_a_parent_directory_goes_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The version being written has a directory where the disk has a file (or a link
+    # to nothing): the file makes way, and the directory holding it is fsynced.
+    synced = _recorded_fsyncs(monkeypatch)
+    (tmp_path / "f").write_bytes(b"a file where a directory goes")
+    os.symlink("nowhere", tmp_path / "dangling")
+    atomic.write_file(tmp_path / "f" / "g" / "h.txt", b"deep", 0o100644)
+    atomic.write_file(tmp_path / "dangling" / "i.txt", b"here", 0o100644)
+    assert (tmp_path / "f" / "g" / "h.txt").read_bytes() == b"deep"
+    assert (tmp_path / "dangling" / "i.txt").read_bytes() == b"here"
+    assert not (tmp_path / "dangling").is_symlink()
+    assert synced == [
+        tmp_path,
+        tmp_path / "f",
+        tmp_path / "f" / "g",
+        tmp_path,
+        tmp_path / "dangling",
+    ]
