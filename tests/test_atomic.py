@@ -480,3 +480,23 @@ def test_a_file_standing_where_a_parent_directory_goes_is_replaced(
         tmp_path,
         tmp_path / "dangling",
     ]
+
+
+def test_a_private_file_s_new_content_is_never_readable_by_others_even_as_a_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 0600 .env keeps its bits, and its new content is created with them: not
+    # created with the umask's defaults and narrowed afterwards.
+    real, modes = os.fsync, []
+
+    def record(fd: int) -> None:
+        modes.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        real(fd)
+
+    target = tmp_path / ".env"
+    target.write_bytes(b"TOKEN=old\n")
+    os.chmod(target, 0o600)
+    monkeypatch.setattr(atomic.os, "fsync", record)
+    atomic.write_file(target, b"TOKEN=new\n", 0o100644)
+    assert modes[0] == 0o600  # the content's fsync, before the rename
+    assert stat.S_IMODE(os.lstat(target).st_mode) == 0o600
