@@ -28,7 +28,8 @@ test-deep: lint typecheck
 	SNAPLINE_REPLAY=deep $(BIN)/python -m pytest -q tests/replay
 
 # The mutation score of the restore path (mutmut, in a venv of its own: .venv-mutation),
-# written to docs/mutation.md. About two hours on two idle cores; not part of `make test` or CI.
+# written to docs/mutation.md. About three hours on two idle cores, most of it on
+# the survivors (mutmut runs every test that reaches each); not part of `make test` or CI.
 mutation: $(STAMP)
 	$(BIN)/python scripts/mutation.py
 
