@@ -45,7 +45,8 @@ def guard(
     Give the check after --; its output passes through (on stderr with --json). The
     outcome is kept in the ledger and shown by log, show and report. Exits 0 when the
     check passed, 1 when it failed; 127 or 126 when it cannot be started (nothing is
-    recorded). Refuses to start when the workspace differs from the latest snapshot.
+    recorded); 3 when the check deleted or replaced the store (nothing recorded).
+    Refuses to start when the workspace differs from the latest snapshot.
     With --rollback, a failure rolls back to the last snapshot that passed (recorded
     as a snapshot; `snapline undo` brings the failing change back).
     """

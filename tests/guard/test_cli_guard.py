@@ -187,3 +187,36 @@ def test_the_documented_stop_hook_rolls_back_and_blocks_with_the_reason(project:
     assert "1 failed" in blocked.stderr  # the test output, moved to stderr
     assert "rolled back to snapshot 0, the last that passed, as snapshot 2" in blocked.stderr
     assert (project / "calc.py").read_text() == GOOD
+
+
+@pytest.mark.parametrize("what", ["deleted", "replaced"])
+def test_a_check_that_deletes_or_replaces_the_store_fails_and_writes_nothing(
+    project: Path, tmp_path: Path, what: str
+) -> None:
+    # As `run -- rm -rf .snapline` does (exit 3, nothing recorded): the outcome has no
+    # store to go to, so the check is not reported passed, and no record is written
+    # into a `.snapline/` that the check removed (which would leave a stray directory
+    # that `status` calls no store and `init` calls a store).
+    copy = tmp_path / "copy"
+    script = {
+        "deleted": "rm -rf .snapline",
+        "replaced": f"cp -r .snapline {copy} && rm -rf .snapline && cp -r {copy} .snapline",
+    }[what]
+    done = snapline(project, "guard", "--", "sh", "-c", script)
+    assert done.returncode == 3, done.stderr
+    assert "passed" not in done.stderr
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and f"was {what} during the operation" in said[0]
+    if what == "deleted":
+        assert not (project / ".snapline").exists()
+        status = snapline(project, "status")
+        assert "no snapline store" in status.stderr
+        assert snapline(project, "init").returncode == 0
+    else:
+        checks = project / ".snapline" / "ledger" / "checks"
+        assert not checks.exists() or not list(checks.iterdir())
+        assert snapline(project, "verify").returncode == 0
+        assert log(project)[0] is None
+    as_json = snapline(project, "guard", "--json", "--", "sh", "-c", "rm -rf .snapline")
+    assert as_json.returncode == 3
+    assert json.loads(as_json.stdout)["kind"] == "StoreVanishedError"
