@@ -68,7 +68,9 @@ def test_a_failing_test_run_rolls_back_to_the_last_pass_and_undo_brings_it_back(
     assert failed.returncode == 1, failed.stderr
     assert "1 failed" in failed.stdout
     assert "snapshot 2 failed" in failed.stderr
-    assert "rolled back to snapshot 1, the last that passed, as snapshot 3" in failed.stderr
+    assert (
+        "rolled back to snapshot 1, the last that passed this check, as snapshot 3" in failed.stderr
+    )
     assert (project / "calc.py").read_text() == BETTER
     assert pytest_passes(project)
 
@@ -98,7 +100,7 @@ def test_without_a_snapshot_that_ever_passed_nothing_is_rolled_back(project: Pat
     said = [line for line in failed.stderr.splitlines() if line.startswith("snapline:")]
     assert said == [
         f"snapline: snapshot 1 failed {' '.join(PYTEST)} (exit 1)",
-        "snapline: no earlier snapshot passed a check: nothing rolled back",
+        "snapline: no earlier snapshot passed this check: nothing rolled back",
     ]
     assert (project / "calc.py").read_text() == BROKEN
     with Workspace.open(project) as ws:
@@ -185,7 +187,10 @@ def test_the_documented_stop_hook_rolls_back_and_blocks_with_the_reason(project:
     assert blocked.returncode == 2  # Claude Code's "blocking": stderr goes to the model
     assert blocked.stdout == ""
     assert "1 failed" in blocked.stderr  # the test output, moved to stderr
-    assert "rolled back to snapshot 0, the last that passed, as snapshot 2" in blocked.stderr
+    assert (
+        "rolled back to snapshot 0, the last that passed this check, as snapshot 2"
+        in blocked.stderr
+    )
     assert (project / "calc.py").read_text() == GOOD
 
 
