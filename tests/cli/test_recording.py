@@ -298,10 +298,14 @@ def test_record_of_a_path_takes_in_no_other_path(
         (root / name).write_text(f"{name}\n")
     (root / "a").mkdir()
     (root / "a" / "in.txt").write_text("in\n")
+    (root / "c.txt").write_text("".join(f"line {n}\n" for n in range(40)))
     Workspace.init(root).close()
     for name in ("a.txt", "b.txt", "ab.txt", "a/in.txt"):
         with (root / name).open("a") as handle:
             handle.write("changed\n")
+    # A move into a given folder: its old path was not given, so it is not taken in
+    # as a rename either.
+    (root / "c.txt").rename(root / "a" / "moved.txt")
     given = ["a.txt", "a"]
     args = ["record", "--tool", "edit", *given]
     served_before = served_after = 0
@@ -335,5 +339,6 @@ def test_record_of_a_path_takes_in_no_other_path(
     with Workspace.open(root) as ws:
         latest = ws.snapshot(ws.latest)
     assert (latest.number, latest.tool, latest.description) == (1, "edit", "agent")
-    assert sorted(change.path for change in latest.files) == ["a.txt", "a/in.txt"]
-    assert _drift(root) == {"ab.txt": "modified", "b.txt": "modified"}
+    assert sorted(change.path for change in latest.files) == ["a.txt", "a/in.txt", "a/moved.txt"]
+    assert all(change.old_path is None for change in latest.files)
+    assert _drift(root) == {"ab.txt": "modified", "b.txt": "modified", "c.txt": "deleted"}
