@@ -6,5 +6,6 @@ nothing inside ``.git/`` itself.
 """
 
 from snapline.branching.git_branch import BranchError, BranchResult, make_branch
+from snapline.branching.recorded import ever_recorded
 
-__all__ = ["BranchError", "BranchResult", "make_branch"]
+__all__ = ["BranchError", "BranchResult", "ever_recorded", "make_branch"]

@@ -1,11 +1,11 @@
 """Make a git branch from a snapshot's files with git's plumbing, never touching HEAD.
 
 The branch's commit has HEAD as its parent (none on an unborn branch) and HEAD's tree,
-except that every path the workspace tracks is as it was after the snapshot: changed,
-added, or removed when the snapshot did not have it. Paths git tracks and snapline does
-not (``.snapline/ledger`` itself, files snapline ignores) stay as HEAD has them, so the
-branch is HEAD with the workspace rolled back, as ``snapline rollback --to N`` would
-leave it, committed.
+except that every path the history ever recorded is as it was after the snapshot:
+changed, added, or removed when the snapshot did not have it (deleted before it, or
+added after). Paths git tracks and the history never recorded (``.snapline/ledger``
+itself, files snapline ignores) stay as HEAD has them, so the branch is HEAD with the
+workspace rolled back, as ``snapline rollback --to N`` would leave it, committed.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def make_branch(
         number: The snapshot (for the result and the message only).
         files: Every path tracked after the snapshot, with its git mode (``0o100644``,
             ``0o100755``, ``0o120000`` for a symlink, whose content is its target).
-        removed: Paths tracked now that the snapshot did not have.
+        removed: Paths the history recorded that the snapshot did not have.
         read: The bytes of a path after the snapshot.
         message: The commit message.
         worktree: Also check the branch out there (``git worktree add``).

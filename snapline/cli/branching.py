@@ -46,7 +46,8 @@ def branch(
     """Make a git branch whose files are the workspace's after snapshot N.
 
     The checkout, HEAD and git's index are not touched: the branch gets one commit on
-    top of HEAD, with HEAD's tree and every tracked file as it was after snapshot N.
+    top of HEAD, with HEAD's tree and every file the history recorded as it was after
+    snapshot N (absent when N did not have it).
     --worktree also checks it out in a new work tree (git worktree add).
     """
     with workspace(ctx) as ws:

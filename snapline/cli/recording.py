@@ -146,8 +146,10 @@ def record(
 ) -> None:
     """Record what changed on disk as one snapshot.
 
-    Looks under PATHS, or at the whole workspace. Prints the new snapshot number, or
-    "nothing changed" (exit 0).
+    Looks under PATHS only, or at the whole workspace, and files every change there
+    under --tool, -m and --session: it cannot tell who made a change, so name the paths
+    your tool changed (a person's edit elsewhere stays drift, for `snapline resync`).
+    Prints the new snapshot number, or "nothing changed" (exit 0).
     """
     # The same as the lean path a plain `snapline record` takes (cli/fast.py).
     options = state(ctx)

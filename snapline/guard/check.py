@@ -40,6 +40,8 @@ def check_latest(
     Raises:
         StateMismatchError: If the workspace differs from the latest snapshot.
         CommandError: If the check cannot be started; nothing is recorded.
+        StoreVanishedError: If the check (or another process) deleted or replaced the
+            store while it ran; nothing is recorded.
     """
     store = recorder.store
     with store.read():
@@ -49,6 +51,11 @@ def check_latest(
     ensure_in_sync(detection)
     assert row is not None  # the baseline at least, in any store that opened
     code, text = run_check(command, cwd, output)
+    # A check that deleted or replaced the store leaves nowhere to keep its outcome: a
+    # record written now would recreate a stray `.snapline/ledger/checks/` (a directory
+    # that `status` calls no store and `init` a store), or land in another history. It
+    # fails as `run` does then (exit 3), whatever the check's own exit code was.
+    recorder.check_store_present()
     outcome = add_outcome(
         store,
         number=number,

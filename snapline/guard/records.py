@@ -1,7 +1,8 @@
 """Check outcomes in the ledger: one written per ``guard``, read back per snapshot.
 
 The ledger keeps every check ever run (``checks/*.check``); what a snapshot shows is
-its latest one, by time and then by file name. A record counts for the main line's
+its latest one, by time and then by file name (``guard --rollback`` asks for the latest
+run of its own check only). A record counts for the main line's
 snapshot only when both its number and its id are that snapshot's: a record of a
 snapshot on another line (another git branch's) or one whose snapshot is not in this
 checkout is kept as written and shown nowhere.
@@ -67,17 +68,25 @@ def add_outcome(
     return _outcome(name, record)
 
 
-def outcomes(store: StoreReader) -> dict[int, CheckOutcome]:
+def outcomes(store: StoreReader, command: Sequence[str] | None = None) -> dict[int, CheckOutcome]:
     """The latest check of every main-line snapshot that was checked, by number.
+
+    Args:
+        store: The open store.
+        command: Only the runs of this check (the same command line, argument for
+            argument); ``None``: of any check.
 
     Raises:
         StoreCorruptError: If a check record is damaged; it is named.
     """
     if not isinstance(store, LedgerStore):
         return {}
+    wanted = None if command is None else tuple(command)
     latest: dict[int, tuple[datetime, str, CheckRecord]] = {}
     ids: dict[int, str | None] = {}
     for name, record in CheckLog(store.ledger).all():
+        if wanted is not None and record.command != wanted:
+            continue
         if record.number not in ids:
             row = store.snapshots.get(record.number)
             ids[record.number] = None if row is None else row.id

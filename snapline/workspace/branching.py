@@ -28,10 +28,12 @@ class Branching(WorkspaceBase):
         """Make a git branch whose files are the workspace's after snapshot ``number``.
 
         The checkout, HEAD and git's index are left alone: the branch's one commit is
-        made with git's plumbing, on top of HEAD, from HEAD's tree with every tracked
-        path as it was after the snapshot (paths snapline does not track, the ledger
-        among them, stay as HEAD has them). Every file is rebuilt from the store and
-        checked against its recorded hash first.
+        made with git's plumbing, on top of HEAD, from HEAD's tree with every path the
+        history ever recorded as it was after the snapshot: present with its content and
+        mode, or absent when the snapshot did not have it (deleted before it, or added
+        after). Paths the history never recorded (files snapline ignores, the ledger)
+        stay as HEAD has them. Every file is rebuilt from the store and checked against
+        its recorded hash first.
 
         Args:
             number: A number, ``"latest"``, ``"latest~N"``, or ``"id:PREFIX"`` (on any
@@ -49,7 +51,7 @@ class Branching(WorkspaceBase):
             ContentUnavailableError: If a file of the snapshot was tracked by hash only.
             SnapshotNotFoundError: If there is no such snapshot.
         """
-        from snapline.branching import make_branch
+        from snapline.branching import ever_recorded, make_branch
         from snapline.snapshots.read.history import state_at
         from snapline.snapshots.read.points import point_at
         from snapline.snapshots.read.snapshots import load_snapshot
@@ -70,7 +72,7 @@ class Branching(WorkspaceBase):
                 name=name or default,
                 number=at,
                 files={path: version.mode for path, version in state.items()},
-                removed=set(self._store.state.get()) - set(state),
+                removed=ever_recorded(self._store, point.store) - set(state),
                 read=lambda path: rebuild.content_at(path, at),
                 message=f"snapline: snapshot {at}: {title}\n\nsnapline-snapshot: {snapshot.id}",
                 worktree=None if worktree is None else Path(os.path.abspath(worktree)),

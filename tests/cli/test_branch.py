@@ -152,3 +152,24 @@ def test_branch_refusals_are_one_line_and_make_nothing(repo: Path, tmp_path: Pat
     outside = _snap(plain, "branch", "0")
     assert outside.returncode == 1
     assert "not inside a git work tree" in outside.stderr
+
+
+def test_a_branch_leaves_out_what_the_snapshot_had_deleted(repo: Path) -> None:
+    # HEAD is committed before the agent deletes a file: the branch of a later snapshot
+    # must not take the file back from HEAD's tree (it is tracked by nobody now).
+    (repo / "gone.txt").write_text("deleted by snapshot 1\n")
+    (repo / "kept.txt").write_text("kept\n")
+    assert _snap(repo, "init").returncode == 0
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "start")
+    (repo / "gone.txt").unlink()
+    assert _snap(repo, "record", "-m", "delete").returncode == 0
+    (repo / "kept.txt").write_text("kept, changed\n")
+    assert _snap(repo, "record", "-m", "change").returncode == 0
+    states = {1: _disk(repo), 2: _disk(repo)}
+    states[1]["kept.txt"] = ("100644", b"kept\n")
+    for number, state in states.items():
+        made = _snap(repo, "branch", str(number), f"b{number}")
+        assert made.returncode == 0, made.stderr
+        assert _branch_tree(repo, f"b{number}") == state
+    assert _branch_tree(repo, "HEAD")["gone.txt"] == ("100644", b"deleted by snapshot 1\n")

@@ -278,3 +278,67 @@ def test_init_shows_a_progress_bar_on_a_terminal(root: Path) -> None:
     assert process.returncode == 0
     assert b"capturing the baseline" in b"".join(chunks)
     assert stdout.decode().startswith("initialised ")  # the summary itself is not on the tty
+
+
+def _drift(root: Path) -> dict[str, str]:
+    with Workspace.open(root) as ws:
+        return {p.path: p.kind for p in ws.check_sync().problems if p.path is not None}
+
+
+@pytest.mark.parametrize("route", ["fast", "typer", "library", "warm"])
+def test_record_of_a_path_takes_in_no_other_path(
+    route: str, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two files changed, `record a.txt`: the snapshot holds a.txt only (under the
+    # agent's name), and b.txt, a person's edit, stays drift for `resync` to record as
+    # theirs. `record` has no "before" to refuse against: it records what is on disk
+    # under the paths it is given, so a path it was not given must stay out, by every
+    # way in: the lean command line, the typer one, the library and the warm server.
+    for name in ("a.txt", "b.txt", "ab.txt"):
+        (root / name).write_text(f"{name}\n")
+    (root / "a").mkdir()
+    (root / "a" / "in.txt").write_text("in\n")
+    (root / "c.txt").write_text("".join(f"line {n}\n" for n in range(40)))
+    Workspace.init(root).close()
+    for name in ("a.txt", "b.txt", "ab.txt", "a/in.txt"):
+        with (root / name).open("a") as handle:
+            handle.write("changed\n")
+    # A move into a given folder: its old path was not given, so it is not taken in
+    # as a rename either.
+    (root / "c.txt").rename(root / "a" / "moved.txt")
+    given = ["a.txt", "a"]
+    args = ["record", "--tool", "edit", *given]
+    served_before = served_after = 0
+    if route == "library":
+        with Workspace.open(root) as ws:
+            made = ws.record(given, tool="edit", description="agent")
+            assert made is not None
+    elif route == "warm":
+        from tests.cli.warm.conftest import start_server, wait_gone
+
+        runtime = tmp_path / "rt"
+        runtime.mkdir(mode=0o700)
+        monkeypatch.setenv("SNAPLINE_RUNTIME_DIR", str(runtime))
+        monkeypatch.delenv("SNAPLINE_SERVER", raising=False)
+        server = start_server(runtime)
+        try:
+            served_before = server.served()
+            done = run_script(*args, "-m", "agent", cwd=root)
+            served_after = server.served()
+        finally:
+            run_script("server", "stop", cwd=runtime)
+            wait_gone(server.pid)
+        assert done.returncode == 0, done.stderr
+    else:
+        # `--message=agent` is not the plain form the lean path reads: typer parses it.
+        message = ["-m", "agent"] if route == "fast" else ["--message=agent"]
+        done = run_script(*args, *message, cwd=root)
+        assert done.returncode == 0, done.stderr
+    if route == "warm":
+        assert served_after == served_before + 1  # the command was the server's
+    with Workspace.open(root) as ws:
+        latest = ws.snapshot(ws.latest)
+    assert (latest.number, latest.tool, latest.description) == (1, "edit", "agent")
+    assert sorted(change.path for change in latest.files) == ["a.txt", "a/in.txt", "a/moved.txt"]
+    assert all(change.old_path is None for change in latest.files)
+    assert _drift(root) == {"ab.txt": "modified", "b.txt": "modified", "c.txt": "deleted"}

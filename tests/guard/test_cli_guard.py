@@ -68,7 +68,9 @@ def test_a_failing_test_run_rolls_back_to_the_last_pass_and_undo_brings_it_back(
     assert failed.returncode == 1, failed.stderr
     assert "1 failed" in failed.stdout
     assert "snapshot 2 failed" in failed.stderr
-    assert "rolled back to snapshot 1, the last that passed, as snapshot 3" in failed.stderr
+    assert (
+        "rolled back to snapshot 1, the last that passed this check, as snapshot 3" in failed.stderr
+    )
     assert (project / "calc.py").read_text() == BETTER
     assert pytest_passes(project)
 
@@ -98,7 +100,7 @@ def test_without_a_snapshot_that_ever_passed_nothing_is_rolled_back(project: Pat
     said = [line for line in failed.stderr.splitlines() if line.startswith("snapline:")]
     assert said == [
         f"snapline: snapshot 1 failed {' '.join(PYTEST)} (exit 1)",
-        "snapline: no earlier snapshot passed a check: nothing rolled back",
+        "snapline: no earlier snapshot passed this check: nothing rolled back",
     ]
     assert (project / "calc.py").read_text() == BROKEN
     with Workspace.open(project) as ws:
@@ -185,5 +187,43 @@ def test_the_documented_stop_hook_rolls_back_and_blocks_with_the_reason(project:
     assert blocked.returncode == 2  # Claude Code's "blocking": stderr goes to the model
     assert blocked.stdout == ""
     assert "1 failed" in blocked.stderr  # the test output, moved to stderr
-    assert "rolled back to snapshot 0, the last that passed, as snapshot 2" in blocked.stderr
+    assert (
+        "rolled back to snapshot 0, the last that passed this check, as snapshot 2"
+        in blocked.stderr
+    )
     assert (project / "calc.py").read_text() == GOOD
+
+
+@pytest.mark.parametrize("what", ["deleted", "replaced"])
+def test_a_check_that_deletes_or_replaces_the_store_fails_and_writes_nothing(
+    project: Path, tmp_path: Path, what: str
+) -> None:
+    # As `run -- rm -rf .snapline` does (exit 3, nothing recorded): the outcome has no
+    # store to go to, so the check is not reported passed, and no record is written
+    # into a `.snapline/` that the check removed (which would leave a stray directory
+    # that `status` calls no store and `init` calls a store).
+    copy = tmp_path / "copy"
+    script = {
+        "deleted": "rm -rf .snapline",
+        # Moved aside, not deleted: a deleted directory's inode may be reused at once by
+        # the copy, which would then be the same store by (device, inode).
+        "replaced": f"mv .snapline {copy} && cp -r {copy} .snapline",
+    }[what]
+    done = snapline(project, "guard", "--", "sh", "-c", script)
+    assert done.returncode == 3, done.stderr
+    assert "passed" not in done.stderr
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and f"was {what} during the operation" in said[0]
+    if what == "deleted":
+        assert not (project / ".snapline").exists()
+        status = snapline(project, "status")
+        assert "no snapline store" in status.stderr
+        assert snapline(project, "init").returncode == 0
+    else:
+        checks = project / ".snapline" / "ledger" / "checks"
+        assert not checks.exists() or not list(checks.iterdir())
+        assert snapline(project, "verify").returncode == 0
+        assert log(project)[0] is None
+    as_json = snapline(project, "guard", "--json", "--", "sh", "-c", "rm -rf .snapline")
+    assert as_json.returncode == 3
+    assert json.loads(as_json.stdout)["kind"] == "StoreVanishedError"
