@@ -140,6 +140,35 @@ class _Pygit2:
         return [delta.new_file.path for delta in a.diff_to_tree(b).deltas]
 
 
+class _Store:
+    """The same write through snapline's own layer (store/refs/git.py, over pygit2)."""
+
+    def __init__(self, repo: Path, ref: str, tip: str) -> None:
+        from snapline.store.refs.git import open_repository
+
+        self.repo, self.ref, self.tip = open_repository(repo), ref, tip
+
+    def write(self, number: int, folder: str, name: str, data: bytes) -> None:
+        from snapline.store.refs.values import TREE_MODE, Entry
+
+        repo = self.repo
+        blob, record = repo.write_blob(data), repo.write_blob(_RECORD % number)
+        root = repo.names(repo.read_commit(self.tip).tree)
+        state = repo.update_tree(root["state"].id, {f"{folder}/{name}": Entry(blob, 0o100644)})
+        tree = repo.tree({"record": Entry(record, 0o100644), "state": Entry(state, TREE_MODE)})
+        message = f"snapline {number}: bench"
+        commit = repo.write_commit(tree, [self.tip], message, 0)
+        repo.set_ref(self.ref, commit, self.tip, message)
+        self.tip = commit
+
+    def read(self, commit: str, path: str) -> bytes:
+        return self.repo.read_path(self.repo.read_commit(commit).tree, path) or b""
+
+    def changed(self, old: str, new: str) -> list[str]:
+        trees = [self.repo.read_commit(c).tree for c in (old, new)]
+        return [change.path for change in self.repo.changes(*trees)]
+
+
 class _Dulwich:
     def __init__(self, repo: Path, ref: str, tip: str) -> None:
         from dulwich.repo import Repo
@@ -297,7 +326,8 @@ def row_git_layer(bench: Bench) -> list[RowResult]:
     repo, state = _make_repo(bench.config.workdir, files)
     layers: dict[str, Any] = {}
     missing = []
-    for name, kind in (("pygit2", _Pygit2), ("dulwich", _Dulwich), ("plumbing", _Plumbing)):
+    candidates = [("pygit2", _Pygit2), ("store/refs", _Store), ("dulwich", _Dulwich)]
+    for name, kind in [*candidates, ("plumbing", _Plumbing)]:
         if name == "dulwich" and importlib.util.find_spec("dulwich") is None:
             # Not a dependency of snapline: compared only where it is installed.
             missing.append("dulwich is not installed here (`pip install dulwich` to compare it)")

@@ -125,3 +125,39 @@ def test_one_module_alone_speaks_to_the_git_library() -> None:
             if any(name.split(".")[0] in {"pygit2", "dulwich"} for name in names):
                 speaking.append(path.relative_to(package).as_posix())
     assert speaking == ["store/refs/git.py"]
+
+
+def test_trees_are_gits_own_for_awkward_names(tmp_path: Path) -> None:
+    latin = b"caf\xe9.txt".decode("utf-8", "surrogateescape")  # not UTF-8: a surrogate escape
+    files = {
+        "a-b": b"1\n",
+        "a.txt": b"2\n",
+        "a/b": b"3\n",
+        "a0": b"4\n",
+        latin: b"5\n",
+        "dir with space/\u00e9t\u00e9.md": b"6\n",
+    }
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name, data in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    make_repo(root, {})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "awkward names")
+    line = Line.at(root)
+    line.snapshot(dict(files), tool="init")
+    line.snapshot({latin: b"55\n", "a/b": None})
+    assert line.line is not None
+    ref = line_ref(line.line)
+    # git's own tree of the same files: the same id, so the same order and encoding.
+    assert git(root, "rev-parse", f"{ref}~1:state") == git(root, "rev-parse", "HEAD^{tree}")
+    last = read_line(line.repo, line.line)[-1]
+    assert line.repo.read_path(last.state, latin) == b"55\n"
+    assert line.repo.read_path(last.state, "a/b") is None
+    assert dict(line.repo.walk(last.state)).keys() == set(files) - {"a/b"}
+    assert [
+        change.path
+        for change in line.repo.changes(read_line(line.repo, line.line)[0].state, last.state)
+    ] == sorted([latin, "a/b"])
