@@ -209,6 +209,7 @@ class GitRepository:
 
         Raises:
             MissingObjectError: If ``base`` or a tree on a changed path is absent.
+            ValueError: If the edits make a path both a file and a directory.
         """
         split = {tuple(_encode(path).split(b"/")): entry for path, entry in edits.items()}
         return self._update(base, split) or self._write_tree({})
@@ -227,6 +228,11 @@ class GitRepository:
                 entries[parts[0]] = entry
         for name, inner in below.items():
             old = entries.get(name)
+            if old is not None and old.mode != TREE_MODE and (name,) in edits:
+                # A directory replaced by a file: what was below it goes with it.
+                if any(entry is not None for entry in inner.values()):
+                    raise ValueError(f"{_decode(name)!r} is both a file and a directory")
+                continue
             tree = self._update(old.id if old and old.mode == TREE_MODE else None, inner)
             if tree is None:
                 entries.pop(name, None)

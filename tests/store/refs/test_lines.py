@@ -161,3 +161,30 @@ def test_trees_are_gits_own_for_awkward_names(tmp_path: Path) -> None:
         change.path
         for change in line.repo.changes(read_line(line.repo, line.line)[0].state, last.state)
     ] == sorted([latin, "a/b"])
+
+
+def test_a_directory_becomes_a_file_and_a_file_a_directory(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "repo", {"was_dir/a": b"1\n", "was_dir/b": b"2\n", "was_file": b"3\n"}
+    )
+    line = Line.at(root)
+    line.snapshot({"was_dir/a": b"1\n", "was_dir/b": b"2\n", "was_file": b"3\n"}, tool="init")
+    line.snapshot(
+        {
+            "was_dir/a": None,
+            "was_dir/b": None,
+            "was_dir": b"now a file\n",
+            "was_file": None,
+            "was_file/x": b"now below\n",
+        }
+    )
+    # git's tree of the same files after the same change, made by git itself.
+    git(root, "rm", "-q", "-r", "was_dir", "was_file")
+    (root / "was_dir").write_bytes(b"now a file\n")
+    (root / "was_file").mkdir()
+    (root / "was_file/x").write_bytes(b"now below\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "swap")
+    ref = line_ref(line.line or "")
+    assert git(root, "rev-parse", f"{ref}:state") == git(root, "rev-parse", "HEAD^{tree}")
+    assert len(read_line(line.repo, line.line or "")) == 2
