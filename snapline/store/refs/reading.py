@@ -4,7 +4,8 @@ A line is data that may come from elsewhere (it is fetched from remotes), so rea
 refuses what snapline would not have written, as the ledger's reader does: a commit
 that is not a snapshot (its tree is not exactly ``record`` and ``state``), a record
 that does not parse (:func:`~snapline.store.ledger.format.parse_snapshot`: unsafe paths
-in it are refused there), numbers or parent links out of sequence, a line whose first
+in it are refused there), numbers or parent links out of sequence, a merge whose record and commit
+name different heads, a line whose first
 snapshot is not the one it is named by, and a state whose changed files are not the
 record's changes or whose paths are unsafe (absolute, ``..``, ``.git`` or
 ``.snapline`` at any depth) or whose modes are not a file's. Every path of a state is
@@ -13,6 +14,7 @@ checked once, where it enters: the first state whole, each later one by its chan
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from snapline.paths import UnsafePathError, check_recorded, inside_git_dir
@@ -23,10 +25,17 @@ from snapline.store.ledger.format import (
     parse_snapshot,
 )
 from snapline.store.refs.git import GitRepository, MissingObjectError
-from snapline.store.refs.layout import FILE_MODES, RECORD, STATE, line_ref
+from snapline.store.refs.layout import FILE_MODES, LINES, RECORD, STATE, line_of_ref, line_ref
 from snapline.store.refs.values import TREE_MODE, TreeChange
 
-__all__ = ["DamagedLineError", "LineSnapshot", "read_line", "read_snapshot"]
+__all__ = [
+    "DamagedLineError",
+    "LineRewrittenError",
+    "LineSnapshot",
+    "list_lines",
+    "read_line",
+    "read_snapshot",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +53,20 @@ class LineSnapshot:
     record: SnapshotRecord
     state: str
     parents: tuple[str, ...]
+
+
+class LineRewrittenError(LookupError):
+    """A commit read before is no longer on its line: the line was rewritten (a forget).
+
+    Attributes:
+        ref: The line's ref.
+        commit: The commit that is gone from it.
+    """
+
+    def __init__(self, ref: str, commit: str) -> None:
+        self.ref = ref
+        self.commit = commit
+        super().__init__(f"{commit[:12]} is no longer on {ref}: read the line whole")
 
 
 class DamagedLineError(StoreCorruptError):
@@ -90,30 +113,57 @@ def read_snapshot(repo: GitRepository, commit: str, *, ref: str = "") -> LineSna
     return LineSnapshot(commit, record, state_entry.id, found.parents)
 
 
-def read_line(repo: GitRepository, line: str) -> list[LineSnapshot]:
+def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> list[LineSnapshot]:
     """The snapshots of line ``line``, first to last; empty when there is no such ref.
+
+    Args:
+        repo: The repository.
+        line: The line's id (its first snapshot's id).
+        after: A commit of the line already read and checked (a cache's mark): only the
+            snapshots after it are read, and checked against it.
 
     Raises:
         DamagedLineError: If the line is damaged or crafted (see the module's text).
+        LineRewrittenError: If ``after`` is not on the line (a forget rewrote it).
         ValueError: If ``line`` is not a snapshot id.
     """
     ref = line_ref(line)
-    tip = repo.ref(ref)
     found: list[LineSnapshot] = []
-    commit = tip
-    while commit is not None:
+    commit = repo.ref(ref)
+    while commit is not None and commit != after:
         snapshot = read_snapshot(repo, commit, ref=ref)
         found.append(snapshot)
         if snapshot.record.row.id == line:
+            if after is not None:
+                raise LineRewrittenError(ref, after)
             break
         if not snapshot.parents or snapshot.record.row.number == 0:
             raise DamagedLineError(ref, commit, f"the line never reaches its first snapshot {line}")
         commit = snapshot.parents[0]
+    if commit is None and after is not None:
+        raise LineRewrittenError(ref, after)
     found.reverse()
-    before = _fork(repo, ref, found[0]) if found else None
+    if after is not None:
+        before: LineSnapshot | None = read_snapshot(repo, after, ref=ref)
+    else:
+        before = _fork(repo, ref, found[0]) if found else None
     for snapshot in found:
         _check_step(repo, ref, before, snapshot)
         before = snapshot
+    return found
+
+
+def list_lines(repo: GitRepository) -> dict[str, str]:
+    """Every line in the repository: its id and the commit its ref points at.
+
+    A ref under ``refs/snapline/lines/`` whose name is not a snapshot id is no line
+    snapline wrote, and is left out.
+    """
+    found = {}
+    for name, target in repo.refs(LINES).items():
+        line = line_of_ref(name)
+        if line is not None:
+            found[line] = target
     return found
 
 
@@ -141,6 +191,11 @@ def _check_step(
     repo: GitRepository, ref: str, before: LineSnapshot | None, snapshot: LineSnapshot
 ) -> None:
     row = snapshot.record.row
+    merged = [read_snapshot(repo, c, ref=ref).record.row.id for c in snapshot.parents[1:]]
+    if json.dumps(merged) != row.merges:
+        raise DamagedLineError(
+            ref, snapshot.commit, f"it merges {row.merges:.80} but its commit joins {merged}"
+        )
     if before is not None:
         previous = before.record.row
         if row.number != previous.number + 1 or row.parent_id != previous.id:

@@ -11,6 +11,7 @@ the winner's snapshot on the line.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -71,7 +72,8 @@ def append_snapshot(
             when this snapshot starts the line.
         fork: For a line's first snapshot that is not a baseline: the commit of the
             snapshot it follows, on another line.
-        merges: The commits of the heads a merge snapshot joins.
+        merges: The commits of the heads a merge snapshot joins, in the order of the
+            ids in ``row.merges``.
 
     Raises:
         RefConflictError: If the line's ref no longer points at ``tip``.
@@ -82,6 +84,8 @@ def append_snapshot(
     """
     ref = line_ref(line)
     _check(line, row, changes, edits, tip, fork)
+    if len(json.loads(row.merges)) != len(merges):
+        raise ValueError(f"the record merges {row.merges:.80}, the commit {list(merges)}")
     parent = tip or fork
     base = _state_of(repo, parent) if parent is not None else None
     state = repo.update_tree(

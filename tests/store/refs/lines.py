@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import uuid
@@ -11,6 +12,7 @@ from snapline.content import pack
 from snapline.diffing import compute_deltas
 from snapline.hashing import hash_bytes
 from snapline.store.refs.git import GitRepository, open_repository
+from snapline.store.refs.reading import read_snapshot
 from snapline.store.refs.writing import StateEdit, append_snapshot
 from snapline.store.rows import ChangeRow, SnapshotRow
 
@@ -78,6 +80,7 @@ class Line:
         mode: int = 0o100644,
         tip: str | None = None,
         fork: str | None = None,
+        merges: tuple[str, ...] | list[str] = (),
     ) -> str:
         """Record ``writes`` (path: new content, or ``None`` to delete) as one snapshot."""
         previous = self.rows[-1] if self.rows else None
@@ -94,6 +97,7 @@ class Line:
             skipped="[]",
             version=2,
             chain_hash=hash_bytes(((previous.chain_hash if previous else "") + "x").encode()),
+            merges=json.dumps([read_snapshot(self.repo, c).record.row.id for c in merges]),
         )
         changes = tuple(
             _change(number, path, self.files.get(path), data, mode)
@@ -109,6 +113,7 @@ class Line:
             edits,
             tip=self.tip if tip is None else tip,
             fork=fork,
+            merges=merges,
         )
         self.line, self.tip = line, commit
         for path, data in writes.items():
