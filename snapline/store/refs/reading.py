@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, check_recorded, inside_git_dir
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.format import (
@@ -35,6 +36,7 @@ __all__ = [
     "list_lines",
     "read_line",
     "read_snapshot",
+    "read_version",
 ]
 
 
@@ -80,7 +82,7 @@ class DamagedLineError(StoreCorruptError):
     def __init__(self, ref: str, commit: str | None, detail: str) -> None:
         self.ref = ref
         self.commit = commit
-        where = ref if commit is None else f"{ref} at commit {commit[:12]}"
+        where = ref if commit is None else f"{ref} at commit {commit[:12]}".lstrip()
         super().__init__(where, detail)
 
 
@@ -151,6 +153,36 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
         _check_step(repo, ref, before, snapshot)
         before = snapshot
     return found
+
+
+def read_version(repo: GitRepository, snapshot: LineSnapshot, path: str, expected: str) -> bytes:
+    """The content of ``path`` in a snapshot's state, checked against its recorded hash.
+
+    :func:`read_line` checks a state's paths, not its bytes; every content taken from
+    a state for use (a rollback, a rebuilt version) comes through here.
+
+    Args:
+        repo: The repository.
+        snapshot: The snapshot, as :func:`read_line` returned it.
+        path: The file's path.
+        expected: Its recorded SHA-256 (``sha256:<hex>``): the record's result hash,
+            or the known state's.
+
+    Raises:
+        DamagedLineError: If the state holds no such file or other bytes.
+    """
+    where = f"its state's {path!r:.80}"
+    try:
+        data = repo.read_path(snapshot.state, path)
+    except MissingObjectError as error:
+        raise DamagedLineError("", snapshot.commit, f"{where}: {error}") from None
+    if data is None:
+        raise DamagedLineError("", snapshot.commit, f"{where} is missing")
+    if hash_bytes(data) != expected:
+        raise DamagedLineError(
+            "", snapshot.commit, f"{where} hashes to {hash_bytes(data)}, recorded {expected}"
+        )
+    return data
 
 
 def list_lines(repo: GitRepository) -> dict[str, str]:

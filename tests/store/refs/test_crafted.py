@@ -137,3 +137,23 @@ def test_a_ref_at_something_that_is_not_a_commit_is_refused(line: Line) -> None:
     blob = line.repo.write_blob(b"not a commit")
     git(Path(line.repo.git_dir).parent, "update-ref", line_ref(line.line or ""), blob)
     _refused(line, "no commit")
+
+
+def test_a_version_read_for_use_is_checked_against_its_hash(line: Line) -> None:
+    from snapline.store.refs.reading import read_version
+
+    repo = line.repo
+    good = read_line(repo, line.line or "")[-1]
+    change = line.changes[-1][0]
+    assert read_version(repo, good, "src/app.py", change.result_hash or "") == b"x = 2\n"
+    # Other bytes under the recorded path: the line's shape is fine, the content is not.
+    record = _next_record(line)
+    state = _state(line, {"src/app.py": Entry(repo.write_blob(b"x = 666\n"), 0o100644)})
+    _craft(line, record=record, state=state, parents=[line.tip or ""])
+    crafted = read_line(repo, line.line or "")[-1]
+    recorded = crafted.record.changes[0].result_hash or ""
+    with pytest.raises(DamagedLineError, match="hashes to") as caught:
+        read_version(repo, crafted, "src/app.py", recorded)
+    assert caught.value.exit_code == 3
+    with pytest.raises(DamagedLineError, match="is missing"):
+        read_version(repo, crafted, "src/gone.py", recorded)
