@@ -1,0 +1,394 @@
+"""The one module that speaks to the git library (pygit2, libgit2 in a wheel).
+
+Everything the refs store asks of git goes through :class:`GitRepository`: blobs,
+trees updated along the changed paths, commits, refs moved with compare-and-swap, a
+path read at a tree, and the paths two trees differ in. Ids cross this boundary as
+40-digit hex strings and paths as ``str`` (a file name that is not UTF-8 carries
+surrogate escapes, as everywhere in snapline), so no other module sees pygit2's types.
+
+Trees are serialized here rather than with pygit2's ``TreeBuilder``, whose names must be
+UTF-8 text: git's names are bytes, and a workspace may hold any. The encoding is git's
+(``MODE SP NAME NUL ID``, entries in git's order, a directory compared as ``NAME/``),
+and the ids it yields are git's own: ``tests/store/refs`` compares them with
+``git hash-object`` and ``git write-tree``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TypeVar
+
+import pygit2
+
+from snapline.errors import SnaplineError
+from snapline.store.refs.values import TREE_MODE, Commit, Entry, TreeChange
+
+__all__ = [
+    "GitRepository",
+    "MissingObjectError",
+    "NotAGitRepositoryError",
+    "RefConflictError",
+    "open_repository",
+]
+
+_IDENTITY = ("snapline", "snapline@localhost")
+_T = TypeVar("_T")
+_LOCK_ATTEMPTS = 5
+
+
+class NotAGitRepositoryError(SnaplineError):
+    """No git repository holds the directory.
+
+    Attributes:
+        path: The directory looked from.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+        super().__init__(f"{path} is not inside a git repository")
+
+
+class MissingObjectError(LookupError):
+    """An object a commit, tree or ref names is absent or of another type.
+
+    Attributes:
+        id: The object's id.
+        expected: The type it should have had (``blob``, ``tree``, ``commit``).
+    """
+
+    def __init__(self, id_: str, expected: str) -> None:
+        self.id = id_
+        self.expected = expected
+        super().__init__(f"no {expected} {id_} in the repository")
+
+
+class RefConflictError(SnaplineError):
+    """A ref moved by another writer: the compare of compare-and-swap failed.
+
+    Nothing was lost: the commit this writer made stays in the object store, and the
+    ref keeps the other writer's snapshot.
+
+    Attributes:
+        ref: The ref's name.
+        expected: The value this writer read before it wrote (``None``: no ref).
+        actual: The value found under the lock (``None``: no ref; also when the lock
+            itself was held by another writer).
+    """
+
+    def __init__(self, ref: str, expected: str | None, actual: str | None) -> None:
+        self.ref = ref
+        self.expected = expected
+        self.actual = actual
+        found = "someone else holding its lock" if actual is None else actual[:12]
+        wanted = "no ref" if expected is None else expected[:12]
+        super().__init__(
+            f"{ref} moved while this snapshot was written (expected {wanted}, found "
+            f"{found}); nothing was lost: read the line again and record on its new tip"
+        )
+
+
+def open_repository(path: Path) -> GitRepository:
+    """Open the git repository that holds ``path`` (a work tree, a linked one, or bare).
+
+    A linked work tree (``git worktree add``) opens the same object store and refs as
+    its main work tree.
+
+    Raises:
+        NotAGitRepositoryError: If no repository holds ``path``.
+    """
+    found = pygit2.discover_repository(str(path))
+    if found is None:
+        raise NotAGitRepositoryError(path)
+    return GitRepository(pygit2.Repository(found))
+
+
+def _encode(name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape")
+
+
+def _decode(name: bytes) -> str:
+    return name.decode("utf-8", "surrogateescape")
+
+
+class GitRepository:
+    """A git repository's objects and refs, as the refs store uses them."""
+
+    def __init__(self, repository: pygit2.Repository) -> None:
+        self._repo = repository
+
+    @property
+    def common_dir(self) -> Path:
+        """The directory holding the objects and refs every work tree shares."""
+        # A linked work tree's path is .git/worktrees/NAME; its objects are the main one's.
+        return Path(self._repo.path).resolve().parents[1] if self._linked() else self.git_dir
+
+    @property
+    def git_dir(self) -> Path:
+        """This work tree's own git directory (``.git``, or ``.git/worktrees/NAME``)."""
+        return Path(self._repo.path).resolve()
+
+    def _linked(self) -> bool:
+        return self.git_dir.parent.name == "worktrees" and (self.git_dir / "commondir").exists()
+
+    # -- objects ---------------------------------------------------------------------
+
+    def write_blob(self, data: bytes) -> str:
+        """Store ``data`` as a blob (once: an existing blob is not written again); its id."""
+        return str(self._repo.create_blob(data))
+
+    def read_blob(self, id_: str) -> bytes:
+        """The content of blob ``id_``.
+
+        Raises:
+            MissingObjectError: If there is no such blob.
+        """
+        return bytes(self._object(id_, pygit2.Blob, "blob").data)
+
+    def entry(self, tree: str, path: str) -> Entry | None:
+        """What tree ``tree`` holds at ``path`` (``a/b/c``), or ``None`` if nothing.
+
+        Raises:
+            MissingObjectError: If ``tree`` or a tree on the way is absent.
+        """
+        current: Entry = Entry(tree, TREE_MODE)
+        for name in path.split("/"):
+            if current.mode != TREE_MODE:
+                return None
+            found = self._child(current.id, _encode(name))
+            if found is None:
+                return None
+            current = found
+        return current
+
+    def _child(self, tree: str, name: bytes) -> Entry | None:
+        try:
+            text = name.decode("utf-8")
+        except UnicodeDecodeError:
+            # pygit2 looks up names given as text only; this one is not UTF-8.
+            return self._entries(tree).get(name)
+        try:
+            item = self._object(tree, pygit2.Tree, "tree")[text]
+        except KeyError:
+            return None
+        return Entry(str(item.id), int(item.filemode))
+
+    def names(self, tree: str) -> dict[str, Entry]:
+        """The entries directly in ``tree``, by name.
+
+        Raises:
+            MissingObjectError: If there is no such tree.
+        """
+        return {_decode(name): entry for name, entry in self._entries(tree).items()}
+
+    def read_path(self, tree: str, path: str) -> bytes | None:
+        """The blob at ``path`` in ``tree``, or ``None`` if there is none (or a tree).
+
+        Raises:
+            MissingObjectError: If an object on the way is absent.
+        """
+        found = self.entry(tree, path)
+        if found is None or found.mode == TREE_MODE:
+            return None
+        return self.read_blob(found.id)
+
+    def tree(self, entries: Mapping[str, Entry]) -> str:
+        """Write a tree of the given names (no ``/`` in them) and entries; its id."""
+        return self._write_tree({_encode(name): entry for name, entry in entries.items()})
+
+    def update_tree(self, base: str | None, edits: Mapping[str, Entry | None]) -> str:
+        """A tree like ``base`` with ``edits`` applied, rebuilding only the changed path.
+
+        Args:
+            base: The tree to start from, ``None`` for the empty tree.
+            edits: Path (``a/b/c``) to its new entry, or ``None`` to remove it. A
+                directory left empty is removed, as git does.
+
+        Returns:
+            The new tree's id (:data:`EMPTY_TREE` when nothing is left).
+
+        Raises:
+            MissingObjectError: If ``base`` or a tree on a changed path is absent.
+            ValueError: If the edits make a path both a file and a directory.
+        """
+        split = {tuple(_encode(path).split(b"/")): entry for path, entry in edits.items()}
+        return self._update(base, split) or self._write_tree({})
+
+    def _update(
+        self, base: str | None, edits: Mapping[tuple[bytes, ...], Entry | None]
+    ) -> str | None:
+        entries = dict(self._entries(base)) if base is not None else {}
+        below: dict[bytes, dict[tuple[bytes, ...], Entry | None]] = {}
+        for parts, entry in edits.items():
+            if len(parts) > 1:
+                below.setdefault(parts[0], {})[parts[1:]] = entry
+            elif entry is None:
+                entries.pop(parts[0], None)
+            else:
+                entries[parts[0]] = entry
+        for name, inner in below.items():
+            old = entries.get(name)
+            if old is not None and old.mode != TREE_MODE and (name,) in edits:
+                # A directory replaced by a file: what was below it goes with it.
+                if any(entry is not None for entry in inner.values()):
+                    raise ValueError(f"{_decode(name)!r} is both a file and a directory")
+                continue
+            tree = self._update(old.id if old and old.mode == TREE_MODE else None, inner)
+            if tree is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = Entry(tree, TREE_MODE)
+        return self._write_tree(entries) if entries else None
+
+    def _write_tree(self, entries: Mapping[bytes, Entry]) -> str:
+        # git orders a directory's entry as if its name ended in "/".
+        def key(name: bytes) -> bytes:
+            return name + b"/" if entries[name].mode == TREE_MODE else name
+
+        data = b"".join(
+            b"%o %s\x00%s" % (entries[name].mode, name, bytes.fromhex(entries[name].id))
+            for name in sorted(entries, key=key)
+        )
+        return str(self._repo.write(pygit2.enums.ObjectType.TREE, data))
+
+    def _entries(self, tree: str) -> dict[bytes, Entry]:
+        # The tree's bytes parsed here: pygit2 makes an object of every entry it lists,
+        # which took most of a one-file snapshot's time (rows R1, R2).
+        data = self._object(tree, pygit2.Tree, "tree").read_raw()
+        entries: dict[bytes, Entry] = {}
+        at = 0
+        while at < len(data):
+            space = data.index(b" ", at)
+            end = data.index(b"\0", space)
+            entries[data[space + 1 : end]] = Entry(
+                data[end + 1 : end + 21].hex(), int(data[at:space], 8)
+            )
+            at = end + 21
+        return entries
+
+    def changes(self, old: str | None, new: str) -> list[TreeChange]:
+        """The files that differ between two trees, in path order.
+
+        Args:
+            old: The tree before, ``None`` for the empty tree (every file is added).
+            new: The tree after.
+
+        Raises:
+            MissingObjectError: If a tree is absent.
+        """
+        before = self._object(old or self._write_tree({}), pygit2.Tree, "tree")
+        after = self._object(new, pygit2.Tree, "tree")
+        found: dict[str, TreeChange] = {}
+        for delta in before.diff_to_tree(after).deltas:
+            path = _decode(delta.new_file.raw_path or delta.old_file.raw_path)
+            old_entry = None if delta.status == pygit2.enums.DeltaStatus.ADDED else delta.old_file
+            new_entry = None if delta.status == pygit2.enums.DeltaStatus.DELETED else delta.new_file
+            change = TreeChange(
+                path,
+                None if old_entry is None else Entry(str(old_entry.id), int(old_entry.mode)),
+                None if new_entry is None else Entry(str(new_entry.id), int(new_entry.mode)),
+            )
+            # A file turned into a symlink comes as a deletion and an addition.
+            seen = found.get(path)
+            found[path] = change if seen is None else TreeChange(path, seen.old, change.new)
+        return [found[path] for path in sorted(found)]
+
+    def walk(self, tree: str) -> Iterator[tuple[str, Entry]]:
+        """Every file of ``tree`` with its entry, depth first, in git's order.
+
+        Raises:
+            MissingObjectError: If a tree is absent.
+        """
+        for name, entry in sorted(self._entries(tree).items()):
+            path = _decode(name)
+            if entry.mode == TREE_MODE:
+                yield from ((f"{path}/{inner}", found) for inner, found in self.walk(entry.id))
+            else:
+                yield path, entry
+
+    # -- commits ---------------------------------------------------------------------
+
+    def write_commit(self, tree: str, parents: list[str], message: str, time: int) -> str:
+        """Write a commit (author and committer snapline, at ``time``); its id.
+
+        The same tree, parents, message and time make the same id: a snapshot written
+        twice is one commit.
+        """
+        signature = pygit2.Signature(*_IDENTITY, time, 0)
+        oids = [pygit2.Oid(hex=parent) for parent in parents]
+        made = self._repo.create_commit(
+            None, signature, signature, message, pygit2.Oid(hex=tree), oids
+        )
+        return str(made)
+
+    def read_commit(self, id_: str) -> Commit:
+        """The commit ``id_``.
+
+        Raises:
+            MissingObjectError: If there is no such commit.
+        """
+        found = self._object(id_, pygit2.Commit, "commit")
+        parents = tuple(str(parent) for parent in found.parent_ids)
+        return Commit(id_, str(found.tree_id), parents, found.message)
+
+    def _object(self, id_: str, kind: type[_T], name: str) -> _T:
+        try:
+            found = self._repo.get(id_)
+        except ValueError:
+            found = None
+        if not isinstance(found, kind):
+            raise MissingObjectError(id_, name)
+        return found
+
+    # -- refs ------------------------------------------------------------------------
+
+    def ref(self, name: str) -> str | None:
+        """The commit id ref ``name`` points at, or ``None`` when there is no such ref."""
+        found = self._repo.references.get(name)
+        return None if found is None else str(found.target)
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        """Every ref whose name starts with ``prefix``, with its target."""
+        return {
+            name: str(self._repo.references[name].target)
+            for name in self._repo.references
+            if name.startswith(prefix)
+        }
+
+    def set_ref(self, name: str, new: str, expected: str | None, message: str) -> None:
+        """Move ref ``name`` to ``new`` if it still points at ``expected``.
+
+        git's own lock file (``NAME.lock``, created exclusively) is taken first, so a
+        writer using git itself (``git update-ref``) is excluded too; the ref is read
+        under the lock and compared before it is set.
+
+        Args:
+            name: The ref.
+            new: The commit it should point at.
+            expected: What it must point at now; ``None``: it must not exist yet.
+            message: The reflog message, where git keeps a reflog for it.
+
+        Raises:
+            RefConflictError: If it points elsewhere, or another writer holds its lock.
+        """
+        for attempt in range(_LOCK_ATTEMPTS):
+            with self._repo.transaction() as transaction:
+                try:
+                    transaction.lock_ref(name)
+                except pygit2.GitError:
+                    # libgit2 tells a held lock only in its message. Another writer
+                    # holds the lock, or held it: then the lock file is still there, or
+                    # the ref has moved; else (it let go without moving) try again.
+                    if (self.common_dir / f"{name}.lock").exists():
+                        raise RefConflictError(name, expected, None) from None
+                    actual = self.ref(name)
+                    if actual != expected:
+                        raise RefConflictError(name, expected, actual) from None
+                    if attempt + 1 == _LOCK_ATTEMPTS:
+                        raise
+                    continue
+                actual = self.ref(name)
+                if actual != expected:
+                    raise RefConflictError(name, expected, actual)
+                transaction.set_target(name, pygit2.Oid(hex=new), message=message)
+                return

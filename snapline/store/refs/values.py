@@ -1,0 +1,48 @@
+"""The values the refs store passes around: tree entries, tree changes, commits.
+
+Plain data, so that only :mod:`snapline.store.refs.git` needs the git library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["EMPTY_TREE", "TREE_MODE", "Commit", "Entry", "TreeChange"]
+
+TREE_MODE = 0o040000
+"""The mode git gives a directory's entry."""
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""git's id of the tree with no entries."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What a tree holds at one name: an object id and git's mode for it."""
+
+    id: str
+    mode: int
+
+
+@dataclass(frozen=True, slots=True)
+class TreeChange:
+    """One path that differs between two trees (a file, never a directory).
+
+    Attributes:
+        path: The path, relative to the trees compared.
+        old: The entry before, ``None`` when the path was added.
+        new: The entry after, ``None`` when the path was deleted.
+    """
+
+    path: str
+    old: Entry | None
+    new: Entry | None
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """A commit as the refs store reads it: its tree, its parents, its message."""
+
+    id: str
+    tree: str
+    parents: tuple[str, ...]
+    message: str

@@ -1,0 +1,140 @@
+"""One snapshot appended to a line: its blobs, its trees, its commit, its ref moved.
+
+The order is git's own for a commit: objects first (the changed files' blobs, the
+record, the trees on the changed paths), the commit, then the ref, moved only if it
+still points at the tip this writer built on (:meth:`GitRepository.set_ref`). The ref
+is the commit point: a writer killed before it leaves unreferenced objects that
+``git gc`` collects, never a half-written snapshot; a writer that loses the race gets
+:class:`~snapline.store.refs.git.RefConflictError` and its commit stays unreferenced,
+the winner's snapshot on the line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from snapline.hashing import hash_bytes
+from snapline.store.ledger.format import render_snapshot
+from snapline.store.refs.git import GitRepository
+from snapline.store.refs.layout import (
+    RECORD,
+    STATE,
+    commit_message,
+    commit_time,
+    git_mode,
+    line_ref,
+)
+from snapline.store.refs.values import TREE_MODE, Entry
+from snapline.store.rows import ChangeRow, SnapshotRow
+
+__all__ = ["StateEdit", "append_snapshot"]
+
+
+@dataclass(frozen=True, slots=True)
+class StateEdit:
+    """A file of the result state that the snapshot changes.
+
+    Attributes:
+        path: Its path in the workspace (checked, relative, POSIX).
+        data: Its content after the snapshot; ``None`` when the snapshot deletes it
+            (or moves it away).
+        mode: Its POSIX mode after the snapshot (git keeps symlink, executable or not).
+    """
+
+    path: str
+    data: bytes | None
+    mode: int = 0o100644
+
+
+def append_snapshot(
+    repo: GitRepository,
+    line: str,
+    row: SnapshotRow,
+    changes: Sequence[ChangeRow],
+    edits: Sequence[StateEdit],
+    *,
+    tip: str | None,
+    fork: str | None = None,
+    merges: Sequence[str] = (),
+) -> str:
+    """Write snapshot ``row`` onto line ``line``; the id of its commit.
+
+    Args:
+        repo: The repository.
+        line: The line's id (its first snapshot's id).
+        row: The snapshot.
+        changes: Its changes, as the record keeps them.
+        edits: The files of the state it changes, one per changed path (a rename: its
+            new path with content, its old path with ``None``).
+        tip: The commit the line's ref points at now (the snapshot before), ``None``
+            when this snapshot starts the line.
+        fork: For a line's first snapshot that is not a baseline: the commit of the
+            snapshot it follows, on another line.
+        merges: The commits of the heads a merge snapshot joins, in the order of the
+            ids in ``row.merges``.
+
+    Raises:
+        RefConflictError: If the line's ref no longer points at ``tip``.
+        ValueError: If the arguments disagree (a programming error): a line not named
+            by its first snapshot, edits that are not the changes' paths, content
+            whose SHA-256 is not the recorded result.
+        MissingObjectError: If a parent commit or its trees are absent.
+    """
+    ref = line_ref(line)
+    _check(line, row, changes, edits, tip, fork)
+    if len(json.loads(row.merges)) != len(merges):
+        raise ValueError(f"the record merges {row.merges:.80}, the commit {list(merges)}")
+    parent = tip or fork
+    base = _state_of(repo, parent) if parent is not None else None
+    state = repo.update_tree(
+        base,
+        {
+            edit.path: None
+            if edit.data is None
+            else Entry(repo.write_blob(edit.data), git_mode(edit.mode))
+            for edit in edits
+        },
+    )
+    record = repo.write_blob(render_snapshot(row, changes))
+    root = repo.tree({RECORD: Entry(record, 0o100644), STATE: Entry(state, TREE_MODE)})
+    parents = [*([parent] if parent is not None else []), *merges]
+    message = commit_message(row)
+    commit = repo.write_commit(root, parents, message, commit_time(row))
+    repo.set_ref(ref, commit, tip, message.splitlines()[0])
+    return commit
+
+
+def _state_of(repo: GitRepository, commit: str) -> str:
+    found = repo.entry(repo.read_commit(commit).tree, STATE)
+    if found is None or found.mode != TREE_MODE:
+        raise ValueError(f"commit {commit} is not a snapshot: no {STATE} tree")
+    return found.id
+
+
+def _check(
+    line: str,
+    row: SnapshotRow,
+    changes: Sequence[ChangeRow],
+    edits: Sequence[StateEdit],
+    tip: str | None,
+    fork: str | None,
+) -> None:
+    if tip is None and row.id != line:
+        raise ValueError(f"a line is named by its first snapshot: {line} is not {row.id}")
+    if tip is not None and fork is not None:
+        raise ValueError("a snapshot follows its line's tip or a fork, not both")
+    if (row.number == 0) != (tip is None and fork is None):
+        raise ValueError(f"snapshot {row.number} without a parent commit, or 0 with one")
+    paths = {change.path for change in changes}
+    paths |= {change.old_path for change in changes if change.old_path is not None}
+    named = [edit.path for edit in edits]
+    if sorted(named) != sorted(paths):
+        raise ValueError(f"the edits name {sorted(named)[:5]}, the changes {sorted(paths)[:5]}")
+    results = {change.path: change.result_hash for change in changes}
+    for edit in edits:
+        expected = results.get(edit.path)
+        actual = None if edit.data is None else hash_bytes(edit.data)
+        if actual != expected:
+            raise ValueError(f"{edit.path!r}: content {actual}, recorded result {expected}")
