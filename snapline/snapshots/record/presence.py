@@ -81,7 +81,8 @@ class StorePresence:
         """Let the held inode go (done when the object is collected)."""
         fd, self._fd = self._fd, None
         if fd is not None:
-            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def check(self) -> None:
         """Refuse when the path no longer names the file that was opened.
