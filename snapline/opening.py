@@ -39,6 +39,7 @@ from snapline.store.ledger.files import (
     Ledger,
 )
 from snapline.store.ledger.opening import INIT_SUFFIX, check_format, open_index, start_ledger
+from snapline.store.ledger.stray import set_stray_aside, stray_ledger
 from snapline.store.lockfile import FileLock, LockTimeout
 
 __all__ = [
@@ -71,8 +72,8 @@ class AlreadyInitializedError(SnaplineError):
     def __init__(self, root: Path) -> None:
         self.path = str(root)
         super().__init__(
-            f"{root} already has a snapline store in {STORE_DIR}/; open it instead, "
-            "or delete that directory to start over"
+            f"{root} already has a snapline store in {STORE_DIR}/; use it (`snapline "
+            "status`, `snapline log`), or run init in another directory for a new history"
         )
 
 
@@ -188,6 +189,7 @@ def create_store(
         # one waited, and its store (with snapshots already acknowledged) must win.
         if _has_store(store_dir):
             raise AlreadyInitializedError(path)
+        set_stray_aside(store_dir)
         _remove_staging(store_dir)
         config = _config(limits)
         ledger = Ledger(staging_ledger)
@@ -282,6 +284,7 @@ def open_store(
         # the ledger is in place, so one of the two is always seen.
         upgrade_store(path, timeout)
     if not (store_dir / LEDGER_DIR / FORMAT_NAME).is_file():
+        stray_ledger(store_dir)  # a store half there is damaged, not missing
         raise NotInitializedError(path)
     ledger = Ledger(store_dir / LEDGER_DIR)
     check_format(ledger)
@@ -295,7 +298,9 @@ def open_store(
 
 
 def _has_store(store_dir: Path) -> bool:
-    return (store_dir / LEDGER_DIR).exists() or (store_dir / DB_NAME).is_file()
+    if (store_dir / DB_NAME).is_file():
+        return True
+    return not stray_ledger(store_dir) and (store_dir / LEDGER_DIR).exists()
 
 
 def find_root(start: Path) -> Path:
@@ -308,6 +313,7 @@ def find_root(start: Path) -> Path:
         store_dir = candidate / STORE_DIR
         if (store_dir / LEDGER_DIR / FORMAT_NAME).is_file() or (store_dir / DB_NAME).is_file():
             return candidate
+        stray_ledger(store_dir)  # a store half there stops the search, as a store does
     raise NotInitializedError(start)
 
 

@@ -23,6 +23,7 @@ from snapline import __version__
 from snapline.hosts import mcp_files
 from snapline.hosts import mcp_params as P
 from snapline.hosts.mcp_shapes import checked as _checked
+from snapline.hosts.mcp_shapes import guard_json
 from snapline.hosts.mcp_shapes import snapshot_json as _snapshot
 from snapline.hosts.mcp_shapes import tool_errors as _tool_errors
 from snapline.workspace import Workspace
@@ -318,6 +319,8 @@ def build_server(ws: Workspace) -> MCPServer:
         outcome is kept with the history (log and show give it as `check`); `output` is
         the end of what the check printed. With rollback, a failure rolls back to the
         last snapshot that passed (`last_pass`: null when none did, and nothing moved).
+        It is not made over a person's edit or another session's work: `held` names
+        those snapshots, `rollback` is null and nothing moved; ask the person.
         """
         from snapline.guard import CheckOutput
 
@@ -325,15 +328,7 @@ def build_server(ws: Workspace) -> MCPServer:
             result = ws.guard(
                 command, rollback=rollback, session=session, output=CheckOutput.CAPTURE
             )
-            return {
-                "passed": result.passed,
-                "check": result.check.model_dump(mode="json"),
-                "last_pass": result.last_pass,
-                "rollback": None
-                if result.rollback is None
-                else result.rollback.model_dump(mode="json"),
-                "output": result.output,
-            }
+            return guard_json(result)
 
     @server.tool(annotations=P.APPEND)
     def milestone_create(

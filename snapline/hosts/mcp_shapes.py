@@ -14,11 +14,11 @@ from typing import Any
 from mcp.server.mcpserver.exceptions import ToolError
 
 from snapline.errors import SnaplineError
-from snapline.guard import CheckOutcome
+from snapline.guard import CheckOutcome, GuardResult
 from snapline.hosts.mcp_errors import tool_message
 from snapline.snapshots.snapshot import Snapshot
 
-__all__ = ["checked", "snapshot_json", "tool_errors"]
+__all__ = ["checked", "guard_json", "snapshot_json", "tool_errors"]
 
 
 @contextlib.contextmanager
@@ -61,3 +61,26 @@ def checked(data: dict[str, Any] | None, checks: dict[int, CheckOutcome]) -> dic
     assert data is not None
     check = checks.get(data["number"])
     return {**data, "check": None if check is None else check.model_dump(mode="json")}
+
+
+def guard_json(result: GuardResult) -> dict[str, Any]:
+    """What the ``guard`` tool answers: the keys of ``snapline guard --json``, and ``output``.
+
+    ``held`` is there so that a ``rollback`` of null beside a ``last_pass`` has its
+    reason: the snapshots (a person's edit, another session's work) the rollback would
+    have taken out.
+
+    Args:
+        result: The guard's result.
+
+    Returns:
+        ``passed``, ``check``, ``last_pass``, ``rollback``, ``held`` and ``output``.
+    """
+    return {
+        "passed": result.passed,
+        "check": result.check.model_dump(mode="json"),
+        "last_pass": result.last_pass,
+        "rollback": None if result.rollback is None else result.rollback.model_dump(mode="json"),
+        "held": [held.model_dump(mode="json") for held in result.held],
+        "output": result.output,
+    }

@@ -359,3 +359,32 @@ def test_guard_keeps_the_outcome_rolls_back_a_failure_and_undo_brings_it_back(
         assert "changed outside snapline" in await client.error("guard", command=check)
 
     serve(project, script)
+
+
+def test_guard_names_what_held_its_rollback_back(project: Path) -> None:
+    # Issue 40, point 8's `held`: a rollback that would take out a person's edit is not
+    # made, and the tool says why (it gave `last_pass` 0 and `rollback` null, no reason).
+    check = [sys.executable, "-c", "import sys; sys.exit(open('a.txt').read() == 'broken\\n')"]
+
+    async def script(client: Client) -> None:
+        assert (await client.call("guard", command=check, session="s1"))["passed"] is True
+        (project / "b.txt").write_text("by hand\n")
+        await client.call("resync", description="a person's note")  # snapshot 1
+        await client.call("write_file", path="a.txt", content="broken\n", session="s1")
+        failed = await client.call("guard", command=check, rollback=True, session="s1")
+        assert (failed["passed"], failed["last_pass"], failed["rollback"]) == (False, 0, None)
+        assert failed["held"] == [
+            {
+                "number": 1,
+                "tool": "external",
+                "session": None,
+                "reason": "a change made outside snapline (a person's edit)",
+                "files": ["b.txt"],
+            }
+        ]
+        assert (project / "a.txt").read_text() == "broken\n"  # nothing rolled back
+        assert (project / "b.txt").read_text() == "by hand\n"
+        passed = await client.call("guard", command=[sys.executable, "-c", "pass"])
+        assert passed["held"] == []
+
+    serve(project, script)

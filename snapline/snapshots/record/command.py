@@ -83,6 +83,8 @@ def run_command(
     Raises:
         StateMismatchError: If the workspace has drifted.
         CommandError: If the command cannot be started.
+        StoreVanishedError: If the command (or another process) deleted or replaced the
+            store; nothing is recorded.
     """
     store = recorder.store
     with store.read():
@@ -100,6 +102,10 @@ def run_command(
             store.journal.delete(entry_id)
         raise CommandError(argv, error) from None
     crash_point("run-finished")
+    # A command that deleted or replaced the store (`rm -rf .snapline`) leaves nowhere to
+    # record into, whether or not it changed anything else: said here, before the
+    # refresh, so that "changed nothing" or "two lines" never stands for a lost store.
+    recorder.check_store_present()
     # The command may have moved git (`git pull`, `git checkout B`): the ledger then
     # explains part of what changed. The index takes it in first, so that only what the
     # incoming ledger does not explain is recorded, on top of its latest snapshot.

@@ -3,10 +3,18 @@
 SQLite keeps writing into an open file after its name is deleted or pointed elsewhere
 (``snapline run -- rm -rf .snapline``, a restore from a backup meanwhile): a commit would
 then report a snapshot that no later command can see. Writers check before committing.
+
+The store is named by its ``(device, inode)``, and the inode is held open from the start:
+a file system reuses a freed inode number at once (``rm -rf .snapline && cp -r copy
+.snapline`` on ext4 can give the copy the old directory's number), which would make a
+replacement look like the store itself. An inode held open is never freed, so no other
+file can take its number meanwhile; and one deleted while held has no links left.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
 
 from snapline.errors import SnaplineError
@@ -51,15 +59,30 @@ class StoreVanishedError(SnaplineError):
 
 
 class StorePresence:
-    """Remembers which file a store path named when it was opened.
+    """Holds the store path's file open, to tell later whether the path still names it.
 
     Args:
-        path: The store file, just opened.
+        path: The store (its ledger directory, or its database file), just opened.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._identity = identity(path)
+        self._fd: int | None = None
+        # Nothing there to hold: there is nothing to commit into either. O_PATH holds the
+        # inode without read permission on it (a store opened read-only); CLOEXEC keeps
+        # it from the commands ``run`` starts.
+        with contextlib.suppress(OSError):
+            self._fd = os.open(path, getattr(os, "O_PATH", os.O_RDONLY) | os.O_CLOEXEC)
+
+    def __del__(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Let the held inode go (done when the object is collected)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def check(self) -> None:
         """Refuse when the path no longer names the file that was opened.
@@ -67,8 +90,11 @@ class StorePresence:
         Raises:
             StoreVanishedError: If it was deleted or replaced.
         """
-        if self._identity is None:
+        if self._fd is None:
             return
+        held = os.fstat(self._fd)
         now = identity(self.path)
-        if now != self._identity:
+        # A held inode cannot be reused, so an equal (device, inode) is the same file;
+        # no links left means it was deleted whatever the path now names.
+        if held.st_nlink == 0 or now != (held.st_dev, held.st_ino):
             raise StoreVanishedError(self.path, "deleted" if now is None else "replaced")
