@@ -13,7 +13,14 @@ from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.preview import DiffOption, YesOption, asking
 from snapline.cli.quoting import quote_text
 from snapline.cli.render import echo_modified
-from snapline.cli.restore import DryRunOption, ForceOption, confirmed, render_result
+from snapline.cli.restore import (
+    DryRunOption,
+    ForceOption,
+    confirmed,
+    echo_resume,
+    render_result,
+    taken_back,
+)
 
 if TYPE_CHECKING:
     from snapline import Milestone
@@ -304,7 +311,9 @@ def rollback(
             if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
                 return
         result = ws.milestones.rollback(number, dry_run=dry_run, force=force)
+        sessions = [] if dry_run or as_json else taken_back(ws, result)
     render_result(result, as_json=as_json, force=force)
+    echo_resume(sessions)
 
 
 @group.command("export")

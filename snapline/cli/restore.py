@@ -19,7 +19,15 @@ from snapline.cli.render import echo_restore, model_json
 if TYPE_CHECKING:
     from snapline import RevertResult, RollbackResult, Workspace
 
-__all__ = ["DryRunOption", "ForceOption", "confirmed", "register", "render_result"]
+__all__ = [
+    "DryRunOption",
+    "ForceOption",
+    "confirmed",
+    "echo_resume",
+    "register",
+    "render_result",
+    "taken_back",
+]
 
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Only show what would change; exit 1 on conflicts.")
@@ -152,10 +160,39 @@ def rollback(
             if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
                 return
         result = ws.rollback(to, scope, dry_run=dry_run, force=force, description=message)
-        session = ws.conversation(to)
+        sessions = [] if dry_run or as_json else taken_back(ws, result, ws.conversation(to))
     render_result(result, as_json=as_json, force=force)
-    if session is not None and not as_json and not dry_run:
-        # Back to before a prompt: the person goes on with that conversation from here.
+    echo_resume(sessions)
+
+
+def taken_back(ws: Workspace, result: RollbackResult, named: str | None = None) -> list[str]:
+    """The Claude Code conversations whose recorded work a rollback took back.
+
+    Args:
+        ws: The open workspace.
+        result: The rollback done (not a dry run).
+        named: The session a ``before-prompt:N@SESSION`` reference named, first.
+
+    Returns:
+        Full session ids, each once: ``named``, then every session that recorded a
+        change of a path the rollback changed, between its target and itself.
+    """
+    from snapline.hosts.claude_sessions import conversations
+
+    sessions = [] if named is None else [named]
+    made = result.snapshot
+    if made is None or result.target_id is not None:
+        return sessions  # nothing taken back, or a target on another line: no run of ours
+    last = (made.number if result.external is None else result.external.number) - 1
+    if last <= result.target:
+        return sessions
+    went = ws.snapshots(since=result.target + 1, until=last)
+    return sessions + [s for s in conversations(went, result.changed) if s not in sessions]
+
+
+def echo_resume(sessions: list[str]) -> None:
+    """The line that resumes each conversation a rollback took work from, for the person."""
+    for session in sessions:
         echo("resume that conversation: ", (f"claude --resume {session}", "bold"))
 
 
@@ -212,7 +249,9 @@ def undo(
             if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
                 return
         result = ws.undo(dry_run=dry_run, force=force, description=message)
+        sessions = [] if dry_run or as_json else taken_back(ws, result)
     render_result(result, as_json=as_json, force=force)
+    echo_resume(sessions)
 
 
 def redo(
