@@ -11,7 +11,7 @@ import click
 import typer
 
 from snapline.cli.context import JsonOption, user_paths, workspace
-from snapline.cli.errors import EXIT_FAILURE
+from snapline.cli.errors import EXIT_FAILURE, restore_advice
 from snapline.cli.output import echo, echo_json, plural
 from snapline.cli.preview import DiffOption, YesOption, asking, confirm, pick_snapshot
 from snapline.cli.render import echo_restore, model_json
@@ -53,8 +53,18 @@ def register(app: typer.Typer) -> None:
     app.command("redo")(redo)
 
 
-def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force: bool) -> None:
-    """Print a rollback or revert result; a dry run that would be refused exits 1."""
+def render_result(
+    result: RollbackResult | RevertResult, *, as_json: bool, force: bool, can_force: bool = True
+) -> None:
+    """Print a rollback or revert result; a dry run that would be refused exits 1.
+
+    Args:
+        result: What the restore did or would do.
+        as_json: Print it as JSON.
+        force: Whether ``--force`` was given.
+        can_force: Whether the command has ``--force`` (a revert has not), so that the
+            advice names only options it has.
+    """
     if as_json:
         echo_json(model_json(result))
     else:
@@ -65,17 +75,11 @@ def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force
     blocking = result.blocking(force=force)
     if result.dry_run and blocking:
         if not as_json:
-            from snapline.snapshots.results import FORCEABLE
-
-            outside = any(c.kind in FORCEABLE for c in blocking)
-            advice = (
-                "record the outside changes with `snapline resync -m TEXT` first, or pass --force"
-                if outside
-                else "see the conflicts above: move what stands in the way"
-            )
+            advice = restore_advice(blocking, can_force=can_force)
             echo(
                 f"snapline: error: the real run would be refused: "
-                f"{plural(len(blocking), 'conflict')}; {advice}",
+                f"{plural(len(blocking), 'conflict')}; "
+                f"{advice or 'each conflict above says what to do'}",
                 err=True,
             )
         raise typer.Exit(EXIT_FAILURE)
@@ -88,6 +92,7 @@ def confirmed(
     as_json: bool,
     force: bool,
     whole_diff: bool,
+    can_force: bool = True,
 ) -> bool:
     """Show a person at a terminal what the restore's own dry run will change; True: go on.
 
@@ -95,7 +100,7 @@ def confirmed(
     ``--dry-run`` shows it (and exits as it does) without a question.
     """
     if (preview.conflicts and not force) or not _changes(preview):
-        render_result(preview, as_json=as_json, force=force)
+        render_result(preview, as_json=as_json, force=force, can_force=can_force)
         if not _changes(preview):
             echo("nothing to change")
         return False
@@ -222,10 +227,12 @@ def revert(
     with workspace(ctx) as ws:
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
             preview = ws.revert(number, dry_run=True, description=message)
-            if not confirmed(ws, preview, as_json=as_json, force=False, whole_diff=whole_diff):
+            if not confirmed(
+                ws, preview, as_json=as_json, force=False, whole_diff=whole_diff, can_force=False
+            ):
                 return
         result = ws.revert(number, dry_run=dry_run, description=message)
-    render_result(result, as_json=as_json, force=False)
+    render_result(result, as_json=as_json, force=False, can_force=False)
 
 
 def undo(
