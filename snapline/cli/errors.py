@@ -35,6 +35,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_USAGE",
     "FORCE_ADVICE",
+    "FORCE_OFFERED",
     "INTERNAL_KIND",
     "RESYNC_ADVICE",
     "describe",
@@ -60,6 +61,10 @@ FORCE_ADVICE = (
     "which records them first so they are not lost"
 )
 """The way out of a rollback (undo, redo) refused over outside changes, on the command line."""
+
+FORCE_OFFERED = "snapline.force_offered"
+"""The key a command with ``--force`` sets in click's context ``meta`` (shared by every
+nested context), so that a refusal's advice names ``--force`` only where it exists."""
 
 RESYNC_ADVICE = "record the outside changes with `snapline resync -m TEXT` first, then try again"
 """The way out of a revert refused over outside changes: a revert cannot be forced."""
@@ -165,7 +170,8 @@ def _cli_wording(error: Exception) -> str:
     if isinstance(error, UnsafeRootError):
         return f"{error.problem}, or pass --force if you really mean it"
     if isinstance(error, ConflictsError):
-        advice = restore_advice(error.conflicts, can_force=isinstance(error, RollbackConflictError))
+        can_force = isinstance(error, RollbackConflictError) and _force_offered()
+        advice = restore_advice(error.conflicts, can_force=can_force)
         return f"{error.problem}; {advice}" if advice else error.problem
     return str(error)
 
@@ -186,6 +192,15 @@ def restore_advice(conflicts: Iterable[Conflict], *, can_force: bool) -> str | N
     if not any(c.kind in FORCEABLE for c in conflicts):
         return None
     return FORCE_ADVICE if can_force else RESYNC_ADVICE
+
+
+def _force_offered() -> bool:
+    # `guard --rollback` rolls back too, but has no --force: only a command that offers
+    # it says so (click is loaded by then: only the typer commands restore).
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(FORCE_OFFERED))
 
 
 def _os_message(error: OSError) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from snapline.cli.context import JsonOption, workspace
+from snapline.cli.errors import FORCE_OFFERED
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.preview import DiffOption, YesOption, asking
 from snapline.cli.quoting import quote_text
@@ -305,6 +306,7 @@ def rollback(
     Restores the state after snapshot first-1, as a new snapshot. On a terminal it
     shows what will change and asks first (--yes: do not).
     """
+    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     with workspace(ctx) as ws:
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
             preview = ws.milestones.rollback(number, dry_run=True, force=force)

@@ -11,7 +11,7 @@ import click
 import typer
 
 from snapline.cli.context import JsonOption, user_paths, workspace
-from snapline.cli.errors import EXIT_FAILURE, restore_advice
+from snapline.cli.errors import EXIT_FAILURE, FORCE_OFFERED, restore_advice
 from snapline.cli.output import echo, echo_json, plural
 from snapline.cli.preview import DiffOption, YesOption, asking, confirm, pick_snapshot
 from snapline.cli.render import echo_restore, model_json
@@ -150,6 +150,7 @@ def rollback(
     can be rolled back. Refuses to overwrite files changed outside snapline unless
     --force. On a terminal it shows what will change and asks first (--yes: do not).
     """
+    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     ask = asking(yes=yes, dry_run=dry_run, as_json=as_json)
     if to is None and not ask:
         raise click.MissingParameter(ctx=ctx, param=_param(ctx, "to"))
@@ -250,6 +251,7 @@ def undo(
     overwrite files changed outside snapline unless --force. On a terminal it shows
     what will change and asks first (--yes: do not).
     """
+    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     with workspace(ctx) as ws:
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
             preview = ws.undo(dry_run=True, force=force, description=message)
@@ -275,6 +277,7 @@ def redo(
     Several levels, like an editor; a new change after an undo clears what can be
     redone. On a terminal it shows what will change and asks first (--yes: do not).
     """
+    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     with workspace(ctx) as ws:
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
             preview = ws.redo(dry_run=True, force=force, description=message)

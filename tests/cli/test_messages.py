@@ -156,3 +156,19 @@ def test_status_s_advice_works_as_written(root: Path, choice: str) -> None:
     assert done.returncode == 0, (advice, done.stderr)
     assert run_script("verify", cwd=project).returncode == 0
     assert (project / "new.txt").exists() == (choice == "keep")
+
+
+def test_guard_s_rollback_refusal_names_no_option_guard_lacks(root: Path) -> None:
+    project = _workspace(root)
+    assert run_script("guard", "--", "true", cwd=project).returncode == 0  # 1 passed
+    (project / "src" / "app.py").write_text("broken\n")
+    assert run_script("record", "-m", "break", cwd=project).returncode == 0
+
+    # The check fails and leaves a file of its own: the rollback meets it.
+    check = ["sh", "-c", "echo junk > out.log; exit 1"]
+    done = run_script("guard", "--rollback", "--", *check, cwd=project)
+
+    assert done.returncode == 1, done
+    assert "out.log" in done.stderr and "resync -m TEXT" in done.stderr
+    mentioned = set(re.findall(r"(?<![\w`-])--[a-z][a-z-]*", done.stderr))
+    assert mentioned <= _options("guard"), (mentioned, done.stderr)
