@@ -21,7 +21,11 @@ import json
 import os
 import sys
 import traceback
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from snapline.snapshots.results import Conflict
 
 __all__ = [
     "EXIT_BUSY",
@@ -30,11 +34,15 @@ __all__ = [
     "EXIT_INTERNAL",
     "EXIT_OK",
     "EXIT_USAGE",
+    "FORCE_ADVICE",
+    "FORCE_OFFERED",
     "INTERNAL_KIND",
+    "RESYNC_ADVICE",
     "describe",
     "error_json",
     "exit_code_for",
     "kind_of",
+    "restore_advice",
 ]
 
 EXIT_OK = 0
@@ -47,6 +55,19 @@ EXIT_INTERNAL = 70
 above (so a CI script never takes a crash for a typo, 2, or a failed check, 1), below
 126-255, which shells use for "cannot run" and signals, and unused by ``run`` itself
 (which passes its command's code through only when the command ran)."""
+
+FORCE_ADVICE = (
+    "record the outside changes with `snapline resync -m TEXT` first, or pass --force, "
+    "which records them first so they are not lost"
+)
+"""The way out of a rollback (undo, redo) refused over outside changes, on the command line."""
+
+FORCE_OFFERED = "snapline.force_offered"
+"""The key a command with ``--force`` sets in click's context ``meta`` (shared by every
+nested context), so that a refusal's advice names ``--force`` only where it exists."""
+
+RESYNC_ADVICE = "record the outside changes with `snapline resync -m TEXT` first, then try again"
+"""The way out of a revert refused over outside changes: a revert cannot be forced."""
 
 INTERNAL_KIND = "InternalError"
 """The ``kind`` of an internal error under ``--json`` (the exception's own class is in
@@ -136,6 +157,8 @@ def _cli_wording(error: Exception) -> str:
     # it must name the options instead. The errors carry the data to say it.
     from snapline.milestones import MilestoneContinuityError, MilestoneRangeError
     from snapline.opening import UnsafeRootError
+    from snapline.snapshots.record.plan import ConflictsError
+    from snapline.snapshots.restore.rollback import RollbackConflictError
 
     if isinstance(error, MilestoneContinuityError):
         return f"{error.problem}; pass --from {error.expected} or leave --from out"
@@ -146,7 +169,38 @@ def _cli_wording(error: Exception) -> str:
             return f"{error.problem}; pass a --to from {error.start} to {error.latest}"
     if isinstance(error, UnsafeRootError):
         return f"{error.problem}, or pass --force if you really mean it"
+    if isinstance(error, ConflictsError):
+        can_force = isinstance(error, RollbackConflictError) and _force_offered()
+        advice = restore_advice(error.conflicts, can_force=can_force)
+        return f"{error.problem}; {advice}" if advice else error.problem
     return str(error)
+
+
+def restore_advice(conflicts: Iterable[Conflict], *, can_force: bool) -> str | None:
+    """The way out of a restore refused over ``conflicts``, naming the command's options.
+
+    Args:
+        conflicts: What stands in the way.
+        can_force: Whether the command has ``--force`` (rollback, undo, redo; not revert).
+
+    Returns:
+        The advice for outside changes; ``None`` when there are none, since every other
+        conflict's own message says what to do.
+    """
+    from snapline.snapshots.results import FORCEABLE
+
+    if not any(c.kind in FORCEABLE for c in conflicts):
+        return None
+    return FORCE_ADVICE if can_force else RESYNC_ADVICE
+
+
+def _force_offered() -> bool:
+    # `guard --rollback` rolls back too, but has no --force: only a command that offers
+    # it says so (click is loaded by then: only the typer commands restore).
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(FORCE_OFFERED))
 
 
 def _os_message(error: OSError) -> str:

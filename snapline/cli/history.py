@@ -112,8 +112,10 @@ def _echo_drift(drift: tuple[Problem, ...]) -> None:
             quote_path(problem.path or ""),
         )
     echo(
-        "Record the outside change with `snapline resync -m TEXT`, "
-        "or restore files with `snapline rollback --to N PATH...`."
+        # A rollback over an outside change is refused unless forced (which records it
+        # first), so the advice that drops it says --force.
+        "Keep the outside change with `snapline resync -m TEXT`, or drop it with "
+        "`snapline rollback --force --to latest PATH...`, which records it first."
     )
 
 

@@ -9,11 +9,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from snapline.cli.context import JsonOption, workspace
+from snapline.cli.errors import FORCE_OFFERED
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.preview import DiffOption, YesOption, asking
 from snapline.cli.quoting import quote_text
 from snapline.cli.render import echo_modified
-from snapline.cli.restore import DryRunOption, ForceOption, confirmed, render_result
+from snapline.cli.restore import (
+    DryRunOption,
+    ForceOption,
+    confirmed,
+    echo_resume,
+    render_result,
+    taken_back,
+)
 
 if TYPE_CHECKING:
     from snapline import Milestone
@@ -298,13 +306,16 @@ def rollback(
     Restores the state after snapshot first-1, as a new snapshot. On a terminal it
     shows what will change and asks first (--yes: do not).
     """
+    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     with workspace(ctx) as ws:
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
             preview = ws.milestones.rollback(number, dry_run=True, force=force)
             if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
                 return
         result = ws.milestones.rollback(number, dry_run=dry_run, force=force)
+        sessions = [] if dry_run or as_json else taken_back(ws, result)
     render_result(result, as_json=as_json, force=force)
+    echo_resume(sessions)
 
 
 @group.command("export")

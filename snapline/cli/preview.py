@@ -87,7 +87,10 @@ def pick_snapshot(ws: Workspace) -> str | None:
             f"  {snapshot.time:%Y-%m-%d %H:%M}  {snapshot.tool:<8} {what}",
         )
     if milestones:
-        echo(("milestones", "bold"), " (m<M> rolls back to just after milestone M):")
+        echo(
+            ("milestones", "bold"),
+            " (m<M> goes back to just before milestone M, as `milestone rollback M`):",
+        )
         for milestone in milestones:
             echo(
                 ("  m" + str(milestone.number).ljust(4), "cyan"),
@@ -102,7 +105,8 @@ def pick_snapshot(ws: Workspace) -> str | None:
     if not answer:
         return None
     if answer[:1] in ("m", "M") and answer[1:].isdigit():
-        return str(ws.milestones.get(int(answer[1:])).last)
+        # The state `snapline milestone rollback M` goes to: just before milestone M.
+        return str(ws.milestones.get(int(answer[1:])).first - 1)
     return answer
 
 

@@ -11,7 +11,7 @@ import click
 import typer
 
 from snapline.cli.context import JsonOption, user_paths, workspace
-from snapline.cli.errors import EXIT_FAILURE
+from snapline.cli.errors import EXIT_FAILURE, FORCE_OFFERED, restore_advice
 from snapline.cli.output import echo, echo_json, plural
 from snapline.cli.preview import DiffOption, YesOption, asking, confirm, pick_snapshot
 from snapline.cli.render import echo_restore, model_json
@@ -19,7 +19,15 @@ from snapline.cli.render import echo_restore, model_json
 if TYPE_CHECKING:
     from snapline import RevertResult, RollbackResult, Workspace
 
-__all__ = ["DryRunOption", "ForceOption", "confirmed", "register", "render_result"]
+__all__ = [
+    "DryRunOption",
+    "ForceOption",
+    "confirmed",
+    "echo_resume",
+    "register",
+    "render_result",
+    "taken_back",
+]
 
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Only show what would change; exit 1 on conflicts.")
@@ -45,8 +53,18 @@ def register(app: typer.Typer) -> None:
     app.command("redo")(redo)
 
 
-def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force: bool) -> None:
-    """Print a rollback or revert result; a dry run that would be refused exits 1."""
+def render_result(
+    result: RollbackResult | RevertResult, *, as_json: bool, force: bool, can_force: bool = True
+) -> None:
+    """Print a rollback or revert result; a dry run that would be refused exits 1.
+
+    Args:
+        result: What the restore did or would do.
+        as_json: Print it as JSON.
+        force: Whether ``--force`` was given.
+        can_force: Whether the command has ``--force`` (a revert has not), so that the
+            advice names only options it has.
+    """
     if as_json:
         echo_json(model_json(result))
     else:
@@ -57,17 +75,11 @@ def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force
     blocking = result.blocking(force=force)
     if result.dry_run and blocking:
         if not as_json:
-            from snapline.snapshots.results import FORCEABLE
-
-            outside = any(c.kind in FORCEABLE for c in blocking)
-            advice = (
-                "record the outside changes with `snapline resync -m TEXT` first, or pass --force"
-                if outside
-                else "see the conflicts above: move what stands in the way"
-            )
+            advice = restore_advice(blocking, can_force=can_force)
             echo(
                 f"snapline: error: the real run would be refused: "
-                f"{plural(len(blocking), 'conflict')}; {advice}",
+                f"{plural(len(blocking), 'conflict')}; "
+                f"{advice or 'each conflict above says what to do'}",
                 err=True,
             )
         raise typer.Exit(EXIT_FAILURE)
@@ -80,6 +92,7 @@ def confirmed(
     as_json: bool,
     force: bool,
     whole_diff: bool,
+    can_force: bool = True,
 ) -> bool:
     """Show a person at a terminal what the restore's own dry run will change; True: go on.
 
@@ -87,7 +100,7 @@ def confirmed(
     ``--dry-run`` shows it (and exits as it does) without a question.
     """
     if (preview.conflicts and not force) or not _changes(preview):
-        render_result(preview, as_json=as_json, force=force)
+        render_result(preview, as_json=as_json, force=force, can_force=can_force)
         if not _changes(preview):
             echo("nothing to change")
         return False
@@ -137,6 +150,7 @@ def rollback(
     can be rolled back. Refuses to overwrite files changed outside snapline unless
     --force. On a terminal it shows what will change and asks first (--yes: do not).
     """
+    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     ask = asking(yes=yes, dry_run=dry_run, as_json=as_json)
     if to is None and not ask:
         raise click.MissingParameter(ctx=ctx, param=_param(ctx, "to"))
@@ -152,10 +166,39 @@ def rollback(
             if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
                 return
         result = ws.rollback(to, scope, dry_run=dry_run, force=force, description=message)
-        session = ws.conversation(to)
+        sessions = [] if dry_run or as_json else taken_back(ws, result, ws.conversation(to))
     render_result(result, as_json=as_json, force=force)
-    if session is not None and not as_json and not dry_run:
-        # Back to before a prompt: the person goes on with that conversation from here.
+    echo_resume(sessions)
+
+
+def taken_back(ws: Workspace, result: RollbackResult, named: str | None = None) -> list[str]:
+    """The Claude Code conversations whose recorded work a rollback took back.
+
+    Args:
+        ws: The open workspace.
+        result: The rollback done (not a dry run).
+        named: The session a ``before-prompt:N@SESSION`` reference named, first.
+
+    Returns:
+        Full session ids, each once: ``named``, then every session that recorded a
+        change of a path the rollback changed, between its target and itself.
+    """
+    from snapline.hosts.claude_sessions import conversations
+
+    sessions = [] if named is None else [named]
+    made = result.snapshot
+    if made is None or result.target_id is not None:
+        return sessions  # nothing taken back, or a target on another line: no run of ours
+    last = (made.number if result.external is None else result.external.number) - 1
+    if last <= result.target:
+        return sessions
+    went = ws.snapshots(since=result.target + 1, until=last)
+    return sessions + [s for s in conversations(went, result.changed) if s not in sessions]
+
+
+def echo_resume(sessions: list[str]) -> None:
+    """The line that resumes each conversation a rollback took work from, for the person."""
+    for session in sessions:
         echo("resume that conversation: ", (f"claude --resume {session}", "bold"))
 
 
@@ -185,10 +228,12 @@ def revert(
     with workspace(ctx) as ws:
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
             preview = ws.revert(number, dry_run=True, description=message)
-            if not confirmed(ws, preview, as_json=as_json, force=False, whole_diff=whole_diff):
+            if not confirmed(
+                ws, preview, as_json=as_json, force=False, whole_diff=whole_diff, can_force=False
+            ):
                 return
         result = ws.revert(number, dry_run=dry_run, description=message)
-    render_result(result, as_json=as_json, force=False)
+    render_result(result, as_json=as_json, force=False, can_force=False)
 
 
 def undo(
@@ -206,13 +251,16 @@ def undo(
     overwrite files changed outside snapline unless --force. On a terminal it shows
     what will change and asks first (--yes: do not).
     """
+    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     with workspace(ctx) as ws:
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
             preview = ws.undo(dry_run=True, force=force, description=message)
             if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
                 return
         result = ws.undo(dry_run=dry_run, force=force, description=message)
+        sessions = [] if dry_run or as_json else taken_back(ws, result)
     render_result(result, as_json=as_json, force=force)
+    echo_resume(sessions)
 
 
 def redo(
@@ -229,6 +277,7 @@ def redo(
     Several levels, like an editor; a new change after an undo clears what can be
     redone. On a terminal it shows what will change and asks first (--yes: do not).
     """
+    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     with workspace(ctx) as ws:
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
             preview = ws.redo(dry_run=True, force=force, description=message)

@@ -256,9 +256,12 @@ def _refuse_drift(problems: Sequence[Problem]) -> HookOutcome:
         return HookOutcome()
     return HookOutcome(
         Verdict.DENY,
+        # Said to the model: the change is a person's (or another tool's), so the way out
+        # is the person's too; a model told to resync would file their work as its own.
         f"snapline: refused: changed outside snapline since the last snapshot: "
-        f"{named(drifted)}; ask the user to run `snapline resync` to record that change "
-        "(or `snapline rollback` to drop it), then retry",
+        f"{named(drifted)}. That change is not yours: do not record or undo it yourself; "
+        "ask the user to keep it (`snapline resync`) or drop it (`snapline rollback`), "
+        "then retry",
     )
 
 

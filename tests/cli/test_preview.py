@@ -156,3 +156,17 @@ def test_off_a_terminal_nothing_changes_from_before(history: Path) -> None:
     )
     assert done.returncode == 0 and "[y/N]" not in done.stdout
     assert _latest(history) == 2
+
+
+def test_m1_in_the_picker_is_the_state_milestone_rollback_1_goes_to(history: Path) -> None:
+    # milestone rollback 1 goes back to just before milestone 1 (snapshot first - 1 = 0).
+    output, code = _terminal(history, ["milestone", "rollback", "1"], ["y"])
+    assert code == 0 and "Roll back to snapshot 0?" in output, output
+    by_milestone = sorted(p.relative_to(history) for p in history.rglob("*.txt"))
+    assert run_script("undo", "--yes", cwd=history).returncode == 0
+
+    output, code = _terminal(history, ["rollback"], ["m1", "y"])
+    assert code == 0, output
+    assert "m<M> goes back to just before milestone M" in output
+    assert "Roll back to snapshot 0?" in output
+    assert sorted(p.relative_to(history) for p in history.rglob("*.txt")) == by_milestone

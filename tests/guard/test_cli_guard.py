@@ -168,7 +168,7 @@ def test_the_documented_stop_hook_rolls_back_and_blocks_with_the_reason(project:
     block = text.split('"Stop": [', 1)[1]
     line = block.split('"command": ', 1)[1].split("\n", 1)[0].rstrip(",")
     command = json.loads(line)
-    assert command.startswith("/home/me/.venv/bin/snapline guard --rollback -- python -m pytest")
+    assert "/home/me/.venv/bin/snapline guard --json --rollback -- python -m pytest" in command
     script = Path(sys.executable).with_name("snapline")
     command = command.replace("/home/me/.venv/bin/snapline", f"{script} --root {project}")
     command = command.replace("python -m pytest", f"{sys.executable} -m pytest -p no:cacheprovider")
@@ -186,11 +186,11 @@ def test_the_documented_stop_hook_rolls_back_and_blocks_with_the_reason(project:
     blocked = hook()
     assert blocked.returncode == 2  # Claude Code's "blocking": stderr goes to the model
     assert blocked.stdout == ""
-    assert "1 failed" in blocked.stderr  # the test output, moved to stderr
-    assert (
-        "rolled back to snapshot 0, the last that passed this check, as snapshot 2"
-        in blocked.stderr
-    )
+    assert "1 failed" in blocked.stderr  # the test output, on stderr with --json
+    # Then guard's JSON, for the model: rolled back to 0, the last that passed, as 2.
+    result = json.loads(blocked.stderr[blocked.stderr.index("\n{\n") :])
+    assert (result["passed"], result["last_pass"]) == (False, 0)
+    assert result["rollback"]["snapshot"]["number"] == 2
     assert (project / "calc.py").read_text() == GOOD
 
 

@@ -402,3 +402,31 @@ def test_an_allowed_command_is_recorded_apart_from_the_outside_change(project: P
     assert sorted(f.path for f in command.files) == ["build.txt", "src/app.py"]
     assert command.metadata["outside_changes"] == ["src/app.py"]
     assert not json.loads((project / ".snapline" / "claude-code-pending.json").read_text())
+
+
+def test_a_pending_outside_edit_never_has_the_model_record_it(project: Path) -> None:
+    """Every event, fed to the real hook while a person's edit waits: nothing blocks the
+    model by exit 2, and what reaches the model leaves keeping the change to the person."""
+    (project / "src" / "app.py").write_text("print('edited by a person')\n")
+    bash_input = {"command": "snapline resync -m mine", "description": "record it"}
+    events = [
+        event("Stop", project, stop_hook_active=False),
+        event("Stop", project, stop_hook_active=True),
+        event("UserPromptSubmit", project, prompt="go on"),
+        _edit("PreToolUse", project, str(project / "src" / "app.py")),
+        event("PreToolUse", project, "Bash", tool_input=bash_input),
+    ]
+    for sent in events:
+        done = hook(sent, cwd=project)
+        assert done.returncode == 0, (sent["hook_event_name"], done)
+        if sent["hook_event_name"] in ("Stop", "UserPromptSubmit"):
+            assert (done.stdout, done.stderr) == ("", ""), done
+            continue
+        decision, reason = _decision(done)
+        if decision == "deny":  # the reason goes to the model
+            assert "src/app.py (modified)" in reason
+            assert "do not record or undo it yourself" in reason
+            assert "ask the user to keep it (`snapline resync`)" in reason
+        else:  # "ask": the reason goes to the person, who decides
+            assert decision == "ask"
+    assert _latest(project) == 0

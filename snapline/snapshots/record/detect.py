@@ -217,7 +217,7 @@ def sync_problems(detection: Detection) -> list[Problem]:
                 expected=drift.known.hash if drift.known else None,
                 actual=drift.disk.hash if drift.disk else None,
                 message=f"{drift.path} is {kind} on disk compared with the history; "
-                "record it with `snapline resync` or roll it back",
+                f"{_way_out(drift.path)}",
             )
         )
     for skipped in detection.skipped:
@@ -365,3 +365,18 @@ def _fingerprints(
         key = (entry.size, entry.mtime_ns, entry.ino, entry.ctime_ns) if entry and trusted else None
         result.append((path, state.mode, key))
     return result
+
+
+def _way_out(path: str) -> str:
+    # Two commands that work as written, run at the root: resync needs its -m, and a
+    # rollback over an outside change (an untracked file included) is refused unless
+    # forced, which records the change first so that dropping it loses nothing.
+    import shlex
+
+    shown = shlex.quote(path)
+    if path.startswith("-"):
+        shown = f"-- {shown}"
+    return (
+        f"keep it with `snapline resync -m TEXT {shown}`, or drop it with "
+        f"`snapline rollback --force --to latest {shown}` (which records it first)"
+    )

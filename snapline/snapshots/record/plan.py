@@ -54,15 +54,17 @@ class ConflictsError(SnaplineError):
     Attributes:
         conflicts: Every conflicting file, with what is wrong with it.
         paths: The conflicting paths.
+        problem: The message without its advice (each surface names its own options).
     """
 
     exit_code = 1
 
-    def __init__(self, what: str, conflicts: Sequence[Conflict]) -> None:
+    def __init__(self, what: str, conflicts: Sequence[Conflict], advice: str = "") -> None:
         self.conflicts = list(conflicts)
         self.paths = [c.path for c in self.conflicts]
         more = f" (and {len(self.conflicts) - 1} more)" if len(self.conflicts) > 1 else ""
-        super().__init__(f"{what} refused, nothing was written: {self.conflicts[0].message}{more}")
+        self.problem = f"{what} refused, nothing was written: {self.conflicts[0].message}{more}"
+        super().__init__(f"{self.problem}; {advice}" if advice else self.problem)
 
 
 @dataclass(frozen=True)
@@ -152,9 +154,11 @@ def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> l
                 kind=kind,
                 expected=drift.known.hash if drift.known else None,
                 actual=drift.disk.hash if drift.disk else None,
-                message=f"{drift.path} is {kind} on disk compared with the history; record "
-                "it with `snapline resync`, or force the rollback (--force, force=True), which "
-                "records it first so it is not lost",
+                # What is wrong only: the way out is an option of the caller's surface
+                # (--force on the command line, force=True in Python, "force" in MCP),
+                # which the error built from these conflicts names (FORCEABLE kinds).
+                message=f"{drift.path} is {kind} on disk compared with the history: a change "
+                "made outside snapline and not recorded",
             )
         )
     for skipped in detection.skipped:

@@ -37,7 +37,7 @@ from snapline.snapshots.record.plan import (
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.restore.follow import located, main_line_since
 from snapline.snapshots.restore.merge3 import merge3
-from snapline.snapshots.results import Conflict, Move, RevertResult
+from snapline.snapshots.results import FORCEABLE, Conflict, Move, RevertResult
 from snapline.store import ChangeRow, StateRow
 
 __all__ = ["BaselineRevertError", "RevertConflictError", "revert"]
@@ -54,7 +54,10 @@ class RevertConflictError(ConflictsError):
 
     def __init__(self, number: int, conflicts: Sequence[Conflict]) -> None:
         self.number = number
-        super().__init__(f"revert of snapshot {number}", conflicts)
+        # A revert cannot be forced: the outside change is recorded first, by the caller.
+        outside = any(c.kind in FORCEABLE for c in conflicts)
+        advice = "record the outside changes first (Workspace.resync), then revert again"
+        super().__init__(f"revert of snapshot {number}", conflicts, advice if outside else "")
 
 
 class BaselineRevertError(SnaplineError):

@@ -53,7 +53,16 @@ class RollbackConflictError(ConflictsError):
 
     def __init__(self, target: int, conflicts: Sequence[Conflict]) -> None:
         self.target = target
-        super().__init__(f"rollback to snapshot {target}", conflicts)
+        # The library's own arguments; the command line says --force (cli/errors.py).
+        # Any other conflict's own message says what to do.
+        outside = any(c.kind in FORCEABLE for c in conflicts)
+        advice = (
+            "record the outside changes first (Workspace.resync), or pass force=True, which "
+            "records them first so they are not lost"
+            if outside
+            else ""
+        )
+        super().__init__(f"rollback to snapshot {target}", conflicts, advice)
 
 
 @dataclass

@@ -82,8 +82,12 @@ def test_a_refusal_names_the_first_conflict_and_counts_the_others(root: Path) ->
             first = caught.value.conflicts[0].message
             more = f" (and {count - 1} more)" if count > 1 else ""
             assert len(caught.value.conflicts) == count
+            problem = f"rollback to snapshot 0 refused, nothing was written: {first}{more}"
+            assert caught.value.problem == problem
+            # The library's way out names its own argument (the command line: --force).
             assert str(caught.value) == (
-                f"rollback to snapshot 0 refused, nothing was written: {first}{more}"
+                f"{problem}; record the outside changes first (Workspace.resync), or pass "
+                "force=True, which records them first so they are not lost"
             )
 
 

@@ -230,12 +230,13 @@ def test_outside_changes_block_the_rollback(
     assert error.conflicts[0].actual == (
         sha(hashlib.sha256(disk.read_bytes()).hexdigest()) if disk.exists() else None
     )
+    # What is wrong, as data; the way out is in the error, in the caller's own terms.
     assert error.conflicts[0].message == (
-        f"{path} is {change} on disk compared with the history; record it with "
-        "`snapline resync`, or force the rollback (--force, force=True), which records it "
-        "first so it is not lost"
+        f"{path} is {change} on disk compared with the history: a change made outside "
+        "snapline and not recorded"
     )
-    assert path in str(error) and "force" in str(error)
+    assert path in str(error) and "pass force=True" in str(error)
+    assert "--force" not in str(error)
     assert files(ws.root) == before_files and stats(ws.root) == before_stats
     assert _store_bytes(ws) == before_store
 

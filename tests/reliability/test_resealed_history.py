@@ -1,0 +1,170 @@
+"""What ``snapline verify`` finds in a history that came through git, and what it cannot.
+
+The chain hash makes accidental damage and a careless edit visible; it is no signature.
+Someone who can push to the repository can rewrite a committed snapshot file and
+recompute every chain hash after it (the algorithm is public), or append a snapshot of
+their own with a correct chain hash. These tests hold the documented limit
+(docs/guarantees.md, "What verify finds, and what it cannot"; the README's verify table)
+to what really happens, through real git clones and the real command line:
+
+- a fresh clone verifies a resealed rewrite and a forged append as sound (exit 0);
+- a clone whose index was filled before the rewrite names every rewritten file (exit 3);
+- an edit left unsealed, or a snapshot file deleted from the middle, fails everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from snapline.snapshots.check.chain import GENESIS, chain_hash
+from snapline.store.ledger.format import parse_snapshot, render_snapshot
+
+SCRIPT = str(Path(sys.executable).with_name("snapline"))
+_ENV = {
+    **os.environ,
+    "SNAPLINE_SERVER": "0",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=cwd, env=_ENV, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def _git(*args: str, cwd: Path) -> None:
+    done = _run("git", *args, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+
+
+def _snapline(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return _run(SCRIPT, *args, cwd=cwd)
+
+
+def _clone(origin: Path, to: Path) -> Path:
+    _git("clone", "-q", "-b", "main", str(origin), str(to), cwd=origin.parent)
+    return to
+
+
+def _published(tmp_path: Path) -> tuple[Path, Path]:
+    """A project with snapshots 0..3 committed and pushed; its origin and first clone."""
+    origin = tmp_path / "origin.git"
+    _git("init", "-q", "--bare", "-b", "main", str(origin), cwd=tmp_path)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    _git("init", "-q", "-b", "main", cwd=mine)
+    (mine / "f.txt").write_text("one\n")
+    assert _snapline("init", cwd=mine).returncode == 0
+    for text in ("two\n", "three\n", "four\n"):
+        (mine / "f.txt").write_text(text)
+        assert _snapline("record", "-m", f"agent wrote {text.strip()}", cwd=mine).returncode == 0
+    _git("add", "-A", cwd=mine)
+    _git("commit", "-qm", "work", cwd=mine)
+    _git("remote", "add", "origin", str(origin), cwd=mine)
+    _git("push", "-q", "origin", "main", cwd=mine)
+    assert _snapline("verify", cwd=mine).returncode == 0  # its index now holds 0..3
+    return origin, mine
+
+
+def _snapshot_files(root: Path) -> list[Path]:
+    return sorted((root / ".snapline" / "ledger" / "snapshots").glob("*.snap"))
+
+
+def _rewrite(root: Path, number: int, *, reseal: bool, **fields: object) -> None:
+    """Edit snapshot ``number``'s header; with ``reseal``, recompute every chain hash."""
+    previous = GENESIS
+    for path in _snapshot_files(root):
+        record = parse_snapshot(path.read_bytes())
+        row = record.row
+        if row.number == number:
+            row = dataclasses.replace(row, **fields)
+        if reseal:
+            row = dataclasses.replace(row, chain_hash=chain_hash(previous, row, record.changes))
+        previous = row.chain_hash
+        path.write_bytes(render_snapshot(row, record.changes))
+
+
+def _push(root: Path, message: str) -> None:
+    _git("add", "-A", cwd=root)
+    _git("commit", "-qm", message, cwd=root)
+    _git("push", "-q", "origin", "main", cwd=root)
+
+
+def test_a_resealed_rewrite_passes_a_fresh_clone_and_fails_an_existing_one(
+    tmp_path: Path,
+) -> None:
+    origin, mine = _published(tmp_path)
+    theirs = _clone(origin, tmp_path / "theirs")
+    _rewrite(theirs, 1, reseal=True, description="a person wrote two", tool="resync")
+    _push(theirs, "history rewritten and resealed")
+
+    fresh = _clone(origin, tmp_path / "fresh")
+    verified = _snapline("verify", "--full", "--deep", cwd=fresh)
+    assert verified.returncode == 0, verified.stdout  # the limit: nothing to compare with
+    shown = _snapline("show", "1", cwd=fresh)
+    assert "a person wrote two" in shown.stdout
+
+    _git("pull", "-q", "origin", "main", cwd=mine)
+    found = _snapline("verify", cwd=mine)
+    assert found.returncode == 3, found.stdout
+    named = [line for line in found.stdout.splitlines() if line.strip().startswith("ledger")]
+    # Snapshot 1 and every one after it, whose chain hash changed with it.
+    assert len(named) == 3 and all("says something else" in line for line in named), named
+    assert all(f"0000000{n}-" in found.stdout for n in (1, 2, 3))
+
+
+def test_a_forged_append_with_a_correct_chain_hash_passes_everywhere(tmp_path: Path) -> None:
+    origin, mine = _published(tmp_path)
+    theirs = _clone(origin, tmp_path / "theirs")
+    (theirs / "f.txt").write_text("five\n")
+    assert _snapline("record", "-m", "x", cwd=theirs).returncode == 0
+    # Claimed for an agent session that never made it, and sealed as snapline seals.
+    _rewrite(theirs, 4, reseal=True, tool="Edit", session="a-session-that-never-was")
+    _push(theirs, "one more snapshot")
+
+    fresh = _clone(origin, tmp_path / "fresh")
+    _git("pull", "-q", "origin", "main", cwd=mine)
+    for clone in (fresh, mine):
+        verified = _snapline("verify", "--full", "--deep", cwd=clone)
+        assert verified.returncode == 0, (clone.name, verified.stdout)
+        logged = _snapline("log", "--session", "a-session-that-never-was", cwd=clone)
+        assert logged.stdout.split()[0] == "4", logged.stdout
+
+
+def test_an_unsealed_edit_or_a_gap_fails_even_a_fresh_clone(tmp_path: Path) -> None:
+    origin, _ = _published(tmp_path)
+    theirs = _clone(origin, tmp_path / "theirs")
+    _rewrite(theirs, 1, reseal=False, description="edited, chain left as it was")
+    _push(theirs, "edited")
+    edited = _snapline("verify", cwd=_clone(origin, tmp_path / "fresh-edited"))
+    assert edited.returncode == 3 and "snapshot 1" in edited.stdout, edited.stdout
+
+    _git("revert", "--no-edit", "HEAD", cwd=theirs)
+    _snapshot_files(theirs)[2].unlink()  # snapshot 2, from the middle
+    _push(theirs, "a snapshot deleted")
+    gap = _snapline("verify", cwd=_clone(origin, tmp_path / "fresh-gap"))
+    assert gap.returncode == 3, gap.stdout
+
+
+def test_the_docs_claim_no_more_than_these_tests_show() -> None:
+    checkout = Path(__file__).resolve().parents[2]
+    guarantees = (checkout / "docs" / "guarantees.md").read_text(encoding="utf-8")
+    readme = (checkout / "README.md").read_text(encoding="utf-8")
+    # The old claim: verify finds damage further back in a resealed chain.
+    assert "resealed chain is found by `snapline verify`" not in guarantees
+    assert "What verify finds, and what it cannot" in guarantees
+    assert "test_resealed_history.py" in guarantees
+    for text in (guarantees, readme):
+        flat = " ".join(text.split())
+        assert "not a signature" in flat
+        assert "a fresh clone (as in CI) verifies" in flat or "a fresh clone (CI) verifies" in flat
