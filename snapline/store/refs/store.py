@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.errors import SnaplineError
+from snapline.store.changes import ChangeTable
 from snapline.store.ledger.pending import Pending, PublishingSnapshots
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.git import GitRepository
@@ -72,6 +73,52 @@ class LineMovedError(SnaplineError):
         )
 
 
+class _ThisWriteOnly:
+    """Refuses to change a snapshot that an earlier transaction published.
+
+    Its commit is on the line: changes added or a seal set afterwards would make the
+    index say what the ref does not. The recorder adds a baseline's changes and seals
+    it in the transaction that inserts it.
+    """
+
+    def __init__(self, pending: Pending) -> None:
+        self._pending = pending
+
+    def check(self, numbers: Collection[int]) -> None:
+        late = sorted(set(numbers) - set(self._pending.snapshots))
+        if late:
+            raise RuntimeError(
+                f"snapshot {late[0]} is on its line already: its changes and seal are "
+                "written in the transaction that inserts it"
+            )
+
+
+class _Changes:
+    """The index's change table, adding changes only to this transaction's snapshots."""
+
+    def __init__(self, table: ChangeTable, this_write: _ThisWriteOnly) -> None:
+        self._table = table
+        self._this_write = this_write
+        self.of = table.of
+        self.stream_of = table.stream_of
+        self.totals = table.totals
+        self.paths = table.paths
+        self.in_range = table.in_range
+        self.iter = table.iter
+        self.version_at = table.version_at
+        self.path_history = table.path_history
+
+    def insert(self, changes: Iterable[ChangeRow]) -> None:
+        """Insert changes of snapshots inserted in this transaction.
+
+        Raises:
+            RuntimeError: Outside ``write()``, or for a snapshot already on its line.
+        """
+        rows = list(changes)
+        self._table.insert(rows)
+        self._this_write.check({row.snapshot for row in rows})
+
+
 class RefsStore:
     """An open workspace history: the lines on git's refs and the local index.
 
@@ -92,8 +139,10 @@ class RefsStore:
         self._pending = Pending()
         self._depth = 0
         self.snapshots = PublishingSnapshots(index.snapshots, self._pending)
+        self.snapshots.seal = self._seal
         self.milestones = index.milestones
-        self.changes = index.changes
+        self._this_write = _ThisWriteOnly(self._pending)
+        self.changes = _Changes(index.changes, self._this_write)
         self.blobs = index.blobs
         self.state = index.state
         self.stat_cache = index.stat_cache
@@ -125,6 +174,11 @@ class RefsStore:
     def read(self) -> contextlib.AbstractContextManager[None]:
         """A block that sees one consistent view of the index; inside ``write()`` it joins."""
         return self.index.read()
+
+    def _seal(self, number: int, skipped: str, chain_hash: str) -> None:
+        self.index.snapshots.seal(number, skipped, chain_hash)
+        # Checked after the table's own check (a write outside a transaction).
+        self._this_write.check([number])
 
     def main_line(self) -> str | None:
         """The id of the main line (its baseline's id), or ``None`` before a baseline."""

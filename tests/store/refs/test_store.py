@@ -191,3 +191,16 @@ def _append_elsewhere(repo: GitRepository, baseline: SnapshotRow) -> SnapshotRow
     tip = repo.ref(line_ref(baseline.id))
     append_snapshot(repo, baseline.id, row, changes, [StateEdit("README.md", data)], tip=tip)
     return row
+
+
+def test_a_published_snapshot_is_not_changed_afterwards(store: RefsStore) -> None:
+    baseline = Writer(store).snapshot(dict(BASE))
+    tip = store.tip()
+    late = change_row(0, "late.txt", None, b"late\n", "added")
+    with pytest.raises(RuntimeError, match="on its line already"), store.write():
+        store.changes.insert([late])
+    with pytest.raises(RuntimeError, match="on its line already"), store.write():
+        store.snapshots.seal(0, "[]", baseline.chain_hash)
+    assert [c.path for c in store.changes.of(0)] == sorted(BASE)
+    assert store.tip() == tip
+    assert _line(store) == _index(store)
