@@ -135,7 +135,7 @@ def milestone(number: int, first: int, last: int, **fields: Any) -> MilestoneRow
         "first": first,
         "last": last,
         "version": 1,
-        "chain_hash": f"milestone-chain-{number}",
+        "chain_hash": hash_bytes(f"milestone-chain-{number}".encode()),
     }
     values.update(fields)
     return MilestoneRow(**values)

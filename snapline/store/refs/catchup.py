@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING
 
 from snapline.content import pack
 from snapline.store.refs.layout import line_ref
-from snapline.store.refs.reading import LineSnapshot, list_lines, read_line, read_version
+from snapline.store.refs.reading import (
+    LineSnapshot,
+    list_lines,
+    read_line,
+    read_milestones,
+    read_version,
+)
 from snapline.store.rows import StateRow
 
 if TYPE_CHECKING:
@@ -47,10 +53,11 @@ def _starts_a_history(store: RefsStore, line: str) -> bool:
 
 
 def catch_up(store: RefsStore) -> int:
-    """Add to the index the main line's snapshots it lacks; how many were added.
+    """Add to the index the main line's snapshots and milestones it lacks; how many.
 
     Each one comes with its changes, the content of its whole versions (as blobs) and
-    its effect on the known state, in one index transaction that publishes nothing.
+    its effect on the known state, then the line's milestones the index lacks, in one
+    index transaction that publishes nothing.
 
     Raises:
         DamagedLineError: If the line is damaged or crafted.
@@ -76,7 +83,12 @@ def catch_up(store: RefsStore) -> int:
         missing = snapshots[have + 1 :]
         for snapshot in missing:
             _add(store, snapshot)
-    return len(missing)
+        latest_milestone = store.index.milestones.latest()
+        after = 0 if latest_milestone is None else latest_milestone.number
+        milestones = [m for m in read_milestones(store.repo, line) if m.row.number > after]
+        for milestone in milestones:
+            store.index.milestones.insert(milestone.row)
+    return len(missing) + len(milestones)
 
 
 def _add(store: RefsStore, snapshot: LineSnapshot) -> None:

@@ -11,8 +11,9 @@ fails the write and the index transaction rolls back; an index that lost its
 transaction after its ref moved (a crash in between) catches up from the ref
 (:mod:`snapline.store.refs.catchup`). The index never holds a snapshot the ref lacks.
 
-Only the main line is written so far (the line named by snapshot 0): a merge snapshot
-is refused, and milestones stay in the index (docs/format.md, "The refs layout").
+Only the main line is written so far (the line named by snapshot 0) with its
+milestones (``refs/snapline/milestones/<line>``); a merge snapshot is refused
+(docs/format.md, "The refs layout").
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from snapline.errors import SnaplineError
 from snapline.store.changes import ChangeTable
-from snapline.store.ledger.pending import Pending, PublishingSnapshots
+from snapline.store.ledger.pending import Pending, PublishingMilestones, PublishingSnapshots
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.git import GitRepository
-from snapline.store.refs.layout import STATE, line_ref
-from snapline.store.refs.reading import read_snapshot
-from snapline.store.refs.writing import append_snapshot
+from snapline.store.refs.layout import STATE, line_ref, milestones_ref
+from snapline.store.refs.reading import read_milestones, read_snapshot
+from snapline.store.refs.writing import append_milestone, append_snapshot
 from snapline.store.rows import (
     ChangeRow,
     Checkpoint,
@@ -49,27 +50,32 @@ __all__ = ["LineMovedError", "RefsStore"]
 
 
 class LineMovedError(SnaplineError):
-    """The line's ref does not end at the snapshot this index adds to.
+    """A line's ref does not end where this index adds to it.
 
-    Another process (or a clone's fetch) put other snapshots on the line since this
-    index last caught up; the index transaction rolls back and nothing is lost.
+    Another process (or a clone's fetch) put other snapshots (or milestones) on the
+    line since this index last caught up; the index transaction rolls back and
+    nothing is lost.
 
     Attributes:
-        ref: The line's ref.
-        number: The snapshot this writer tried to add.
-        expected: The id of the snapshot it follows in the index.
-        found: The id of the snapshot at the ref's tip (``None``: no ref).
+        ref: The ref.
+        number: The snapshot (or milestone) this writer tried to add.
+        expected: The snapshot's id (the milestone's number) it follows in the index.
+        found: The id (number) at the ref's tip (``None``: no ref).
+        what: ``snapshot`` or ``milestone``.
     """
 
-    def __init__(self, ref: str, number: int, expected: str, found: str | None) -> None:
+    def __init__(
+        self, ref: str, number: int, expected: str, found: str | None, what: str = "snapshot"
+    ) -> None:
         self.ref = ref
         self.number = number
         self.expected = expected
         self.found = found
-        at = "is missing" if found is None else f"ends at snapshot {found}"
+        self.what = what
+        at = "is missing" if found is None else f"ends at {what} {found}"
         super().__init__(
-            f"{ref} {at}, not at {expected} which snapshot {number} follows: another "
-            "writer recorded first; nothing was recorded: catch up and record again"
+            f"{ref} {at}, not at {expected or 'nothing'} which {what} {number} follows: "
+            "another writer recorded first; nothing was recorded: catch up and record again"
         )
 
 
@@ -140,7 +146,7 @@ class RefsStore:
         self._depth = 0
         self.snapshots = PublishingSnapshots(index.snapshots, self._pending)
         self.snapshots.seal = self._seal
-        self.milestones = index.milestones
+        self.milestones = PublishingMilestones(index.milestones, self._pending)
         self._this_write = _ThisWriteOnly(self._pending)
         self.changes = _Changes(index.changes, self._this_write)
         self.blobs = index.blobs
@@ -164,7 +170,7 @@ class RefsStore:
             self._depth += 1
             try:
                 yield
-                if self._depth == 1 and self._pending.snapshots:
+                if self._depth == 1 and self._pending:
                     self._publish()
             finally:
                 self._depth -= 1
@@ -198,6 +204,29 @@ class RefsStore:
             row = self.index.snapshots.get(number)
             assert row is not None, f"snapshot {number} was inserted in this transaction"
             tip = self._append(row, tip)
+        tip = None
+        for number in sorted(self._pending.milestones):
+            tip = self._append_milestone(number, tip)
+
+    def _append_milestone(self, number: int, tip: str | None) -> str:
+        row = self.index.milestones.get(number)
+        assert row is not None, f"milestone {number} was inserted in this transaction"
+        last = self.index.snapshots.get(row.last)
+        line = self.main_line()
+        if last is None or line is None:
+            raise UnpublishableError(
+                self.path, row.last, "", f"is missing: milestone {number} ends at it"
+            )
+        ref = milestones_ref(line)
+        if tip is None:
+            tip = self.repo.ref(ref)
+            before = [m.number for m in self.index.milestones.all() if m.number < number]
+            on_ref = read_milestones(self.repo, line)
+            found = str(on_ref[-1].row.number) if on_ref else None
+            expected = str(before[-1]) if before else None
+            if found != expected:
+                raise LineMovedError(ref, number, expected or "", found, "milestone")
+        return append_milestone(self.repo, line, row, last.id, tip=tip)
 
     def _append(self, row: SnapshotRow, tip: str | None) -> str:
         if json.loads(row.merges):

@@ -10,14 +10,15 @@ from typing import Any
 import pytest
 
 from snapline.hashing import hash_bytes
+from snapline.store.ledger.milestone_format import render_milestone
 from snapline.store.refs.edits import UnpublishableError
 from snapline.store.refs.git import GitRepository, RefConflictError
-from snapline.store.refs.layout import line_ref
-from snapline.store.refs.reading import read_line
+from snapline.store.refs.layout import line_ref, milestones_ref
+from snapline.store.refs.reading import read_line, read_milestones
 from snapline.store.refs.store import LineMovedError, RefsStore
-from snapline.store.refs.writing import StateEdit, append_snapshot
-from snapline.store.rows import SnapshotRow
-from tests.store.refs.lines import git, make_repo
+from snapline.store.refs.writing import StateEdit, append_milestone, append_snapshot
+from snapline.store.rows import MilestoneRow, SnapshotRow
+from tests.store.refs.lines import git, git_bytes, make_repo
 from tests.store.refs.recording import Writer, change_row, open_refs_store
 
 BASE = {"README.md": b"# a project\n", "src/app.py": b"print('hello')\nprint('bye')\n"}
@@ -43,7 +44,26 @@ def _history(store: RefsStore) -> Writer:
     writer.snapshot({"logo.png": b"\x89PNG\x00\x01\x02", "notes.txt": b"one\n"})
     writer.snapshot({}, renames={"docs/README.md": "README.md"})
     writer.snapshot({"notes.txt": None})
+    _milestone(store, 1, 0, 2)
+    _milestone(store, 2, 3, 4)
     return writer
+
+
+def _milestone(store: RefsStore, number: int, first: int, last: int) -> MilestoneRow:
+    row = MilestoneRow(
+        number=number,
+        title=f"milestone {number}",
+        description="",
+        tags='["t"]',
+        time="2026-11-28T17:01:00.000000+00:00",
+        first=first,
+        last=last,
+        version=1,
+        chain_hash=hash_bytes(f"milestone {number}".encode()),
+    )
+    with store.write():
+        store.milestones.insert(row)
+    return row
 
 
 def _index(store: RefsStore) -> list[tuple[SnapshotRow, list[Any]]]:
@@ -64,6 +84,38 @@ def test_the_ref_holds_exactly_what_the_index_holds(store: RefsStore) -> None:
     line = read_line(store.repo, store.main_line() or "")
     state = dict(store.repo.walk(line[-1].state))
     assert {path: store.repo.read_blob(e.id) for path, e in state.items()} == writer.files
+
+
+def test_milestones_are_on_the_lines_milestones_ref(store: RefsStore, work_tree: Path) -> None:
+    _history(store)
+    line = store.main_line() or ""
+    on_ref = read_milestones(store.repo, line)
+    assert [m.row for m in on_ref] == store.milestones.all()
+    last = store.snapshots.get(4)
+    assert last is not None
+    second = store.snapshots.get(2)
+    assert second is not None
+    assert [m.last_id for m in on_ref] == [second.id, last.id]
+    shown = git_bytes(work_tree, "show", f"refs/snapline/milestones/{line}:record")
+    assert shown == render_milestone(store.milestones.all()[1], last.id)
+    assert git(work_tree, "log", "--format=%s", f"refs/snapline/milestones/{line}").split("\n")[
+        :2
+    ] == ["snapline milestone 2: milestone 2", "snapline milestone 1: milestone 1"]
+
+
+def test_a_milestone_after_another_writers_is_refused(store: RefsStore) -> None:
+    _history(store)
+    line = store.main_line() or ""
+    last = store.snapshots.get(4)
+    assert last is not None
+    theirs = dataclasses.replace(store.milestones.all()[1], number=3, title="theirs")
+    append_milestone(store.repo, line, theirs, last.id, tip=store.repo.ref(milestones_ref(line)))
+    with pytest.raises(LineMovedError) as caught:
+        _milestone(store, 3, 0, 4)
+    assert (caught.value.what, caught.value.found, caught.value.expected) == ("milestone", "3", "2")
+    assert [m.number for m in store.milestones.all()] == [1, 2]
+    assert store.refresh()
+    assert store.milestones.get(3) == theirs
 
 
 def test_a_baseline_of_a_clean_checkout_is_heads_tree(store: RefsStore, work_tree: Path) -> None:
@@ -152,7 +204,12 @@ def test_a_crash_after_the_ref_moved_leaves_the_ref_the_truth(
 
 def test_an_empty_index_is_rebuilt_from_the_ref(store: RefsStore, work_tree: Path) -> None:
     _history(store)
-    expected = (_index(store), store.state.get(), sorted(store.blobs.hashes()))
+    expected = (
+        _index(store),
+        store.state.get(),
+        sorted(store.blobs.hashes()),
+        store.milestones.all(),
+    )
     index = store.index.path
     store.close()
     for name in (index.name, index.name + "-wal", index.name + "-shm"):
@@ -162,7 +219,13 @@ def test_an_empty_index_is_rebuilt_from_the_ref(store: RefsStore, work_tree: Pat
         assert rebuilt.snapshots.latest_number() is None
         assert rebuilt.refresh()
         assert not rebuilt.refresh()  # nothing more to add
-        assert (_index(rebuilt), rebuilt.state.get(), sorted(rebuilt.blobs.hashes())) == expected
+        assert (
+            _index(rebuilt),
+            rebuilt.state.get(),
+            sorted(rebuilt.blobs.hashes()),
+            rebuilt.milestones.all(),
+        ) == expected
+        assert len(expected[3]) == 2
     finally:
         rebuilt.close()
 
