@@ -7,8 +7,8 @@ line as :func:`~snapline.store.refs.reading.read_line` reads and checks it, the 
 versions' content taken from each state through
 :func:`~snapline.store.refs.reading.read_version` (hash-checked).
 
-A minimal first step: the line is read whole each time (no mark kept in the index yet),
-and only the main line (the one whose first snapshot is a baseline) is followed.
+The index keeps a mark per ref (:mod:`snapline.store.refs.marks`): only what follows
+it is read. Only the main line (the one whose first snapshot is a baseline) is followed.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from snapline.content import pack
-from snapline.store.refs.layout import line_ref
+from snapline.store.refs.layout import line_ref, milestones_ref
 from snapline.store.refs.reading import (
+    LineRewrittenError,
     LineSnapshot,
     list_lines,
     read_line,
@@ -55,40 +56,59 @@ def _starts_a_history(store: RefsStore, line: str) -> bool:
 def catch_up(store: RefsStore) -> int:
     """Add to the index the main line's snapshots and milestones it lacks; how many.
 
-    Each one comes with its changes, the content of its whole versions (as blobs) and
-    its effect on the known state, then the line's milestones the index lacks, in one
-    index transaction that publishes nothing.
+    Each snapshot comes with its changes, the content of its whole versions (as blobs)
+    and its effect on the known state, then the line's milestones the index lacks, and
+    the marks of both refs, in one index transaction that publishes nothing. With a
+    mark only what follows it is read; a line rewritten past it is read whole.
 
     Raises:
         DamagedLineError: If the line is damaged or crafted.
         LineMovedError: If the index holds a snapshot the line does not (the line was
             rewritten, or the index belongs to another history).
     """
-    from snapline.store.refs.store import LineMovedError
-
     line = find_main_line(store)
     if line is None:
         return 0
-    snapshots = read_line(store.repo, line)
+    ref, milestones = line_ref(line), milestones_ref(line)
     with store.index.write():
         latest = store.index.snapshots.latest_number()
-        have = -1 if latest is None else latest
-        if have >= 0:
-            mine = store.index.snapshots.get(have)
-            theirs = snapshots[have].record.row if have < len(snapshots) else None
-            if mine is None or theirs is None or theirs.id != mine.id:
-                raise LineMovedError(
-                    line_ref(line), have, mine.id if mine else "", theirs.id if theirs else None
-                )
-        missing = snapshots[have + 1 :]
+        missing, end = _line_after(store, line, -1 if latest is None else latest)
         for snapshot in missing:
             _add(store, snapshot)
+        if end is not None:
+            store.marks.put(ref, end)
+        # The ref is read before its milestones: a mark never claims one not added.
+        tip = store.repo.ref(milestones)
         latest_milestone = store.index.milestones.latest()
         after = 0 if latest_milestone is None else latest_milestone.number
-        milestones = [m for m in read_milestones(store.repo, line) if m.row.number > after]
-        for milestone in milestones:
+        new = [m for m in read_milestones(store.repo, line) if m.row.number > after]
+        for milestone in new:
             store.index.milestones.insert(milestone.row)
-    return len(missing) + len(milestones)
+        if tip is not None:
+            store.marks.put(milestones, tip)
+    return len(missing) + len(new)
+
+
+def _line_after(store: RefsStore, line: str, have: int) -> tuple[list[LineSnapshot], str | None]:
+    """The snapshots after the index's latest (``have``), and the commit the line ends at."""
+    from snapline.store.refs.store import LineMovedError
+
+    ref = line_ref(line)
+    mark = store.marks.get(ref)
+    if mark is not None and have >= 0:
+        try:
+            after = read_line(store.repo, line, after=mark)
+        except LineRewrittenError:
+            after = None  # a forget rewrote the line: read it whole
+        if after is not None and (not after or after[0].record.row.number == have + 1):
+            return after, after[-1].commit if after else mark
+    whole = read_line(store.repo, line)
+    if have >= 0:
+        mine = store.index.snapshots.get(have)
+        theirs = whole[have].record.row if have < len(whole) else None
+        if mine is None or theirs is None or theirs.id != mine.id:
+            raise LineMovedError(ref, have, mine.id if mine else "", theirs.id if theirs else None)
+    return whole[have + 1 :], whole[-1].commit if whole else None
 
 
 def _add(store: RefsStore, snapshot: LineSnapshot) -> None:

@@ -30,6 +30,7 @@ from snapline.store.ledger.pending import Pending, PublishingMilestones, Publish
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
+from snapline.store.refs.marks import MarkTable
 from snapline.store.refs.reading import read_milestones, read_snapshot
 from snapline.store.refs.writing import append_milestone, append_snapshot
 from snapline.store.rows import (
@@ -148,6 +149,7 @@ class RefsStore:
         self.snapshots.seal = self._seal
         self.milestones = PublishingMilestones(index.milestones, self._pending)
         self._this_write = _ThisWriteOnly(self._pending)
+        self.marks = MarkTable(index.connection)
         self.changes = _Changes(index.changes, self._this_write)
         self.blobs = index.blobs
         self.state = index.state
@@ -208,6 +210,23 @@ class RefsStore:
         for number in sorted(self._pending.milestones):
             tip = self._append_milestone(number, tip)
 
+    def _expected(self, ref: str, number: int, what: str, follows: str) -> str | None:
+        """The ref's commit, checked against the index's mark of it (one ref read)."""
+        mark = self.marks.get(ref)
+        actual = self.repo.ref(ref)
+        if actual != mark:
+            raise LineMovedError(ref, number, follows, self._at(ref, actual, what), what)
+        return mark
+
+    def _at(self, ref: str, commit: str | None, what: str) -> str | None:
+        # Read only to say what is there (a conflict): the id, or the milestone's number.
+        if commit is None:
+            return None
+        if what == "snapshot":
+            return read_snapshot(self.repo, commit, ref=ref).record.row.id
+        line = self.main_line() or ""
+        return str(read_milestones(self.repo, line)[-1].row.number)
+
     def _append_milestone(self, number: int, tip: str | None) -> str:
         row = self.index.milestones.get(number)
         assert row is not None, f"milestone {number} was inserted in this transaction"
@@ -219,14 +238,11 @@ class RefsStore:
             )
         ref = milestones_ref(line)
         if tip is None:
-            tip = self.repo.ref(ref)
             before = [m.number for m in self.index.milestones.all() if m.number < number]
-            on_ref = read_milestones(self.repo, line)
-            found = str(on_ref[-1].row.number) if on_ref else None
-            expected = str(before[-1]) if before else None
-            if found != expected:
-                raise LineMovedError(ref, number, expected or "", found, "milestone")
-        return append_milestone(self.repo, line, row, last.id, tip=tip)
+            tip = self._expected(ref, number, "milestone", str(before[-1]) if before else "")
+        commit = append_milestone(self.repo, line, row, last.id, tip=tip)
+        self.marks.put(ref, commit)
+        return commit
 
     def _append(self, row: SnapshotRow, tip: str | None) -> str:
         if json.loads(row.merges):
@@ -235,20 +251,17 @@ class RefsStore:
         line = row.id if row.number == 0 else self.main_line()
         assert line is not None, "a snapshot after the baseline has a baseline"
         ref = line_ref(line)
-        if row.number > 0 and tip is None:
-            tip = self.repo.ref(ref)
-            found = None if tip is None else read_snapshot(self.repo, tip, ref=ref).record.row
-            if found is None or found.id != row.parent_id:
-                raise LineMovedError(
-                    ref, row.number, row.parent_id or "", None if found is None else found.id
-                )
+        if tip is None:
+            tip = self._expected(ref, row.number, "snapshot", row.parent_id or "")
         before = None
         if tip is not None:
             entry = self.repo.entry(self.repo.read_commit(tip).tree, STATE)
             before = None if entry is None else entry.id
         changes = self.index.changes.of(row.number)
         edits = state_edits(self.repo, before, changes, self.index.blobs, self.path)
-        return append_snapshot(self.repo, line, row, changes, edits, tip=tip)
+        commit = append_snapshot(self.repo, line, row, changes, edits, tip=tip)
+        self.marks.put(ref, commit)
+        return commit
 
     # -- the rest of the protocol ------------------------------------------------------
 
@@ -291,14 +304,12 @@ class RefsStore:
         return catch_up(self) > 0
 
     def stale(self) -> bool:
-        """Whether the main line's ref ends elsewhere than the index's latest snapshot."""
-        latest = self.index.snapshots.latest_number()
-        tip = self.tip()
-        if latest is None or tip is None:
+        """Whether the main line's refs moved from the index's marks (two ref reads)."""
+        line = self.main_line()
+        if line is None:
             return False
-        row = self.index.snapshots.get(latest)
-        found = read_snapshot(self.repo, tip).record.row
-        return row is None or found.id != row.id
+        refs = (line_ref(line), milestones_ref(line))
+        return any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs)
 
     def ledger_entries(self, names: Collection[str] | None = None) -> Iterator[LedgerEntry]:
         """No ledger files: nothing (``verify`` of the refs is still to come)."""

@@ -186,13 +186,22 @@ def test_a_crash_after_the_ref_moved_leaves_the_ref_the_truth(
     with pytest.raises(KeyboardInterrupt):
         writer.snapshot({"src/app.py": b"print('crashed')\n"})
     monkeypatch.undo()
+    mark = read_line(store.repo, store.main_line() or "")[4].commit
     store.close()
+    reads: list[str | None] = []
+
+    def reading(repo: GitRepository, line: str, *, after: str | None = None) -> Any:
+        reads.append(after)
+        return read_line(repo, line, after=after)
+
+    monkeypatch.setattr("snapline.store.refs.catchup.read_line", reading)
     reopened = open_refs_store(work_tree)
     try:
         assert reopened.snapshots.latest_number() == 4
         assert reopened.tip() == moved[0]
         assert reopened.stale()
         assert reopened.refresh()
+        assert reads == [mark]  # only what follows the index's mark was read
         assert not reopened.stale()
         assert reopened.snapshots.latest_number() == 5
         assert _line(reopened) == _index(reopened)
