@@ -123,7 +123,7 @@ class ChangeWriter(ChangeReader, Protocol):
     """File changes, read and inserted."""
 
     def insert(self, changes: Iterable[ChangeRow]) -> None:
-        """Insert changes of a snapshot already inserted."""
+        """Insert changes of a snapshot inserted in this transaction (a baseline, in batches)."""
 
 
 class BlobReader(Protocol):

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
 from snapline.store import DB_NAME, SqliteStore, Store
+from snapline.store.refs.git import open_repository
+from snapline.store.refs.store import RefsStore
 
 __all__ = ["BACKENDS", "Backend", "SqliteBackend"]
 
@@ -80,4 +83,28 @@ class SqliteBackend:
             db.execute("UPDATE meta SET value = ? WHERE key = 'format_version'", (str(version),))
 
 
-BACKENDS: list[Backend] = [SqliteBackend()]
+class RefsBackend(SqliteBackend):
+    """:class:`~snapline.store.refs.store.RefsStore`: a git repository, its index under ``.git``."""
+
+    name = "refs"
+
+    def location(self, directory: Path) -> Path:
+        """``directory/.git/snapline/index.db``, ``directory`` made a git work tree.
+
+        The index lives in git's directory, never in the work tree.
+        """
+        subprocess.run(["git", "init", "-q", str(directory)], check=True)
+        (directory / ".git" / "snapline").mkdir()
+        return directory / ".git" / "snapline" / "index.db"
+
+    def create(self, path: Path, config: dict[str, Any], busy_timeout: float) -> Store:
+        """A new index at ``path``, in the git repository that holds it."""
+        index = SqliteStore.create(path, config, busy_timeout)
+        return RefsStore(open_repository(path.parents[2]), index)
+
+    def open(self, path: Path, busy_timeout: float) -> Store:
+        """The index at ``path`` and the repository holding it."""
+        return RefsStore(open_repository(path.parents[2]), SqliteStore.open(path, busy_timeout))
+
+
+BACKENDS: list[Backend] = [SqliteBackend(), RefsBackend()]

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from snapline.store import ChangeRow, Store
-from tests.store.builders import NOT_UTF8, change, record
+from tests.store.builders import NOT_UTF8, change, record, snapshot, store_contents
 
 
 def _bare(row: ChangeRow) -> ChangeRow:
@@ -19,7 +19,7 @@ def changes(store: Store) -> list[ChangeRow]:
     """Three snapshots whose changes were inserted out of path order."""
     rows = [
         change(0, "z.txt", kind="added"),
-        change(0, "a.txt", kind="added", storage="full", content="blob", forward=None),
+        change(0, "a.txt", kind="added", forward=None, reverse=None),
         change(0, "m/x.txt", kind="added"),
         change(1, "b.txt"),
         change(1, "a.txt", kind="deleted", result_hash=None, storage="none"),
@@ -65,9 +65,12 @@ def test_iter_streams_every_change_in_order(store: Store, changes: list[ChangeRo
 
 
 def test_insert_adds_changes_to_a_snapshot(store: Store) -> None:
-    record(store, 0)
+    # In the transaction that inserts it, as a baseline's changes come in batches.
+    later = [change(0, "late.txt"), change(0, "early.txt")]
     with store.write():
-        store.changes.insert([change(0, "late.txt"), change(0, "early.txt")])
+        store.snapshots.insert(snapshot(0), [])
+        store_contents(store, later)
+        store.changes.insert(later)
     assert [c.path for c in store.changes.of(0)] == ["early.txt", "late.txt"]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from snapline.content import pack
+from snapline.hashing import hash_bytes
 from snapline.store import Store
 from tests.store.builders import change, record
 
@@ -36,10 +38,13 @@ def test_put_many_skips_those_present(store: Store) -> None:
 
 def test_referenced_are_the_blobs_changes_point_at(store: Store) -> None:
     with store.write():
-        store.blobs.put_many([(f"sha256:{n}", 1, b"x") for n in "abc"])
-    record(store, 0, change(0, "one", content="sha256:a"), change(0, "two", content=None))
-    record(store, 1, change(1, "one", content="sha256:a"), change(1, "two", content="sha256:b"))
-    assert store.blobs.referenced() == {"sha256:a", "sha256:b"}
+        store.blobs.put(hash_bytes(b"x"), 1, pack(b"x"))  # no change points at it
+    one, two = change(0, "one"), change(0, "two")
+    record(store, 0, one, two)
+    same = {"content": one.content, "result_hash": one.result_hash, "size": one.size}
+    gone, twice = change(1, "one", kind="deleted"), change(1, "three", kind="added", **same)
+    record(store, 1, gone, twice, change(1, "two"))
+    assert store.blobs.referenced() == {one.content, two.content, change(1, "two").content}
 
 
 def test_delete_frees_the_packed_bytes_and_ignores_absent_blobs(store: Store) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from snapline.store import Store
-from tests.store.builders import milestone
+from tests.store.builders import milestone, record
 
 
 def test_an_empty_store_has_no_milestones(store: Store) -> None:
@@ -15,6 +15,8 @@ def test_an_empty_store_has_no_milestones(store: Store) -> None:
 
 def test_lookups(store: Store) -> None:
     rows = [milestone(2, 4, 6, tags='["b"]'), milestone(1, 0, 3), milestone(3, 6, 9)]
+    for number in range(10):  # a milestone ends at a snapshot of the store
+        record(store, number)
     with store.write():
         for row in rows:
             store.milestones.insert(row)

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from snapline.hashing import hash_bytes
 from snapline.store import Store
 from tests.store.builders import NOT_UTF8, change, record, snapshot
 
@@ -46,12 +47,13 @@ def test_latest_number_is_the_highest(history: Store) -> None:
 
 
 def test_seal_sets_skipped_and_chain_hash(store: Store) -> None:
+    provisional, sealed = hash_bytes(b"provisional"), hash_bytes(b"sealed")
     with store.write():
-        store.snapshots.insert(snapshot(0, chain_hash="provisional", skipped="[]"), [])
-        store.snapshots.seal(0, '["big.bin"]', "sealed")
+        store.snapshots.insert(snapshot(0, chain_hash=provisional, skipped="[]"), [])
+        store.snapshots.seal(0, '["big.bin"]', sealed)
     row = store.snapshots.get(0)
     assert row is not None
-    assert (row.skipped, row.chain_hash) == ('["big.bin"]', "sealed")
+    assert (row.skipped, row.chain_hash) == ('["big.bin"]', sealed)
     assert row.description == "snapshot 0"
 
 

@@ -14,7 +14,15 @@ import pytest
 
 from snapline.store import Store, StoreBusyError
 from tests.store.backends import Backend
-from tests.store.builders import change, milestone, record, snapshot, stat, state
+from tests.store.builders import (
+    change,
+    milestone,
+    record,
+    snapshot,
+    stat,
+    state,
+    store_contents,
+)
 from tests.store.conftest import BUSY
 
 
@@ -25,8 +33,9 @@ class _Boom(Exception):
 def _write_everything(store: Store, number: int) -> None:
     """One change to every table, as a snapshot with all its side effects would make."""
     path = f"f{number}.txt"
-    store.snapshots.insert(snapshot(number), [change(number, path, content=f"blob-{number}")])
-    store.blobs.put(f"blob-{number}", 3, b"abc")
+    row = change(number, path)
+    store.snapshots.insert(snapshot(number), [row])
+    store_contents(store, [row])
     store.state.set([state(path, number)], ())
     store.stat_cache.put([stat(path, number)])
     store.milestones.insert(milestone(number + 1, number, number))

@@ -20,7 +20,9 @@ SHA-256 per file, chain hash, tool, session, prompt metadata, format version), a
 are git's own (a file already in the user's commits is the same blob, stored once).
 The commit's first parent is the snapshot before it (on this line, or the snapshot a new
 line forks from); a merge snapshot's further parents are the heads it joins.
-Only lines are written and read so far; the other refs are named here for what comes.
+Lines and milestones are written so far; the other refs are named here for what comes.
+A milestone commit's tree holds ``record`` alone (the ledger's milestone format); its
+parent is the line's milestone before it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 import stat
 
 from snapline.store.ledger.fields import is_id
-from snapline.store.rows import SnapshotRow
+from snapline.store.rows import MilestoneRow, SnapshotRow
 
 __all__ = [
     "CHECKS",
@@ -45,6 +47,8 @@ __all__ = [
     "git_mode",
     "line_of_ref",
     "line_ref",
+    "milestone_message",
+    "milestones_ref",
 ]
 
 REFS = "refs/snapline/"
@@ -74,6 +78,15 @@ def line_ref(line: str) -> str:
     if not is_id(line):
         raise ValueError(f"not a snapshot id: {line!r:.80}")
     return LINES + line
+
+
+def milestones_ref(line: str) -> str:
+    """The ref of the milestones of the line whose first snapshot has id ``line``.
+
+    Raises:
+        ValueError: If ``line`` is not a snapshot id.
+    """
+    return MILESTONES + line_ref(line).removeprefix(LINES)
 
 
 def line_of_ref(name: str) -> str | None:
@@ -106,8 +119,17 @@ def commit_message(row: SnapshotRow) -> str:
     return f"{summary}\n\nSnapline-Id: {row.id}\n"
 
 
-def commit_time(row: SnapshotRow) -> int:
-    """The snapshot's time in whole seconds since the epoch, the commit's time.
+def milestone_message(row: MilestoneRow) -> str:
+    """A milestone's commit message: ``snapline milestone 3: TITLE`` (cut at 100)."""
+    first = row.title.splitlines()[0] if row.title.strip() else ""
+    summary = f"snapline milestone {row.number}" + (f": {first}" if first else "")
+    if len(summary) > _SUMMARY:
+        summary = summary[: _SUMMARY - 3] + "..."
+    return summary + "\n"
+
+
+def commit_time(row: SnapshotRow | MilestoneRow) -> int:
+    """The snapshot's (or milestone's) time in whole seconds since the epoch, the commit's.
 
     Raises:
         ValueError: If the row's time is not ISO 8601.

@@ -25,8 +25,17 @@ from snapline.store.ledger.format import (
     SnapshotRecord,
     parse_snapshot,
 )
+from snapline.store.ledger.milestone_format import MilestoneRecord, parse_milestone
 from snapline.store.refs.git import GitRepository, MissingObjectError
-from snapline.store.refs.layout import FILE_MODES, LINES, RECORD, STATE, line_of_ref, line_ref
+from snapline.store.refs.layout import (
+    FILE_MODES,
+    LINES,
+    RECORD,
+    STATE,
+    line_of_ref,
+    line_ref,
+    milestones_ref,
+)
 from snapline.store.refs.values import TREE_MODE, TreeChange
 
 __all__ = [
@@ -35,6 +44,7 @@ __all__ = [
     "LineSnapshot",
     "list_lines",
     "read_line",
+    "read_milestones",
     "read_snapshot",
     "read_version",
 ]
@@ -152,6 +162,43 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
     for snapshot in found:
         _check_step(repo, ref, before, snapshot)
         before = snapshot
+    return found
+
+
+def read_milestones(repo: GitRepository, line: str) -> list[MilestoneRecord]:
+    """The milestones of line ``line``, first to last; empty when there is no such ref.
+
+    Each commit's tree must be exactly ``record`` (a milestone in the ledger's format),
+    and the numbers must go up by one along the first parents.
+
+    Raises:
+        DamagedLineError: If the milestones are damaged or crafted.
+        ValueError: If ``line`` is not a snapshot id.
+    """
+    ref = milestones_ref(line)
+    found: list[MilestoneRecord] = []
+    commit = repo.ref(ref)
+    while commit is not None:
+        try:
+            read = repo.read_commit(commit)
+            names = repo.names(read.tree)
+            entry = names.get(RECORD)
+            if set(names) != {RECORD} or entry is None or entry.mode != 0o100644:
+                raise DamagedLineError(ref, commit, f"its tree holds {sorted(names)[:4]}")
+            record = parse_milestone(repo.read_blob(entry.id))
+        except MissingObjectError as error:
+            raise DamagedLineError(ref, commit, str(error)) from None
+        except LedgerFormatError as error:
+            raise DamagedLineError(ref, commit, f"its {RECORD}: {error}") from None
+        if found and record.row.number + 1 != found[-1].row.number:
+            raise DamagedLineError(
+                ref, commit, f"milestone {record.row.number} before {found[-1].row.number}"
+            )
+        if len(read.parents) > 1:
+            raise DamagedLineError(ref, commit, "a milestone with more than one parent")
+        found.append(record)
+        commit = read.parents[0] if read.parents else None
+    found.reverse()
     return found
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from snapline.hashing import hash_bytes
 from snapline.store.ledger.format import render_snapshot
+from snapline.store.ledger.milestone_format import render_milestone
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import (
     RECORD,
@@ -25,11 +26,13 @@ from snapline.store.refs.layout import (
     commit_time,
     git_mode,
     line_ref,
+    milestone_message,
+    milestones_ref,
 )
 from snapline.store.refs.values import TREE_MODE, Entry
-from snapline.store.rows import ChangeRow, SnapshotRow
+from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 
-__all__ = ["StateEdit", "append_snapshot"]
+__all__ = ["StateEdit", "append_milestone", "append_snapshot"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +106,34 @@ def append_snapshot(
     message = commit_message(row)
     commit = repo.write_commit(root, parents, message, commit_time(row))
     repo.set_ref(ref, commit, tip, message.splitlines()[0])
+    return commit
+
+
+def append_milestone(
+    repo: GitRepository, line: str, row: MilestoneRow, last_id: str, *, tip: str | None
+) -> str:
+    """Write milestone ``row`` onto the milestones of line ``line``; the id of its commit.
+
+    Its commit's tree holds ``record``, the milestone in the ledger's milestone format;
+    its parent is the line's milestone before (``tip``), none for the first.
+
+    Args:
+        repo: The repository.
+        line: The line's id (its first snapshot's id).
+        row: The milestone.
+        last_id: The id of snapshot ``row.last``, which anchors it to the line.
+        tip: The commit the line's milestones ref points at now, ``None`` for none.
+
+    Raises:
+        RefConflictError: If the ref no longer points at ``tip``.
+        ValueError: If the row cannot be written (see ``render_milestone``).
+    """
+    record = repo.write_blob(render_milestone(row, last_id))
+    root = repo.tree({RECORD: Entry(record, 0o100644)})
+    message = milestone_message(row)
+    parents = [] if tip is None else [tip]
+    commit = repo.write_commit(root, parents, message, commit_time(row))
+    repo.set_ref(milestones_ref(line), commit, tip, message.splitlines()[0])
     return commit
 
 

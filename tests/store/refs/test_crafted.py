@@ -6,10 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from snapline.hashing import hash_bytes
 from snapline.store.ledger.format import render_snapshot
-from snapline.store.refs.layout import line_ref
-from snapline.store.refs.reading import DamagedLineError, read_line
-from snapline.store.refs.values import TREE_MODE, Entry
+from snapline.store.ledger.milestone_format import render_milestone
+from snapline.store.refs.layout import line_ref, milestones_ref
+from snapline.store.refs.reading import DamagedLineError, read_line, read_milestones
+from snapline.store.refs.values import EMPTY_TREE, TREE_MODE, Entry
+from snapline.store.rows import MilestoneRow
 from tests.store.refs.lines import Line, git, make_repo
 
 FILES = {"src/app.py": b"x = 1\n", "README.md": b"# r\n"}
@@ -157,3 +160,48 @@ def test_a_version_read_for_use_is_checked_against_its_hash(line: Line) -> None:
     assert caught.value.exit_code == 3
     with pytest.raises(DamagedLineError, match="is missing"):
         read_version(repo, crafted, "src/gone.py", recorded)
+
+
+def _milestone_row(number: int) -> MilestoneRow:
+    return MilestoneRow(
+        number, f"m{number}", "", "[]", "2026-11-28T17:00:00.000000+00:00", 0, 1, 1,
+        hash_bytes(f"m{number}".encode()),
+    )  # fmt: skip
+
+
+def _milestones(line: Line, numbers: list[int], extra: dict[str, Entry] | None = None) -> str:
+    """Milestone commits with ``numbers``, the last one's tree with ``extra`` entries."""
+    repo, tip = line.repo, None
+    last_id = line.rows[1].id
+    for at, number in enumerate(numbers):
+        record = repo.write_blob(render_milestone(_milestone_row(number), last_id))
+        entries = {"record": Entry(record, 0o100644)}
+        if at == len(numbers) - 1:
+            entries.update(extra or {})
+        tip = repo.write_commit(repo.tree(entries), [] if tip is None else [tip], "m\n", 0)
+    assert tip is not None and line.line is not None
+    git(Path(repo.git_dir).parent, "update-ref", milestones_ref(line.line), tip)
+    return line.line
+
+
+def test_milestones_written_as_snapline_writes_them_are_read(line: Line) -> None:
+    read = read_milestones(line.repo, _milestones(line, [1, 2]))
+    assert [m.row for m in read] == [_milestone_row(1), _milestone_row(2)]
+
+
+@pytest.mark.parametrize(
+    ("numbers", "extra", "words"),
+    [
+        ([1, 3], None, "milestone 1 before 3"),
+        ([2, 1], None, "milestone 2 before 1"),
+        ([1, 2], {"state": Entry(EMPTY_TREE, TREE_MODE)}, "its tree holds"),
+    ],
+)
+def test_crafted_milestones_are_refused(
+    line: Line, numbers: list[int], extra: dict[str, Entry] | None, words: str
+) -> None:
+    with pytest.raises(DamagedLineError) as caught:
+        read_milestones(line.repo, _milestones(line, numbers, extra))
+    assert caught.value.exit_code == 3
+    assert words in str(caught.value)
+    assert "refs/snapline/milestones/" in str(caught.value)

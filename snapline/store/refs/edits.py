@@ -1,0 +1,121 @@
+"""The files a snapshot changes, rebuilt from the index's rows for its commit's ``state``.
+
+The index keeps a version as a delta against the one before, or whole (a blob), or by
+its hash only. The refs store's ``state`` holds every file's bytes, so publishing a
+snapshot turns its change rows back into content: a whole version from the index's
+blob, a delta applied to the version before as the line's previous ``state`` holds it.
+Every version is checked against its recorded SHA-256 before it enters a tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from snapline.content import MAX_DELTA_BYTES, decode_text, unpack
+from snapline.diffing import apply_delta
+from snapline.errors import SnaplineError
+from snapline.hashing import hash_bytes
+from snapline.store.protocol import BlobReader
+from snapline.store.refs.git import GitRepository
+from snapline.store.refs.writing import StateEdit
+from snapline.store.rows import ChangeRow
+
+__all__ = ["UnpublishableError", "state_edits"]
+
+
+class UnpublishableError(SnaplineError):
+    """A snapshot the refs store cannot put on a line: a version it has no bytes for.
+
+    The index transaction that added the snapshot rolls back; nothing is on the line.
+
+    Attributes:
+        path: The index the snapshot was written to.
+        number: The snapshot's number.
+        file: The file whose version is missing.
+        detail: Why.
+    """
+
+    def __init__(self, path: Path | str, number: int, file: str, detail: str) -> None:
+        self.path = str(path)
+        self.number = number
+        self.file = file
+        self.detail = detail
+        super().__init__(
+            f"snapshot {number} cannot be written to git's refs: {file!r:.80} {detail}; "
+            f"nothing was recorded"
+        )
+
+
+def state_edits(
+    repo: GitRepository,
+    before: str | None,
+    changes: Sequence[ChangeRow],
+    blobs: BlobReader,
+    where: Path,
+) -> list[StateEdit]:
+    """The files of ``state`` that a snapshot's changes set or remove, with their bytes.
+
+    Args:
+        repo: The repository.
+        before: The ``state`` tree of the snapshot before, ``None`` for a baseline.
+        changes: The snapshot's changes, deltas included.
+        blobs: The index's blobs (whole versions).
+        where: The index, for the error.
+
+    Returns:
+        One edit per path the changes name (a rename's old path removed, unless a
+        change of the same snapshot puts a file there).
+
+    Raises:
+        UnpublishableError: If a version has no bytes here (kept by hash only, a blob
+            missing, a delta whose base is not in ``before``) or other bytes than its
+            recorded hash.
+    """
+    edits: dict[str, StateEdit] = {}
+    for change in changes:
+        if change.old_path is not None:
+            edits.setdefault(change.old_path, StateEdit(change.old_path, None))
+    for change in changes:
+        if change.result_hash is None:
+            edits.setdefault(change.path, StateEdit(change.path, None))
+            continue
+        data = _content(repo, before, change, blobs, where)
+        mode = change.result_mode if change.result_mode is not None else 0o100644
+        edits[change.path] = StateEdit(change.path, data, mode)
+    return [edits[path] for path in sorted(edits)]
+
+
+def _content(
+    repo: GitRepository,
+    before: str | None,
+    change: ChangeRow,
+    blobs: BlobReader,
+    where: Path,
+) -> bytes:
+    def refuse(detail: str) -> UnpublishableError:
+        return UnpublishableError(where, change.snapshot, change.path, detail)
+
+    size = change.size if change.size is not None else 0
+    if change.content is not None:
+        packed = blobs.get(change.content)
+        if packed is None:
+            raise refuse(f"has no stored content {change.content}")
+        data = unpack(packed, limit=size)
+    elif change.forward is not None:
+        lineage = change.old_path or change.path
+        base = None if before is None else repo.read_path(before, lineage)
+        text = None if base is None else decode_text(base)
+        if text is None:
+            raise refuse(f"is a delta on {lineage!r:.80}, which the line's state lacks")
+        delta = unpack(change.forward, limit=MAX_DELTA_BYTES).decode("utf-8")
+        try:
+            data = apply_delta(text, delta).encode("utf-8")
+        except ValueError as error:
+            raise refuse(f"has a delta that does not fit its base: {error}") from None
+    else:
+        # Above the large-file limit only the hash is kept: a state needs the bytes.
+        raise refuse(f"is kept by its hash only ({change.storage})")
+    if hash_bytes(data) != change.result_hash:
+        raise refuse(f"rebuilds to {hash_bytes(data)}, recorded {change.result_hash}")
+    return data

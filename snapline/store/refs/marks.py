@@ -1,0 +1,37 @@
+"""The index's marks: the commit each ref was at when the index last held all it holds.
+
+A mark is written in the same index transaction as the rows it stands for (a publish
+or a catch-up), so it always names the commit of the index's latest snapshot (or
+milestone) on that ref. A writer compares the ref with its mark, not the tip's record
+with the index (a baseline's record is the size of the whole tree); a catch-up reads
+only what follows the mark (``read_line(after=...)``). Kept in the index's ``meta``
+table, as the ledger store keeps its own keys.
+"""
+
+from __future__ import annotations
+
+from snapline.store.connection import Connection
+
+__all__ = ["MarkTable"]
+
+_PREFIX = "refs-mark "
+
+
+class MarkTable:
+    """The marks of the refs this index mirrors, by ref name."""
+
+    def __init__(self, connection: Connection) -> None:
+        """Bind the table to the index's connection."""
+        self._c = connection
+
+    def get(self, ref: str) -> str | None:
+        """The commit ``ref`` was at when the index last held it, or ``None``."""
+        rows = self._c.query("SELECT value FROM meta WHERE key = ?", (_PREFIX + ref,))
+        return str(rows[0][0]) if rows else None
+
+    def put(self, ref: str, commit: str) -> None:
+        """Set the mark of ``ref``; call inside ``write()``, with the rows it stands for."""
+        self._c.require_transaction()
+        self._c.db.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (_PREFIX + ref, commit)
+        )

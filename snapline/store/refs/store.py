@@ -1,0 +1,368 @@
+"""The refs store: the history on git's own refs, a local SQLite index beside it as a cache.
+
+:class:`RefsStore` implements the :class:`~snapline.store.protocol.Store` protocol, as
+:class:`~snapline.store.ledger.store.LedgerStore` does for the in-tree ledger. Every
+read is answered by the index (:class:`~snapline.store.sqlite.SqliteStore`); every
+write goes to the index inside one transaction and, just before that transaction
+commits, each snapshot it added is appended to its line's ref
+(:func:`~snapline.store.refs.writing.append_snapshot`, compare-and-swap). The ref is
+the commit point: a ref that moved under this writer (another process recorded first)
+fails the write and the index transaction rolls back; an index that lost its
+transaction after its ref moved (a crash in between) catches up from the ref
+(:mod:`snapline.store.refs.catchup`). The index never holds a snapshot the ref lacks.
+
+Only the main line is written so far (the line named by snapshot 0) with its
+milestones (``refs/snapline/milestones/<line>``); a merge snapshot is refused
+(docs/format.md, "The refs layout").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Collection, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from snapline.errors import SnaplineError
+from snapline.store.changes import ChangeTable
+from snapline.store.ledger.pending import Pending, PublishingMilestones, PublishingSnapshots
+from snapline.store.refs.edits import UnpublishableError, state_edits
+from snapline.store.refs.git import GitRepository
+from snapline.store.refs.layout import STATE, line_ref, milestones_ref
+from snapline.store.refs.marks import MarkTable
+from snapline.store.refs.reading import read_milestones, read_snapshot
+from snapline.store.refs.writing import append_milestone, append_snapshot
+from snapline.store.rows import (
+    ChangeRow,
+    Checkpoint,
+    FileStamp,
+    ForgottenRow,
+    LedgerEntry,
+    SideRow,
+    SnapshotRow,
+)
+from snapline.store.sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from snapline.store.protocol import Store
+
+__all__ = ["LineMovedError", "RefsStore"]
+
+
+class LineMovedError(SnaplineError):
+    """A line's ref does not end where this index adds to it.
+
+    Another process (or a clone's fetch) put other snapshots (or milestones) on the
+    line since this index last caught up; the index transaction rolls back and
+    nothing is lost.
+
+    Attributes:
+        ref: The ref.
+        number: The snapshot (or milestone) this writer tried to add.
+        expected: The snapshot's id (the milestone's number) it follows in the index.
+        found: The id (number) at the ref's tip (``None``: no ref).
+        what: ``snapshot`` or ``milestone``.
+    """
+
+    def __init__(
+        self, ref: str, number: int, expected: str, found: str | None, what: str = "snapshot"
+    ) -> None:
+        self.ref = ref
+        self.number = number
+        self.expected = expected
+        self.found = found
+        self.what = what
+        at = "is missing" if found is None else f"ends at {what} {found}"
+        super().__init__(
+            f"{ref} {at}, not at {expected or 'nothing'} which {what} {number} follows: "
+            "another writer recorded first; nothing was recorded: catch up and record again"
+        )
+
+
+class _ThisWriteOnly:
+    """Refuses to change a snapshot that an earlier transaction published.
+
+    Its commit is on the line: changes added or a seal set afterwards would make the
+    index say what the ref does not. The recorder adds a baseline's changes and seals
+    it in the transaction that inserts it.
+    """
+
+    def __init__(self, pending: Pending) -> None:
+        self._pending = pending
+
+    def check(self, numbers: Collection[int]) -> None:
+        late = sorted(set(numbers) - set(self._pending.snapshots))
+        if late:
+            raise RuntimeError(
+                f"snapshot {late[0]} is on its line already: its changes and seal are "
+                "written in the transaction that inserts it"
+            )
+
+
+class _Changes:
+    """The index's change table, adding changes only to this transaction's snapshots."""
+
+    def __init__(self, table: ChangeTable, this_write: _ThisWriteOnly) -> None:
+        self._table = table
+        self._this_write = this_write
+        self.of = table.of
+        self.stream_of = table.stream_of
+        self.totals = table.totals
+        self.paths = table.paths
+        self.in_range = table.in_range
+        self.iter = table.iter
+        self.version_at = table.version_at
+        self.path_history = table.path_history
+
+    def insert(self, changes: Iterable[ChangeRow]) -> None:
+        """Insert changes of snapshots inserted in this transaction.
+
+        Raises:
+            RuntimeError: Outside ``write()``, or for a snapshot already on its line.
+        """
+        rows = list(changes)
+        self._table.insert(rows)
+        self._this_write.check({row.snapshot for row in rows})
+
+
+class RefsStore:
+    """An open workspace history: the lines on git's refs and the local index.
+
+    Args:
+        repo: The git repository holding the refs.
+        index: The open index (under git's directory, once wired: not in the work tree).
+
+    Attributes:
+        path: The index file, which names the store in messages.
+        repo: The git repository.
+        index: The local index.
+    """
+
+    def __init__(self, repo: GitRepository, index: SqliteStore) -> None:
+        self.repo = repo
+        self.index = index
+        self.path: Path = index.path
+        self._pending = Pending()
+        self._depth = 0
+        self.snapshots = PublishingSnapshots(index.snapshots, self._pending)
+        self.snapshots.seal = self._seal
+        self.milestones = PublishingMilestones(index.milestones, self._pending)
+        self._this_write = _ThisWriteOnly(self._pending)
+        self.marks = MarkTable(index.connection)
+        self.changes = _Changes(index.changes, self._this_write)
+        self.blobs = index.blobs
+        self.state = index.state
+        self.stat_cache = index.stat_cache
+        self.journal = index.journal
+
+    # -- transactions --------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[None]:
+        """A block run as one index transaction whose snapshots reach their ref first; nests.
+
+        Raises:
+            StoreBusyError: If another writer holds the index past the busy timeout.
+            LineMovedError: If the line's ref moved on since the index last caught up.
+            RefConflictError: If another writer moved the ref while this one wrote.
+            UnpublishableError: If a snapshot's content is not here to put in a tree.
+        """
+        with self.index.write():
+            self._depth += 1
+            try:
+                yield
+                if self._depth == 1 and self._pending:
+                    self._publish()
+            finally:
+                self._depth -= 1
+                if not self._depth:
+                    self._pending.clear()
+
+    def read(self) -> contextlib.AbstractContextManager[None]:
+        """A block that sees one consistent view of the index; inside ``write()`` it joins."""
+        return self.index.read()
+
+    def _seal(self, number: int, skipped: str, chain_hash: str) -> None:
+        self.index.snapshots.seal(number, skipped, chain_hash)
+        # Checked after the table's own check (a write outside a transaction).
+        self._this_write.check([number])
+
+    def main_line(self) -> str | None:
+        """The id of the main line (its baseline's id), or ``None`` before a baseline."""
+        baseline = self.index.snapshots.get(0)
+        return None if baseline is None else baseline.id
+
+    def tip(self) -> str | None:
+        """The commit the main line's ref points at, or ``None`` (no baseline, no ref)."""
+        line = self.main_line()
+        return None if line is None else self.repo.ref(line_ref(line))
+
+    # -- publishing ----------------------------------------------------------------
+
+    def _publish(self) -> None:
+        tip: str | None = None
+        for number in sorted(self._pending.snapshots):
+            row = self.index.snapshots.get(number)
+            assert row is not None, f"snapshot {number} was inserted in this transaction"
+            tip = self._append(row, tip)
+        tip = None
+        for number in sorted(self._pending.milestones):
+            tip = self._append_milestone(number, tip)
+
+    def _expected(self, ref: str, number: int, what: str, follows: str) -> str | None:
+        """The ref's commit, checked against the index's mark of it (one ref read)."""
+        mark = self.marks.get(ref)
+        actual = self.repo.ref(ref)
+        if actual != mark:
+            raise LineMovedError(ref, number, follows, self._at(ref, actual, what), what)
+        return mark
+
+    def _at(self, ref: str, commit: str | None, what: str) -> str | None:
+        # Read only to say what is there (a conflict): the id, or the milestone's number.
+        if commit is None:
+            return None
+        if what == "snapshot":
+            return read_snapshot(self.repo, commit, ref=ref).record.row.id
+        line = self.main_line() or ""
+        return str(read_milestones(self.repo, line)[-1].row.number)
+
+    def _append_milestone(self, number: int, tip: str | None) -> str:
+        row = self.index.milestones.get(number)
+        assert row is not None, f"milestone {number} was inserted in this transaction"
+        last = self.index.snapshots.get(row.last)
+        line = self.main_line()
+        if last is None or line is None:
+            raise UnpublishableError(
+                self.path, row.last, "", f"is missing: milestone {number} ends at it"
+            )
+        ref = milestones_ref(line)
+        if tip is None:
+            before = [m.number for m in self.index.milestones.all() if m.number < number]
+            tip = self._expected(ref, number, "milestone", str(before[-1]) if before else "")
+        commit = append_milestone(self.repo, line, row, last.id, tip=tip)
+        self.marks.put(ref, commit)
+        return commit
+
+    def _append(self, row: SnapshotRow, tip: str | None) -> str:
+        if json.loads(row.merges):
+            # The commits of another line's heads are not tracked yet (side lines).
+            raise UnpublishableError(self.path, row.number, "", "is a merge: not written yet")
+        line = row.id if row.number == 0 else self.main_line()
+        assert line is not None, "a snapshot after the baseline has a baseline"
+        ref = line_ref(line)
+        if tip is None:
+            tip = self._expected(ref, row.number, "snapshot", row.parent_id or "")
+        before = None
+        if tip is not None:
+            entry = self.repo.entry(self.repo.read_commit(tip).tree, STATE)
+            before = None if entry is None else entry.id
+        changes = self.index.changes.of(row.number)
+        edits = state_edits(self.repo, before, changes, self.index.blobs, self.path)
+        commit = append_snapshot(self.repo, line, row, changes, edits, tip=tip)
+        self.marks.put(ref, commit)
+        return commit
+
+    # -- the rest of the protocol ------------------------------------------------------
+
+    def config(self) -> dict[str, Any]:
+        """The workspace configuration kept in the index."""
+        return self.index.config()
+
+    def format_version(self) -> int:
+        """The index's format version."""
+        return self.index.format_version()
+
+    def generation(self) -> tuple[int, int]:
+        """A value that differs whenever the index may have changed in between."""
+        return self.index.generation()
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own check of the index file."""
+        return self.index.integrity_problems()
+
+    def vacuum(self) -> None:
+        """Give the index's free space back; the refs have none (``git gc`` does theirs)."""
+        self.index.vacuum()
+
+    def close(self) -> None:
+        """Close the index."""
+        self.index.close()
+
+    def refresh(self) -> bool:
+        """Bring the index up to the main line's ref; call holding the writer lock.
+
+        Returns:
+            Whether the index changed.
+
+        Raises:
+            DamagedLineError: If the line is damaged or crafted.
+            LineMovedError: If the ref no longer holds the index's snapshots.
+        """
+        from snapline.store.refs.catchup import catch_up
+
+        return catch_up(self) > 0
+
+    def stale(self) -> bool:
+        """Whether the main line's refs moved from the index's marks (two ref reads)."""
+        line = self.main_line()
+        if line is None:
+            return False
+        refs = (line_ref(line), milestones_ref(line))
+        return any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs)
+
+    def ledger_entries(self, names: Collection[str] | None = None) -> Iterator[LedgerEntry]:
+        """No ledger files: nothing (``verify`` of the refs is still to come)."""
+        return iter(())
+
+    def ledger_stamps(self) -> dict[str, FileStamp]:
+        """No ledger files: nothing."""
+        return {}
+
+    def checkpoint(self) -> Checkpoint | None:
+        """None: every ``verify`` checks the whole store."""
+        return None
+
+    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        """Nothing kept yet: every ``verify`` of this store is a full one."""
+
+    def keep_listing(self) -> None:
+        """No ledger files to list."""
+
+    def forgotten_hashes(self) -> set[str]:
+        """The content hashes of forgotten versions (the index's table)."""
+        return self.index.forgotten_hashes()
+
+    def baseline_in_workspace(self) -> bool:
+        """No: the baseline's content is in its line's first ``state``. Returns ``False``."""
+        return False
+
+    def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
+        """Nothing: the index keeps every version's content. Returns ``None``."""
+        return None
+
+    def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
+        """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""
+        return self.index.forgotten_version(path, hash_)
+
+    def side_snapshots(self) -> list[SideRow]:
+        """One line only so far: ``[]``."""
+        return []
+
+    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
+        """One line only so far: ``[]``."""
+        return []
+
+    def orphan_snapshots(self) -> list[tuple[int, str]]:
+        """No snapshot files: ``[]``."""
+        return []
+
+    def other_milestones(self) -> list[LedgerEntry]:
+        """No milestone files: ``[]``."""
+        return []
+
+
+if TYPE_CHECKING:
+
+    def _is_a_store(store: RefsStore) -> Store:
+        return store
