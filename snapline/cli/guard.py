@@ -14,12 +14,7 @@ from snapline.cli.render import model_json
 if TYPE_CHECKING:
     from snapline.guard import GuardResult
 
-__all__ = ["register"]
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("guard", context_settings={"allow_interspersed_args": False})(guard)
+__all__ = ["guard"]
 
 
 def guard(

@@ -19,7 +19,16 @@ from snapline.cli.render import echo_restore, model_json
 if TYPE_CHECKING:
     from snapline import RevertResult, RollbackResult, Workspace
 
-__all__ = ["DryRunOption", "ForceOption", "confirmed", "register", "render_result"]
+__all__ = [
+    "DryRunOption",
+    "ForceOption",
+    "confirmed",
+    "redo",
+    "render_result",
+    "revert",
+    "rollback",
+    "undo",
+]
 
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Only show what would change; exit 1 on conflicts.")
@@ -35,14 +44,6 @@ ForceOption = Annotated[
         help="Overwrite files changed outside snapline (their content is recorded first).",
     ),
 ]
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("rollback")(rollback)
-    app.command("revert")(revert)
-    app.command("undo")(undo)
-    app.command("redo")(redo)
 
 
 def render_result(result: RollbackResult | RevertResult, *, as_json: bool, force: bool) -> None:
