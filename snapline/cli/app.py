@@ -1,48 +1,77 @@
 """The typer application: parse arguments, call the library, render, map errors to exit codes.
 
-Every command module imports only typer and the standard library at the top; the
-library (pydantic, sqlite3, the diff engine) and rich load inside the command that
-needs them, so ``snapline --help`` stays fast (STYLE habit 12).
+The root group is lazy (click's "Lazily Loading Subcommands"): it lists the commands of
+the table in ``cli/commands.py`` and imports only the module of the command it runs, so
+``snapline --help`` imports no command module. Every command module imports only typer
+and the standard library at the top; the library (pydantic, sqlite3, the diff engine)
+and rich load inside the command that needs them (STYLE habit 12).
 """
 
 from __future__ import annotations
 
-import copy
-import os
+import importlib
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import click
 import typer
 from click.exceptions import ClickException
+from click.shell_completion import CompletionItem
 from typer.core import TyperGroup
 
-from snapline.cli import (
-    branching,
-    forget,
-    guard,
-    history,
-    integrate,
-    mcp,
-    milestones,
-    recording,
-    report,
-    restore,
-    server,
-    verify,
-    watch,
-)
+from snapline.cli.commands import COMMANDS, Command, named
 from snapline.cli.context import DEFAULT_TIMEOUT, JSON_REQUESTED, State, state
 from snapline.cli.errors import error_json, exit_code_for
 from snapline.cli.output import echo_json
 
-__all__ = ["app", "app_for", "prepare", "run"]
+__all__ = ["app", "prepare", "run"]
 
 
 class _Group(TyperGroup):
-    """The root command group: turns any error a command raises into its exit code."""
+    """The root command group: lazy, and turns any error a command raises into its exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [command.name for command in COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            row = named(cmd_name)
+            if row is None:
+                return None
+            self.add_command(_built(row), cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Click's listing, from the table's summaries: no command is imported to list it.
+        limit = formatter.width - 6 - max(len(row.name) for row in COMMANDS)
+        rows = [(row.name, _listed(row).get_short_help_str(limit)) for row in COMMANDS]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        # The names that may follow, from the table; then the root's own options.
+        found = [
+            CompletionItem(row.name, help=_listed(row).get_short_help_str())
+            for row in COMMANDS
+            if row.name.startswith(incomplete)
+        ]
+        return found + click.Command.shell_complete(self, ctx, incomplete)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as error:
+            # typer suggests from the commands built; a lazy group has built none.
+            import difflib
+
+            close = difflib.get_close_matches(args[0], self.list_commands(ctx)) if args else []
+            if close and "Did you mean" not in error.message:
+                said = ", ".join(repr(name) for name in close)
+                error.message = f"{error.message.rstrip('.')}. Did you mean {said}?"
+            raise
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         ctx.meta[_ARGS] = list(args)
@@ -70,7 +99,6 @@ class _Group(TyperGroup):
 
 
 _ARGS = "snapline.args"
-_COMPLETING = "_SNAPLINE_COMPLETE"  # click's variable for a completion request
 
 
 def _hide_unset_envvars(command: click.Command) -> None:
@@ -153,28 +181,28 @@ def _root(
     ctx.obj = State(root=root, timeout=timeout, debug=debug)
 
 
-recording.register(app)
-history.register(app)
-restore.register(app)
-milestones.register(app)
-verify.register(app)
-report.register(app)
-integrate.register(app)
-watch.register(app)
-mcp.register(app)
-forget.register(app)
-branching.register(app)
-guard.register(app)
-server.register(app)
+def _built(row: Command) -> click.Command:
+    """The click command of one row of the table, from its module alone (typer's public API)."""
+    found = getattr(importlib.import_module(f"snapline.cli.{row.module}"), row.attribute)
+    if isinstance(found, typer.Typer):
+        command: click.Command = typer.main.get_group(found)
+    else:
+        one = typer.Typer(add_completion=False, rich_markup_mode=None)
+        settings = {} if row.interspersed else {"allow_interspersed_args": False}
+        one.command(row.name, context_settings=settings)(found)
+        command = typer.main.get_command(one)
+    _hide_unset_envvars(command)
+    return command
+
+
+def _listed(row: Command) -> click.Command:
+    # A command holding only the row's summary: click shortens it as it would the help.
+    return click.Command(row.name, help=row.summary)
 
 
 def run() -> None:
     """Run the command line with ``sys.argv``."""
-    args = sys.argv[1:]
-    key = _key(args)
-    command = _BUILT.get(key)
-    if command is None:
-        command = _BUILT[key] = typer.main.get_command(app_for(args))
+    command = _root_group()
     # What typer.Typer.__call__ does, with the click command built once per process.
     if sys.excepthook is not typer.main.except_hook:
         sys.excepthook = typer.main.except_hook
@@ -182,119 +210,23 @@ def run() -> None:
 
 
 def prepare() -> None:
-    """Build the click command of every command and of the listing, once, for the warm server.
+    """Build the click command of the root and of every command, once, for the warm server.
 
     Its workers are forked with them built (``cli/warm/daemon.py``): turning a typer
     command into a click command reads signatures and annotations, a tenth of a ``log``.
     """
-    names = [c.name for c in app.registered_commands] + [g.name for g in app.registered_groups]
-    for args in ([], *([name] for name in names if name)):
-        key = _key(args)
-        if key not in _BUILT:
-            _BUILT[key] = typer.main.get_command(app_for(args))
+    root = _root_group()
+    with click.Context(root, info_name="snapline") as ctx:
+        for name in root.list_commands(ctx):
+            root.get_command(ctx, name)
 
 
-# The click command for each way app_for answers: a command's name, the listing (None),
-# the whole application (a name that is no command, or shell completion).
-_BUILT: dict[str | None, click.Command] = {}
-_WHOLE = "\0whole"
+_ROOT: list[click.Group] = []
 
 
-def _key(args: list[str]) -> str | None:
-    if _COMPLETING in os.environ:
-        return _WHOLE
-    name = _command_named(args)
-    if name is None:
-        return None
-    known = any(c.name == name for c in app.registered_commands) or any(
-        g.name == name for g in app.registered_groups
-    )
-    return name if known else _WHOLE
-
-
-def app_for(args: list[str]) -> typer.Typer:
-    """The application to run ``snapline ARGS`` with: the one command they name, or all.
-
-    Turning the application into click commands costs about as much again as importing
-    typer, for every command there is; a process runs one. So when the arguments name a
-    command (after any of the root options), only that command or group is turned into
-    one. Anything else (no command, ``--help``, ``--version``, a name that is not a
-    command) gets the whole application, and so the same help and usage errors.
-
-    Args:
-        args: The arguments after ``snapline``.
-
-    Returns:
-        :data:`app`, or a copy of it holding only the command named.
-    """
-    if _COMPLETING in os.environ:
-        # The shell asks what may follow the words typed so far: every parameter of
-        # every command may be the answer, so completion gets the whole application.
-        return app
-    name = _command_named(args)
-    if name is None:
-        return _listing(app)
-    commands = [c for c in app.registered_commands if c.name == name]
-    groups = [g for g in app.registered_groups if g.name == name]
-    if not commands and not groups:
-        return app
-    lean = copy.copy(app)  # the callback and settings shared; the lists are its own
-    lean.registered_commands = commands
-    lean.registered_groups = groups
-    return lean
-
-
-def _listing(full: typer.Typer) -> typer.Typer:
-    """A copy of ``full`` whose commands have their names and help, and no parameters.
-
-    What runs when no command is named: the help lists each command by its name and
-    help, and ``--version`` or a usage error never reaches one. Building a command's
-    parameters (typer reads its signature and evaluates its annotations) was most of
-    ``snapline --help``, for parameters nothing shows.
-    """
-    listing = copy.copy(full)
-    listing.registered_commands = [
-        copy.copy(info) for info in full.registered_commands if info.callback is not None
-    ]
-    for info in listing.registered_commands:
-        assert info.callback is not None
-        info.callback = _without_parameters(info.callback)
-    listing.registered_groups = []
-    for group in full.registered_groups:
-        group = copy.copy(group)
-        if group.typer_instance is not None:
-            group.typer_instance = _listing(group.typer_instance)
-        listing.registered_groups.append(group)
-    return listing
-
-
-def _without_parameters(callback: Callable[..., Any]) -> Callable[..., Any]:
-    # Named and documented as the command, so typer gives it the same name and help.
-    # Not functools.wraps: typer would follow __wrapped__ back to the parameters.
-    def command() -> None:
-        raise AssertionError("a command listed for help was run")  # pragma: no cover
-
-    command.__name__ = callback.__name__
-    command.__qualname__ = callback.__qualname__
-    command.__doc__ = callback.__doc__
-    return command
-
-
-def _command_named(args: list[str]) -> str | None:
-    # The first word that is not a root option or its value; None when an option comes
-    # first that only the whole application reads (help, version, a mistake).
-    words = iter(args)
-    for word in words:
-        if word in _ROOT_VALUED:
-            next(words, None)
-        elif word.partition("=")[0] in _ROOT_VALUED or word in _ROOT_FLAGS:
-            continue
-        elif word.startswith("-"):
-            return None
-        else:
-            return word
-    return None
-
-
-_ROOT_VALUED = ("--root", "--timeout")
-_ROOT_FLAGS = ("--debug",)
+def _root_group() -> click.Group:
+    if not _ROOT:
+        root = typer.main.get_command(app)
+        assert isinstance(root, click.Group)  # a typer app with a callback is a group
+        _ROOT.append(root)
+    return _ROOT[0]

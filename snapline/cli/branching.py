@@ -10,12 +10,7 @@ import typer
 from snapline.cli.context import JsonOption, workspace
 from snapline.cli.output import echo, echo_json
 
-__all__ = ["register"]
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("branch")(branch)
+__all__ = ["branch"]
 
 
 def branch(

@@ -10,12 +10,7 @@ from snapline.cli.context import JsonOption, user_paths, workspace
 from snapline.cli.output import echo, echo_json, plural
 from snapline.cli.render import model_json
 
-__all__ = ["register"]
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("forget")(forget)
+__all__ = ["forget"]
 
 
 def forget(

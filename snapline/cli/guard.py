@@ -21,12 +21,7 @@ if TYPE_CHECKING:
 # A held snapshot's files named in full up to this many; past it, a count.
 _FILES_SHOWN = 5
 
-__all__ = ["register"]
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("guard", context_settings={"allow_interspersed_args": False})(guard)
+__all__ = ["guard"]
 
 
 def guard(

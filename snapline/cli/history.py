@@ -23,17 +23,9 @@ if TYPE_CHECKING:
     from snapline import Problem, SideSnapshot, Snapshot, Workspace
     from snapline.guard import CheckOutcome
 
-__all__ = ["register"]
+__all__ = ["diff", "log", "show", "status"]
 
 _DRIFT_STYLES = {"modified": "yellow", "deleted": "red", "untracked": "green"}
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("status")(status)
-    app.command("log")(log)
-    app.command("show")(show)
-    app.command("diff")(diff)
 
 
 def status(

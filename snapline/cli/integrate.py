@@ -10,7 +10,7 @@ import typer
 from snapline.cli.context import DEFAULT_TIMEOUT, JsonOption, state
 from snapline.cli.output import echo, echo_json
 
-__all__ = ["register"]
+__all__ = ["hook_group", "integrate_group"]
 
 
 hook_group = typer.Typer(
@@ -33,12 +33,6 @@ MilestoneOption = Annotated[
         help="Close a milestone per user prompt, titled from the prompt (off by default).",
     ),
 ]
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``hook`` and ``integrate`` command groups to ``app``."""
-    app.add_typer(hook_group, name="hook")
-    app.add_typer(integrate_group, name="integrate")
 
 
 DigestOption = Annotated[

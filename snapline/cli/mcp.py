@@ -12,12 +12,7 @@ from snapline.cli.context import state
 from snapline.cli.errors import EXIT_USAGE
 from snapline.cli.output import echo
 
-__all__ = ["register"]
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's command to ``app``."""
-    app.command("mcp")(mcp)
+__all__ = ["mcp"]
 
 
 def mcp(ctx: typer.Context) -> None:

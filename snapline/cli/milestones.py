@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from snapline import Milestone
     from snapline.milestones.lines import OtherLine, OtherMilestone
 
-__all__ = ["milestone_json", "register"]
+__all__ = ["group", "milestone_json"]
 
 group = typer.Typer(
     name="milestone",
@@ -37,11 +37,6 @@ group = typer.Typer(
 )
 
 NumberArgument = Annotated[int, typer.Argument(metavar="M", help="The milestone number.", min=1)]
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``milestone`` command group to ``app``."""
-    app.add_typer(group, name="milestone")
 
 
 def milestone_json(milestone: Milestone) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from snapline.cli.render import model_json
 if TYPE_CHECKING:
     from snapline import Workspace
 
-__all__ = ["register"]
+__all__ = ["init", "merge", "record", "resync", "run"]
 
 # Below this many files init is quick enough that a progress bar would only flicker.
 _PROGRESS_MIN_FILES = 500
@@ -39,15 +39,6 @@ SessionOption = Annotated[
     str | None,
     typer.Option("--session", metavar="ID", help="Id of the agent session or person recording."),
 ]
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("init")(init)
-    app.command("record")(record)
-    app.command("run", context_settings={"allow_interspersed_args": False})(run)
-    app.command("resync")(resync)
-    app.command("merge")(merge)
 
 
 def init(

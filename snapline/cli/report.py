@@ -15,7 +15,7 @@ from snapline.cli.quoting import quote_text
 if TYPE_CHECKING:
     from snapline import Workspace
 
-__all__ = ["ReportOption", "note_untracked", "register", "untracked_inside"]
+__all__ = ["ReportOption", "note_untracked", "report", "untracked_inside"]
 
 ReportOption = Annotated[
     Path | None,
@@ -27,11 +27,6 @@ ReportOption = Annotated[
     ),
 ]
 """``--report FILE`` on ``snapline verify``."""
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("report")(report)
 
 
 def report(

@@ -24,9 +24,12 @@ __all__ = [
     "ForceOption",
     "confirmed",
     "echo_resume",
-    "register",
+    "redo",
     "render_result",
+    "revert",
+    "rollback",
     "taken_back",
+    "undo",
 ]
 
 DryRunOption = Annotated[
@@ -43,14 +46,6 @@ ForceOption = Annotated[
         help="Overwrite files changed outside snapline (their content is recorded first).",
     ),
 ]
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("rollback")(rollback)
-    app.command("revert")(revert)
-    app.command("undo")(undo)
-    app.command("redo")(redo)
 
 
 def render_result(

@@ -9,7 +9,7 @@ import typer
 from snapline.cli.context import JsonOption
 from snapline.cli.output import echo, echo_json
 
-__all__ = ["register"]
+__all__ = ["server_group"]
 
 server_group = typer.Typer(
     name="server",
@@ -17,11 +17,6 @@ server_group = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``server`` command group to ``app``."""
-    app.add_typer(server_group, name="server")
 
 
 @server_group.command("start")

@@ -15,7 +15,7 @@ from snapline.cli.context import JsonOption, state, workspace
 from snapline.cli.output import echo, echo_json, format_bytes, plural
 from snapline.cli.report import ReportOption
 
-__all__ = ["Format", "register"]
+__all__ = ["Format", "gc", "verify"]
 
 
 class Format(str, Enum):
@@ -23,12 +23,6 @@ class Format(str, Enum):
 
     text = "text"
     github = "github"
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
-    app.command("verify")(verify)
-    app.command("gc")(gc)
 
 
 def verify(

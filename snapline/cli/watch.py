@@ -15,12 +15,7 @@ from snapline.cli.output import echo, plural
 if TYPE_CHECKING:
     from snapline import Snapshot
 
-__all__ = ["register"]
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``watch`` to ``app``."""
-    app.command("watch")(watch)
+__all__ = ["watch"]
 
 
 def watch(

@@ -319,7 +319,9 @@ def test_store_edited_by_hand_is_reported_not_crashed(cli: Invoke, project: Path
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     found: list[tuple[str, ...]] = []
-    for name, command in group.commands.items():
+    for name in group.list_commands(click.Context(group)):
+        command = group.get_command(click.Context(group), name)
+        assert command is not None
         if isinstance(command, click.Group):
             found += _commands(command, (*prefix, name))
         else:
@@ -341,7 +343,8 @@ def test_a_missing_option_or_argument_names_no_environment_variable(
         command = root
         for word in words:
             assert isinstance(command, click.Group)
-            command = command.commands[word]
+            command = command.get_command(click.Context(command), word)
+            assert command is not None
         if not any(param.required for param in command.params):
             continue
         result = runner.invoke(app, list(words))
@@ -390,7 +393,8 @@ def test_an_argument_taking_several_values_says_so_in_the_usage_line(
         command = root
         for word in words:
             assert isinstance(command, click.Group)
-            command = command.commands[word]
+            command = command.get_command(click.Context(command), word)
+            assert command is not None
         many = [p for p in command.params if isinstance(p, click.Argument) and p.nargs == -1]
         if not many or words in (("run",), ("guard",)):  # the command's own words
             continue

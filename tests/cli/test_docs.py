@@ -38,7 +38,9 @@ def _sections() -> dict[str, str]:
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> dict[str, click.Command]:
     found: dict[str, click.Command] = {}
-    for name, command in group.commands.items():
+    for name in group.list_commands(click.Context(group)):
+        command = group.get_command(click.Context(group), name)
+        assert command is not None
         if isinstance(command, click.Group):
             found |= _commands(command, (*prefix, name))
         else:

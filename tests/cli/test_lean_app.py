@@ -1,109 +1,102 @@
-"""A process turns only the command it runs into a click command (issue 16).
+"""A process imports only the command it runs (issues 16 and 39).
 
-``app_for`` gives the typer application ``snapline ARGS`` runs with: a copy holding the
-one command or group the arguments name, or the whole application when they name none.
-The copy must behave as the whole would for that command: same help, same options,
-same error handling.
+The root group is lazy: ``--help``, a usage error and shell completion read the table of
+commands (``cli/commands.py``); running a command imports its one module and turns only
+that command into a click command. Each case runs the console script's entry point in
+its own process and reports which command modules it imported.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-import click
 import pytest
-import typer
 
-from snapline.cli.app import app, app_for
+from snapline.cli.commands import COMMANDS
 from tests.cli.conftest import run_script
-from tests.cli_runner import CliRunner
+
+MODULES = sorted({f"snapline.cli.{row.module}" for row in COMMANDS})
+
+_PROBE = """
+import json, sys
+wanted = json.loads(sys.argv[2])
+sys.argv = ["snapline", *json.loads(sys.argv[1])]
+from snapline.cli import main
+try:
+    main()
+except SystemExit as exit:
+    code = exit.code
+else:
+    code = 0
+print()
+print(json.dumps([code, sorted(m for m in wanted if m in sys.modules)]))
+"""
 
 
-def _names(application: typer.Typer) -> list[str]:
-    commands = application.registered_commands
-    return [c.name or "" for c in commands] + [g.name or "" for g in application.registered_groups]
-
-
-NAMES = _names(app)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_each_command_alone_has_the_same_help(name: str) -> None:
-    lean = app_for([name, "--help"])
-    assert _names(lean) == [name]
-    runner = CliRunner()
-    alone = runner.invoke(lean, [name, "--help"], prog_name="snapline")
-    whole = runner.invoke(app, [name, "--help"], prog_name="snapline")
-    assert alone.exit_code == whole.exit_code == 0
-    assert alone.output == whole.output
-    assert f"Usage: snapline {name}" in alone.output
-
-
-def test_the_whole_application_keeps_all_its_commands() -> None:
-    lean = app_for(["log"])
-    assert lean is not app
-    assert sorted(_names(app)) == sorted(NAMES) and len(NAMES) > 20
+def _imported(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[int, list[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(args), json.dumps(MODULES)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    code, modules = json.loads(done.stdout.strip().splitlines()[-1])
+    return code, modules
 
 
 @pytest.mark.parametrize(
-    "args",
+    "args", [["--help"], [], ["--root", ".", "-h"], ["--bogus"], ["nosuch"], ["lgo", "-n", "1"]]
+)
+def test_the_listing_and_its_usage_errors_import_no_command(
+    args: list[str], tmp_path: Path
+) -> None:
+    code, modules = _imported(args, tmp_path)
+    assert code in (0, 2)
+    assert modules == []
+
+
+@pytest.mark.parametrize(
+    ("args", "module"),
     [
-        ["--root", "x", "log", "-n", "1"],
-        ["--root=x", "--timeout", "3", "--debug", "log"],
-        ["--timeout=0.5", "log", "--root"],
+        (["log", "--help"], "history"),
+        (["--root", "x", "--timeout=3", "--debug", "log", "-h"], "history"),
+        (["milestone", "create", "--help"], "milestones"),
+        (["hook", "--help"], "integrate"),
+        (["run", "--help"], "recording"),
+        (["guard", "--help"], "guard"),
     ],
 )
-def test_root_options_come_before_the_command(args: list[str]) -> None:
-    assert _names(app_for(args)) == ["log"]
+def test_a_command_imports_its_own_module_alone(
+    args: list[str], module: str, tmp_path: Path
+) -> None:
+    # Its module, and the command modules that module imports itself (milestone's
+    # rollback takes restore's options), no other.
+    alone = subprocess.run(
+        [sys.executable, "-c", f"import sys, snapline.cli.{module}; print(*sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    code, modules = _imported(args, tmp_path)
+    assert code == 0
+    assert f"snapline.cli.{module}" in modules
+    assert modules == [name for name in MODULES if name in alone]
+    assert len(modules) < len(MODULES) / 2
 
 
-@pytest.mark.parametrize("args", [["nosuch"], ["nosuch", "--help"], ["--debug", "nosuch"]])
-def test_a_name_that_is_no_command_gets_the_whole_application(args: list[str]) -> None:
-    assert app_for(args) is app
-
-
-WITHOUT_A_COMMAND = [
-    [],
-    ["--help"],
-    ["-h"],
-    ["--version"],
-    ["--root"],
-    ["--root", ".", "--help"],
-    ["--timeout", "3", "-h"],
-    ["--debug"],
-    ["--bogus", "log"],
-]
-
-
-@pytest.mark.parametrize("args", WITHOUT_A_COMMAND)
-def test_without_a_command_the_listing_answers_as_the_whole_does(args: list[str]) -> None:
-    listing = app_for(args)
-    runner = CliRunner()
-    got = runner.invoke(listing, args, prog_name="snapline")
-    want = runner.invoke(app, args, prog_name="snapline")
-
-    assert listing is not app and sorted(_names(listing)) == sorted(NAMES)
-    assert got.exit_code == want.exit_code
-    assert got.output == want.output
-
-
-def _leaves(command: click.Command) -> dict[str, click.Command]:
-    if not isinstance(command, click.Group):
-        return {command.name or "": command}
-    found: dict[str, click.Command] = {}
-    for name, sub in command.commands.items():
-        found.update({f"{name} {leaf}".strip(): c for leaf, c in _leaves(sub).items()})
-    return found
-
-
-def test_the_listing_builds_no_parameters_for_its_commands() -> None:
-    whole = _leaves(typer.main.get_command(app))
-    listed = _leaves(typer.main.get_command(app_for(["--help"])))
-
-    assert sorted(listed) == sorted(whole)
-    assert all(not command.params for command in listed.values())
-    assert sum(bool(command.params) for command in whole.values()) > 20
-    assert {n: c.help for n, c in listed.items()} == {n: c.help for n, c in whole.items()}
+def test_completing_a_command_name_imports_no_command(tmp_path: Path) -> None:
+    env = {"_SNAPLINE_COMPLETE": "complete_bash", "COMP_WORDS": "snapline r", "COMP_CWORD": "1"}
+    code, modules = _imported([], tmp_path, env={**os.environ, **env})
+    assert code == 0
+    assert modules == []
 
 
 def test_a_command_run_alone_maps_its_errors_as_the_whole_does(project: Path) -> None:
@@ -118,3 +111,5 @@ def test_a_command_run_alone_maps_its_errors_as_the_whole_does(project: Path) ->
     assert "Traceback" not in missing.stderr and "99" in missing.stderr
     usage = run_script("log", "--no-such-option", cwd=project)
     assert usage.returncode == 2 and "No such option" in usage.stderr
+    typo = run_script("lgo", cwd=project)
+    assert typo.returncode == 2 and "Did you mean 'log'?" in typo.stderr
