@@ -205,6 +205,9 @@ class Paths:
         self.socket = os.path.join(directory, name + ".sock")
         self.lock = os.path.join(directory, name + ".lock")
         self.log = os.path.join(directory, name + ".log")
+        # Who started the server, when a command started it for a project (integrate):
+        # that command's undoing stops it too.
+        self.started_by = os.path.join(directory, name + ".started-by")
 
     def socket_fits(self) -> bool:
         """Whether the socket's path fits in a Unix socket address."""
