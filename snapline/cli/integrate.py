@@ -114,12 +114,18 @@ def integrate_claude_code(
         command=command,
     )
     warnings = list(done.warnings)
-    if not uninstall:
+    started = stopped = None
+    if uninstall:
+        from snapline.cli.warm.control import stop_started_by
+
+        # What integrate started, its undoing stops (a server started otherwise stays).
+        stopped = stop_started_by(str(root))
+    else:
         # The hooks run once per agent event: a warm server answers them without a
         # start-up each (never in CI, nor with SNAPLINE_SERVER=0; docs/cli.md).
-        from snapline.cli.warm.control import autostart
+        from snapline.cli.warm.control import autostart_for
 
-        trouble = autostart()
+        started, trouble = autostart_for(str(root))
         if trouble is not None:
             warnings.append(trouble)
     for warning in warnings:
@@ -133,6 +139,8 @@ def integrate_claude_code(
                 "command": done.command,
                 "snapshots": list(done.snapshots),
                 "warnings": warnings,
+                "server_started": started,
+                "server_stopped": stopped,
             }
         )
         return
@@ -141,3 +149,10 @@ def integrate_claude_code(
     else:
         verb = "installed snapline's hooks in " if done.changed else "already installed in "
     echo((verb, "green"), str(done.path))
+    if started is not None:
+        echo(
+            f"started the warm server (pid {started}) so the hooks answer without a start-up; "
+            "`snapline server stop` stops it (and so does `--uninstall`)"
+        )
+    if stopped is not None:
+        echo(f"stopped the warm server integrate started (pid {stopped})")

@@ -14,10 +14,16 @@ ended: its exit code, or the same signal. ``snapline run`` at a terminal runs in
 process: what it runs may need the terminal as its controlling terminal.
 
 When anything is missing or wrong before the worker says it started (no server, a
-socket left by a dead one, a directory that is not private, a server of other code)
-:func:`forward` returns ``None`` and the command runs in this process, as without a
-server: nothing ran in the server, so nothing runs twice. Imports: ``os``, ``sys``,
-``signal`` and ``_socket`` only (``socket`` itself costs more than all the rest).
+socket left by a dead one, a directory that is not private, a server of other code, a
+server whose rights differ from this process's own, no answer within
+``protocol.wait()`` seconds) :func:`forward` returns ``None`` and the command runs in
+this process, as without a server: a worker runs the command only once this client
+answers its ``started`` with ``go``, so nothing runs twice, and this client's
+descriptors are sent only once the server has checked the request and asked for them
+(``send``), so a stopped server never holds this process's output pipes open. A signal
+before ``go`` ends this process at once, as it ends a process that has not started its
+command. Imports: ``os``, ``sys``, ``signal`` and ``_socket`` only (``socket`` itself
+costs more than all the rest).
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 _STARTED = b"started"
 _EXIT = b"exit"
 _SIGNAL = b"signal"
+_SEND = b"send"
+_GO = b"go\n"
 
 
 def run(args: list[str]) -> None:
@@ -129,12 +137,25 @@ def _streams() -> list[bytes] | None:
 
 def _connect(path: str) -> _socket.socket | None:
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    # A server stopped or stuck delays a command by this much at most: everything up
+    # to "started" is bounded, then the command runs here.
+    connection.settimeout(protocol.wait())
     try:
         connection.connect(path)
         # The directory is ours, so the socket should be too; SO_PEERCRED says who
         # listens (struct ucred: pid, uid, gid as C ints).
         cred = connection.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
-        if int.from_bytes(cred[4:8], sys.byteorder) != os.geteuid():
+        server = int.from_bytes(cred[0:4], sys.byteorder)
+        mine = protocol.rights("self")
+        if (
+            int.from_bytes(cred[4:8], sys.byteorder) != os.geteuid()
+            or mine is None
+            or server <= 0
+            or protocol.rights(str(server)) != mine
+        ):
+            # A worker would run with the server's rights: only with exactly this
+            # process's own (a sandboxed process runs its commands itself). The server
+            # checks the same of this process; either refusing is enough.
             connection.close()
             return None
     except OSError:
@@ -156,49 +177,55 @@ def _request(key: str, streams: list[bytes], ignored: list[int]) -> bytes:
 
 def _run(connection: _socket.socket, key: str, streams: list[bytes]) -> int | None:
     worker = 0
-    pending: list[int] = []
+    previous: dict[int, object] = {}
 
     def pass_on(signum: int, _frame: object) -> None:
-        if worker:
-            # What a terminal sends (Ctrl-C, the quit key, a hang-up) reaches its whole
-            # foreground group, the commands a worker runs too; SIGTERM comes from a
-            # process that meant this one alone.
-            try:
-                if signum == signal.SIGTERM:
-                    os.kill(worker, signum)
-                else:
-                    os.killpg(worker, signum)
-            except ProcessLookupError:
-                pass
-        else:
-            pending.append(signum)
+        if not worker:
+            # Nothing runs, nor will: a worker waits for "go", which this process no
+            # longer sends. End now, as this signal ends a process.
+            _restore(previous)
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
+            return
+        # What a terminal sends (Ctrl-C, the quit key, a hang-up) reaches its whole
+        # foreground group, the commands a worker runs too; SIGTERM comes from a
+        # process that meant this one alone.
+        try:
+            if signum == signal.SIGTERM:
+                os.kill(worker, signum)
+            else:
+                os.killpg(worker, signum)
+        except ProcessLookupError:
+            pass
 
     # A signal this process ignores (started in the background of a shell without job
     # control: SIGINT and SIGQUIT) is ignored by the worker, and what it runs, too.
     ignored = [int(s) for s in SIGNALS if signal.getsignal(s) == signal.SIG_IGN]
-    passed = [s for s in SIGNALS if s not in ignored]
-    previous: dict[int, object] = {s: signal.signal(s, pass_on) for s in passed}
+    for signum in SIGNALS:
+        if signum not in ignored:
+            previous[signum] = signal.signal(signum, pass_on)
     try:
         try:
-            data = _request(key, streams, ignored)
-            fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
-            sent = connection.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
-            if sent < len(data):
-                connection.sendall(data[sent:])
+            connection.sendall(_request(key, streams, ignored))
             replies = _Replies(connection)
             first = replies.next()
+            if first is not None and first[0] == _SEND:
+                fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
+                connection.sendmsg([b"\0"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+                first = replies.next()
         except OSError:
             first = None
         if first is None or first[0] != _STARTED:
-            # The worker ran nothing: the command runs here. A signal that came
-            # meanwhile is acted on as it would have been.
-            _restore(previous)
-            for signum in pending:
-                signal.raise_signal(signum)
-            return None
+            return None  # the worker ran nothing, and never will: the command runs here
         worker = int(first[1])
-        for signum in pending:
-            pass_on(signum, None)
+        try:
+            # The worker runs the command only once it has this: a client that gave up
+            # waiting (or was ended by a signal) is never served late, nothing twice.
+            connection.sendall(_GO)
+        except OSError:
+            worker = 0
+            return None
+        connection.settimeout(None)  # the command itself takes what it takes
         return _outcome(replies, previous)
     finally:
         _restore(previous)

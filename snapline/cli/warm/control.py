@@ -15,11 +15,20 @@ from typing import Any
 from snapline.cli.warm import protocol
 from snapline.errors import SnaplineError
 
-__all__ = ["ServerError", "autostart", "start", "status", "stop"]
+__all__ = [
+    "ServerError",
+    "autostart",
+    "autostart_for",
+    "start",
+    "status",
+    "stop",
+    "stop_started_by",
+]
 
 # A bound on a server that never says whether it started, never a measurement.
 _START_GUARD = 120.0
 _STOP_GUARD = 60.0
+_ASK_GUARD = 30.0  # a server stopped (SIGSTOP) never answers: `server status` must return
 # Started detached with `-c`: sys.path[0] is then "" (the directory, "/"), as the
 # identity expects of any process (it leaves sys.path[0] out).
 _DAEMON = "from snapline.cli.warm.daemon import main; main()"
@@ -126,26 +135,79 @@ def stop() -> int | None:
 
 
 def autostart() -> str | None:
-    """Start a server for ``integrate claude-code`` and ``watch``, where that is wanted.
+    """Start a server for ``watch``, where that is wanted (see :func:`autostart_for`).
+
+    Returns:
+        A warning to show when a server should have started and did not, else ``None``.
+    """
+    return autostart_for(None)[1]
+
+
+def autostart_for(owner: str | None) -> tuple[int | None, str | None]:
+    """Start a server for ``integrate claude-code`` or ``watch``, where that is wanted.
 
     Never in CI (``CI`` set to anything but empty, ``0`` or ``false``) nor with
     ``SNAPLINE_SERVER=0``: a server outliving a CI job, or one nobody asked for, is a
     process left behind.
 
+    Args:
+        owner: Who starts it (a project's root), kept beside the socket when this call
+            starts it, so that :func:`stop_started_by` with the same owner stops it;
+            ``None``: nobody.
+
     Returns:
-        A warning to show when a server should have started and did not, else ``None``.
+        The pid of the server this call started (``None`` when one ran already, or
+        none was wanted or started), and a warning when one should have started and
+        did not.
     """
     if os.environ.get(protocol.DISABLE_ENV, "") in ("0", "off"):
-        return None
+        return None, None
     if os.environ.get("CI", "").lower() not in ("", "0", "false"):
-        return None
+        return None, None
     from snapline.cli.warm.daemon import DEFAULT_IDLE_TIMEOUT
 
     try:
-        start(DEFAULT_IDLE_TIMEOUT)
+        running, started = start(DEFAULT_IDLE_TIMEOUT)
     except (ServerError, OSError) as error:
-        return f"the warm server did not start ({error}); commands run without it"
-    return None
+        return None, f"the warm server did not start ({error}); commands run without it"
+    if not started:
+        return None, None
+    if owner is not None:
+        mark = {"by": owner, "pid": running["pid"], "started": running["started"]}
+        path = protocol.paths().started_by
+        with contextlib.suppress(OSError):
+            with open(path + ".tmp", "w", encoding="utf-8") as file:
+                json.dump(mark, file)
+            os.replace(path + ".tmp", path)
+    return int(running["pid"]), None
+
+
+def stop_started_by(owner: str) -> int | None:
+    """Stop the server :func:`autostart_for` started for ``owner``, if it still runs.
+
+    A server started otherwise (by hand, by another project, after that one exited) is
+    left running.
+
+    Returns:
+        The pid of the server stopped, or ``None``.
+    """
+    path = protocol.paths().started_by
+    try:
+        with open(path, encoding="utf-8") as file:
+            mark = json.load(file)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(mark, dict) or mark.get("by") != owner:
+        return None
+    running = status()
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    if running is None or [running.get("pid"), running.get("started")] != [
+        mark.get("pid"),
+        mark.get("started"),
+    ]:
+        return None  # not the one it started: that one has gone
+    return stop()
 
 
 def _make_private(directory: str) -> None:
@@ -165,6 +227,7 @@ def _ask(kind: str) -> bytes | None:
     if protocol.private_problem(where.directory) is not None:
         return None
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(_ASK_GUARD)
         try:
             connection.connect(where.socket)
             cred = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)

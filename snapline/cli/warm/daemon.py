@@ -32,11 +32,11 @@ import signal
 import socket
 import sys
 import time
-from dataclasses import dataclass, field
 
 from snapline.cli.warm import protocol
 from snapline.cli.warm.guards import code_stamp, thread_count
 from snapline.cli.warm.monitors import Monitors
+from snapline.cli.warm.peer import Peer, Pending, close_all, reply
 
 __all__ = ["DEFAULT_IDLE_TIMEOUT", "AlreadyRunningError", "Server", "main"]
 
@@ -49,15 +49,6 @@ _MAX_REQUEST = 1 << 24  # bytes: a command line and an environment, with room to
 
 class AlreadyRunningError(Exception):
     """Another server for the same interpreter and installation holds the lock."""
-
-
-@dataclass
-class _Pending:
-    """A connection whose request is still arriving."""
-
-    connection: socket.socket
-    data: bytes = b""
-    fds: list[int] = field(default_factory=list)
 
 
 class Server:
@@ -77,7 +68,7 @@ class Server:
         self.requests = 0
         self._stamp: tuple[object, ...] = ()
         self._workers: dict[int, socket.socket] = {}
-        self._pending: dict[int, _Pending] = {}
+        self._pending: dict[int, Pending] = {}
         self._stopping = False
         self._selector = selectors.DefaultSelector()
         self._lock_fd = -1
@@ -154,7 +145,7 @@ class Server:
             self._listener.close()
             self._listener = None
         for pending in self._pending.values():
-            _close_all(pending)
+            close_all(pending)
         self._pending.clear()
         self._monitors.close()
         if self._lock_fd >= 0:
@@ -186,15 +177,15 @@ class Server:
             connection, _ = self._listener.accept()
         except BlockingIOError:
             return
-        cred = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-        if int.from_bytes(cred[4:8], sys.byteorder) != os.geteuid():
+        peer = Peer(connection)
+        if peer.uid != os.geteuid():
             # Only this user's processes: the directory is private, and this is the
             # check that holds even if its mode was loosened.
-            _reply(connection, b"refused uid")
-            connection.close()
+            reply(connection, b"refused uid")
+            close_all(Pending(connection, peer))
             return
         connection.setblocking(False)
-        self._pending[connection.fileno()] = _Pending(connection)
+        self._pending[connection.fileno()] = Pending(connection, peer)
         self._selector.register(connection, selectors.EVENT_READ, "read")
 
     def _read(self, connection: socket.socket) -> None:
@@ -207,49 +198,77 @@ class Server:
             data, fds = b"", []
         pending.data += data
         pending.fds += fds
+        if pending.fields is not None:
+            # The client's descriptors, sent only once asked: a client that gave up
+            # before has none in flight here, held for as long as this server is stopped.
+            if data and len(pending.fds) < 3 and len(pending.data) < 16:
+                return
+            self._drop(pending, close=len(pending.fds) != 3)
+            if len(pending.fds) == 3:
+                connection.setblocking(True)
+                self._fork(pending, pending.fields)
+            return
         size = int.from_bytes(pending.data[:4], "big") if len(pending.data) >= 4 else -1
         complete = size >= 0 and len(pending.data) >= 4 + size
         if data and not complete and len(pending.data) <= 4 + _MAX_REQUEST:
             return  # more to come
-        self._selector.unregister(connection)
-        del self._pending[connection.fileno()]
         if not complete or len(pending.data) != 4 + size:
-            _close_all(pending)
+            self._drop(pending)
             return
-        connection.setblocking(True)
-        self._answer(pending, pending.data[4:])
+        self._drop(pending, close=False)
+        body, pending.data = pending.data[4:], b""
+        for fd in pending.fds:  # descriptors count only after "send"
+            os.close(fd)
+        pending.fds = []
+        pending.fields = self._answer(pending, body)
+        if pending.fields is None:
+            close_all(pending)
+            return
+        self._pending[connection.fileno()] = pending
+        self._selector.register(connection, selectors.EVENT_READ, "read")
+        reply(connection, b"send")
 
-    def _answer(self, pending: _Pending, body: bytes) -> None:
+    def _drop(self, pending: Pending, close: bool = True) -> None:
+        self._selector.unregister(pending.connection)
+        del self._pending[pending.connection.fileno()]
+        if close:
+            close_all(pending)
+
+    def _answer(self, pending: Pending, body: bytes) -> list[bytes] | None:
+        # The request's fields when a worker may run it, else None (answered here).
         connection = pending.connection
         try:
             kind, key, fields = protocol.decode_request(body)
         except (ValueError, UnicodeDecodeError):
-            _close_all(pending)
-            return
+            return None
         if kind == "status":
-            _reply(connection, b"status " + json.dumps(self.status()).encode())
+            reply(connection, b"status " + json.dumps(self.status()).encode())
         elif kind == "stop":
             self._stopping = True
             self.close()  # the socket gone before the answer: a new start may follow
-            _reply(connection, b"stopping %d" % os.getpid())
+            reply(connection, b"stopping %d" % os.getpid())
         elif kind != "run":
-            _reply(connection, b"refused kind")
+            reply(connection, b"refused kind")
         elif key != self.key:
-            _reply(connection, b"refused identity")
+            reply(connection, b"refused identity")
+        elif not pending.peer.same_rights():
+            # A worker has the server's rights: never more than the client's own. The
+            # client runs the command itself, with exactly its own (peer.py).
+            reply(connection, b"refused rights")
         elif code_stamp() != self._stamp:
             # Code changed under the server: never run it with the old code. Stop, so
             # the next start (or `snapline server start`) loads the new code.
-            _reply(connection, b"refused stale")
+            reply(connection, b"refused stale")
             self._stopping = True
         elif thread_count() != 1:
             _log("a thread runs in the server: forking nothing, the client runs the command")
-            _reply(connection, b"refused threads")
+            reply(connection, b"refused threads")
         else:
-            self._fork(pending, fields)
-            return
-        _close_all(pending)
+            return fields
+        return None
 
-    def _fork(self, pending: _Pending, fields: list[bytes]) -> None:
+    def _fork(self, pending: Pending, fields: list[bytes]) -> None:
+        pending.peer.close()
         channel = self._monitors.before_fork()  # every change made so far, in the journals
         pid = os.fork()
         if pid == 0:
@@ -264,7 +283,7 @@ class Server:
             os.close(fd)
         self._workers[pid] = pending.connection
 
-    def _forget_in_child(self, own: _Pending) -> None:
+    def _forget_in_child(self, own: Pending) -> None:
         # The worker keeps its connection and descriptors, nothing else of the server.
         signal.set_wakeup_fd(-1)
         self._selector.close()
@@ -277,7 +296,7 @@ class Server:
             connection.close()
         for pending in self._pending.values():
             if pending is not own:
-                _close_all(pending)
+                close_all(pending)
 
     def _reap(self) -> None:
         while self._workers:
@@ -293,22 +312,10 @@ class Server:
             # The worker said its exit code itself; how it ended is said again here,
             # and only here when a signal ended it (the client ends by the same one).
             if os.WIFSIGNALED(status):
-                _reply(connection, b"signal %d" % os.WTERMSIG(status))
+                reply(connection, b"signal %d" % os.WTERMSIG(status))
             else:
-                _reply(connection, b"exit %d" % os.waitstatus_to_exitcode(status))
+                reply(connection, b"exit %d" % os.waitstatus_to_exitcode(status))
             connection.close()
-
-
-def _reply(connection: socket.socket, line: bytes) -> None:
-    with contextlib.suppress(OSError):
-        connection.sendall(line + b"\n")
-
-
-def _close_all(pending: _Pending) -> None:
-    for fd in pending.fds:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    pending.connection.close()
 
 
 def _log(message: str) -> None:

@@ -27,13 +27,16 @@ __all__ = [
     "DISABLE_ENV",
     "MAGIC",
     "RUNTIME_ENV",
+    "WAIT_ENV",
     "Paths",
     "decode_request",
     "encode_request",
     "identity",
     "paths",
     "private_problem",
+    "rights",
     "runtime_dir",
+    "wait",
 ]
 
 RUNTIME_ENV = "SNAPLINE_RUNTIME_DIR"
@@ -42,8 +45,31 @@ RUNTIME_ENV = "SNAPLINE_RUNTIME_DIR"
 DISABLE_ENV = "SNAPLINE_SERVER"
 """``SNAPLINE_SERVER=0`` (or ``off``): never use a server nor start one automatically."""
 
-MAGIC = b"snapline-warm-1"
+WAIT_ENV = "SNAPLINE_SERVER_WAIT"
+"""Seconds a client waits for a server to start its command before running it itself."""
+
+MAGIC = b"snapline-warm-2"
 """The first field of every request: the protocol and its version."""
+
+_DEFAULT_WAIT = 2.0
+
+# What decides what a process may do, as /proc shows it: its credentials, its capability
+# sets, whether it may gain privileges, its seccomp filters (status); its root directory;
+# its namespaces (the same path names another file in another mount namespace).
+_STATUS_FIELDS = (
+    b"Uid:",
+    b"Gid:",
+    b"Groups:",
+    b"CapInh:",
+    b"CapPrm:",
+    b"CapEff:",
+    b"CapBnd:",
+    b"CapAmb:",
+    b"NoNewPrivs:",
+    b"Seccomp:",
+    b"Seccomp_filters:",
+)
+_NAMESPACES = ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup")
 
 # sockaddr_un.sun_path holds 108 bytes on Linux, the terminating NUL included.
 _SUN_PATH = 107
@@ -79,6 +105,64 @@ def private_problem(directory: str) -> str | None:
     if info.st_mode & 0o077:
         return f"its mode is {stat.S_IMODE(info.st_mode):04o}, not 0700"
     return None
+
+
+def wait() -> float:
+    """How long a client waits for a server to start its command (``$SNAPLINE_SERVER_WAIT``).
+
+    A server stopped (SIGSTOP), swapped out or stuck must not hold a command for ever:
+    after this many seconds the client runs the command itself (the worker, if one is
+    forked later, finds the client gone and runs nothing).
+    """
+    try:
+        seconds = float(os.environ.get(WAIT_ENV, ""))
+    except ValueError:
+        return _DEFAULT_WAIT
+    return seconds if seconds > 0 else _DEFAULT_WAIT
+
+
+def rights(pid: str) -> bytes | None:
+    """What a process may do, as its ``/proc`` entry says: equal values, equal rights.
+
+    Its uids, gids and groups, its five capability sets, ``no_new_privs``, its seccomp
+    mode and filter count, its root directory, its namespaces (mount, user, pid, net,
+    ipc, uts, cgroup) and its security label. The server runs a command only for a
+    client whose rights equal its own, and the client uses only a server whose rights
+    equal its own: a process in a sandbox (capabilities dropped, another mount
+    namespace, a ``chroot``) runs its commands itself.
+
+    Args:
+        pid: A process id, or ``"self"``.
+
+    Returns:
+        The facts as bytes, or ``None`` when they cannot all be read (no ``/proc``, a
+        process gone, or one this process may not inspect).
+    """
+    base = f"/proc/{pid}/"
+    try:
+        fd = os.open(base + "status", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            status = os.read(fd, 1 << 16)
+        finally:
+            os.close(fd)
+        facts = [line for line in status.split(b"\n") if line.startswith(_STATUS_FIELDS)]
+        facts.append(os.fsencode(os.readlink(base + "root")))
+        facts += [os.fsencode(os.readlink(base + "ns/" + name)) for name in _NAMESPACES]
+    except OSError:
+        return None
+    if len(facts) < 9 + 1 + len(_NAMESPACES):  # the credentials and capabilities, the root
+        return None  # a status without them: nothing to compare
+    try:
+        fd = os.open(base + "attr/current", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            facts.append(b"label " + os.read(fd, 4096))
+        finally:
+            os.close(fd)
+    except OSError as error:
+        # No security module says "invalid" for both sides alike; a label this
+        # process may not read differs from its own.
+        facts.append(b"label error %d" % (error.errno or 0))
+    return b"\n".join(facts)
 
 
 def identity() -> str:
@@ -121,6 +205,9 @@ class Paths:
         self.socket = os.path.join(directory, name + ".sock")
         self.lock = os.path.join(directory, name + ".lock")
         self.log = os.path.join(directory, name + ".log")
+        # Who started the server, when a command started it for a project (integrate):
+        # that command's undoing stops it too.
+        self.started_by = os.path.join(directory, name + ".started-by")
 
     def socket_fits(self) -> bool:
         """Whether the socket's path fits in a Unix socket address."""

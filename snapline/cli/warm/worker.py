@@ -5,7 +5,8 @@ input, output and error (the descriptors it sent) as its own 0, 1 and 2, its dir
 umask, environment and ``sys.argv``, opens ``sys.stdin``, ``sys.stdout`` and
 ``sys.stderr`` as the client's Python opened them, and puts back the signal handlers a
 fresh interpreter has. Then it tells the client it started (with its process group,
-which the client's signals are passed to) and runs :func:`snapline.cli.dispatch.dispatch`,
+which the client's signals are passed to), waits for the client's ``go`` (a client that
+gave up waiting gets no late run) and runs :func:`snapline.cli.dispatch.dispatch`,
 the same function a process without a server runs: one code path. It ends as a Python
 process would: atexit handlers, streams flushed (exit 120 when that fails), the code of
 ``SystemExit``, a traceback and exit 1 for an uncaught error, death by SIGINT for an
@@ -45,10 +46,7 @@ def work(connection: socket.socket, fds: list[int], fields: list[bytes]) -> None
         with contextlib.suppress(OSError):
             connection.sendall(b"refused setup %s\n" % type(error).__name__.encode())
         os._exit(1)
-    try:
-        connection.sendall(b"started %d\n" % os.getpid())
-    except OSError:
-        os._exit(1)  # the client is gone before anything ran
+    _started(connection)
     signum = 0
     try:
         from snapline.cli.dispatch import dispatch
@@ -74,6 +72,28 @@ def work(connection: socket.socket, fds: list[int], fields: list[bytes]) -> None
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
     os._exit(code)
+
+
+def _started(connection: socket.socket) -> None:
+    # Say so, then wait for the client's "go": a client that gave up waiting for the
+    # server (stopped, slow) or was ended by a signal has run the command itself, or
+    # not at all, and sends none. Then this ends before running anything.
+    said = b""
+    try:
+        connection.sendall(b"started %d\n" % os.getpid())
+        while not said.endswith(b"\n") and len(said) < 16:
+            chunk = connection.recv(16 - len(said))
+            if not chunk:
+                break
+            said += chunk
+    except OSError:
+        pass
+    except KeyboardInterrupt:
+        # The client's Ctrl-C passed on before the command started: end by it.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    if said != b"go\n":
+        os._exit(1)
 
 
 def _defaults() -> None:

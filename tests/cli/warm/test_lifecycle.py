@@ -102,3 +102,48 @@ def test_start_refuses_a_runtime_directory_that_is_not_private(runtime: Path) ->
     )
     assert "0755" in done.stderr
     assert list(runtime.iterdir()) == []
+
+
+def _running(project: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads(
+        run_script("server", "status", "--json", cwd=project).stdout
+    )
+    return data
+
+
+def test_integrate_says_it_started_a_server_and_uninstall_stops_that_one(
+    runtime: Path, project: Path
+) -> None:
+    done = run_script("integrate", "claude-code", cwd=project)
+    assert done.returncode == 0, done.stderr
+    status = _running(project)
+    assert status["running"] is True
+    pid = int(str(status["pid"]))
+    lines = done.stdout.splitlines()
+    assert lines[1] == (
+        f"started the warm server (pid {pid}) so the hooks answer without a start-up; "
+        "`snapline server stop` stops it (and so does `--uninstall`)"
+    )
+    # Nothing of it in the work tree: only the settings file is new there.
+    assert sorted(p.name for p in project.iterdir()) == [".claude", ".snapline", "README.md", "src"]
+    again = run_script("integrate", "claude-code", cwd=project)
+    assert "started the warm server" not in again.stdout  # it was running already
+
+    off = run_script("integrate", "claude-code", "--uninstall", "--json", cwd=project)
+    assert off.returncode == 0, off.stderr
+    assert json.loads(off.stdout)["server_stopped"] == pid
+    wait_gone(pid)
+    assert _running(project)["running"] is False
+
+
+def test_uninstall_leaves_a_server_integrate_did_not_start(runtime: Path, project: Path) -> None:
+    server = start_server(runtime)
+    done = run_script("integrate", "claude-code", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["server_started"] is None
+    off = run_script("integrate", "claude-code", "--uninstall", cwd=project)
+    assert off.returncode == 0, off.stderr
+    assert "stopped the warm server" not in off.stdout
+    assert _running(project)["pid"] == server.pid
+    assert run_script("server", "stop", cwd=project).returncode == 0
+    wait_gone(server.pid)
