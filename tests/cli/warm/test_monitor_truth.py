@@ -103,3 +103,93 @@ def test_a_change_still_queued_when_the_worker_forks_is_seen(warm: Warm, project
     assert code == 0
     assert [(p["kind"], p["path"]) for p in json.loads(out)["drift"]] == [("modified", "README.md")]
     assert token(project)["walked"] is False
+
+
+def _linked_project(tmp_path: Path, *, ignored: str = "") -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("shared\n")
+    (root / "c.txt").write_text("alone\n")
+    if ignored:
+        (root / ".gitignore").write_text(f"{ignored}/\n")
+    assert run_script("init", cwd=root).returncode == 0
+    return root
+
+
+def _settle(root: Path, server: Warm) -> None:
+    warm_status(root, server)
+    assert same_as_walk(root, server)[0] == []
+    assert token(root)["walked"] is False
+
+
+def test_two_tracked_names_of_one_file_written_through_either(warm: Warm, tmp_path: Path) -> None:
+    root = _linked_project(tmp_path)
+    os.link(root / "a.txt", root / "b.txt")
+    assert run_script("record", "b.txt", "-m", "a second name", cwd=root).returncode == 0
+    _settle(root, warm)
+    with (root / "b.txt").open("a") as handle:  # the kernel names b.txt only
+        handle.write("through b\n")
+    assert _verify_exit(root, warm) == (1, 1)
+    drift, _ = same_as_walk(root, warm)
+    assert _paths(drift) == [("modified", "a.txt"), ("modified", "b.txt")]
+
+
+def test_a_tracked_file_linked_from_an_ignored_folder(warm: Warm, tmp_path: Path) -> None:
+    root = _linked_project(tmp_path, ignored="build")
+    (root / "build").mkdir()
+    _settle(root, warm)
+    # The link made while watched, then a write through it, then another.
+    os.link(root / "a.txt", root / "build" / "copy.txt")
+    assert same_as_walk(root, warm)[0] == []
+    for text in ("one\n", "two\n"):
+        with (root / "build" / "copy.txt").open("a") as handle:
+            handle.write(text)
+        assert _verify_exit(root, warm) == (1, 1)
+        assert _paths(same_as_walk(root, warm)[0]) == [("modified", "a.txt")]
+        assert run_script("resync", "-m", text, cwd=root).returncode == 0
+        assert same_as_walk(root, warm)[0] == []
+
+
+def test_a_tracked_file_linked_from_outside_the_tree(warm: Warm, tmp_path: Path) -> None:
+    root = _linked_project(tmp_path)
+    outside = tmp_path / "elsewhere.txt"
+    os.link(root / "a.txt", outside)
+    _settle(root, warm)
+    for text in ("one\n", "two\n"):
+        with outside.open("a") as handle:  # no event in the tree at all
+            handle.write(text)
+        assert _verify_exit(root, warm) == (1, 1)
+        drift, walked = same_as_walk(root, warm)
+        assert _paths(drift) == [("modified", "a.txt")]
+        assert not walked  # checked by content, every time, without walking
+        assert run_script("resync", "-m", text, cwd=root).returncode == 0
+    assert token(root)["linked"] == ["a.txt"]
+
+
+def test_verify_full_never_trusts_the_monitor(warm: Warm, tmp_path: Path) -> None:
+    root = _linked_project(tmp_path)
+    _settle(root, warm)
+    # A link from outside made after the last check: the kernel tells the tree nothing,
+    # of the link or of the write through it. The whole walk sees the write.
+    outside = tmp_path / "elsewhere.txt"
+    os.link(root / "a.txt", outside)
+    outside.write_text("written from outside\n")
+    before = warm.served()
+    full = run_script("verify", "--full", cwd=root)
+    assert warm.served() == before + 1
+    alone = local("verify", "--full", cwd=root)
+    assert (full.returncode, full.stdout) == (alone.returncode, alone.stdout)
+    assert full.returncode == 1
+    # And the run that found it leaves no token that says otherwise.
+    assert _verify_exit(root, warm) == (1, 1)
+    assert token(root)["linked"] == ["a.txt"]
+
+
+def test_a_cold_run_that_found_drift_leaves_no_clean_token(warm: Warm, tmp_path: Path) -> None:
+    root = _linked_project(tmp_path)
+    _settle(root, warm)
+    outside = tmp_path / "elsewhere.txt"
+    os.link(root / "a.txt", outside)
+    outside.write_text("written from outside\n")
+    assert local("verify", cwd=root).returncode == 1
+    assert _verify_exit(root, warm) == (1, 1)
