@@ -193,3 +193,17 @@ def test_a_cold_run_that_found_drift_leaves_no_clean_token(warm: Warm, tmp_path:
     outside.write_text("written from outside\n")
     assert local("verify", cwd=root).returncode == 1
     assert _verify_exit(root, warm) == (1, 1)
+
+
+def test_a_change_of_mode_alone_is_drift_warm_and_cold(warm: Warm, project: Path) -> None:
+    _settle(project, warm)
+    app = project / "src" / "app.py"
+    app.chmod(0o755)  # the content as recorded: only the mode says it changed
+    assert _verify_exit(project, warm) == (1, 1)
+    drift, walked = same_as_walk(project, warm)
+    assert _paths(drift) == [("modified", "src/app.py")]
+    assert not walked
+    assert run_script("resync", "-m", "executable", cwd=project).returncode == 0
+    assert _verify_exit(project, warm) == (0, 0)
+    app.chmod(0o644)
+    assert _verify_exit(project, warm) == (1, 1)
