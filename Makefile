@@ -23,9 +23,13 @@ test: lint typecheck
 # The replay of real histories (tests/replay/) in full: every commit of every bundle in
 # tests/fixtures/, restored and checked every 5th snapshot, and this checkout's own
 # first-parent git history the same way (when it has a .git). `make test` replays the
-# bundles with a check point every 10th and 40th snapshot.
+# bundles with a check point every 10th and 40th snapshot. Then the warm path's state
+# machine (every warm status and verify against the cold one) in its long mode:
+# `make test` runs 3 programs of 10 steps (about 2 minutes), this 40 of 30 (each
+# step is real processes: about 3 minutes a program on two shared cores).
 test-deep: lint typecheck
 	SNAPLINE_REPLAY=deep $(BIN)/python -m pytest -q tests/replay
+	SNAPLINE_STRESS=1 $(BIN)/python -m pytest -q tests/cli/warm/test_monitor_machine.py
 
 # The mutation score of the restore path (mutmut, in a venv of its own: .venv-mutation),
 # written to docs/mutation.md. About three hours on two idle cores, most of it on

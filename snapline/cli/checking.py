@@ -121,8 +121,9 @@ def verify_command(
     try:
         with open_workspace(root, timeout) as ws:
             # Served warm, the server's monitor says what may have changed since the
-            # last check; otherwise (and at any doubt) the whole workspace is walked.
-            changes = watched(ws.root)
+            # last check; otherwise (and at any doubt, and with --full, which never
+            # trusts it) the whole workspace is walked.
+            changes = watched(ws.root, trust=not full)
             problems, since = verify_problems(ws, full=full, deep=deep, changes=changes)
             latest = ws.latest
     except SnaplineError as error:

@@ -100,6 +100,9 @@ class TreeMonitor:
         self._retired: set[int] = set()  # removed by us or deleted: IN_IGNORED expected
         self._journal: list[tuple[int, str]] = []
         self._floor = 0  # tokens below this were trimmed away
+        # The journal's point when the current drain began: only an entry after it may
+        # absorb the same path again (a point is handed out between drains, never in one).
+        self._drain_from = 0
         st = os.stat(root)
         self.identity = (st.st_dev, st.st_ino)
 
@@ -145,7 +148,12 @@ class TreeMonitor:
         return changed
 
     def drain(self) -> None:
-        """Read every event queued now into the journal (new directories watched)."""
+        """Read every event queued now into the journal (new directories watched).
+
+        Its owner hands out :attr:`seq` (a check's token) only between two drains, so a
+        path changed again after a drain is always a new entry, whatever came last.
+        """
+        self._drain_from = self.seq
         while self.lost is None and self._inotify.fd >= 0:
             try:
                 events = self._inotify.read()
@@ -214,8 +222,11 @@ class TreeMonitor:
 
     def _note(self, path: str) -> None:
         journal = self._journal
-        if journal and journal[-1][1] == path:
-            return  # the same path again (each write of a file): once is enough
+        if journal and journal[-1][1] == path and journal[-1][0] > self._drain_from:
+            # The same path again in one drain (each write of a file): once is enough.
+            # An entry from an earlier drain may be older than a token handed out since:
+            # a change after that token must have a number after it.
+            return
         self.seq += 1
         journal.append((self.seq, path))
         if len(journal) > JOURNAL_LIMIT:

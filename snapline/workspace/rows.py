@@ -80,7 +80,13 @@ def sync_problems(
         from snapline.snapshots.record.monitored import compare_watched
 
         return problems_of(compare_watched(ws._recorder, changes))
-    return problems_of(ws._recorder.compare(ws._scope(paths)))
+    detection = ws._recorder.compare(ws._scope(paths))
+    if paths is None and (detection.drifts or detection.skipped):
+        from snapline.snapshots.record.monitored import note_walk
+
+        # A drift a warm check's token would hide (what its monitor could not see).
+        note_walk(ws.root, detection)
+    return problems_of(detection)
 
 
 def verify_problems(

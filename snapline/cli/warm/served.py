@@ -38,11 +38,28 @@ class _Fresh:
         return None  # no token can be of a journal this worker has not seen
 
 
-def watched(root: Path) -> TreeMonitor | _Fresh | None:
+class _Walking:
+    """A monitor's identity and point, its journal not trusted: the check walks whole.
+
+    The check still leaves a token at this point (the paths found different, the files
+    with more than one link), so a later check builds on what this walk found.
+    """
+
+    def __init__(self, monitor: TreeMonitor | _Fresh) -> None:
+        self.id = monitor.id
+        self.seq = monitor.seq
+
+    def changed_since(self, seq: int) -> set[str] | None:
+        return None
+
+
+def watched(root: Path, *, trust: bool = True) -> TreeMonitor | _Fresh | _Walking | None:
     """In a warm worker, the server's view of what changed under ``root``.
 
     Args:
         root: The workspace root a ``status`` or ``verify`` checks.
+        trust: ``False`` for a check that must walk the whole tree (``verify --full``):
+            the view then names no change, only the point its token is left at.
 
     Returns:
         The monitor as the server had it at the fork; a new one's identity when the
@@ -51,7 +68,13 @@ def watched(root: Path) -> TreeMonitor | _Fresh | None:
     """
     if _served is None:
         return None
-    monitors, channel = _served
+    view = _view(root, *_served)
+    return view if trust or view is None else _Walking(view)
+
+
+def _view(
+    root: Path, monitors: dict[str, TreeMonitor], channel: socket.socket
+) -> TreeMonitor | _Fresh | None:
     monitor = monitors.get(str(root))
     if monitor is not None and monitor.lost is None and identity(root) == monitor.identity:
         return monitor

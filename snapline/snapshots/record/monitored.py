@@ -9,6 +9,14 @@ the snapshots recorded since (the known state moved under them). Every other pat
 as the last check left it, so the answer is the whole walk's, path for path; the paths
 checked go through the ordinary detection, stat cache and racy rule included.
 
+A file with more than one name (``st_nlink > 1``) can change with no event in the
+tree: written through a name the monitor does not watch (outside the tree, or in a
+folder it never reports because no walk looks there) or through its other tracked name
+(the kernel names only the one written through). Such a file is *linked*: the token
+keeps its paths, and every check looks at them (stat, then content when the stat moved)
+whatever the monitor says. A path the monitor names that has become linked means the
+whole walk (its other names are not known), which finds every tracked file linked.
+
 Any doubt and it walks the whole tree, as without a monitor:
 
 - no token, or one of another monitor (another server, a monitor started again);
@@ -16,7 +24,14 @@ Any doubt and it walks the whole tree, as without a monitor:
 - the history did not simply grow since the token (a rewound tip, another store);
 - an ignore file changed (a ``.gitignore`` or ``.snaplineignore`` in the tree, or the
   repository's ``info/exclude``): which untracked files count changed everywhere;
-- the root itself changed, or too many paths to be worth it.
+- the root itself changed, or too many paths to be worth it;
+- a path named has more than one link and had one at the last check.
+
+What it cannot see, nothing here sees either: a link made from outside the tree to a
+file that had one name at the last check, then written through (the kernel reports
+neither in the tree). ``verify --full`` walks the whole tree whatever the monitor says,
+and a whole walk that finds drift never leaves a token that would hide it
+(:func:`note_walk`).
 """
 
 from __future__ import annotations
@@ -24,6 +39,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
+import stat
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -39,13 +56,14 @@ from snapline.store import Store
 if TYPE_CHECKING:
     from snapline.snapshots.record.recorder import Recorder
 
-__all__ = ["TOKEN_NAME", "TOKEN_VERSION", "Changes", "compare_watched"]
+__all__ = ["TOKEN_NAME", "TOKEN_VERSION", "Changes", "compare_watched", "note_walk"]
 
 TOKEN_NAME = "monitor.json"
 """The token's file in ``.snapline/`` (ignored by git: ``.snapline/.gitignore``): the
 monitor's identity and point, the history's tip and ``info/exclude``'s digest then, the
-paths found different, and whether that check walked the whole tree."""
-TOKEN_VERSION = 1
+paths found different, the paths with more than one link, and whether that check
+walked the whole tree."""
+TOKEN_VERSION = 2
 _MOST_PATHS = 20_000
 """Above this many paths to check (or to remember), the whole walk."""
 
@@ -81,16 +99,49 @@ def compare_watched(recorder: Recorder, changes: Changes) -> Detection:
     token = _read_token(location)
     exclude = _exclude_digest(recorder.root)
     store = recorder.store
+    root = recorder.root
     with store.read():
         tip = _tip(store)
         paths = _to_check(token, changes, tip, exclude, store)
-        detection = None if paths is None else _detect_paths(recorder, paths)
+        linked = set() if paths is None else _linked(root, paths)
+        detection = None
+        if paths is not None and linked <= _known_linked(token):
+            detection = _detect_paths(recorder, paths)
         walked = detection is None
         if detection is None:
+            # Whatever may share an inode with a tracked file: every tracked file's
+            # links counted, each a stat (the walk's own are not kept).
             detection = recorder.detect(None, want_content=False)
+            linked |= _linked(root, [row.path for row in store.state.iter()])
     recorder.save_stat_cache(detection)
-    _keep(location, token, changes, (tip, exclude, walked), detection)
+    _keep(location, token, changes, (tip, exclude, walked, sorted(linked)), detection)
     return detection
+
+
+def note_walk(root: Path, detection: Detection) -> None:
+    """After a whole walk made without the monitor: a token that hides its drift goes.
+
+    A cold check (no server) or ``verify --full`` may find what the monitor could not
+    see (a write through a link made from outside the tree since the last check); the
+    token, which lists the paths found different, would then hide it from the next warm
+    check. Such a token is removed: the next warm check walks.
+
+    Args:
+        root: The workspace root.
+        detection: What the whole walk found.
+    """
+    if not detection.drifts and not detection.skipped:
+        return
+    location = root / STORE_DIR / TOKEN_NAME
+    token = _read_token(location)
+    if token is None:
+        return
+    dirty = token.get("dirty")
+    known = set(dirty) if isinstance(dirty, list) else set()
+    found = {drift.path for drift in detection.drifts} | {s.path for s in detection.skipped}
+    if not found <= known:
+        with contextlib.suppress(OSError):
+            location.unlink()
 
 
 def _to_check(
@@ -114,6 +165,7 @@ def _to_check(
             return None
         changed |= recorded
     changed.update(path for path in dirty if isinstance(path, str))
+    changed |= _known_linked(token)
     if len(changed) > _MOST_PATHS or any(
         path in ("", ".") or path.rpartition("/")[2] in IGNORE_FILES for path in changed
     ):
@@ -129,6 +181,41 @@ def _detect_paths(recorder: Recorder, paths: list[str]) -> Detection | None:
     # A path named directly that an ignore rule covers is noted; a walk passes over it.
     skipped = [s for s in detection.skipped if s.reason != SkipReason.IGNORED.value]
     return replace(detection, skipped=skipped)
+
+
+def _known_linked(token: dict[str, object] | None) -> set[str]:
+    linked = None if token is None else token.get("linked")
+    if not isinstance(linked, list):
+        return set()
+    return {path for path in linked if isinstance(path, str)}
+
+
+def _linked(root: Path, paths: list[str]) -> set[str]:
+    """The files at or below ``paths`` with more than one link (one ``lstat`` each)."""
+    linked: set[str] = set()
+    for path in paths:
+        try:
+            info = os.lstat(root / path)
+        except OSError:
+            continue  # gone (or unreachable): not linked, and the detection says so
+        if stat.S_ISDIR(info.st_mode):
+            linked |= _linked_below(root, path)
+        elif info.st_nlink > 1:
+            linked.add(path)
+    return linked
+
+
+def _linked_below(root: Path, top: str) -> set[str]:
+    # A directory named (created or moved in): its files may be links too.
+    linked: set[str] = set()
+    for directory, subdirectories, names in os.walk(root / top):
+        subdirectories[:] = [d for d in subdirectories if d not in (".git", STORE_DIR)]
+        for name in names:
+            location = os.path.join(directory, name)
+            with contextlib.suppress(OSError):
+                if os.lstat(location).st_nlink > 1:
+                    linked.add(os.path.relpath(location, root).replace(os.sep, "/"))
+    return linked
 
 
 def _outermost(paths: set[str]) -> list[str]:
@@ -190,11 +277,15 @@ def _keep(
     location: Path,
     token: dict[str, object] | None,
     changes: Changes,
-    how: tuple[list[object] | None, str | None, bool],
+    how: tuple[list[object] | None, str | None, bool, list[str]],
     detection: Detection,
 ) -> None:
-    tip, exclude, walked = how
+    tip, exclude, walked, linked = how
     dirty = sorted({drift.path for drift in detection.drifts} | {s.path for s in detection.skipped})
+    if len(linked) > _MOST_PATHS:
+        with contextlib.suppress(OSError):  # an older one would miss some of them
+            location.unlink()
+        return
     if len(dirty) > _MOST_PATHS:
         return  # an older token stays true: it only makes the next check look at more
     new = {
@@ -204,6 +295,7 @@ def _keep(
         "tip": tip,
         "exclude": exclude,
         "dirty": dirty,
+        "linked": linked,
         # How this check went (the whole walk, or the paths the monitor named): for
         # people and tests; no check reads it.
         "walked": walked,

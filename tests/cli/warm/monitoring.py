@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import signal
+import socket
+import subprocess
+import sys
+import termios
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from tests.cli.conftest import run_script
-from tests.cli.warm.conftest import Warm, local
+from tests.cli.warm.conftest import GUARD, Warm, local
 
 
 def token(root: Path) -> dict[str, Any]:
@@ -74,3 +80,86 @@ def stopped(pid: int) -> Iterator[None]:
         yield
     finally:
         os.kill(pid, signal.SIGCONT)
+
+
+def wait_stopped(pid: int) -> None:
+    """Until the kernel says ``pid`` is stopped (state ``T``): SIGSTOP is asynchronous."""
+    deadline = time.monotonic() + GUARD
+    while Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+        assert time.monotonic() < deadline, f"process {pid} never stopped"
+        time.sleep(0.01)
+
+
+class SlowRequest:
+    """A warm request sent in two parts, as a slow client would: the server holds it.
+
+    The first part (less than the request's length field) is read by the server, which
+    then waits for the rest; :meth:`finish` sends the rest, and :meth:`outcome` reads
+    the worker's exit code and standard output.
+    """
+
+    def __init__(self, server: Warm, root: Path, *args: str) -> None:
+        from snapline.cli.warm import protocol
+
+        self._out_r, out_w = os.pipe()
+        null = os.open(os.devnull, os.O_RDWR)
+        env = {**os.environ, "SNAPLINE_SERVER": "1"}
+        argv = [b"snapline", *(os.fsencode(arg) for arg in args)]
+        streams = [b"utf-8", b"strict", b"0", b"0"] * 3
+        fields = [os.fsencode(root), b"18", *streams, b"", b"%d" % len(argv), *argv]
+        fields += [os.fsencode(f"{name}={value}") for name, value in env.items()]
+        self._data = protocol.encode_request("run", _client_identity(), fields)
+        self._connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._connection.connect(str(server.socket()))
+        fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (null, out_w, null))
+        self._connection.sendmsg([self._data[:2]], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        os.close(null)
+        os.close(out_w)
+        # The server has read the first part when nothing of it is left unread.
+        deadline = time.monotonic() + GUARD
+        while _unread(self._connection) > 0:
+            assert time.monotonic() < deadline, "the server never read the request"
+            time.sleep(0.01)
+
+    def finish(self) -> None:
+        """Send the rest of the request."""
+        self._connection.sendall(self._data[2:])
+
+    def outcome(self) -> tuple[int, str]:
+        """The exit code the server reports, and what the command wrote to stdout."""
+        replies = b""
+        while replies.count(b"\n") < 2:
+            chunk = self._connection.recv(4096)
+            assert chunk, replies
+            replies += chunk
+        self._connection.close()
+        started, ended = replies.split(b"\n")[:2]
+        assert started.startswith(b"started "), replies
+        assert ended.startswith(b"exit "), replies
+        with os.fdopen(self._out_r, "rb") as out:
+            return int(ended.split()[1]), out.read().decode()
+
+
+_IDENTITY = "from snapline.cli.warm import protocol; print(protocol.identity())"
+
+
+def _client_identity() -> str:
+    # As the console script computes it (pytest's import path is not a client's).
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from snapline.cli.warm import protocol; print(protocol.identity())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=GUARD,
+    )
+    return done.stdout.strip()
+
+
+def _unread(connection: socket.socket) -> int:
+    # SIOCOUTQ: what this end sent that the peer has not read yet.
+    buffer = fcntl.ioctl(connection.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+    return int.from_bytes(buffer, sys.byteorder)
