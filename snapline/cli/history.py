@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from snapline.cli.context import JsonOption, user_paths, workspace
+from snapline.cli.diffs import diff
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.quoting import quote_path, quote_text
 from snapline.cli.render import (
@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
     app.command("status")(status)
     app.command("log")(log)
     app.command("show")(show)
-    app.command("diff")(diff)
+    app.command("diff")(diff)  # cli/diffs.py
 
 
 def status(
@@ -285,42 +285,3 @@ def show(
     if text:
         echo()
         echo_diff(text)
-
-
-def diff(
-    ctx: typer.Context,
-    start_ref: Annotated[
-        str,
-        typer.Argument(
-            metavar="A", help="From snapshot A (a number, latest, latest~N or id:PREFIX)."
-        ),
-    ],
-    end_ref: Annotated[str, typer.Argument(metavar="B", help="To snapshot B.")],
-    paths: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[PATH]...", help="Only these files or directories.", show_default=False
-        ),
-    ] = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Print the unified diff between two snapshots.
-
-    From the state after snapshot A to the state after B. The output is plain, for
-    `git apply` or `patch`. A or B may be a snapshot of a joined branch (id:PREFIX).
-    """
-    with workspace(ctx) as ws:
-        ends = [ws.side_snapshot(start_ref), ws.side_snapshot(end_ref)]
-        start, end = (
-            side.number if side else ws.resolve(ref)
-            for side, ref in zip(ends, (start_ref, end_ref), strict=True)
-        )
-        text = ws.diff(start_ref, end_ref, paths=user_paths(ws, paths))
-    if as_json:
-        ids = {
-            f"{key}_id": s.id if s else None for key, s in zip(("from", "to"), ends, strict=True)
-        }
-        echo_json({"from": start, "to": end, **ids, "diff": text})
-        return
-    # Verbatim, never coloured: the output is meant for `git apply` and `patch`.
-    sys.stdout.write(text)
