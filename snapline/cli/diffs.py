@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 __all__ = ["diff"]
 
 # What a word must look like to be taken for a snapshot rather than a path (as git takes
-# a word for a revision): a number, latest, latest~N, id:PREFIX, before-prompt:N[@S].
-_REF = re.compile(r"\d+|latest(?:~\d+)?|id:[0-9a-fA-F]+|before-prompt:\d+(?:@\S+)?")
+# a word for a revision): a number, latest, latest~N, id:PREFIX, before-prompt:N[@S]. A
+# malformed one (id:xyz) is still a reference, refused as one, not an unknown path.
+_REF = re.compile(r"\d+|latest(?:~.*)?|id:.*|before-prompt:.*", re.DOTALL)
 _ARGS = "snapline.args"  # the words typed, kept by the root group (cli/app.py)
 
 
