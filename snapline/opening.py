@@ -290,6 +290,17 @@ def open_store(
     check_format(ledger)
     store = LedgerStore(ledger, open_index(store_dir, ledger, timeout, LOCK_NAME))
     store.progress = progress
+    connection = store.index.connection
+    if (connection.read_only or connection.in_memory) and store.stale():
+        # This user cannot write the index (a read-only store, another user's): the
+        # catch-up with the ledger runs on a copy in memory, used by this process only
+        # (no writer lock: nothing it writes is shared).
+        if connection.read_only:
+            index = store.index
+            store = LedgerStore(ledger, SqliteStore(connection.copy_in_memory()))
+            store.progress = progress
+            index.close()
+        store.refresh()
     reconstructor = Reconstructor(store)
     recorder = Recorder(path, store, reconstructor, _limits(store.config(), store.path), timeout)
     recorder.catch_up()

@@ -21,6 +21,7 @@ from click.shell_completion import CompletionItem
 from typer.core import TyperGroup
 
 from snapline.cli.commands import COMMANDS, Command, named
+from snapline.cli.completion import name_shells
 from snapline.cli.context import DEFAULT_TIMEOUT, JSON_REQUESTED, State, state
 from snapline.cli.errors import error_json, exit_code_for
 from snapline.cli.output import echo_json
@@ -76,6 +77,7 @@ class _Group(TyperGroup):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
         ctx.meta[_ARGS] = list(args)
         _hide_unset_envvars(self)
+        name_shells(self)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
@@ -123,7 +125,8 @@ app = typer.Typer(
     name="snapline",
     cls=_Group,
     no_args_is_help=True,
-    # --install-completion / --show-completion: typer's, for bash, zsh, fish and PowerShell.
+    # --install-completion / --show-completion: typer's, for bash, zsh, fish and PowerShell,
+    # each taking the shell's name (cli/completion.py).
     add_completion=True,
     # Plain help: rich's help panels would import rich tables for every --help.
     rich_markup_mode=None,

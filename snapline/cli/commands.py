@@ -59,7 +59,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("status", "history", "status", "Show the latest snapshot, open milestone and drift."),
     Command("log", "history", "log", "List snapshots, newest first."),
     Command("show", "history", "show", "Show one snapshot with its diff."),
-    Command("diff", "history", "diff", "Print the unified diff between two snapshots."),
+    Command(
+        "diff",
+        "diffs",
+        "diff",
+        "Show changes, as git diff: from a snapshot to the disk, or between two snapshots.",
+    ),
     Command("rollback", "restore", "rollback", "Restore the state after snapshot N."),
     Command("revert", "restore", "revert", "Undo the changes of one snapshot."),
     Command("undo", "restore", "undo", "Roll back what the latest change did, as a new snapshot."),

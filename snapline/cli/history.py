@@ -1,8 +1,7 @@
-"""Commands that read the history: ``status``, ``log``, ``show``, ``diff``."""
+"""Commands that read the history: ``status``, ``log``, ``show`` (``diff``: cli/diffs.py)."""
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
     from snapline import Problem, SideSnapshot, Snapshot, Workspace
     from snapline.guard import CheckOutcome
 
-__all__ = ["diff", "log", "show", "status"]
+__all__ = ["log", "show", "status"]
 
 _DRIFT_STYLES = {"modified": "yellow", "deleted": "red", "untracked": "green"}
 
@@ -279,42 +278,3 @@ def show(
     if text:
         echo()
         echo_diff(text)
-
-
-def diff(
-    ctx: typer.Context,
-    start_ref: Annotated[
-        str,
-        typer.Argument(
-            metavar="A", help="From snapshot A (a number, latest, latest~N or id:PREFIX)."
-        ),
-    ],
-    end_ref: Annotated[str, typer.Argument(metavar="B", help="To snapshot B.")],
-    paths: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[PATH]...", help="Only these files or directories.", show_default=False
-        ),
-    ] = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Print the unified diff between two snapshots.
-
-    From the state after snapshot A to the state after B. The output is plain, for
-    `git apply` or `patch`. A or B may be a snapshot of a joined branch (id:PREFIX).
-    """
-    with workspace(ctx) as ws:
-        ends = [ws.side_snapshot(start_ref), ws.side_snapshot(end_ref)]
-        start, end = (
-            side.number if side else ws.resolve(ref)
-            for side, ref in zip(ends, (start_ref, end_ref), strict=True)
-        )
-        text = ws.diff(start_ref, end_ref, paths=user_paths(ws, paths))
-    if as_json:
-        ids = {
-            f"{key}_id": s.id if s else None for key, s in zip(("from", "to"), ends, strict=True)
-        }
-        echo_json({"from": start, "to": end, **ids, "diff": text})
-        return
-    # Verbatim, never coloured: the output is meant for `git apply` and `patch`.
-    sys.stdout.write(text)

@@ -2,10 +2,12 @@
 
 Built in, as git has ``.git``: every entry named ``.git`` or ``.snapline`` at any depth (a
 nested workspace is left alone, as git leaves a nested repository), and snapline's own
-temporary files (:func:`snapline.atomic.is_temp_name`). Then, as git reads them:
-``.git/info/exclude`` (the weakest), and every ``.gitignore`` and ``.snaplineignore`` in
-the tree, each applying to its own directory and below. The deepest file with a matching
-pattern decides (so a nested ``!pattern`` can re-include), the last matching pattern in a
+temporary files (:func:`snapline.atomic.is_temp_name`). Then, as git reads them: git's
+global excludes (``core.excludesFile``, by default ``~/.config/git/ignore``: the weakest,
+:mod:`snapline.scanning.gitconfig`), ``.git/info/exclude``, and every ``.gitignore`` and
+``.snaplineignore`` in the tree, each applying to its own directory and below. The
+deepest file with a matching pattern decides (so a nested ``!pattern`` can re-include,
+and any ``.gitignore`` beats the files outside the tree), the last matching pattern in a
 file wins (``.snaplineignore`` after ``.gitignore``), and a directory is left out only
 when a pattern matches the directory itself, which then hides everything inside it.
 Patterns mean what git's ``wildmatch`` makes of them (:mod:`snapline.scanning.wildmatch`).
@@ -20,9 +22,10 @@ from pathlib import Path
 
 from snapline.atomic import TEMP_MARKER, is_temp_name
 from snapline.paths import STORE_DIR
+from snapline.scanning.gitconfig import git_dirs, global_excludes
 from snapline.scanning.wildmatch import GitPattern, byte_view, parse_ignore_file, parse_pattern
 
-__all__ = ["IGNORE_FILES", "IgnoreRules", "Matchers", "info_exclude"]
+__all__ = ["IGNORE_FILES", "IgnoreRules", "Matchers", "exclude_files", "info_exclude"]
 
 IGNORE_FILES = (".gitignore", ".snaplineignore")
 _BUILTIN_NAMES = frozenset({".git", STORE_DIR})
@@ -104,6 +107,7 @@ class IgnoreRules:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._levels: dict[str, _Level | None] = {}
+        self._outside: Matchers | None = None
 
     def root_matchers(self) -> Matchers:
         """The matchers in force in the root directory."""
@@ -125,9 +129,7 @@ class IgnoreRules:
             The matchers, weakest first.
         """
         if not reldir:
-            exclude = self._exclude_level()
-            if exclude is not None:
-                parent = (exclude,)
+            parent = self._exclude_levels()
         if (
             names is not None
             and reldir not in self._levels
@@ -202,13 +204,15 @@ class IgnoreRules:
         self._levels[reldir] = level
         return level
 
-    def _exclude_level(self) -> _Level | None:
-        key = "\0exclude"  # no directory is named with a NUL
-        if key not in self._levels:
-            path = info_exclude(self.root)
-            lines = parse_ignore_file(_read(path, follow=True)) if path is not None else []
-            self._levels[key] = _make_level("", lines)
-        return self._levels[key]
+    def _exclude_levels(self) -> Matchers:
+        """The levels outside the tree, weakest first: the global excludes, ``info/exclude``."""
+        if self._outside is None:
+            levels = []
+            for path in exclude_files(self.root):
+                lines = parse_ignore_file(_read(path, follow=True)) if path is not None else []
+                levels.append(_make_level("", lines))
+            self._outside = tuple(level for level in levels if level is not None)
+        return self._outside
 
 
 def _make_level(base: str, lines: list[str]) -> _Level | None:
@@ -233,18 +237,16 @@ def _read(path: Path, *, follow: bool) -> bytes:
 def info_exclude(root: Path) -> Path | None:
     """Where git keeps the repository's ``info/exclude`` for a work tree at ``root``.
 
-    ``.git`` is either the repository or, in a linked work tree or a submodule, a file
-    ``gitdir: <path>``; a linked work tree shares ``info/`` with its main repository
-    (named by ``commondir``).
+    A linked work tree shares ``info/`` with its main repository
+    (:func:`snapline.scanning.gitconfig.git_dirs`).
     """
-    dot_git = root / ".git"
-    if dot_git.is_dir():
-        return dot_git / "info" / "exclude"
-    text = _read(dot_git, follow=False).decode("utf-8", "surrogateescape")
-    if not text.startswith("gitdir:"):
-        return None
-    git_dir = root / text[len("gitdir:") :].strip()
-    common = _read(git_dir / "commondir", follow=True).decode("utf-8", "surrogateescape")
-    if common.strip():
-        git_dir = git_dir / common.strip()
-    return git_dir / "info" / "exclude"
+    dirs = git_dirs(root)
+    return None if dirs is None else dirs[1] / "info" / "exclude"
+
+
+def exclude_files(root: Path) -> tuple[Path | None, Path | None]:
+    """The ignore files outside the tree, weakest first: the global excludes, ``info/exclude``.
+
+    Either may be None (no such file is configured) or name a file that is not there.
+    """
+    return global_excludes(root), info_exclude(root)

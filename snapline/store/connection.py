@@ -30,7 +30,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from snapline.store.dbfile import companions, identity, probe_version
+from snapline.store.dbfile import (
+    Opened,
+    companions,
+    connect,
+    identity,
+    memory_copy,
+    probe_version,
+    refusal,
+)
 from snapline.store.encoding import bounded, decode_path, encode_path
 from snapline.store.errors import (
     StoreBusyError,
@@ -54,18 +62,20 @@ class Connection:
         path: The database file.
         db: The SQLite connection, in autocommit mode: transactions are explicit.
         busy_timeout: How long to wait for another process's lock, in seconds.
+        read_only: Whether it only reads (the OS would not let this user write).
+        in_memory: Whether it is a private copy in memory, never saved.
     """
 
-    def __init__(self, path: Path, db: sqlite3.Connection, busy_timeout: float) -> None:
+    def __init__(self, path: Path, db: Opened, busy_timeout: float) -> None:
         """Wrap an SQLite connection; use :meth:`create` or :meth:`open` instead.
 
         Args:
             path: The database file.
-            db: A connection opened by :meth:`_connect`.
+            db: A connection, and whether it only reads (:func:`~.dbfile.connect`).
             busy_timeout: How long to wait for another process's lock, in seconds.
         """
         self.path = path
-        self.db = db
+        self.db, self.read_only = db
         self.busy_timeout = busy_timeout
         self._depth = 0
         # Held by the thread whose transaction is open; _depth belongs to that thread.
@@ -73,6 +83,7 @@ class Connection:
         self._companions = companions(path)
         self._identity = identity(str(path))
         self._closed = False
+        self.in_memory = str(path) == ":memory:"
 
     @classmethod
     def create(cls, path: Path, config: dict[str, Any], busy_timeout: float) -> Connection:
@@ -90,7 +101,7 @@ class Connection:
             StoreBusyError: If another process holds the file.
             StoreCorruptError: If SQLite cannot create it.
         """
-        connection = cls(path, cls._connect(path, busy_timeout), busy_timeout)
+        connection = cls(path, connect(path, busy_timeout), busy_timeout)
         with connection.write():
             for statement in SCHEMA.split(";"):
                 if statement.strip():
@@ -120,21 +131,15 @@ class Connection:
         version = probe_version(path, busy_timeout)
         if version > FORMAT_VERSION:
             raise StoreVersionError(path, version)
-        return cls(path, cls._connect(path, busy_timeout), busy_timeout)
+        return cls(path, connect(path, busy_timeout), busy_timeout)
 
-    @staticmethod
-    def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
-        try:
-            # Shared by threads: every use is serialised by Connection._mutex.
-            db = sqlite3.connect(
-                path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.DatabaseError as error:
-            raise translate(error, path, busy_timeout) from None
-        return db
+    def copy_in_memory(self) -> Connection:
+        """A private, writable copy of the store in memory, never saved (``memory_copy``)."""
+        with self._hold():
+            memory = memory_copy(self.db, self.path, self.busy_timeout)
+        copy = Connection(self.path, (memory, False), self.busy_timeout)
+        copy.in_memory = True
+        return copy
 
     def close(self) -> None:
         """Close the SQLite connection, once no other thread is inside a transaction."""
@@ -171,13 +176,13 @@ class Connection:
             # Unchanged, or created since (a new store's first transaction makes them).
             self._companions = now
             return
-        if self._closed or identity(str(self.path)) != self._identity:
+        if self._closed or self.in_memory or identity(str(self.path)) != self._identity:
             # Closed on purpose, or the store itself was deleted or replaced: never
             # open another file in its place (the writers' check says what happened).
             return
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
-        self.db = self._connect(self.path, self.busy_timeout)
+        self.db, self.read_only = connect(self.path, self.busy_timeout)
         self._companions = companions(self.path)
 
     # -- transactions --------------------------------------------------------------
@@ -241,6 +246,8 @@ class Connection:
         return done
 
     def _write(self) -> Iterator[None]:
+        if self.read_only:
+            raise refusal(self.path)  # opened for reading only: no write is tried
         if self._depth:
             self._depth += 1
             try:

@@ -25,6 +25,7 @@ from snapline.snapshots.read.history import SnapshotNotFoundError
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import DEFAULT_TIMEOUT, PathArg
 from snapline.workspace.branching import Branching
+from snapline.workspace.diffs import Diffing
 from snapline.workspace.forgetting import Forgetting
 from snapline.workspace.guarding import Guarding
 from snapline.workspace.reading import Reading
@@ -48,7 +49,7 @@ __all__ = [
 _DEFAULT_TIMEOUT = DEFAULT_TIMEOUT
 
 
-class Workspace(Recording, Guarding, Restoring, Reading, Forgetting, Branching):
+class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Branching):
     """A workspace and its history. Create with :meth:`init`, or :meth:`open` an existing one.
 
     Use as a context manager, or call :meth:`close`.

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from snapline.snapshots.read import snapshots as reading
-from snapline.snapshots.read.history import modified_files, unified_diff
+from snapline.snapshots.read.history import modified_files
 from snapline.snapshots.read.ids import is_id_ref
 from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.record.build import Limits
@@ -210,34 +210,6 @@ class Reading(WorkspaceBase):
         from snapline.snapshots.read.points import changed_between
 
         return changed_between(self._point(from_n), self._point(to_n))
-
-    def diff(
-        self,
-        from_n: SnapshotRef,
-        to_n: SnapshotRef | None = None,
-        paths: Iterable[PathArg] | PathArg | None = None,
-    ) -> str:
-        r"""A git-style unified diff from snapshot ``from_n`` to ``to_n`` (default: latest).
-
-        ``git apply`` accepts it on a tree in the state after ``from_n``: it has
-        ``diff --git`` headers, new/deleted file and mode-change lines, renames, full
-        ``index`` lines, and ``\ No newline at end of file``. Binary files are named,
-        not dumped. Either end may be a snapshot of another line (``"id:PREFIX"``):
-        between two lines the files are compared as two trees (no renames).
-
-        Raises:
-            SnapshotNotFoundError: If either number does not exist.
-            SnapshotRangeError: If ``from_n`` comes after ``to_n`` on one line.
-            SnapshotRefError: If either is not a number or reference.
-            SnapshotIdError: If an id reference names no snapshot, or several.
-        """
-        rels = self._scope(paths)
-        if not (is_id_ref(from_n) or is_id_ref(to_n)):
-            first, last = self._range(from_n, to_n)
-            return unified_diff(self._store, self._reconstructor, first, last, rels)
-        from snapline.snapshots.read.points import diff_between
-
-        return diff_between(self._point(from_n), self._point(to_n), rels)
 
     def _range(self, from_n: SnapshotRef, to_n: SnapshotRef | None) -> tuple[int, int | None]:
         """Both ends of a range resolved against one reading of the latest number."""

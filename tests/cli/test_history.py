@@ -151,7 +151,42 @@ def test_diff_json(cli: Invoke, history: Path) -> None:
     assert "+remember" in data["diff"]
 
 
-def test_diff_backwards_range_is_refused(cli: Invoke, history: Path) -> None:
+def test_a_reversed_range_is_the_reverse_diff(cli: Invoke, history: Path, tmp_path: Path) -> None:
+    # As `git diff B A`: applied to the state at 3, it gives back the state at 1.
     result = cli("diff", "3", "1")
-    assert result.exit_code == 2
-    assert result.stderr.startswith("snapline: error: the range 3..1 runs backwards")
+    assert result.exit_code == 0, result.output
+    assert "-remember" in result.stdout and "+remember" not in result.stdout
+    copy = tmp_path / "copy"
+    (copy / "src").mkdir(parents=True)
+    for name in ("src/app.py", "notes.txt", "README.md"):
+        (copy / name).write_bytes((history / name).read_bytes())
+    subprocess.run(["git", "apply"], input=result.stdout, text=True, cwd=copy, check=True)
+    assert not (copy / "notes.txt").exists()
+    assert (copy / "README.md").read_text() == "# demo\n"
+    assert (copy / "src" / "app.py").read_text() == "print('hello')\nprint('world')\n"
+    data = as_json(cli("diff", "3", "1", "--json"))
+    assert (data["from"], data["to"], data["diff"]) == (3, 1, result.stdout)
+
+
+def test_diff_without_snapshots_compares_the_disk_with_the_latest(
+    cli: Invoke, history: Path
+) -> None:
+    assert cli("diff").stdout == ""  # in sync: nothing to show, as git diff
+    (history / "notes.txt").write_text("remember\nand more\n")
+    (history / "README.md").unlink()
+    (history / "new.txt").write_text("fresh\n")
+    result = cli("diff")
+    assert result.exit_code == 0, result.output
+    assert "+and more" in result.stdout
+    assert "deleted file mode 100644" in result.stdout and "-more" in result.stdout
+    assert "new file mode 100644" in result.stdout and "+fresh" in result.stdout
+    # From an older snapshot to the disk: notes.txt did not exist at 1.
+    older = cli("diff", "1", "notes.txt").stdout
+    assert "new file mode" in older and "+remember\n+and more\n" in older
+    # A word after -- is a path even when it looks like a snapshot.
+    (history / "2").write_text("two\n")
+    assert "+two" in cli("diff", "--", "2").stdout
+    data = as_json(cli("diff", "--json"))
+    assert (data["from"], data["to"]) == (3, "disk")
+    stat = cli("diff", "--stat").stdout
+    assert stat.splitlines()[-1] == " 4 files changed, 3 insertions(+), 3 deletions(-)"

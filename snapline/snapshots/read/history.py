@@ -31,6 +31,7 @@ __all__ = [
     "SnapshotRangeError",
     "Version",
     "check_number",
+    "diff_pairs",
     "diff_side",
     "in_scope",
     "modified_files",
@@ -172,13 +173,14 @@ def unified_diff(
     """A git-style unified diff from snapshot ``from_n`` to ``to_n`` (``None``: latest).
 
     ``git apply`` accepts it on a tree holding the state after ``from_n``. Binary files
-    (and files tracked by hash only) are named, not dumped.
+    (and files tracked by hash only) are named, not dumped. A reversed range
+    (``from_n`` after ``to_n``) gives the reverse diff, as ``git diff B A`` does.
 
     Args:
         store: The open store.
         reconstructor: Rebuilds both sides of each file.
-        from_n: The older snapshot.
-        to_n: The newer snapshot (``None``: the latest).
+        from_n: One end: the state the diff starts from.
+        to_n: The other end (``None``: the latest).
         paths: Limit the diff to these files or directories (``None``: everything).
 
     Returns:
@@ -186,20 +188,38 @@ def unified_diff(
 
     Raises:
         SnapshotNotFoundError: If either number does not exist.
-        SnapshotRangeError: If ``from_n`` comes after ``to_n``.
         StoreCorruptError: If a version cannot be rebuilt from the store.
     """
     from snapline.snapshots.read.unidiff import render_file_diff
 
-    parts = []
+    pairs = diff_pairs(store, reconstructor, from_n, to_n, paths)
+    return "".join(render_file_diff(old, new) for old, new in pairs)
+
+
+def diff_pairs(
+    store: StoreReader,
+    reconstructor: Reconstructor,
+    from_n: int,
+    to_n: int | None,
+    paths: list[str] | None,
+) -> list[tuple[Side | None, Side | None]]:
+    """Each file's two sides from snapshot ``from_n`` to ``to_n`` (either order), by path.
+
+    What :func:`unified_diff` renders and a diffstat counts; arguments and errors as
+    there.
+    """
     with store.read():
-        for net in _net_changes(store, from_n, to_n):
+        last = check_number(store, from_n) if to_n is None else to_n
+        reverse = from_n > last
+        low, high = (last, from_n) if reverse else (from_n, last)
+        pairs = []
+        for net in _net_changes(store, low, high):
             if not (in_scope(net.path, paths) or (net.old_path and in_scope(net.old_path, paths))):
                 continue
-            old = diff_side(reconstructor, net.old_path or net.path, net.before, from_n)
+            old = diff_side(reconstructor, net.old_path or net.path, net.before, low)
             new = diff_side(reconstructor, net.path, net.after, net.last)
-            parts.append(render_file_diff(old, new))
-    return "".join(parts)
+            pairs.append((new, old) if reverse else (old, new))
+    return pairs
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from snapline.paths import check_recorded
 from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.read.history import (
     Version,
+    diff_pairs,
     diff_side,
     in_scope,
     modified_files,
-    unified_diff,
     version_at,
 )
 from snapline.snapshots.read.line_view import LineView
@@ -31,9 +31,10 @@ from snapline.snapshots.read.refs import SnapshotRef, locate
 from snapline.store import SideRow, StoreReader
 
 if TYPE_CHECKING:
+    from snapline.snapshots.read.unidiff import Side
     from snapline.snapshots.results import ModifiedFile
 
-__all__ = ["Point", "changed_between", "diff_between", "point_at"]
+__all__ = ["Point", "changed_between", "diff_between", "pairs_between", "point_at"]
 
 
 @dataclass(frozen=True)
@@ -97,26 +98,34 @@ def point_at(store: StoreReader, reconstructor: Reconstructor, ref: SnapshotRef)
 def diff_between(old: Point, new: Point, paths: list[str] | None) -> str:
     """A git-style unified diff from the state at ``old`` to the state at ``new``.
 
+    On one line a reversed pair gives the reverse diff, as ``git diff B A`` does.
+
     Raises:
-        SnapshotRangeError: If both are on one line and ``old`` comes after ``new``.
         StoreCorruptError: If a version cannot be rebuilt from the store.
     """
-    reader = _common(old, new)
-    if reader is not None:
-        return unified_diff(reader.store, reader.reconstructor, old.number, new.number, paths)
     from snapline.snapshots.read.unidiff import render_file_diff
 
-    parts = []
+    return "".join(render_file_diff(a, b) for a, b in pairs_between(old, new, paths))
+
+
+def pairs_between(
+    old: Point, new: Point, paths: list[str] | None
+) -> list[tuple[Side | None, Side | None]]:
+    """Each differing file's sides at ``old`` and at ``new``: what a diff renders."""
+    reader = _common(old, new)
+    if reader is not None:
+        return diff_pairs(reader.store, reader.reconstructor, old.number, new.number, paths)
+    pairs = []
     with old.store.read():
         for path, before, after in _differing(old, new):
             if in_scope(path, paths):
-                parts.append(
-                    render_file_diff(
+                pairs.append(
+                    (
                         diff_side(old.reconstructor, path, before, old.number),
                         diff_side(new.reconstructor, path, after, new.number),
                     )
                 )
-    return "".join(parts)
+    return pairs
 
 
 def changed_between(old: Point, new: Point) -> list[ModifiedFile]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from snapline.content import decode_text
 
-__all__ = ["Side", "render_file_diff"]
+__all__ = ["Side", "changed_lines", "quote_name", "render_file_diff"]
 
 _SYMLINK = 0o120000
 _NULL_ID = "0" * 40
@@ -112,6 +112,32 @@ def render_file_diff(old: Side | None, new: Side | None) -> str:
         out.append(f"--- {a_name}{_tab(a_name)}\n+++ {b_name}{_tab(b_name)}\n")
         out.extend(hunks)
     return "".join(out)
+
+
+def changed_lines(old: Side | None, new: Side | None) -> tuple[int, int] | None:
+    """The lines :func:`render_file_diff` adds and removes, ``(added, removed)``.
+
+    None when either side is binary, or its content is unavailable (hash only,
+    forgotten): the diff names such a file instead of showing lines.
+    """
+    if (old is not None and old.forgotten) or (new is not None and new.forgotten):
+        return None
+    old_text = _text(b"" if old is None else old.content)
+    new_text = _text(b"" if new is None else new.content)
+    if old_text is None or new_text is None:
+        return None
+    a, b = _lines(old_text), _lines(new_text)
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
+
+
+def quote_name(path: str) -> str:
+    """``path`` as git writes a name: C-quoted when it holds a control or non-UTF-8 byte."""
+    return _quote("", path)
 
 
 def _is_link(mode: int) -> bool:

@@ -22,8 +22,9 @@ Any doubt and it walks the whole tree, as without a monitor:
 - no token, or one of another monitor (another server, a monitor started again);
 - the monitor cannot say (overflow, a lost watch, its journal trimmed past the token);
 - the history did not simply grow since the token (a rewound tip, another store);
-- an ignore file changed (a ``.gitignore`` or ``.snaplineignore`` in the tree, or the
-  repository's ``info/exclude``): which untracked files count changed everywhere;
+- an ignore file changed (a ``.gitignore`` or ``.snaplineignore`` in the tree, the
+  repository's ``info/exclude`` or git's global excludes): which untracked files count
+  changed everywhere;
 - the root itself changed, or too many paths to be worth it;
 - a path named has more than one link and had one at the last check.
 
@@ -48,7 +49,7 @@ from typing import TYPE_CHECKING, Protocol
 from snapline import atomic
 from snapline.errors import SnaplineError
 from snapline.paths import STORE_DIR
-from snapline.scanning.ignore import IGNORE_FILES, info_exclude
+from snapline.scanning.ignore import IGNORE_FILES, exclude_files
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.record.detect import Detection
 from snapline.store import Store
@@ -60,9 +61,9 @@ __all__ = ["TOKEN_NAME", "TOKEN_VERSION", "Changes", "compare_watched", "note_wa
 
 TOKEN_NAME = "monitor.json"
 """The token's file in ``.snapline/`` (ignored by git: ``.snapline/.gitignore``): the
-monitor's identity and point, the history's tip and ``info/exclude``'s digest then, the
-paths found different, the paths with more than one link, and whether that check
-walked the whole tree."""
+monitor's identity and point, the history's tip and ``info/exclude``'s digest then (with
+git's global excludes), the paths found different, the paths with more than one link,
+and whether that check walked the whole tree."""
 TOKEN_VERSION = 2
 _MOST_PATHS = 20_000
 """Above this many paths to check (or to remember), the whole walk."""
@@ -254,13 +255,16 @@ def _recorded_since(store: Store, then: object, tip: list[object] | None) -> set
 
 
 def _exclude_digest(root: Path) -> str | None:
-    path = info_exclude(root)
-    if path is None:
-        return None
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None  # as the rules read it: not there, or unreadable, is no rule
+    # The ignore files outside the tree, which no monitor watches: git's global excludes
+    # (where the config names it) and info/exclude, each named and hashed.
+    digest = hashlib.sha256()
+    for path in exclude_files(root):
+        digest.update(b"-\0" if path is None else os.fsencode(path) + b"\0")
+        # As the rules read it: not there, or unreadable, is no rule.
+        with contextlib.suppress(OSError):
+            digest.update(hashlib.sha256(path.read_bytes()).digest() if path else b"")
+        digest.update(b"\0")
+    return digest.hexdigest()
 
 
 def _read_token(location: Path) -> dict[str, object] | None:

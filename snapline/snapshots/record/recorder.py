@@ -363,11 +363,11 @@ class Recorder:
         return cached, known.mode
 
     def save_stat_cache(self, detection: Detection) -> None:
-        """Keep what a read-only check learnt, if no writer is busy (never worth waiting)."""
+        """Keep what a read-only check learnt if it can: never worth waiting or failing for."""
         if not detection.cache_updates and not detection.cache_deletes:
             return
         with (
-            contextlib.suppress(LockTimeout, SnaplineError),
+            contextlib.suppress(LockTimeout, SnaplineError, OSError),
             self._lock.acquire(timeout=0),
             self.store.write(),
         ):

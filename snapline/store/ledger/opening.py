@@ -90,6 +90,10 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
             return open_index(store_dir, ledger, timeout, lock_name)
     elif os.path.lexists(location):
         problem = "it is not a regular file"
+    elif not os.access(store_dir, os.W_OK):
+        # No index, and this user cannot make one (a read-only store, a fresh clone on
+        # a read-only mount): one in memory, filled from the ledger, never saved.
+        return _in_memory(store_dir, ledger, timeout)
     with _holding(store_dir / lock_name, location, timeout):
         if problem is not None and os.path.lexists(location):
             _set_aside(store_dir, location, _DAMAGED, problem)
@@ -112,6 +116,20 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
                 sync_directory(store_dir)
             os.replace(staging, location)
     return SqliteStore.open(location, busy_timeout=timeout)
+
+
+def _in_memory(store_dir: Path, ledger: Ledger, timeout: float) -> SqliteStore:
+    import uuid
+
+    created = SqliteStore.create(Path(":memory:"), ledger_config(ledger), timeout)
+    # The workspace's token where there is one; none can be made here, and an index
+    # that lives as long as this process needs none that lasts.
+    token = _read_token(store_dir) or uuid.uuid4().hex
+    with created.connection.write():
+        created.connection.db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?)", (_WORKSPACE_KEY, token)
+        )
+    return created
 
 
 _DAMAGED = ".damaged"
