@@ -1,8 +1,9 @@
 """The house: dependencies point one way, and the store stays behind its seam.
 
-cli -> the public API (workspace, opening) -> milestones -> snapshots (restore ->
-record -> check -> read -> shared values) -> the primitives. A module may import its
-own layer and the layers below it, never one above; only the store speaks SQL.
+cli -> the public API (workspace, opening) -> the review page (report) -> milestones ->
+snapshots (restore -> record -> check -> read -> shared values) -> the primitives. A
+module may import its own layer and the layers below it, never one above; only the
+store speaks SQL.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ LAYERS: list[tuple[str, ...]] = [
     ("snapline.hosts",),
     (
         "snapline.workspace",
-        "snapline.report",
         "snapline.opening",
         "snapline.upgrade",
         "snapline.validation",
         "snapline",
     ),
+    # The page reads the history through what the facade hands it, never the facade.
+    ("snapline.report",),
     ("snapline.milestones", "snapline.branching", "snapline.guard"),
     ("snapline.snapshots.restore",),
     ("snapline.snapshots.record",),
@@ -111,6 +113,38 @@ def test_imports_point_down(path: Path) -> None:
         if name.startswith("snapline") and name not in REEXPORTS and _rank(name) < own
     )
     assert upward == [], f"{module} imports from a layer above it: {upward}"
+
+
+def test_the_page_reads_what_it_is_handed_not_the_facade() -> None:
+    # `from snapline import X` is exempt above (a re-export); for the page it is the
+    # facade itself, so only modules may be named that way.
+    paths = sorted((PACKAGE / "report").rglob("*.py"))
+    assert paths
+    facade = {
+        f"{_module(path)}: {name}"
+        for path in paths
+        for name in _public_names(path)
+        if not (PACKAGE / f"{name}.py").exists()
+    }
+    upward = {
+        f"{_module(path)}: {name}"
+        for path in paths
+        for name in _imports(path)
+        if name.startswith(("snapline.workspace", "snapline.opening", "snapline.cli"))
+    }
+    assert sorted(facade | upward) == []
+    # And the other way: the facade may call the page (it is below it).
+    assert _rank("snapline.workspace") < _rank("snapline.report")
+
+
+def _public_names(path: Path) -> set[str]:
+    """Names imported from the ``snapline`` package itself (its public API)."""
+    return {
+        alias.name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == "snapline" and node.level == 0
+        for alias in node.names
+    }
 
 
 def test_only_the_store_speaks_sql() -> None:

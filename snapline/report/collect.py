@@ -1,9 +1,9 @@
-"""Gathering a page's records from a workspace, through its public API only.
+"""Gathering a page's records from a history, through the reads a :class:`PageReader` names.
 
-Each snapshot's diff is ``ws.diff(n - 1, n)``: what that one snapshot changed, from
+Each snapshot's diff is ``reader.diff(n - 1, n)``: what that one snapshot changed, from
 which its lines added and removed are counted. Milestones come from
-``ws.milestones.list()``; the verification result from ``ws.verify()`` unless the
-caller already has one (``snapline verify --report``).
+``reader.milestones.list()``; the verification result from ``reader.verify()`` unless
+the caller already has one (``snapline verify --report``).
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from snapline.report.model import (
 )
 
 if TYPE_CHECKING:
-    from snapline import Milestone, Report, Snapshot, Workspace
-    from snapline.guard import CheckOutcome
+    from snapline.guard.outcome import CheckOutcome
     from snapline.milestones.lines import OtherLine
+    from snapline.milestones.milestone import Milestone
+    from snapline.report.reader import PageReader
+    from snapline.snapshots.snapshot import Report, Snapshot
 
 __all__ = ["ReportScopeError", "collect", "verdict_of"]
 
@@ -49,7 +51,7 @@ class ReportScopeError(SnaplineError):
 
 
 def collect(
-    ws: Workspace,
+    reader: PageReader,
     scope: Scope,
     *,
     verification: Report | None = None,
@@ -58,9 +60,9 @@ def collect(
     """Gather everything the page for ``scope`` shows.
 
     Args:
-        ws: An open workspace.
+        reader: The history to read (an open workspace hands itself).
         scope: The part of the history to show.
-        verification: A result of ``ws.verify()`` already at hand; ``None`` runs it.
+        verification: A result of ``reader.verify()`` already at hand; ``None`` runs it.
         budget: How much diff text the page may hold (default :class:`Budget`).
 
     Returns:
@@ -72,28 +74,32 @@ def collect(
         SnapshotNotFoundError: If the range names a snapshot that does not exist.
         SnapshotRangeError: If the range runs backwards.
     """
-    first, last = _range(ws, scope)
-    milestones = ws.milestones.list()
-    verdict, problems = _verification(ws, verification)
+    first, last = _range(reader, scope)
+    milestones = reader.milestones.list()
+    verdict, problems = _verification(reader, verification)
     budget = budget or Budget()
     # Snapshot 0 is the baseline: the whole workspace as it was found, not a change to
     # review (and with every file of a large tree, no small thing to load).
-    checks = ws.check_outcomes()
-    lines = ws.milestones.lines() if ws.side_snapshots() else []
+    checks = reader.check_outcomes()
+    lines = reader.milestones.lines() if reader.side_snapshots() else []
     entries = [
         _entry(
-            ws, snapshot, budget, _joined(ws, lines, snapshot, budget), checks.get(snapshot.number)
+            reader,
+            snapshot,
+            budget,
+            _joined(reader, lines, snapshot, budget),
+            checks.get(snapshot.number),
         )
-        for snapshot in ws.snapshots(since=max(first, 1), until=last, session=scope.session)
+        for snapshot in reader.snapshots(since=max(first, 1), until=last, session=scope.session)
         if snapshot.number >= 1
     ]
     sections = _sections(milestones, entries, scope, first, last)
     shown = tuple(entries)
     return PageModel(
-        title=os.path.basename(os.fspath(ws.root)) or os.fspath(ws.root),
-        root=os.fspath(ws.root),
+        title=os.path.basename(os.fspath(reader.root)) or os.fspath(reader.root),
+        root=os.fspath(reader.root),
         generated=datetime.now(timezone.utc),
-        latest=ws.latest,
+        latest=reader.latest,
         scope=scope,
         verdict=verdict,
         problems=problems,
@@ -114,16 +120,16 @@ def verdict_of(report: Report) -> Verdict:
     return Verdict.PROBLEMS
 
 
-def _range(ws: Workspace, scope: Scope) -> tuple[int, int]:
-    from snapline import SnapshotNotFoundError, SnapshotRangeError
+def _range(reader: PageReader, scope: Scope) -> tuple[int, int]:
+    from snapline.snapshots.read.history import SnapshotNotFoundError, SnapshotRangeError
 
-    latest = ws.latest
+    latest = reader.latest
     if scope.milestone is not None:
         if scope.start is not None or scope.end is not None:
             raise ReportScopeError(
                 f"milestone {scope.milestone} and a snapshot range were both given"
             )
-        milestone = ws.milestones.get(scope.milestone)
+        milestone = reader.milestones.get(scope.milestone)
         return milestone.first, milestone.last
     first = 0 if scope.start is None else scope.start
     last = latest if scope.end is None else scope.end
@@ -135,10 +141,12 @@ def _range(ws: Workspace, scope: Scope) -> tuple[int, int]:
     return first, last
 
 
-def _verification(ws: Workspace, report: Report | None) -> tuple[Verdict, tuple[ProblemEntry, ...]]:
+def _verification(
+    reader: PageReader, report: Report | None
+) -> tuple[Verdict, tuple[ProblemEntry, ...]]:
     if report is None:
         try:
-            report = ws.verify()
+            report = reader.verify()
         except SnaplineError as error:
             # The history could still be read this far: show it, headed by why the
             # check itself failed.
@@ -152,7 +160,7 @@ def _verification(ws: Workspace, report: Report | None) -> tuple[Verdict, tuple[
 
 
 def _joined(
-    ws: Workspace, lines: list[OtherLine], snapshot: Snapshot, budget: Budget
+    reader: PageReader, lines: list[OtherLine], snapshot: Snapshot, budget: Budget
 ) -> tuple[JoinedLine, ...]:
     """The lines ``snapshot`` joined, each snapshot of them with its own diff."""
     if not snapshot.merges:
@@ -162,7 +170,8 @@ def _joined(
         if line.joined_by != snapshot.number:
             continue
         entries = tuple(
-            _entry(ws, ws.snapshot(f"id:{side.id}"), budget, side=True) for side in line.snapshots
+            _entry(reader, reader.snapshot(f"id:{side.id}"), budget, side=True)
+            for side in line.snapshots
         )
         closed = tuple(
             (m.row.number, m.row.title, m.row.first, m.row.last) for m in line.milestones
@@ -174,7 +183,7 @@ def _joined(
 
 
 def _entry(
-    ws: Workspace,
+    reader: PageReader,
     snapshot: Snapshot,
     budget: Budget,
     joins: tuple[JoinedLine, ...] = (),
@@ -184,13 +193,13 @@ def _entry(
 ) -> SnapshotEntry:
     import shlex
 
-    from snapline import Storage
+    from snapline.snapshots.kinds import Storage
 
     # A joined line's snapshot: its own change, from its parent on its line.
     diff = (
-        ws.diff(f"id:{snapshot.parent_id}", f"id:{snapshot.id}")
+        reader.diff(f"id:{snapshot.parent_id}", f"id:{snapshot.id}")
         if side
-        else ws.diff(snapshot.number - 1, snapshot.number)
+        else reader.diff(snapshot.number - 1, snapshot.number)
     )
     added, removed = count_lines(diff)
     binary = binary_paths(diff) if "\nBinary files " in diff else set()

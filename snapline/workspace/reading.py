@@ -20,6 +20,7 @@ from snapline.workspace.rows import sync_problems, verify_problems
 
 if TYPE_CHECKING:
     from snapline.milestones import Milestones
+    from snapline.report.reader import PageReader
     from snapline.snapshots.read.points import Point
     from snapline.snapshots.results import ModifiedFile
     from snapline.snapshots.snapshot import Report, SideSnapshot, Snapshot
@@ -278,7 +279,9 @@ class Reading(WorkspaceBase):
         return Report(problems=tuple(problems), since=since)
 
     def report(
-        self,
+        # The page reads only what PageReader names; the whole Workspace is one, and
+        # mypy holds it to that at every call (a protocol as a mixin's self-type).
+        self: PageReader,
         path: PathArg | None = None,
         *,
         milestone: int | None = None,
@@ -318,10 +321,7 @@ class Reading(WorkspaceBase):
         """
         from snapline import atomic
         from snapline.report import Scope, build_page, local_path, output_path
-        from snapline.workspace import Workspace
 
-        # The page reads through the public API, which only the whole Workspace has.
-        assert isinstance(self, Workspace)
         if local and path is not None:
             raise ValueError("pass either path or local=True, not both")
         # The one file snapline writes into its own directory for a person to open; the
