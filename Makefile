@@ -32,8 +32,9 @@ test-deep: lint typecheck
 	SNAPLINE_STRESS=1 $(BIN)/python -m pytest -q tests/cli/warm/test_monitor_machine.py
 
 # The mutation score of the restore path (mutmut, in a venv of its own: .venv-mutation),
-# written to docs/mutation.md. About three hours on two idle cores, most of it on
-# the survivors (mutmut runs every test that reaches each); not part of `make test` or CI.
+# written to scripts/mutation-report.md (committed, beside the reasons it reads: a run is
+# long). About three hours on two idle cores, most of it on the survivors (mutmut runs
+# every test that reaches each); not part of `make test` or CI.
 mutation: $(STAMP)
 	$(BIN)/python scripts/mutation.py
 

@@ -26,6 +26,7 @@ from benchmarks.report import (
     render_markdown,
     render_peers,
     render_text,
+    shown_path,
     snapline_version,
     update_full_rows,
 )
@@ -160,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         mode = "full" if args.full else "quick"
         command = ".venv/bin/python -m benchmarks" + (" --full" if args.full else "")
         if args.history_repo:
-            command += f" --history-repo {args.history_repo}"
+            command += f" --history-repo {shown_path(args.history_repo)}"
         if args.history_commits:
             command += f" --history-commits {args.history_commits}"
         target = Path(output)

@@ -47,6 +47,7 @@ from benchmarks.report import (
     format_bytes,
     format_seconds,
     share_of,
+    shown_path,
 )
 from benchmarks.timing import (
     ProcessRun,
@@ -1641,7 +1642,7 @@ def method_notes(config: Config) -> list[str]:
         "snapline does not (benchmarks/install.py).",
         "Rows that miss their goal are run once more under cProfile (or tracemalloc for "
         "memory) and the result is under *What limits it*.",
-        f"Python {sys.version.split()[0]} at {config.python}.",
+        f"Python {sys.version.split()[0]} at {shown_path(config.python)}.",
     ] + (
         []
         if config.full

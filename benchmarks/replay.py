@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmarks.report import Evidence, Figure, RowResult, format_bytes, format_seconds
+from benchmarks.report import (
+    Evidence,
+    Figure,
+    RowResult,
+    format_bytes,
+    format_seconds,
+    shown_path,
+)
 from benchmarks.timing import Stats, summarize
 from benchmarks.workspace_gen import generate, history_versions, one_line_edit, source_text
 
@@ -406,7 +413,7 @@ def row_ledger_size(
         )
         result = replay(bench, source, limit=commits, label=label)
     else:
-        result = replay(bench, given, limit=commits, label=f"`{given}`")
+        result = replay(bench, given, limit=commits, label=f"`{shown_path(given)}`")
     bench.log("row 14b: one-line edits of a 1,000-line file")
     sizes = edit_bytes(bench, edits)
     return [_size_row(result, given is None), _edit_row(result, sizes)]

@@ -27,6 +27,7 @@ __all__ = [
     "render_peers",
     "render_text",
     "share_of",
+    "shown_path",
     "snapline_version",
     "update_full_rows",
 ]
@@ -421,6 +422,26 @@ def snapline_version() -> str:
     dirty = _command_output(["git", "-C", str(package), "status", "--porcelain", "--", "."])
     state = f"commit {head}" + (" with uncommitted changes" if dirty else "") if head else ""
     return f"{version} ({state})" if state else version
+
+
+def shown_path(path: Path | str) -> str:
+    """How the page names a path: never a path of the machine it was measured on.
+
+    Args:
+        path: Any path the run used (the interpreter, a history repository).
+
+    Returns:
+        The path relative to the checkout when it is inside it; else only its last
+        name (its folder's name when that is a bare ``repo`` or ``.git``), so a page
+        committed from one machine reads the same on every other.
+    """
+    # Not resolved: the checkout's .venv/bin/python is a link to the system's Python.
+    resolved = Path(os.path.abspath(path))
+    checkout = Path(__file__).resolve().parent.parent
+    if resolved.is_relative_to(checkout):
+        return resolved.relative_to(checkout).as_posix()
+    name = resolved.name
+    return resolved.parent.name if name in {"repo", ".git"} and resolved.parent.name else name
 
 
 def _read(path: Path) -> str:

@@ -318,4 +318,8 @@ def _short_function(filename: str, line: int, name: str) -> str:
         if marker in filename:
             filename = filename[filename.index(marker) + 1 :]
             break
+    else:
+        # Anything else (the run's own `snapline` launcher, a script) by its name only:
+        # the page never names a path of the machine it was measured on.
+        filename = os.path.basename(filename) or filename
     return f"{filename}:{line}({name})"

@@ -14,7 +14,10 @@ in `mutants/`). Not part of `make test` or CI: a run takes about two hours on tw
     python scripts/mutation.py --summary  # only the summary of the last run
 
 The summary (score per module, and every surviving mutant with its diff and the reason
-it survives, from scripts/mutation_reasons.toml) goes to docs/mutation.md.
+it survives, from scripts/mutation_reasons.toml) goes to scripts/mutation-report.md:
+committed, beside the tool and the reasons it reads, because a run takes hours and the
+last one's result is worth keeping; it is a maintainer's list, not a user's document,
+so it stays out of docs/.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import tomllib
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv-mutation"
 MUTANTS = ROOT / "mutants"
-REPORT = ROOT / "docs" / "mutation.md"
+REPORT = ROOT / "scripts" / "mutation-report.md"
 REASONS = ROOT / "scripts" / "mutation_reasons.toml"
 MUTMUT = "mutmut==3.8.1"
 
@@ -123,7 +126,7 @@ def _summary(results: dict[str, str]) -> str:
         "# Mutation score of the restore path",
         "",
         "Written by `make mutation` (scripts/mutation.py, mutmut 3.8.1); see",
-        "[guarantees.md](guarantees.md#how-strong-the-tests-are) for what it measures.",
+        "[guarantees.md](../docs/guarantees.md#how-strong-the-tests-are) for what it measures.",
         "",
         f"**Score: {_score(total)}** — killed {total['killed']}, timeout {total['timeout']},"
         f" survived {total['survived']}, no tests {total['no tests']}.",
