@@ -143,7 +143,8 @@ def test_rollback_refuses_to_write_over_a_special_file(
         assert stat.S_ISFIFO(os.lstat(target).st_mode)
     dry = cli("rollback", "--to", "1", "--dry-run")
     assert dry.exit_code == 1
-    assert "move what stands in the way" in dry.stderr and "resync" not in dry.stderr
+    # The conflict says what to do (move the special file away); nothing to resync.
+    assert "move it away and try again" in dry.output and "resync" not in dry.output
     target.unlink()
     assert cli("rollback", "--to", "1").exit_code == 0
     assert target.read_text() == "tracked once\n"
