@@ -33,6 +33,16 @@ settings.register_profile(
 )
 settings.load_profile("deep" if os.environ.get("SNAPLINE_STRESS") == "1" else "ci")
 
+# Git's identity for the commits a test makes, and none of the machine's configuration.
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
 
 def tree(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` (outside ``.snapline/`` and ``.git/``) with its bytes."""

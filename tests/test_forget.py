@@ -17,21 +17,13 @@ import pytest
 from snapline import Workspace
 from snapline.snapshots.read.reconstruct import ForgottenVersionError
 from snapline.snapshots.record.forget import NothingToForgetError, SharedContentError
+from tests.conftest import GIT_IDENTITY
 from tests.object_form import object_content
 
 SECRET = b"sk-live-7f3a9c1e5b"
 ENV_1 = b"API_KEY=" + SECRET + b"\nuser=bob\n"
 ENV_2 = b"API_KEY=\nuser=bob\nregion=eu\n"
 ENV_3 = b"API_KEY=\nuser=alice\nregion=eu\n"
-
-_GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 def snapline(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -51,7 +43,7 @@ def git(cwd: Path, *args: str) -> str:
         text=True,
         timeout=60,
         check=False,
-        env={**os.environ, **_GIT_ENV},
+        env={**os.environ, **GIT_IDENTITY},
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -8,7 +8,6 @@ records of :mod:`snapline.store.rows`.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,15 +17,10 @@ from snapline.store.connection import DEFAULT_BUSY_TIMEOUT, Connection, encode_p
 from snapline.store.content import BlobTable
 from snapline.store.errors import StoreCorruptError
 from snapline.store.journal import JournalTable
+from snapline.store.ledgerless import Ledgerless
 from snapline.store.milestones import MilestoneTable
 from snapline.store.rows import (
-    ChangeRow,
-    Checkpoint,
-    FileStamp,
     ForgottenRow,
-    LedgerEntry,
-    SideRow,
-    SnapshotRow,
 )
 from snapline.store.snapshots import SnapshotTable
 from snapline.store.state import KnownStateTable, StatCacheTable
@@ -39,7 +33,7 @@ __all__ = ["DB_NAME", "SqliteStore"]
 DB_NAME = "store.db"
 
 
-class SqliteStore:
+class SqliteStore(Ledgerless):
     """An open ``store.db``. Use :meth:`create` or :meth:`open`, then :meth:`close`.
 
     Attributes:
@@ -177,35 +171,9 @@ class SqliteStore:
         """Never stale: returns ``False``."""
         return False
 
-    def ledger_entries(self, names: Collection[str] | None = None) -> Iterator[LedgerEntry]:
-        """No ledger: nothing."""
-        return iter(())
-
-    def ledger_stamps(self) -> dict[str, FileStamp]:
-        """No ledger: nothing."""
-        return {}
-
-    def checkpoint(self) -> Checkpoint | None:
-        """None: without a ledger every ``verify`` checks the whole store."""
-        return None
-
-    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
-        """Nothing to keep: every ``verify`` of this store is a full one."""
-
-    def keep_listing(self) -> None:
-        """No ledger: nothing to list."""
-
     def forgotten_hashes(self) -> set[str]:
         """The hashes recorded in the ``forgotten`` table."""
         return {str(row[0]) for row in self._connection.query("SELECT hash FROM forgotten")}
-
-    def baseline_in_workspace(self) -> bool:
-        """No: this store keeps every version's content. Returns ``False``."""
-        return False
-
-    def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
-        """Nothing: this store keeps every version's content. Returns ``None``."""
-        return None
 
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` in the ``forgotten`` table, or ``None``."""
@@ -217,22 +185,6 @@ class SqliteStore:
             return None
         snapshot, time, reason = rows[0]
         return ForgottenRow(path, hash_, int(snapshot), str(time), str(reason))
-
-    def side_snapshots(self) -> list[SideRow]:
-        """One line only: returns ``[]``."""
-        return []
-
-    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
-        """One line only: returns ``[]``."""
-        return []
-
-    def orphan_snapshots(self) -> list[tuple[int, str]]:
-        """No ledger: ``[]``."""
-        return []
-
-    def other_milestones(self) -> list[LedgerEntry]:
-        """No ledger: ``[]``."""
-        return []
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own ``quick_check``: an empty list when the file is sound."""

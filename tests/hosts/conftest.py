@@ -24,21 +24,28 @@ def env(**extra: str) -> dict[str, str]:
     return result
 
 
-def hook(
-    event: dict[str, Any] | str, *args: str, cwd: Path, **extra_env: str
+def snapline(
+    root: Path, *args: str, stdin: str | None = None, **extra_env: str
 ) -> subprocess.CompletedProcess[str]:
-    """Feed one event to ``python -m snapline hook claude-code`` on stdin, as Claude Code does."""
-    text = event if isinstance(event, str) else json.dumps(event)
+    """Run ``python -m snapline ARGS`` in ``root``, as a host runs the command line."""
     return subprocess.run(
-        [sys.executable, "-m", "snapline", "hook", "claude-code", *args],
-        input=text,
-        cwd=cwd,
+        [sys.executable, "-m", "snapline", *args],
+        input=stdin,
+        cwd=root,
         env=env(**extra_env),
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
+
+
+def hook(
+    event: dict[str, Any] | str, *args: str, cwd: Path, **extra_env: str
+) -> subprocess.CompletedProcess[str]:
+    """Feed one event to ``python -m snapline hook claude-code`` on stdin, as Claude Code does."""
+    text = event if isinstance(event, str) else json.dumps(event)
+    return snapline(cwd, "hook", "claude-code", *args, stdin=text, **extra_env)
 
 
 def event(name: str, root: Path, tool: str | None = None, **fields: Any) -> dict[str, Any]:
@@ -55,6 +62,25 @@ def event(name: str, root: Path, tool: str | None = None, **fields: Any) -> dict
         data["tool_use_id"] = "toolu_01"
     data.update(fields)
     return data
+
+
+def hook_write(root: Path, path: str, text: str, session: str, kind: str = "create") -> None:
+    """Write ``path`` as Claude Code's Write tool does, then feed the hook its ``PostToolUse``.
+
+    Args:
+        root: The workspace.
+        path: The file, relative to ``root``; its folders are made.
+        text: The new content.
+        session: The conversation's ``session_id``.
+        kind: The tool response's ``type``: ``create`` or ``update``.
+    """
+    (root / path).parent.mkdir(parents=True, exist_ok=True)
+    (root / path).write_text(text)
+    tool_input = {"file_path": str(root / path), "content": text}
+    post = event("PostToolUse", root, "Write", tool_input=tool_input, session_id=session)
+    post["tool_response"] = {"type": kind, "filePath": str(root / path), "content": text}
+    done = hook(post, cwd=root)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
 @pytest.fixture

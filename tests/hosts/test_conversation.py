@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from snapline import Workspace
 from tests.conftest import tree
-from tests.hosts.conftest import env, event, hook
+from tests.hosts.conftest import event, hook, hook_write, snapline
 from tests.hosts.test_mcp_server import Client, serve
 
 SESSION = "5f1c2a7e-0b1d-4c55-9d3e-1a2b3c4d5e6f"
@@ -30,25 +28,7 @@ def _prompt(root: Path, text: str, *args: str, session: str = SESSION) -> None:
 
 
 def _write(root: Path, path: str, text: str, session: str = SESSION) -> None:
-    (root / path).parent.mkdir(parents=True, exist_ok=True)
-    (root / path).write_text(text)
-    tool_input = {"file_path": str(root / path), "content": text}
-    post = event("PostToolUse", root, "Write", tool_input=tool_input, session_id=session)
-    post["tool_response"] = {"type": "create", "filePath": str(root / path), "content": text}
-    done = hook(post, cwd=root)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-
-
-def _snapline(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "snapline", *args],
-        cwd=root,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    hook_write(root, path, text, session)
 
 
 def _stamps(root: Path) -> list[tuple[int, dict[str, Any] | None]]:
@@ -85,22 +65,22 @@ def test_before_prompt_n_in_rollback_diff_and_show(project: Path) -> None:
     _write(project, "src/greet.py", "print('hello')\n")
     _write(project, "src/app.py", "import greet\n")
 
-    shown = _snapline(project, "show", f"before-prompt:2@{SESSION}", "--json")
+    shown = snapline(project, "show", f"before-prompt:2@{SESSION}", "--json")
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout)["number"] == 1
-    diff = _snapline(project, "diff", f"before-prompt:1@{SESSION}", "before-prompt:2@5f1c")
+    diff = snapline(project, "diff", f"before-prompt:1@{SESSION}", "before-prompt:2@5f1c")
     assert diff.returncode == 0, diff.stderr
     assert "+print('hi')" in diff.stdout and "app.py" not in diff.stdout
 
-    back = _snapline(project, "rollback", "--to", "before-prompt:2@5f1c")
+    back = snapline(project, "rollback", "--to", "before-prompt:2@5f1c")
     assert back.returncode == 0, back.stderr
     assert tree(project) == before_second
     # The line that resumes that conversation, its session named in full.
     assert back.stdout.splitlines()[-1] == f"resume that conversation: claude --resume {SESSION}"
-    plain = _snapline(project, "rollback", "--to", "latest~1", "--dry-run")
+    plain = snapline(project, "rollback", "--to", "latest~1", "--dry-run")
     assert "resume" not in plain.stdout
     # Without a session: the latest conversation's.
-    assert _snapline(project, "rollback", "--to", "before-prompt:1").returncode == 0
+    assert snapline(project, "rollback", "--to", "before-prompt:1").returncode == 0
     assert tree(project) == before_first
 
 
@@ -125,10 +105,10 @@ def test_unknown_or_ambiguous_prompts_are_refused_in_one_line(project: Path) -> 
         ("before-prompt:1@nobody", "no session has one"),
         ("before-prompt:7@sess-a", "the session's last recorded prompt is 1"),
     ]:
-        done = _snapline(project, "show", ref)
+        done = snapline(project, "show", ref)
         assert done.returncode == 1, (ref, done.stderr)
         assert expected in done.stderr and done.stderr.count("\n") == 1
-    malformed = _snapline(project, "show", "before-prompt:x")
+    malformed = snapline(project, "show", "before-prompt:x")
     assert malformed.returncode == 2
     assert "before-prompt:N@SESSION" in malformed.stderr
 
@@ -177,7 +157,7 @@ def test_log_lists_snapshots_under_the_prompt_they_answered(project: Path) -> No
     _prompt(project, "Now the tests")
     _write(project, "t.txt", "t\n")
 
-    done = _snapline(project, "log")
+    done = snapline(project, "log")
 
     assert done.returncode == 0, done.stderr
     lines = [line.split()[:3] for line in done.stdout.splitlines()]
@@ -203,7 +183,7 @@ def test_a_milestone_closes_the_work_up_to_before_a_prompt(project: Path) -> Non
     _prompt(project, "Now the printer")
     _write(project, "printer.py", "show = 1\n")
 
-    done = _snapline(project, "milestone", "create", "--title", "parser", "--to", "before-prompt:2")
+    done = snapline(project, "milestone", "create", "--title", "parser", "--to", "before-prompt:2")
 
     assert done.returncode == 0, done.stderr
     with Workspace.open(project) as ws:
@@ -219,7 +199,7 @@ def test_the_review_page_groups_snapshots_by_prompt(project: Path, tmp_path: Pat
     _write(project, "t.txt", "t\n")
     page = tmp_path / "page.html"
 
-    done = _snapline(project, "report", "-o", str(page))
+    done = snapline(project, "report", "-o", str(page))
 
     assert done.returncode == 0, done.stderr
     html = page.read_text(encoding="utf-8")

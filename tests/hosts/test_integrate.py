@@ -14,7 +14,7 @@ import pytest
 
 from snapline import Workspace
 from snapline.hosts.integrate import SettingsError, integrate_claude_code
-from tests.hosts.conftest import env, hook
+from tests.hosts.conftest import env, hook, snapline
 from tests.hosts.conftest import event as hook_event
 
 # The snapline that runs `integrate` here, by absolute path: the console script beside
@@ -43,15 +43,7 @@ THEIRS: dict[str, Any] = {
 
 
 def _integrate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "snapline", "integrate", "claude-code", "--json", *args],
-        cwd=root,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return snapline(root, "integrate", "claude-code", "--json", *args)
 
 
 def _settings(root: Path) -> Any:

@@ -7,34 +7,16 @@ rollbacks are run through the real command line, by number, by ``latest~N``, by 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.hosts.conftest import env, event, hook
+from tests.hosts.conftest import hook_write, snapline
 
 FIRST = "5f1c2a7e-0b1d-4c55-9d3e-1a2b3c4d5e6f"
 SECOND = "9a8b7c6d-0000-4c55-9d3e-aaaaaaaaaaaa"
 
 
 def _write(root: Path, path: str, text: str, session: str) -> None:
-    (root / path).write_text(text)
-    tool_input = {"file_path": str(root / path), "content": text}
-    post = event("PostToolUse", root, "Write", tool_input=tool_input, session_id=session)
-    post["tool_response"] = {"type": "update", "filePath": str(root / path), "content": text}
-    done = hook(post, cwd=root)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-
-
-def _snapline(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "snapline", *args],
-        cwd=root,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    hook_write(root, path, text, session, kind="update")
 
 
 def _resumed(done: subprocess.CompletedProcess[str]) -> list[str]:
@@ -47,20 +29,20 @@ def test_a_rollback_by_number_over_a_session_s_work_names_it(project: Path) -> N
     _write(project, "README.md", "# one\n", FIRST)  # 1
     _write(project, "src/app.py", "print('two')\n", FIRST)  # 2
 
-    assert _resumed(_snapline(project, "rollback", "--to", "0", "--yes")) == [FIRST]
+    assert _resumed(snapline(project, "rollback", "--to", "0", "--yes")) == [FIRST]
 
 
 def test_every_session_taken_back_is_named_and_only_those(project: Path) -> None:
     _write(project, "README.md", "# one\n", FIRST)  # 1
     _write(project, "src/app.py", "print('two')\n", SECOND)  # 2
     (project / "notes.txt").write_text("a person's note\n")
-    assert _snapline(project, "record", "notes.txt", "-m", "by hand").returncode == 0  # 3
+    assert snapline(project, "record", "notes.txt", "-m", "by hand").returncode == 0  # 3
 
     # Back over the person's snapshot and the second session's: only that session.
-    assert _resumed(_snapline(project, "rollback", "--to", "latest~2")) == [SECOND]
+    assert _resumed(snapline(project, "rollback", "--to", "latest~2")) == [SECOND]
     # Back over both sessions' snapshots, but the second's file is already as it was:
     # only the first loses work now.
-    assert _resumed(_snapline(project, "rollback", "--to", "0")) == [FIRST]
+    assert _resumed(snapline(project, "rollback", "--to", "0")) == [FIRST]
 
 
 def test_two_sessions_taken_back_at_once_are_both_named(project: Path) -> None:
@@ -68,29 +50,29 @@ def test_two_sessions_taken_back_at_once_are_both_named(project: Path) -> None:
     _write(project, "src/app.py", "print('two')\n", FIRST)
     _write(project, "README.md", "# three\n", SECOND)
 
-    assert _resumed(_snapline(project, "rollback", "--to", "0")) == [SECOND, FIRST]
+    assert _resumed(snapline(project, "rollback", "--to", "0")) == [SECOND, FIRST]
 
 
 def test_a_path_rollback_names_only_the_sessions_whose_files_it_took_back(project: Path) -> None:
     _write(project, "README.md", "# one\n", FIRST)
     _write(project, "src/app.py", "print('two')\n", SECOND)
 
-    assert _resumed(_snapline(project, "rollback", "--to", "0", "README.md")) == [FIRST]
+    assert _resumed(snapline(project, "rollback", "--to", "0", "README.md")) == [FIRST]
 
 
 def test_a_milestone_rollback_and_an_undo_name_it_too(project: Path) -> None:
     _write(project, "README.md", "# one\n", FIRST)
-    assert _snapline(project, "milestone", "create", "-m", "first").returncode == 0
-    assert _resumed(_snapline(project, "milestone", "rollback", "1")) == [FIRST]
+    assert snapline(project, "milestone", "create", "-m", "first").returncode == 0
+    assert _resumed(snapline(project, "milestone", "rollback", "1")) == [FIRST]
     _write(project, "src/app.py", "print('two')\n", SECOND)
-    assert _resumed(_snapline(project, "undo")) == [SECOND]
+    assert _resumed(snapline(project, "undo")) == [SECOND]
 
 
 def test_no_line_without_a_conversation_a_dry_run_or_json(project: Path) -> None:
     (project / "notes.txt").write_text("a person's note\n")
-    assert _snapline(project, "record", "notes.txt", "-m", "by hand").returncode == 0
-    assert _resumed(_snapline(project, "rollback", "--to", "0")) == []
+    assert snapline(project, "record", "notes.txt", "-m", "by hand").returncode == 0
+    assert _resumed(snapline(project, "rollback", "--to", "0")) == []
     _write(project, "README.md", "# one\n", FIRST)
-    assert _resumed(_snapline(project, "rollback", "--to", "0", "--dry-run")) == []
-    done = _snapline(project, "rollback", "--to", "0", "--json")
+    assert _resumed(snapline(project, "rollback", "--to", "0", "--dry-run")) == []
+    done = snapline(project, "rollback", "--to", "0", "--json")
     assert done.returncode == 0 and "resume" not in done.stdout

@@ -22,18 +22,10 @@ from pathlib import Path
 
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.store.ledger.format import parse_snapshot, render_snapshot
+from tests.conftest import GIT_IDENTITY
 
 SCRIPT = str(Path(sys.executable).with_name("snapline"))
-_ENV = {
-    **os.environ,
-    "SNAPLINE_SERVER": "0",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+_ENV = {**os.environ, "SNAPLINE_SERVER": "0", **GIT_IDENTITY}
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

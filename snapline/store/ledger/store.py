@@ -16,11 +16,12 @@ import contextlib
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from snapline.content import unpack
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreAccessError, StoreCorruptError, access_problem
+from snapline.store.indexed import IndexedStore
 from snapline.store.ledger.baseline import baseline_content
 from snapline.store.ledger.checkpoint import CheckpointTable, stamp_ledger
 from snapline.store.ledger.files import (
@@ -37,7 +38,6 @@ from snapline.store.ledger.format import (
     snapshot_name,
 )
 from snapline.store.ledger.listed import FolderStamps, ListedTable, folder_stamps
-from snapline.store.ledger.pending import Pending, PublishingMilestones, PublishingSnapshots
 from snapline.store.ledger.side_lines import line_ids, read_side_line
 from snapline.store.ledger.tables import (
     ForgetCleanup,
@@ -64,8 +64,10 @@ if TYPE_CHECKING:
 __all__ = ["LedgerStore"]
 
 
-class LedgerStore:
+class LedgerStore(IndexedStore):
     """An open workspace history: the ledger and its local index.
+
+    The workspace configuration is the ledger's ``config.json``, copied in the index.
 
     Args:
         ledger: The ledger directory.
@@ -83,11 +85,9 @@ class LedgerStore:
     """
 
     def __init__(self, ledger: Ledger, index: SqliteStore) -> None:
+        super().__init__(index)
         self.ledger = ledger
-        self.index = index
         self.path: Path = ledger.path
-        self._pending = Pending()
-        self._depth = 0
         # Set by a caller that shows progress while the index is rebuilt: (done, total).
         self.progress: Callable[[int, int], None] | None = None
         # The index's version (its connection and data_version) and the ledger's
@@ -107,13 +107,7 @@ class LedgerStore:
         self.forget_cleanup = ForgetCleanup(connection)
         self.forgotten = ForgottenTable(connection)
         self._checkpoints = CheckpointTable(connection)
-        self.snapshots = PublishingSnapshots(index.snapshots, self._pending)
-        self.milestones = PublishingMilestones(index.milestones, self._pending)
         self.changes = index.changes
-        self.blobs = index.blobs
-        self.state = index.state
-        self.stat_cache = index.stat_cache
-        self.journal = index.journal
 
     # -- transactions --------------------------------------------------------------
 
@@ -126,49 +120,15 @@ class LedgerStore:
             StoreAccessError: If the disk refuses a ledger file.
         """
         self.ledger.parsed.clear()
-        published: list[str] = []
-        with self.index.write():
-            self._depth += 1
-            try:
-                yield
-                if self._depth == 1 and self._pending:
-                    published = self._publish()
-                    crash_point("ledger-published")
-            finally:
-                self._depth -= 1
-                if not self._depth:
-                    self._pending.clear()
+        with self._transaction() as published:
+            yield
         if published and self.agreed is not None:
             # Committed: the index holds the names of the files just written, and the
             # listings hold the files (see sync._in_step).
             version, listing = self.agreed
             self.agreed = (version, listing | frozenset(published))
 
-    def read(self) -> contextlib.AbstractContextManager[None]:
-        """A block that sees one consistent view of the index; inside ``write()`` it joins."""
-        return self.index.read()
-
     # -- the rest of the protocol ------------------------------------------------------
-
-    def config(self) -> dict[str, Any]:
-        """The workspace configuration (the ledger's ``config.json``, copied in the index)."""
-        return self.index.config()
-
-    def format_version(self) -> int:
-        """The index's format version."""
-        return self.index.format_version()
-
-    def generation(self) -> tuple[int, int]:
-        """A value that differs whenever the index may have changed in between."""
-        return self.index.generation()
-
-    def integrity_problems(self) -> list[str]:
-        """SQLite's own check of the index file."""
-        return self.index.integrity_problems()
-
-    def vacuum(self) -> None:
-        """Give the index's free space back; the ledger has none."""
-        self.index.vacuum()
 
     def close(self) -> None:
         """Close the index and stop watching the ledger."""
@@ -176,7 +136,7 @@ class LedgerStore:
         if self.watch is not None:
             self.watch.close()
             self.watch = None
-        self.index.close()
+        super().close()
 
     def refresh(self) -> bool:
         """Bring the index up to the ledger; call holding the writer lock.
@@ -305,6 +265,7 @@ class LedgerStore:
             # back and the ledger holds no file for it (write_new takes its name back).
             location = Path(error.filename) if error.filename else self.path
             raise StoreAccessError(location, access_problem(error), str(error)) from None
+        crash_point("ledger-published")
         return names
 
     def _publish_snapshot(self, number: int) -> str:

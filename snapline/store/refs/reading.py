@@ -14,7 +14,9 @@ checked once, where it enters: the first state whole, each later one by its chan
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from snapline.hashing import hash_bytes
@@ -96,6 +98,17 @@ class DamagedLineError(StoreCorruptError):
         super().__init__(where, detail)
 
 
+@contextlib.contextmanager
+def _unreadable_as_damage(ref: str, commit: str) -> Iterator[None]:
+    """A missing object or a ``record`` that does not parse, as the line's damage at ``commit``."""
+    try:
+        yield
+    except MissingObjectError as error:
+        raise DamagedLineError(ref, commit, str(error)) from None
+    except LedgerFormatError as error:
+        raise DamagedLineError(ref, commit, f"its {RECORD}: {error}") from None
+
+
 def read_snapshot(repo: GitRepository, commit: str, *, ref: str = "") -> LineSnapshot:
     """The snapshot commit ``commit``: its record parsed, its tree's shape checked.
 
@@ -107,7 +120,7 @@ def read_snapshot(repo: GitRepository, commit: str, *, ref: str = "") -> LineSna
     Raises:
         DamagedLineError: If it is not a snapshot commit snapline would write.
     """
-    try:
+    with _unreadable_as_damage(ref, commit):
         found = repo.read_commit(commit)
         names = repo.names(found.tree)
         if set(names) != {RECORD, STATE}:
@@ -118,10 +131,6 @@ def read_snapshot(repo: GitRepository, commit: str, *, ref: str = "") -> LineSna
         if state_entry.mode != TREE_MODE:
             raise DamagedLineError(ref, commit, f"{STATE} is not a tree")
         record = parse_snapshot(repo.read_blob(record_entry.id))
-    except MissingObjectError as error:
-        raise DamagedLineError(ref, commit, str(error)) from None
-    except LedgerFormatError as error:
-        raise DamagedLineError(ref, commit, f"its {RECORD}: {error}") from None
     return LineSnapshot(commit, record, state_entry.id, found.parents)
 
 
@@ -179,17 +188,13 @@ def read_milestones(repo: GitRepository, line: str) -> list[MilestoneRecord]:
     found: list[MilestoneRecord] = []
     commit = repo.ref(ref)
     while commit is not None:
-        try:
+        with _unreadable_as_damage(ref, commit):
             read = repo.read_commit(commit)
             names = repo.names(read.tree)
             entry = names.get(RECORD)
             if set(names) != {RECORD} or entry is None or entry.mode != 0o100644:
                 raise DamagedLineError(ref, commit, f"its tree holds {sorted(names)[:4]}")
             record = parse_milestone(repo.read_blob(entry.id))
-        except MissingObjectError as error:
-            raise DamagedLineError(ref, commit, str(error)) from None
-        except LedgerFormatError as error:
-            raise DamagedLineError(ref, commit, f"its {RECORD}: {error}") from None
         if found and record.row.number + 1 != found[-1].row.number:
             raise DamagedLineError(
                 ref, commit, f"milestone {record.row.number} before {found[-1].row.number}"

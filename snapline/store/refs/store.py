@@ -18,30 +18,23 @@ milestones (``refs/snapline/milestones/<line>``); a merge snapshot is refused
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
 from snapline.store.changes import ChangeTable
-from snapline.store.ledger.pending import Pending, PublishingMilestones, PublishingSnapshots
+from snapline.store.indexed import IndexedStore
+from snapline.store.ledgerless import Ledgerless
+from snapline.store.pending import Pending
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
 from snapline.store.refs.marks import MarkTable
 from snapline.store.refs.reading import read_milestones, read_snapshot
 from snapline.store.refs.writing import append_milestone, append_snapshot
-from snapline.store.rows import (
-    ChangeRow,
-    Checkpoint,
-    FileStamp,
-    ForgottenRow,
-    LedgerEntry,
-    SideRow,
-    SnapshotRow,
-)
+from snapline.store.rows import ChangeRow, ForgottenRow, SnapshotRow
 from snapline.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
@@ -126,8 +119,13 @@ class _Changes:
         self._this_write.check({row.snapshot for row in rows})
 
 
-class RefsStore:
+class RefsStore(Ledgerless, IndexedStore):
     """An open workspace history: the lines on git's refs and the local index.
+
+    A write (``write()``) also raises what publishing raises: :class:`LineMovedError`,
+    ``RefConflictError``, ``UnpublishableError`` (see ``_publish``). No ledger files and
+    one line so far (:class:`~snapline.store.ledgerless.Ledgerless`): ``verify`` of the
+    refs is still to come, and the baseline's content is in its line's first ``state``.
 
     Args:
         repo: The git repository holding the refs.
@@ -140,48 +138,13 @@ class RefsStore:
     """
 
     def __init__(self, repo: GitRepository, index: SqliteStore) -> None:
+        super().__init__(index)
         self.repo = repo
-        self.index = index
         self.path: Path = index.path
-        self._pending = Pending()
-        self._depth = 0
-        self.snapshots = PublishingSnapshots(index.snapshots, self._pending)
         self.snapshots.seal = self._seal
-        self.milestones = PublishingMilestones(index.milestones, self._pending)
         self._this_write = _ThisWriteOnly(self._pending)
         self.marks = MarkTable(index.connection)
         self.changes = _Changes(index.changes, self._this_write)
-        self.blobs = index.blobs
-        self.state = index.state
-        self.stat_cache = index.stat_cache
-        self.journal = index.journal
-
-    # -- transactions --------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def write(self) -> Iterator[None]:
-        """A block run as one index transaction whose snapshots reach their ref first; nests.
-
-        Raises:
-            StoreBusyError: If another writer holds the index past the busy timeout.
-            LineMovedError: If the line's ref moved on since the index last caught up.
-            RefConflictError: If another writer moved the ref while this one wrote.
-            UnpublishableError: If a snapshot's content is not here to put in a tree.
-        """
-        with self.index.write():
-            self._depth += 1
-            try:
-                yield
-                if self._depth == 1 and self._pending:
-                    self._publish()
-            finally:
-                self._depth -= 1
-                if not self._depth:
-                    self._pending.clear()
-
-    def read(self) -> contextlib.AbstractContextManager[None]:
-        """A block that sees one consistent view of the index; inside ``write()`` it joins."""
-        return self.index.read()
 
     def _seal(self, number: int, skipped: str, chain_hash: str) -> None:
         self.index.snapshots.seal(number, skipped, chain_hash)
@@ -200,15 +163,29 @@ class RefsStore:
 
     # -- publishing ----------------------------------------------------------------
 
-    def _publish(self) -> None:
+    def _publish(self) -> list[str]:
+        """Append the transaction's snapshots, then its milestones, to their refs.
+
+        Returns:
+            The commits appended.
+
+        Raises:
+            LineMovedError: If the line's ref moved on since the index last caught up.
+            RefConflictError: If another writer moved the ref while this one wrote.
+            UnpublishableError: If a snapshot's content is not here to put in a tree.
+        """
+        commits: list[str] = []
         tip: str | None = None
         for number in sorted(self._pending.snapshots):
             row = self.index.snapshots.get(number)
             assert row is not None, f"snapshot {number} was inserted in this transaction"
             tip = self._append(row, tip)
+            commits.append(tip)
         tip = None
         for number in sorted(self._pending.milestones):
             tip = self._append_milestone(number, tip)
+            commits.append(tip)
+        return commits
 
     def _expected(self, ref: str, number: int, what: str, follows: str) -> str | None:
         """The ref's commit, checked against the index's mark of it (one ref read)."""
@@ -265,30 +242,6 @@ class RefsStore:
 
     # -- the rest of the protocol ------------------------------------------------------
 
-    def config(self) -> dict[str, Any]:
-        """The workspace configuration kept in the index."""
-        return self.index.config()
-
-    def format_version(self) -> int:
-        """The index's format version."""
-        return self.index.format_version()
-
-    def generation(self) -> tuple[int, int]:
-        """A value that differs whenever the index may have changed in between."""
-        return self.index.generation()
-
-    def integrity_problems(self) -> list[str]:
-        """SQLite's own check of the index file."""
-        return self.index.integrity_problems()
-
-    def vacuum(self) -> None:
-        """Give the index's free space back; the refs have none (``git gc`` does theirs)."""
-        self.index.vacuum()
-
-    def close(self) -> None:
-        """Close the index."""
-        self.index.close()
-
     def refresh(self) -> bool:
         """Bring the index up to the main line's ref; call holding the writer lock.
 
@@ -311,55 +264,13 @@ class RefsStore:
         refs = (line_ref(line), milestones_ref(line))
         return any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs)
 
-    def ledger_entries(self, names: Collection[str] | None = None) -> Iterator[LedgerEntry]:
-        """No ledger files: nothing (``verify`` of the refs is still to come)."""
-        return iter(())
-
-    def ledger_stamps(self) -> dict[str, FileStamp]:
-        """No ledger files: nothing."""
-        return {}
-
-    def checkpoint(self) -> Checkpoint | None:
-        """None: every ``verify`` checks the whole store."""
-        return None
-
-    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
-        """Nothing kept yet: every ``verify`` of this store is a full one."""
-
-    def keep_listing(self) -> None:
-        """No ledger files to list."""
-
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of forgotten versions (the index's table)."""
         return self.index.forgotten_hashes()
 
-    def baseline_in_workspace(self) -> bool:
-        """No: the baseline's content is in its line's first ``state``. Returns ``False``."""
-        return False
-
-    def baseline_content(self, path: str, hash_: str, size: int) -> bytes | None:
-        """Nothing: the index keeps every version's content. Returns ``None``."""
-        return None
-
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""
         return self.index.forgotten_version(path, hash_)
-
-    def side_snapshots(self) -> list[SideRow]:
-        """One line only so far: ``[]``."""
-        return []
-
-    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
-        """One line only so far: ``[]``."""
-        return []
-
-    def orphan_snapshots(self) -> list[tuple[int, str]]:
-        """No snapshot files: ``[]``."""
-        return []
-
-    def other_milestones(self) -> list[LedgerEntry]:
-        """No milestone files: ``[]``."""
-        return []
 
 
 if TYPE_CHECKING:

@@ -12,12 +12,26 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import GUARD, Warm, local
+from tests.conftest import GIT_IDENTITY
+
+
+def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    """Run git in ``root`` with a fixed identity and no user or system configuration.
+
+    Args:
+        root: The work tree.
+        args: Git's arguments.
+        check: Raise ``CalledProcessError`` when git fails.
+    """
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    env = {"PATH": path, "HOME": str(root), "LC_ALL": "C", **GIT_IDENTITY}
+    return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=check)
 
 
 def token(root: Path) -> dict[str, Any]:
@@ -108,7 +122,7 @@ class SlowRequest:
         streams = [b"utf-8", b"strict", b"0", b"0"] * 3
         fields = [os.fsencode(root), b"18", *streams, b"", b"%d" % len(argv), *argv]
         fields += [os.fsencode(f"{name}={value}") for name, value in env.items()]
-        self._data = protocol.encode_request("run", _client_identity(), fields)
+        self._data = protocol.encode_request("run", client_identity(), fields)
         self._connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._connection.connect(str(server.socket()))
         fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (null, out_w, null))
@@ -140,11 +154,11 @@ class SlowRequest:
             return int(ended.split()[1]), out.read().decode()
 
 
-_IDENTITY = "from snapline.cli.warm import protocol; print(protocol.identity())"
+def client_identity() -> str:
+    """The key a client sends, as the console script computes it.
 
-
-def _client_identity() -> str:
-    # As the console script computes it (pytest's import path is not a client's).
+    From a child python: pytest's import path is not a client's.
+    """
     done = subprocess.run(
         [
             sys.executable,
@@ -157,6 +171,29 @@ def _client_identity() -> str:
         timeout=GUARD,
     )
     return done.stdout.strip()
+
+
+def forked(action: Callable[[], bytes]) -> bytes:
+    """What ``action`` returns run in a forked child, or the repr of what it raised.
+
+    For a client whose rights differ from this runner's (another user, a capability
+    dropped, another mount namespace): the child changes its own, this process keeps its.
+    """
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(read_end)
+            os.write(write_end, action())
+        except BaseException as error:
+            os.write(write_end, repr(error).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reply:
+        said = reply.read()
+    os.waitpid(pid, 0)
+    return said
 
 
 def _unread(connection: socket.socket) -> int:

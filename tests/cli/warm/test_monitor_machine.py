@@ -24,7 +24,6 @@ import itertools
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import Warm, local, start_server, wait_gone
-from tests.cli.warm.monitoring import stopped, wait_stopped
+from tests.cli.warm.monitoring import git, stopped, wait_stopped
 from tests.reliability.helpers import STRESS
 
 FILES = ["a.txt", "b.txt", "d/c.txt", "d/e.txt", "n.txt", "x.log"]
@@ -43,20 +42,6 @@ COMMITTED = ["a.txt", "b.txt", "d/c.txt"]
 LINKS = ["ign/b-link", "ign/new-link", "@a-link"]
 IGNORES = ["ign/\n", "ign/\n*.log\n", "ign/\nd/\n", "ign/\n!x.log\n*.log\n"]
 _ids = itertools.count()
-
-
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(root),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "LC_ALL": "C",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=False)
 
 
 def _is_file(path: Path) -> bool:
@@ -85,9 +70,9 @@ class WarmMachine(RuleBasedStateMachine):
         # from outside the tree.
         os.link(self.root / "b.txt", self.root / "ign" / "b-link")
         os.link(self.root / "a.txt", self.outside / "a-link")
-        assert _git(self.root, "init", "-q").returncode == 0
-        assert _git(self.root, "add", ".").returncode == 0
-        assert _git(self.root, "commit", "-q", "-m", "first").returncode == 0
+        git(self.root, "init", "-q")
+        git(self.root, "add", ".")
+        git(self.root, "commit", "-q", "-m", "first")
         assert run_script("init", cwd=self.root).returncode == 0
         self.server: Warm | None = _running(self.runtime)
 
@@ -169,7 +154,7 @@ class WarmMachine(RuleBasedStateMachine):
 
     @rule(rel=st.sampled_from(COMMITTED))
     def git_checkout(self, rel: str) -> None:
-        _git(self.root, "checkout", "--", rel)  # fails for a path not there: no matter
+        git(self.root, "checkout", "--", rel, check=False)  # fails for a path not there: no matter
 
     @rule(number=st.integers(0, len(IGNORES) - 1))
     def edit_ignore_file(self, number: int) -> None:

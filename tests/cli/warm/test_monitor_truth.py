@@ -8,33 +8,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import Warm, local
 from tests.cli.warm.monitoring import (
     SlowRequest,
+    git,
     same_as_walk,
     stopped,
     token,
     wait_stopped,
     warm_status,
 )
-
-
-def _git(root: Path, *args: str) -> None:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(root),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "LC_ALL": "C",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
 def _paths(drift: list[tuple[str, str | None, str | None, str | None]]) -> list[tuple[str, str]]:
@@ -73,15 +59,15 @@ def test_a_file_rewritten_by_git_checkout_is_drift(warm: Warm, tmp_path: Path) -
     root = tmp_path / "repo"
     root.mkdir()
     (root / "app.py").write_text("print('first')\n")
-    _git(root, "init", "-q")
-    _git(root, "add", "app.py")
-    _git(root, "commit", "-q", "-m", "first")
+    git(root, "init", "-q")
+    git(root, "add", "app.py")
+    git(root, "commit", "-q", "-m", "first")
     assert run_script("init", cwd=root).returncode == 0
     warm_status(root, warm)
     (root / "app.py").write_text("print('second')\n")
     assert run_script("record", "app.py", "-m", "second", cwd=root).returncode == 0
     assert same_as_walk(root, warm)[0] == []
-    _git(root, "checkout", "--", "app.py")  # git rewrites it: the committed version
+    git(root, "checkout", "--", "app.py")  # git rewrites it: the committed version
     assert _verify_exit(root, warm) == (1, 1)
     drift, walked = same_as_walk(root, warm)
     assert _paths(drift) == [("modified", "app.py")]
@@ -166,14 +152,20 @@ def test_a_tracked_file_linked_from_outside_the_tree(warm: Warm, tmp_path: Path)
     assert token(root)["linked"] == ["a.txt"]
 
 
-def test_verify_full_never_trusts_the_monitor(warm: Warm, tmp_path: Path) -> None:
+def _written_through_a_later_link(tmp_path: Path, warm: Warm) -> Path:
+    """A settled linked project, then ``a.txt`` written through a link made outside it."""
     root = _linked_project(tmp_path)
     _settle(root, warm)
-    # A link from outside made after the last check: the kernel tells the tree nothing,
-    # of the link or of the write through it. The whole walk sees the write.
     outside = tmp_path / "elsewhere.txt"
     os.link(root / "a.txt", outside)
     outside.write_text("written from outside\n")
+    return root
+
+
+def test_verify_full_never_trusts_the_monitor(warm: Warm, tmp_path: Path) -> None:
+    # The kernel tells the tree nothing of the link or of the write through it; the
+    # whole walk sees the write.
+    root = _written_through_a_later_link(tmp_path, warm)
     before = warm.served()
     full = run_script("verify", "--full", cwd=root)
     assert warm.served() == before + 1
@@ -186,11 +178,7 @@ def test_verify_full_never_trusts_the_monitor(warm: Warm, tmp_path: Path) -> Non
 
 
 def test_a_cold_run_that_found_drift_leaves_no_clean_token(warm: Warm, tmp_path: Path) -> None:
-    root = _linked_project(tmp_path)
-    _settle(root, warm)
-    outside = tmp_path / "elsewhere.txt"
-    os.link(root / "a.txt", outside)
-    outside.write_text("written from outside\n")
+    root = _written_through_a_later_link(tmp_path, warm)
     assert local("verify", cwd=root).returncode == 1
     assert _verify_exit(root, warm) == (1, 1)
 

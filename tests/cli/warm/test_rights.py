@@ -27,6 +27,7 @@ import pytest
 from snapline.cli.warm import protocol
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import GUARD, Warm, latest, wait_gone
+from tests.cli.warm.monitoring import client_identity, forked
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="capabilities, unshare, chroot")
 
@@ -195,42 +196,22 @@ def _raw_record(socket_path: Path, cwd: Path, before: Callable[[], None]) -> byt
     # A client that skips the client's own check: a forked child connects, changes what
     # it may do, then asks for `snapline record` (SO_PEERCRED names it; nothing it says
     # about itself is trusted).
-    key = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from snapline.cli.warm import protocol; print(protocol.identity())",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=True,
-    ).stdout.strip()  # a process's identity, not this test runner's (its sys.path differs)
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        try:
-            os.close(read_end)
-            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            connection.settimeout(GUARD)
-            connection.connect(str(socket_path))
-            before()
-            streams = [b"utf-8", b"strict", b"0", b"0"] * 3
-            env = [name + b"=" + value for name, value in os.environb.items()]
-            fields = [os.fsencode(cwd), b"18", *streams, b"", b"2", b"snapline", b"record"]
-            request = protocol.encode_request("run", key, [*fields, *env])
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                connection.sendall(request)
-            os.write(write_end, connection.recv(4096))
-        except BaseException as error:
-            os.write(write_end, repr(error).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as reply:
-        said = reply.read()
-    os.waitpid(pid, 0)
-    return said
+    key = client_identity()  # a process's identity, not this test runner's (its sys.path differs)
+
+    def child() -> bytes:
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.settimeout(GUARD)
+        connection.connect(str(socket_path))
+        before()
+        streams = [b"utf-8", b"strict", b"0", b"0"] * 3
+        env = [name + b"=" + value for name, value in os.environb.items()]
+        fields = [os.fsencode(cwd), b"18", *streams, b"", b"2", b"snapline", b"record"]
+        request = protocol.encode_request("run", key, [*fields, *env])
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            connection.sendall(request)
+        return connection.recv(4096)
+
+    return forked(child)
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ import snapline
 from snapline.cli.warm import protocol
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import GUARD, Warm, alive, latest, wait_gone
+from tests.cli.warm.monitoring import forked
 
 PACKAGE = Path(snapline.__file__).parent
 
@@ -57,33 +58,20 @@ def test_no_command_uses_a_server_in_a_directory_that_is_not_private(
 def _as_other_user(socket_path: Path, key: str, cwd: Path) -> bytes:
     # A forked child that becomes uid 65534, then connects: SO_PEERCRED holds the
     # credentials of connect(). (The venv's python may not be executable by that user.)
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        try:
-            os.close(read_end)
-            os.setgid(65534)
-            os.setuid(65534)
-            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            connection.settimeout(GUARD)
-            connection.connect(str(socket_path))
-            fields = [os.fsencode(cwd), b"18", *[b"utf-8", b"strict", b"0", b"0"] * 3]
-            request = protocol.encode_request(
-                "run", key, [*fields, b"", b"2", b"snapline", b"record"]
-            )
-            # The server may answer and close before the request is sent: read anyway.
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                socket.send_fds(connection, [request], [0, 1, 2])
-            os.write(write_end, connection.recv(4096))
-        except BaseException as error:
-            os.write(write_end, repr(error).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as reply:
-        said = reply.read()
-    os.waitpid(pid, 0)
-    return said
+    def child() -> bytes:
+        os.setgid(65534)
+        os.setuid(65534)
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.settimeout(GUARD)
+        connection.connect(str(socket_path))
+        fields = [os.fsencode(cwd), b"18", *[b"utf-8", b"strict", b"0", b"0"] * 3]
+        request = protocol.encode_request("run", key, [*fields, b"", b"2", b"snapline", b"record"])
+        # The server may answer and close before the request is sent: read anyway.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            socket.send_fds(connection, [request], [0, 1, 2])
+        return connection.recv(4096)
+
+    return forked(child)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can connect as another user")

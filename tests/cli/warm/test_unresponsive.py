@@ -21,6 +21,7 @@ import pytest
 
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import GUARD, Warm, latest, local, wait_for
+from tests.cli.warm.monitoring import client_identity
 
 SCRIPT = str(Path(sys.executable).with_name("snapline"))
 RECORDED = "recorded snapshot 1: 1 file\n  M src/app.py\n"
@@ -87,17 +88,7 @@ def test_a_signal_ends_a_client_waiting_on_a_stopped_server_at_once(
 def test_a_worker_whose_client_never_says_go_runs_nothing(warm: Warm, project: Path) -> None:
     # A client that gave up after "started" was sent (it timed out, or a signal ended
     # it): the worker must not run the command the client is running itself.
-    key = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from snapline.cli.warm import protocol; print(protocol.identity())",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=True,
-    ).stdout.strip()
+    key = client_identity()
     code = (
         "import os, socket, sys\n"
         "from snapline.cli.warm import protocol\n"

@@ -8,13 +8,12 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from snapline.content import pack
-from snapline.diffing import compute_deltas
 from snapline.hashing import hash_bytes
 from snapline.store.refs.git import GitRepository, open_repository
 from snapline.store.refs.reading import read_snapshot
 from snapline.store.refs.writing import StateEdit, append_snapshot
 from snapline.store.rows import ChangeRow, SnapshotRow
+from tests.store.refs.recording import stored_change
 
 GIT_ENV = {
     **os.environ,
@@ -100,7 +99,7 @@ class Line:
             merges=json.dumps([read_snapshot(self.repo, c).record.row.id for c in merges]),
         )
         changes = tuple(
-            _change(number, path, self.files.get(path), data, mode)
+            stored_change(number, path, self.files.get(path), data, mode=mode, delta_chain=0)
             for path, data in sorted(writes.items())
         )
         edits = [StateEdit(path, data, mode) for path, data in sorted(writes.items())]
@@ -125,37 +124,3 @@ class Line:
         self.changes.append(changes)
         self.commits.append(commit)
         return commit
-
-
-def _change(number: int, path: str, old: bytes | None, new: bytes | None, mode: int) -> ChangeRow:
-    kind = "added" if old is None else "deleted" if new is None else "modified"
-    forward = reverse = None
-    storage, content = "full", None if new is None else hash_bytes(new)
-    if old is not None and new is not None:
-        try:
-            deltas = compute_deltas(old.decode(), new.decode())
-        except UnicodeDecodeError:
-            deltas = None
-        if deltas is not None:
-            storage, content = "delta", None
-            forward = pack(deltas.forward.encode())
-            reverse = pack(deltas.reverse.encode())
-    if new is None:
-        storage = "none"
-    return ChangeRow(
-        snapshot=number,
-        path=path,
-        kind=kind,
-        old_path=None,
-        base_hash=None if old is None else hash_bytes(old),
-        result_hash=None if new is None else hash_bytes(new),
-        base_mode=None if old is None else mode,
-        result_mode=None if new is None else mode,
-        size=None if new is None else len(new),
-        storage=storage,
-        forward=forward,
-        reverse=reverse,
-        content=content,
-        chain=0,
-        chain_bytes=0,
-    )

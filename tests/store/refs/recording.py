@@ -67,7 +67,9 @@ class Writer:
             changes.append(change_row(number, new, kept, kept, "renamed", old_path=old))
             blobs.append((hash_bytes(kept), len(kept), pack(kept)))
         for path, data in sorted(writes.items()):
-            change = _change(number, path, self.files.get(path), data, path in hash_only)
+            change = stored_change(
+                number, path, self.files.get(path), data, hash_only=path in hash_only
+            )
             changes.append(change)
             if change.content is not None and data is not None:
                 blobs.append((change.content, len(data), pack(data)))
@@ -93,11 +95,29 @@ class Writer:
         return row
 
 
-def _change(
-    number: int, path: str, old: bytes | None, new: bytes | None, hash_only: bool
+def stored_change(
+    number: int,
+    path: str,
+    old: bytes | None,
+    new: bytes | None,
+    *,
+    hash_only: bool = False,
+    mode: int = 0o100644,
+    delta_chain: int = 1,
 ) -> ChangeRow:
+    """A change as the recorder stores it: a text's delta, else the full content or its hash.
+
+    Args:
+        number: The snapshot.
+        path: The file.
+        old: Its bytes before (``None``: added).
+        new: Its bytes after (``None``: deleted).
+        hash_only: Keep only the new content's hash (a version too large to keep).
+        mode: The file's mode before and after.
+        delta_chain: The ``chain`` of a delta.
+    """
     kind = "added" if old is None else "deleted" if new is None else "modified"
-    row = change_row(number, path, old, new, kind)
+    row = change_row(number, path, old, new, kind, mode=mode)
     if hash_only:
         return dataclasses.replace(row, storage="hash-only", content=None)
     if old is not None and new is not None:
@@ -112,7 +132,7 @@ def _change(
                 content=None,
                 forward=pack(deltas.forward.encode()),
                 reverse=pack(deltas.reverse.encode()),
-                chain=1,
+                chain=delta_chain,
             )
     return row
 
@@ -125,6 +145,7 @@ def change_row(
     kind: str,
     *,
     old_path: str | None = None,
+    mode: int = 0o100644,
 ) -> ChangeRow:
     return ChangeRow(
         snapshot=number,
@@ -133,8 +154,8 @@ def change_row(
         old_path=old_path,
         base_hash=None if old is None else hash_bytes(old),
         result_hash=None if new is None else hash_bytes(new),
-        base_mode=None if old is None else 0o100644,
-        result_mode=None if new is None else 0o100644,
+        base_mode=None if old is None else mode,
+        result_mode=None if new is None else mode,
         size=None if new is None else len(new),
         storage="none" if new is None else "full",
         forward=None,

@@ -1,8 +1,9 @@
-"""What an index transaction adds, noted so the ledger store can publish it before it commits.
+"""What an index transaction adds, noted so a store can publish it before it commits.
 
-The ledger store (``store.py``) hands the domain these in place of the index's snapshot
-and milestone tables: they insert as the tables do and note the numbers, which
-``LedgerStore.write`` renders into ledger files just before the transaction commits.
+A store over an index (:class:`~snapline.store.indexed.IndexedStore`: the ledger store,
+the refs store) hands the domain these in place of the index's snapshot and milestone
+tables: they insert as the tables do and note the numbers, which the store publishes
+(ledger files, commits on a line's ref) just before the transaction commits.
 """
 
 from __future__ import annotations
