@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
-import termios
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -105,53 +103,58 @@ def wait_stopped(pid: int) -> None:
 
 
 class SlowRequest:
-    """A warm request sent in two parts, as a slow client would: the server holds it.
+    """A warm request whose descriptors come late, as a slow client's would.
 
-    The first part (less than the request's length field) is read by the server, which
-    then waits for the rest; :meth:`finish` sends the rest, and :meth:`outcome` reads
-    the worker's exit code and standard output.
+    The request is sent whole, and the server, having checked it, asks for the client's
+    descriptors (``send``) and waits; :meth:`finish` sends them, on which the server
+    forks the worker at once; :meth:`outcome` lets the worker run (``go``) and reads its
+    exit code and standard output.
     """
 
     def __init__(self, server: Warm, root: Path, *args: str) -> None:
         from snapline.cli.warm import protocol
 
-        self._out_r, out_w = os.pipe()
-        null = os.open(os.devnull, os.O_RDWR)
+        self._out_r, self._out_w = os.pipe()
+        self._null = os.open(os.devnull, os.O_RDWR)
         env = {**os.environ, "SNAPLINE_SERVER": "1"}
         argv = [b"snapline", *(os.fsencode(arg) for arg in args)]
         streams = [b"utf-8", b"strict", b"0", b"0"] * 3
         fields = [os.fsencode(root), b"18", *streams, b"", b"%d" % len(argv), *argv]
         fields += [os.fsencode(f"{name}={value}") for name, value in env.items()]
-        self._data = protocol.encode_request("run", client_identity(), fields)
+        self._replies = b""
         self._connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._connection.settimeout(GUARD)  # a hang fails the test, never the suite
         self._connection.connect(str(server.socket()))
-        fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (null, out_w, null))
-        self._connection.sendmsg([self._data[:2]], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
-        os.close(null)
-        os.close(out_w)
-        # The server has read the first part when nothing of it is left unread.
-        deadline = time.monotonic() + GUARD
-        while _unread(self._connection) > 0:
-            assert time.monotonic() < deadline, "the server never read the request"
-            time.sleep(0.01)
+        self._connection.sendall(protocol.encode_request("run", client_identity(), fields))
+        asked = self._reply()
+        assert asked == b"send", asked
 
     def finish(self) -> None:
-        """Send the rest of the request."""
-        self._connection.sendall(self._data[2:])
+        """Send the descriptors: the server forks the worker as soon as it reads them."""
+        mine = (self._null, self._out_w, self._null)
+        fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in mine)
+        self._connection.sendmsg([b"\0"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        os.close(self._null)
+        os.close(self._out_w)
 
     def outcome(self) -> tuple[int, str]:
         """The exit code the server reports, and what the command wrote to stdout."""
-        replies = b""
-        while replies.count(b"\n") < 2:
-            chunk = self._connection.recv(4096)
-            assert chunk, replies
-            replies += chunk
+        started = self._reply()
+        assert started.startswith(b"started "), started
+        self._connection.sendall(b"go\n")
+        ended = self._reply()
         self._connection.close()
-        started, ended = replies.split(b"\n")[:2]
-        assert started.startswith(b"started "), replies
-        assert ended.startswith(b"exit "), replies
+        assert ended.startswith(b"exit "), ended
         with os.fdopen(self._out_r, "rb") as out:
             return int(ended.split()[1]), out.read().decode()
+
+    def _reply(self) -> bytes:
+        while b"\n" not in self._replies:
+            chunk = self._connection.recv(4096)
+            assert chunk, self._replies
+            self._replies += chunk
+        line, self._replies = self._replies.split(b"\n", 1)
+        return line
 
 
 def client_identity() -> str:
@@ -194,9 +197,3 @@ def forked(action: Callable[[], bytes]) -> bytes:
         said = reply.read()
     os.waitpid(pid, 0)
     return said
-
-
-def _unread(connection: socket.socket) -> int:
-    # SIOCOUTQ: what this end sent that the peer has not read yet.
-    buffer = fcntl.ioctl(connection.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
-    return int.from_bytes(buffer, sys.byteorder)

@@ -81,8 +81,8 @@ def test_a_change_still_queued_when_the_worker_forks_is_seen(warm: Warm, project
     request = SlowRequest(warm, project, "status", "--json")
     with stopped(warm.pid):
         wait_stopped(warm.pid)
-        # The request completes before the edit's events queue: woken, the server
-        # finds the request first and forks for it, the events still unread.
+        # The descriptors arrive before the edit's events queue: woken, the server
+        # finds them first and forks for the request, the events still unread.
         request.finish()
         (project / "README.md").write_text("# edited just before the command\n")
     code, out = request.outcome()
