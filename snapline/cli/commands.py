@@ -102,6 +102,18 @@ COMMANDS: tuple[Command, ...] = (
         "Make a git branch whose files are the workspace's after snapshot N.",
     ),
     Command(
+        "push",
+        "travel",
+        "push",
+        "Push the history's refs (refs/snapline/*) to a remote, never forcing one.",
+    ),
+    Command(
+        "fetch",
+        "travel",
+        "fetch",
+        "Fetch the history's refs (refs/snapline/*) from a remote, never rewinding one.",
+    ),
+    Command(
         "guard",
         "guard",
         "guard",
