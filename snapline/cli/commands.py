@@ -105,13 +105,13 @@ COMMANDS: tuple[Command, ...] = (
         "push",
         "travel",
         "push",
-        "Push the history's refs (refs/snapline/*) to a remote, never forcing one.",
+        "Push the history's refs to a remote, fast-forward only.",
     ),
     Command(
         "fetch",
         "travel",
         "fetch",
-        "Fetch the history's refs (refs/snapline/*) from a remote, never rewinding one.",
+        "Fetch the history's refs from a remote, fast-forward only.",
     ),
     Command(
         "guard",

@@ -54,12 +54,13 @@ def push(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Push the history's refs (refs/snapline/*) to a remote, never forcing one.
+    """Push the history's refs to a remote, fast-forward only.
 
-    A ref the remote has more snapshots on, or that diverged, is refused with one line
-    (exit 1) and nothing is lost. --install-hook adds a pre-push hook so that a plain
-    `git push` of a branch pushes the history to the same remote (an existing hook is
-    kept and run first); --uninstall-hook removes it.
+    Every ref under refs/snapline/ goes to the same name, never forced: a ref the
+    remote has more snapshots on, or that diverged, is refused with one line (exit 1)
+    and nothing is lost. --install-hook adds a pre-push hook so that a plain `git push`
+    of a branch pushes the history to the same remote (an existing hook is kept and run
+    first); --uninstall-hook removes it.
     """
     from snapline.travel import (
         Direction,
@@ -96,11 +97,12 @@ def fetch(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Fetch the history's refs (refs/snapline/*) from a remote, never rewinding one.
+    """Fetch the history's refs from a remote, fast-forward only.
 
-    New lines are created and lines the remote has more snapshots on move forward; a
-    line that has snapshots here the remote lacks is kept as it is (refused, exit 1, if
-    the remote's also has snapshots this one lacks).
+    Every ref under refs/snapline/ comes to the same name, never rewound: new lines are
+    created, lines the remote has more snapshots on move forward, and a line that has
+    snapshots here the remote lacks is kept as it is (refused, exit 1, if the remote's
+    also has snapshots this one lacks).
     """
     from snapline.travel import Direction, default_remote, work_tree
     from snapline.travel import fetch as run_fetch
@@ -139,8 +141,8 @@ def _summary(done: Travel) -> str:
     if done.refused:
         extra.append(f"{len(done.refused)} refused")
     if not (done.moved or done.up_to_date or done.ahead or done.refused):
-        where = "here" if done.direction == "push" else f"on {done.remote}"
-        extra.append(f"no history refs (refs/snapline/) {where}")
+        where = "this repository has" if done.direction == "push" else f"{done.remote} has"
+        extra.append(f"{where} none: no refs/snapline/")
     return line + (f" ({', '.join(extra)})" if extra else "")
 
 
