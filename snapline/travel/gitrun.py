@@ -63,6 +63,7 @@ def git(
     data: str | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
+    name: str | None = None,
 ) -> Ran:
     """Run ``git ARGS`` in ``cwd`` and return what it did, whatever its status.
 
@@ -72,6 +73,7 @@ def git(
         data: Text for its standard input (else none: git never waits on the user's).
         env: The environment (default: this process's).
         timeout: Seconds after which git is stopped (``None``: no bound).
+        name: What to call the command in an error (default ``git <subcommand>``).
 
     Returns:
         Its status, standard output and standard error.
@@ -79,6 +81,7 @@ def git(
     Raises:
         GitFailedError: If git cannot be started, or ran past ``timeout``.
     """
+    name = name or "git " + next((a for a in args if not a.startswith("-") and "=" not in a), "")
     try:
         done = subprocess.run(
             ["git", *args],
@@ -92,12 +95,10 @@ def git(
             check=False,
         )
     except FileNotFoundError as error:
-        raise GitFailedError(
-            f"git {args[0]}", "no git found on PATH", "install git or put it on PATH"
-        ) from error
+        raise GitFailedError(name, "no git on PATH", "install git or put it on PATH") from error
     except subprocess.TimeoutExpired as error:
         raise GitFailedError(
-            f"git {args[0]}", f"it ran past {timeout:g} seconds and was stopped"
+            name, f"it ran past {timeout:g} s and was stopped", "nothing was moved"
         ) from error
     return Ran(done.returncode, done.stdout, done.stderr)
 

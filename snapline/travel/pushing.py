@@ -44,7 +44,7 @@ def push(root: Path, remote: str, *, dry_run: bool = False, timeout: float | Non
         return Travel(remote, "push", dry_run=dry_run)
     args = ["-c", "core.abbrev=no", "push", "--porcelain", "--no-verify", "--no-follow-tags"]
     args += ["--no-recurse-submodules", *(["--dry-run"] if dry_run else []), remote, REFSPEC]
-    ran = git(root, *args, timeout=timeout)
+    ran = git(root, *args, timeout=timeout, name=f"git push {remote}")
     moved: list[Moved] = []
     refused: list[Refusal] = []
     same = 0

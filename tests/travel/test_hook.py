@@ -172,3 +172,18 @@ def test_refused_history_refs_never_fail_the_user_s_push(tmp_path: Path) -> None
     assert f"snapline: {ref} was not pushed: origin has snapshots on it" in pushed.stderr
     assert "snapline: your push goes on without the history refs above" in pushed.stderr
     assert (refs(remote), refs(root)) == (theirs, mine)
+
+
+def test_a_linked_work_tree_shares_the_hook_and_its_push_carries_the_history(
+    tmp_path: Path,
+) -> None:
+    root, remote, ref = _repo(tmp_path)
+    linked = tmp_path / "linked"
+    git(root, "worktree", "add", "-q", "-b", "agent-2", str(linked))
+    installed = _install(linked)
+    assert installed["hook"] == str(root / ".git/hooks/pre-push")
+    assert _install(root)["changed"] is False  # the same hook, seen from either tree
+    pushed = run(linked, "push", "origin", "agent-2")
+    assert pushed.returncode == 0, pushed.stderr
+    assert ref in refs(remote)
+    assert git(linked, "status", "--porcelain") == ""

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+
 from snapline.store.refs.layout import line_ref
+from snapline.travel import GitFailedError, push
 from tests.store.refs.lines import Line, git
 from tests.travel.repos import (
     bare,
@@ -203,3 +207,25 @@ def test_outside_a_git_repository_push_says_where_it_works(tmp_path: Path) -> No
     done = snapline(tmp_path / "plain", "push")
     assert done.exit_code == 2
     assert "is not in a git repository" in done.stderr
+
+
+def test_a_remote_that_never_answers_is_given_up_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A remote helper that reads what git says and never answers: git waits on it for
+    # ever (and it on git, until git is stopped), so any bound ends the push, whatever
+    # the machine's speed (the hook's bound is HOOK_TIMEOUT): a user's push is not held.
+    helpers = tmp_path / "bin"
+    helpers.mkdir()
+    hang = helpers / "git-remote-hang"
+    hang.write_text("#!/bin/sh\nexec cat >/dev/null\n")
+    hang.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{helpers}{os.pathsep}{os.environ['PATH']}")
+    root = work(tmp_path / "work")
+    history(root)
+    with pytest.raises(GitFailedError) as raised:
+        push(root, "hang::nowhere", timeout=1)
+    assert str(raised.value) == (
+        "`git push hang::nowhere` failed: it ran past 1 s and was stopped; nothing was moved"
+    )
+    assert raised.value.exit_code == 5
