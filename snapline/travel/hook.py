@@ -181,16 +181,23 @@ def install_push_hook(repo: Path) -> HookState:
     # The interpreter that runs snapline now: a hook run by a GUI client or a cron job
     # may not have the user's PATH (Entire's hooks embed their binary's path likewise).
     text = hook_script(sys.executable)
-    changed = False
-    if _is_file(hook) and not _ours(hook):
-        if _is_file(chained):
-            raise ChainTakenError(hook, chained)
-        os.rename(hook, chained)
-        changed = True
-    if not _ours(hook) or hook.read_text(encoding="utf-8") != text:
-        _write_executable(hook, text)
-        changed = True
-    return HookState(hook, changed, chained if _is_file(chained) else None)
+    theirs = _is_file(hook) and not _ours(hook)
+    if theirs and _is_file(chained):
+        raise ChainTakenError(hook, chained)
+    if not theirs and _is_file(hook) and hook.read_text(encoding="utf-8") == text:
+        return HookState(hook, False, chained if _is_file(chained) else None)
+    # Written whole first, so that the user's hook is moved aside only when snapline's
+    # is ready to take its place in one rename.
+    temp = _written(directory, text)
+    try:
+        if theirs:
+            os.rename(hook, chained)
+        os.replace(temp, hook)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    return HookState(hook, True, chained if _is_file(chained) else None)
 
 
 def uninstall_push_hook(repo: Path) -> HookState:
@@ -254,17 +261,17 @@ def _ours(path: Path) -> bool:
     return MARKER.encode() in head
 
 
-def _write_executable(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all (temp file, fsync, rename), mode 755."""
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+def _written(directory: Path, text: str) -> Path:
+    """A new executable file in ``directory`` holding ``text``, fsynced (mode 755)."""
+    fd, temp = tempfile.mkstemp(prefix=f".{HOOK}.", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(text)
             file.flush()
+            os.fchmod(file.fileno(), 0o755)
             os.fsync(file.fileno())
-        os.chmod(temp, 0o755)
-        os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+    return Path(temp)

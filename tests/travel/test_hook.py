@@ -187,3 +187,25 @@ def test_a_linked_work_tree_shares_the_hook_and_its_push_carries_the_history(
     assert pushed.returncode == 0, pushed.stderr
     assert ref in refs(remote)
     assert git(linked, "status", "--porcelain") == ""
+
+
+def test_a_second_user_hook_beside_a_chained_one_is_refused_and_both_kept(
+    tmp_path: Path,
+) -> None:
+    root, _, _ = _repo(tmp_path)
+    hooks = root / ".git/hooks"
+    (hooks / "pre-push").write_text(USER_HOOK)
+    (hooks / "pre-push").chmod(0o755)
+    _install(root)
+    # The user (or another tool) puts a hook of their own back over snapline's.
+    (hooks / "pre-push").write_text("#!/bin/sh\nexit 0\n")
+    done = snapline(root, "push", "--install-hook")
+    assert done.exit_code == 1
+    assert done.stderr == (
+        f"snapline: error: {hooks / 'pre-push'} is not snapline's and "
+        f"{hooks / 'pre-push.snapline-chained'} already exists: installing would lose one "
+        "of them; move one away (or merge them into one), then try again\n"
+    )
+    assert (hooks / "pre-push").read_text() == "#!/bin/sh\nexit 0\n"
+    assert (hooks / "pre-push.snapline-chained").read_text() == USER_HOOK
+    assert sorted(p.name for p in hooks.iterdir() if p.name.startswith(".pre-push")) == []
