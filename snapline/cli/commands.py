@@ -102,6 +102,18 @@ COMMANDS: tuple[Command, ...] = (
         "Make a git branch whose files are the workspace's after snapshot N.",
     ),
     Command(
+        "push",
+        "travel",
+        "push",
+        "Push the history's refs to a remote, fast-forward only.",
+    ),
+    Command(
+        "fetch",
+        "travel",
+        "fetch",
+        "Fetch the history's refs from a remote, fast-forward only.",
+    ),
+    Command(
         "guard",
         "guard",
         "guard",
