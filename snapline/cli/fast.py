@@ -3,8 +3,8 @@
 The console script sends a plain ``snapline record [PATH...] [-m TEXT] [--tool NAME]
 [--session ID] [--json]`` here before it builds the typer application: importing typer
 and click, and building the app, cost a `record` process about a tenth of its time.
-Anything else (help, ``--opt=value``, ``--``, a repeated option, a value that starts
-with ``-``) goes to the typer command, which parses it the same way and calls the same
+The lean parser (``cli/lean.py``) reads it by the table's spec of ``record``; anything
+else goes to the typer command, which parses it the same way and calls the same
 :func:`record_command`; this module imports neither typer nor rich.
 """
 
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from snapline.cli import lean
 from snapline.cli.workspaces import DEFAULT_TIMEOUT, open_workspace, user_paths
 
 if TYPE_CHECKING:
@@ -25,9 +26,6 @@ if TYPE_CHECKING:
     from snapline.cli.render import Change
 
 __all__ = ["echo_recorded", "fast_record", "record_command"]
-
-# The options of `snapline record` that take a value, and their keyword in record_command.
-_VALUED = {"-m": "message", "--message": "message", "--tool": "tool", "--session": "session"}
 
 
 def fast_record(args: list[str]) -> int | None:
@@ -40,15 +38,16 @@ def fast_record(args: list[str]) -> int | None:
         The exit code, or ``None`` when the arguments are not the plain form this path
         reads: the typer command handles them (and any usage error) then.
     """
-    parsed = _parse(args)
+    parsed = lean.read("record", args)
     if parsed is None:
         return None
-    paths, values, as_json = parsed
+    values = parsed.values
+    as_json = "as_json" in parsed.flags
     try:
         record_command(
             None,
             DEFAULT_TIMEOUT,
-            paths,
+            parsed.arguments,
             tool=values.get("tool", "record"),
             message=values.get("message", ""),
             session=values.get("session"),
@@ -71,29 +70,6 @@ def fast_record(args: list[str]) -> int | None:
             _silence_stdout()
             return 1
     return 0
-
-
-def _parse(args: list[str]) -> tuple[list[str], dict[str, str], bool] | None:
-    paths: list[str] = []
-    values: dict[str, str] = {}
-    as_json = False
-    words = iter(args)
-    for word in words:
-        if word in _VALUED:
-            value = next(words, None)
-            name = _VALUED[word]
-            if value is None or value.startswith("-") or name in values:
-                return None
-            values[name] = value
-        elif word == "--json":
-            if as_json:
-                return None
-            as_json = True
-        elif word.startswith("-") or not word:
-            return None
-        else:
-            paths.append(word)
-    return paths, values, as_json
 
 
 def _silence_stdout() -> None:
