@@ -11,9 +11,7 @@ imports neither typer nor rich.
 
 from __future__ import annotations
 
-import errno
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,41 +26,19 @@ __all__ = ["fast_verify", "verify_command"]
 
 
 def fast_verify(args: list[str]) -> int | None:
-    """Run ``snapline verify ARGS`` without the typer application, when the arguments allow.
+    """``snapline verify ARGS`` without typer when they are a plain form, else ``None``."""
+    return lean.serve("verify", args, _verify)
 
-    Args:
-        args: The arguments after ``verify``.
 
-    Returns:
-        The exit code, or ``None`` when the arguments are not the plain form this path
-        reads: the typer command handles them (and any usage error) then.
-    """
-    parsed = lean.read("verify", args)
-    if parsed is None:
-        return None
-    flags = parsed.flags
-    as_json = "as_json" in flags
-    try:
-        return verify_command(
-            None,
-            DEFAULT_TIMEOUT,
-            as_json=as_json,
-            github=parsed.values.get("output_format") == "github",
-            full="full" in flags,
-            deep="deep" in flags,
-        )
-    except (KeyboardInterrupt, EOFError):
-        sys.stderr.write("\nAborted!\n")  # as the typer command line ends on these
-        return 1
-    except Exception as error:
-        from snapline.cli.errors import exit_code_for
-
-        try:
-            return exit_code_for(error, as_json=as_json)
-        except OSError as broken:
-            if broken.errno != errno.EPIPE:
-                raise
-            return 1
+def _verify(parsed: lean.Parsed) -> int:
+    return verify_command(
+        None,
+        DEFAULT_TIMEOUT,
+        as_json="as_json" in parsed.flags,
+        github=parsed.values.get("output_format") == "github",
+        full="full" in parsed.flags,
+        deep="deep" in parsed.flags,
+    )
 
 
 def verify_command(

@@ -39,112 +39,42 @@ class Command:
     def __init__(
         self, name: str, module: str, attribute: str, summary: str, interspersed: bool = True
     ) -> None:
-        self.name = name
-        self.module = module
-        self.attribute = attribute
-        self.summary = summary
-        self.interspersed = interspersed
+        self.name, self.module, self.attribute = name, module, attribute
+        self.summary, self.interspersed = summary, interspersed
 
     def __repr__(self) -> str:
         return f"Command({self.name!r}, {self.module!r}, {self.attribute!r})"
 
 
+# fmt: off
 COMMANDS: tuple[Command, ...] = (
-    Command(
-        "init", "recording", "init", "Create the store; the workspace as it is becomes snapshot 0."
-    ),
+    Command("init", "recording", "init", "Create the store; the workspace as it is becomes snapshot 0."),
     Command("record", "recording", "record", "Record what changed on disk as one snapshot."),
-    Command(
-        "run",
-        "recording",
-        "run",
-        "Run a command and record its side effects.",
-        interspersed=False,
-    ),
+    Command("run", "recording", "run", "Run a command and record its side effects.", interspersed=False),
     Command("resync", "recording", "resync", "Record changes made outside snapline."),
-    Command(
-        "merge",
-        "recording",
-        "merge",
-        "Join the lines of history that a git merge of two recording branches left.",
-    ),
+    Command("merge", "recording", "merge", "Join the lines of history that a git merge of two recording branches left."),
     Command("status", "history", "status", "Show the latest snapshot, open milestone and drift."),
     Command("log", "history", "log", "List snapshots, newest first."),
     Command("show", "history", "show", "Show one snapshot with its diff."),
-    Command(
-        "diff",
-        "diffs",
-        "diff",
-        "Show changes, as git diff: from a snapshot to the disk, or between two snapshots.",
-    ),
+    Command("diff", "diffs", "diff", "Show changes, as git diff: from a snapshot to the disk, or between two snapshots."),
     Command("rollback", "restore", "rollback", "Restore the state after snapshot N."),
     Command("revert", "restore", "revert", "Undo the changes of one snapshot."),
     Command("undo", "restore", "undo", "Roll back what the latest change did, as a new snapshot."),
     Command("redo", "restore", "redo", "Roll back the last undo, as a new snapshot."),
     Command("verify", "verify", "verify", "Check the history and the workspace (for CI)."),
     Command("gc", "verify", "gc", "Remove stored content no snapshot refers to."),
-    Command(
-        "report",
-        "report",
-        "report",
-        "Write the review page: milestones, snapshots and diffs in one HTML file.",
-    ),
-    Command(
-        "watch",
-        "watch",
-        "watch",
-        "Watch the workspace and record each burst of changes as one snapshot (tool `watch`).",
-    ),
-    Command(
-        "mcp",
-        "mcp",
-        "mcp",
-        "Serve this workspace to an MCP client (Claude, editors, agents) over stdio.",
-    ),
-    Command(
-        "forget",
-        "forget",
-        "forget",
-        "Remove the stored content of a file recorded by mistake (a secret) from the history.",
-    ),
-    Command(
-        "branch",
-        "branching",
-        "branch",
-        "Make a git branch whose files are the workspace's after snapshot N.",
-    ),
-    Command(
-        "guard",
-        "guard",
-        "guard",
-        "Run a check (the tests) on the latest snapshot and record whether it passed.",
-        interspersed=False,
-    ),
-    Command(
-        "milestone",
-        "milestones",
-        "group",
-        "Named, continuous ranges of snapshots ('phase 1 done').",
-    ),
-    Command(
-        "hook",
-        "integrate",
-        "hook_group",
-        "Run as an agent host's hook (one event as JSON on stdin).",
-    ),
-    Command(
-        "integrate",
-        "integrate",
-        "integrate_group",
-        "Install snapline's hooks into an agent host's project settings.",
-    ),
-    Command(
-        "server",
-        "server",
-        "server_group",
-        "Start, stop or ask the warm command server (commands answered without start-up).",
-    ),
+    Command("report", "report", "report", "Write the review page: milestones, snapshots and diffs in one HTML file."),
+    Command("watch", "watch", "watch", "Watch the workspace and record each burst of changes as one snapshot (tool `watch`)."),
+    Command("mcp", "mcp", "mcp", "Serve this workspace to an MCP client (Claude, editors, agents) over stdio."),
+    Command("forget", "forget", "forget", "Remove the stored content of a file recorded by mistake (a secret) from the history."),
+    Command("branch", "branching", "branch", "Make a git branch whose files are the workspace's after snapshot N."),
+    Command("guard", "guard", "guard", "Run a check (the tests) on the latest snapshot and record whether it passed.", interspersed=False),
+    Command("milestone", "milestones", "group", "Named, continuous ranges of snapshots ('phase 1 done')."),
+    Command("hook", "integrate", "hook_group", "Run as an agent host's hook (one event as JSON on stdin)."),
+    Command("integrate", "integrate", "integrate_group", "Install snapline's hooks into an agent host's project settings."),
+    Command("server", "server", "server_group", "Start, stop or ask the warm command server (commands answered without start-up)."),
 )
+# fmt: on
 """Every command and group, in the order ``snapline --help`` lists them."""
 
 _BY_NAME = {command.name: command for command in COMMANDS}
@@ -186,11 +116,8 @@ class Option:
         choices: tuple[str, ...] = (),
         lean: bool = True,
     ) -> None:
-        self.names = names
-        self.key = key
-        self.value = value
-        self.choices = choices
-        self.lean = lean
+        self.names, self.key, self.value = names, key, value
+        self.choices, self.lean = choices, lean
 
     def __repr__(self) -> str:
         return f"Option({self.names!r}, {self.key!r}, value={self.value})"
@@ -209,9 +136,7 @@ class Spec:
     __slots__ = ("arguments", "lean", "options")
 
     def __init__(self, options: tuple[Option, ...], arguments: int = 0, lean: str = "") -> None:
-        self.options = options
-        self.arguments = arguments
-        self.lean = lean
+        self.options, self.arguments, self.lean = options, arguments, lean
 
 
 _JSON = Option(("--json",), "as_json", value=False)

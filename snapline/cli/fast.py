@@ -10,9 +10,6 @@ else goes to the typer command, which parses it the same way and calls the same
 
 from __future__ import annotations
 
-import errno
-import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,53 +26,22 @@ __all__ = ["echo_recorded", "fast_record", "record_command"]
 
 
 def fast_record(args: list[str]) -> int | None:
-    """Run ``snapline record ARGS`` without the typer application, when the arguments allow.
+    """``snapline record ARGS`` without typer when they are a plain form, else ``None``."""
+    return lean.serve("record", args, _record)
 
-    Args:
-        args: The arguments after ``record``.
 
-    Returns:
-        The exit code, or ``None`` when the arguments are not the plain form this path
-        reads: the typer command handles them (and any usage error) then.
-    """
-    parsed = lean.read("record", args)
-    if parsed is None:
-        return None
+def _record(parsed: lean.Parsed) -> int:
     values = parsed.values
-    as_json = "as_json" in parsed.flags
-    try:
-        record_command(
-            None,
-            DEFAULT_TIMEOUT,
-            parsed.arguments,
-            tool=values.get("tool", "record"),
-            message=values.get("message", ""),
-            session=values.get("session"),
-            as_json=as_json,
-        )
-    except (KeyboardInterrupt, EOFError):
-        # As the typer command line ends on these (click's Abort).
-        sys.stderr.write("\nAborted!\n")
-        return 1
-    except Exception as error:
-        from snapline.cli.errors import exit_code_for
-
-        try:
-            return exit_code_for(error, as_json=as_json)
-        except OSError as broken:
-            if broken.errno != errno.EPIPE:
-                raise
-            # The reader went away (`snapline record F | head -0`): exit quietly, as
-            # the typer command line does, without a second error while flushing.
-            _silence_stdout()
-            return 1
+    record_command(
+        None,
+        DEFAULT_TIMEOUT,
+        parsed.arguments,
+        tool=values.get("tool", "record"),
+        message=values.get("message", ""),
+        session=values.get("session"),
+        as_json="as_json" in parsed.flags,
+    )
     return 0
-
-
-def _silence_stdout() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def record_command(

@@ -8,23 +8,32 @@ of the table (``cli/commands.py``). What this parser is not sure of (help, ``--o
 the typer command handles) it leaves to typer, which reads the same words and says what
 is wrong; so both read a plain form alike, and only typer ever reports a usage error.
 
-Imports: ``sys`` and the table only; every process loads it on its way in
-(``cli/warm/client.py``).
+It also ends a lean path as the typer command line ends a command (:func:`finish`).
+Imports: ``errno``, ``os``, ``sys`` and the table only; every process loads it on its
+way in (``cli/warm/client.py``).
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 
 from snapline.cli.commands import ROOT, SPECS, Option, Spec
+
+TYPE_CHECKING = False  # not `typing`'s: one more import on every command's way in
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "HELP",
     "Parsed",
     "command_of",
+    "finish",
     "parse",
     "program",
     "read",
+    "serve",
     "spec",
     "typed",
     "wants_help",
@@ -177,6 +186,56 @@ def typed(args: list[str], option: str) -> bool:
     """
     before = args[: args.index("--")] if "--" in args else args
     return option in before
+
+
+def serve(name: str, args: list[str], command: Callable[[Parsed], int]) -> int | None:
+    """Run a hot command's plain form without typer, or say it is not one.
+
+    Args:
+        name: The command (``record``).
+        args: The words after it.
+        command: Runs the plain form it is given; returns the exit code.
+
+    Returns:
+        The exit code (:func:`finish` ends the command), or None when the words are not
+        the plain form this parser reads: the typer command reads them then.
+    """
+    parsed = read(name, args)
+    if parsed is None:
+        return None
+    return finish(lambda: command(parsed), as_json="as_json" in parsed.flags)
+
+
+def finish(command: Callable[[], int], *, as_json: bool) -> int:
+    """Run a lean path's command, and end it as the typer command line ends one.
+
+    Args:
+        command: The command's work; returns its exit code.
+        as_json: ``--json`` was given: an error is JSON on stdout too.
+
+    Returns:
+        The exit code: the command's, 1 for an interrupt (click's ``Aborted!``), or the
+        error's (``cli/errors.py``, imported only then).
+    """
+    try:
+        return command()
+    except (KeyboardInterrupt, EOFError):
+        sys.stderr.write("\nAborted!\n")
+        return 1
+    except Exception as error:
+        from snapline.cli.errors import exit_code_for
+
+        try:
+            return exit_code_for(error, as_json=as_json)
+        except OSError as broken:
+            if broken.errno != errno.EPIPE:
+                raise
+            # The reader went away (`snapline record F | head -0`): exit quietly, as
+            # the typer command line does, without a second error while flushing.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            return 1
 
 
 def _options(command: Spec) -> dict[str, Option]:
