@@ -1,7 +1,7 @@
 """The four fields a caller says about a snapshot, checked without building a model.
 
 :class:`~snapline.SnapshotInfo` (``info.py``) is the public value object; what the
-recording code reads of it is the :class:`InfoFields` protocol. A command-line
+recording code reads of it is :data:`InfoFields` (either). A command-line
 recording uses :class:`PlainInfo`, the same fields checked by the same
 :func:`checked_fields`, so that a ``snapline record`` process never imports pydantic.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from snapline.errors import SnaplineError
 
@@ -41,26 +41,6 @@ class MetadataError(SnaplineError):
     exit_code = 2
 
 
-class InfoFields(Protocol):
-    """What a recording reads of the info it is given (a ``SnapshotInfo`` or ``PlainInfo``)."""
-
-    @property
-    def tool(self) -> str:
-        """The tool that made the change."""
-
-    @property
-    def description(self) -> str:
-        """Free text."""
-
-    @property
-    def session(self) -> str | None:
-        """The agent session or person recording."""
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """Small JSON data."""
-
-
 @dataclass(frozen=True)
 class PlainInfo:
     """Info checked by :func:`checked_fields`, for a process that builds no model."""
@@ -85,6 +65,10 @@ class PlainInfo:
         """
         fields = {"tool": tool, "description": description, "session": session}
         return cls(**checked_fields({**fields, "metadata": metadata}))
+
+
+InfoFields: TypeAlias = "SnapshotInfo | PlainInfo"
+"""What a recording reads of the info it is given: the public model or the plain one."""
 
 
 def storable_text(text: str) -> str:

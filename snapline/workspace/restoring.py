@@ -196,20 +196,13 @@ class Restoring(WorkspaceBase):
     ) -> RollbackResult:
         """Roll back the last :meth:`undo`, as a new snapshot.
 
-        Args:
-            dry_run: Only report what would change, and the conflicts; write nothing.
-            force: Overwrite files changed outside snapline (recorded first, as rollback).
-            **who: Who made the change and why (tool, default ``redo``; description,
-                default ``redo snapshot N``; session; metadata; or them all as ``info``).
-
-        Returns:
-            The :class:`RollbackResult`; ``target`` is the state restored.
+        Takes what :meth:`undo` takes (the tool ``redo``, the description ``redo
+        snapshot N``) and returns its :class:`RollbackResult`.
 
         Raises:
             NothingToRedoError: If no undo waits to be redone (none yet, or a new
                 change came after it).
-            RollbackConflictError: If the files were changed outside snapline (and
-                ``force`` is false); nothing is written.
+            RollbackConflictError: As :meth:`undo` does.
         """
         from snapline.snapshots.restore.undo import redo
 
