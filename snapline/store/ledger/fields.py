@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from json.encoder import encode_basestring, encode_basestring_ascii
 
 from snapline.hashing import is_hash
@@ -171,28 +172,26 @@ def format_json_line(text: str, kind: type) -> str:
     return text
 
 
-def parse_json_object(text: str, line: int) -> str:
-    """Stored JSON text that must be an object, verbatim.
+def _json_parser(kind: type, what: str) -> Callable[[str, int], str]:
+    def parse(text: str, line: int) -> str:
+        problem = _json_line_problem(text, kind)
+        if problem is not None:
+            raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
+        return text
+
+    parse.__doc__ = f"""Stored JSON text that must be {what}, verbatim.
 
     Raises:
-        LedgerFormatError: If it is not a JSON object.
+        LedgerFormatError: If it is not {what}.
     """
-    problem = _json_line_problem(text, dict)
-    if problem is not None:
-        raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
-    return text
+    return parse
 
 
-def parse_json_list(text: str, line: int) -> str:
-    """Stored JSON text that must be a list, verbatim.
+parse_json_object = _json_parser(dict, "a JSON object")
+"""Stored JSON text that must be an object, verbatim (a field parser)."""
 
-    Raises:
-        LedgerFormatError: If it is not a JSON list.
-    """
-    problem = _json_line_problem(text, list)
-    if problem is not None:
-        raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
-    return text
+parse_json_list = _json_parser(list, "a JSON list")
+"""Stored JSON text that must be a list, verbatim (a field parser)."""
 
 
 def parse_time(text: str, line: int) -> str:
