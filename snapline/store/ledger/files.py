@@ -112,11 +112,7 @@ class LedgerFileError(Exception):
 
 @contextlib.contextmanager
 def read_as_store(location: Path, kind: str) -> Iterator[None]:
-    """Read a ledger file inside this block: what makes it unusable is store damage.
-
-    Args:
-        location: The file.
-        kind: What it should be (``check record``), for the message.
+    """Read the ledger file ``location``, a ``kind`` (``check record``), in this block.
 
     Raises:
         StoreCorruptError: If the block raised ``LedgerFormatError`` (not a valid
