@@ -13,15 +13,16 @@ and with a third line, that merged again with its state Z from F. The search:
    each chain that went through F, each snapshot after F is scored along the way (its
    record names the paths it changes, so one tree lookup per change): a snapshot is a
    candidate if every path it changed since F is in ``D`` (a merge cannot undo a change
-   the other side did not make) and it changed one, ranked by how many paths of ``D``
+   the other side did not make), none it deleted is in C (git's merge of a deletion
+   with a change is a conflict), and it changed one, ranked by how many paths of ``D``
    it holds as C does, then how many it changed (a file merged line by line, or edited
    after the merge, is held by neither side), later first on a tie. A line's tip is
    the usual candidate; an earlier snapshot when the agent went on recording after its
    commit.
 3. The best candidates of the chains are merged in turn from F with git's merge (the
    chain holding most of C first); a clean merge equal to C explains it. Then each
-   chain's next candidates in place of its best, within :data:`MAX_MERGES` merges for a
-   base.
+   chain's next candidates in place of its best, then fewer chains (an agent that
+   touched a path of C and was not merged), within :data:`MAX_MERGES` merges a base.
 
 The best merge tried (a conflicting one resolved as its first side) is kept: the paths
 where the tree differs from it, or that were in conflict, are what no merge explains.
@@ -29,7 +30,9 @@ where the tree differs from it, or that were in conflict, are what no merge expl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from snapline.store.refs.catalog import Catalog, changed_paths
@@ -41,9 +44,10 @@ __all__ = ["MAX_BASES", "MAX_MERGES", "Attempt", "find_merge"]
 
 MAX_BASES = 4
 """Bases tried, nearest first: enough for a fork point, a shared baseline and a spare."""
-MAX_MERGES = 24
+MAX_MERGES = 32
 """Merges tried from one base: the best candidates, then each chain's next ones."""
 _PER_CHAIN = 3
+_ALL_COMBINATIONS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +177,12 @@ def _candidates(
             now = reader.entry(snapshot.state, path)
             current[path] = now
             if path in wanted:
-                matched += (now == wanted[path]) - (was == wanted[path])
+                goal = wanted[path]
+                matched += (now == goal) - (was == goal)
                 touched += (now != original) - (was != original)
+                # Deleted here, in the tree with other content: git's merge of a delete
+                # with a change is a conflict, never that content.
+                outside += _deleted(now, original, goal) - _deleted(was, original, goal)
             else:
                 outside += (now != original) - (was != original)
         if outside == 0 and touched > 0:
@@ -191,14 +199,30 @@ def _candidates(
     return (scored[0][0] if scored else 0), found
 
 
-def _choices(ranked: list[list[LineSnapshot]]) -> list[list[LineSnapshot]]:
-    """The best of each chain, then each chain's next ones in place of its best."""
+def _deleted(entry: Entry | None, original: Entry | None, goal: Entry | None) -> bool:
+    return entry is None and original is not None and goal is not None
+
+
+def _choices(ranked: list[list[LineSnapshot]]) -> Iterator[list[LineSnapshot]]:
+    """The merges to try: the best of each chain, each chain's next, then fewer chains.
+
+    With few chains and candidates every combination is tried, best ranks first; else
+    each chain's next candidates in place of its best. A chain that changed a path of
+    the tree may not be part of the merge: then fewer chains.
+    """
     best = [found[0] for found in ranked]
-    choices = [best]
-    for i, found in enumerate(ranked):
-        for other in found[1:]:
-            choices.append([*best[:i], other, *best[i + 1 :]])
-    return choices
+    if math.prod(len(found) for found in ranked) <= _ALL_COMBINATIONS:
+        picks = itertools.product(*(range(len(found)) for found in ranked))
+        for pick in sorted(picks, key=sum):
+            yield [ranked[i][at] for i, at in enumerate(pick)]
+    else:
+        yield best
+        for i, found in enumerate(ranked):
+            for other in found[1:]:
+                yield [*best[:i], other, *best[i + 1 :]]
+    for size in range(len(best) - 1, 1, -1):
+        for kept in itertools.combinations(best, size):
+            yield list(kept)
 
 
 def _merge(

@@ -6,11 +6,8 @@ path read at a tree, and the paths two trees differ in. Ids cross this boundary 
 40-digit hex strings and paths as ``str`` (a file name that is not UTF-8 carries
 surrogate escapes, as everywhere in snapline), so no other module sees pygit2's types.
 
-Trees are serialized here rather than with pygit2's ``TreeBuilder``, whose names must be
-UTF-8 text: git's names are bytes, and a workspace may hold any. The encoding is git's
-(``MODE SP NAME NUL ID``, entries in git's order, a directory compared as ``NAME/``),
-and the ids it yields are git's own: ``tests/store/refs`` compares them with
-``git hash-object`` and ``git write-tree``.
+Trees are serialized by :mod:`snapline.store.refs.objects` (git's encoding, names as
+bytes), not with pygit2's ``TreeBuilder``, whose names must be UTF-8 text.
 """
 
 from __future__ import annotations
@@ -381,23 +378,21 @@ class GitRepository:
     def merge(self, base: str, ours: str, theirs: str) -> Merged:
         """The three-way merge (git's) of trees ``ours`` and ``theirs`` from ``base``.
 
-        libgit2's merge, with renames found, as ``git merge-tree --write-tree`` makes
-        it. Like that command it writes what the merge makes (a file merged line by
-        line, the merged trees) into the object store, unreferenced: ``git gc``
-        collects them. A merge in conflict is made again with each conflict resolved
-        as ``ours`` has it, so that a caller can go on merging and see where the rest
-        differs.
-
-        Returns:
-            The merged tree's id and the paths in conflict (none when clean).
+        libgit2's, renames found, as ``git merge-tree --write-tree`` makes it, and like
+        it writing what it makes (unreferenced: ``git gc`` collects it). In conflict,
+        the tree has each conflict resolved as ``ours`` has it (deleted where it is).
 
         Raises:
             MissingObjectError: If a tree is absent.
         """
         old, mine, other = (self._object(t, pygit2.Tree, "tree") for t in (base, ours, theirs))
         index = self._repo.merge_trees(old, mine, other)
-        if index.conflicts is None:
-            return Merged(str(index.write_tree(self._repo)), ())
-        paths = {entry.path for sides in index.conflicts for entry in sides if entry is not None}
-        index = self._repo.merge_trees(old, mine, other, favor=pygit2.enums.MergeFavor.OURS)
-        return Merged(str(index.write_tree(self._repo)), tuple(sorted(paths)))
+        paths = sorted({e.path for sides in index.conflicts or () for e in sides if e})
+        if paths:
+            index = self._repo.merge_trees(old, mine, other, favor=pygit2.enums.MergeFavor.OURS)
+            # Favouring ours leaves what is changed on one side and deleted on the other.
+            for sides in list(index.conflicts or ()):
+                del index.conflicts[next(e.path for e in sides if e is not None)]
+                if sides[1] is not None:
+                    index.add(pygit2.IndexEntry(sides[1].path, sides[1].id, sides[1].mode))
+        return Merged(str(index.write_tree(self._repo)), tuple(paths))
