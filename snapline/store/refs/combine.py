@@ -16,9 +16,10 @@ and with a third line, that merged again with its state Z from F. The search:
    the other side did not make), none it deleted is in C (git's merge of a deletion
    with a change is a conflict), and it changed one, ranked by how many paths of ``D``
    it holds as C does, then how many it changed (a file merged line by line, or edited
-   after the merge, is held by neither side), later first on a tie. A line's tip is
-   the usual candidate; an earlier snapshot when the agent went on recording after its
-   commit.
+   after the merge, is held by neither side), later first on a tie; and those whose
+   files merged line by line keep every line they added in C's file come first (an
+   agent that edited the file on after its commit). A line's tip is the usual
+   candidate; an earlier snapshot when the agent went on recording after its commit.
 3. The best candidates of the chains are merged in turn from F with git's merge (the
    chain holding most of C first); a clean merge equal to C explains it. Then each
    chain's next candidates in place of its best, then fewer chains (an agent that
@@ -169,7 +170,24 @@ def _candidates(
     outside = 0  # changed since the base, at a path where the tree did not change
     matched = 0  # paths where the tree changed, held as the tree holds them
     touched = 0  # paths where the tree changed, changed here too (a merge may finish them)
-    scored: list[tuple[int, int, int, LineSnapshot]] = []
+    unmerged = 0  # of those, files whose added lines are not all in the tree's file
+    kept: dict[tuple[str, Entry | None], bool] = {}
+
+    def lost(path: str, entry: Entry | None, original: Entry | None) -> bool:
+        goal = wanted[path]
+        if entry is None or goal is None or entry in (goal, original):
+            return False
+        if (path, entry) not in kept:
+            before = reader.lines(original.id) if original is not None else frozenset()
+            mine, theirs = reader.lines(entry.id), reader.lines(goal.id)
+            # A file on disk in no object (edited by hand): its lines tell nothing.
+            if mine is None or before is None or theirs is None:
+                kept[path, entry] = True
+            else:
+                kept[path, entry] = mine - before <= theirs
+        return not kept[path, entry]
+
+    scored: list[tuple[bool, int, int, int, LineSnapshot]] = []
     for index, snapshot in enumerate(after):
         for path in changed_paths(snapshot):
             original = reader.entry(base.state, path)
@@ -180,23 +198,24 @@ def _candidates(
                 goal = wanted[path]
                 matched += (now == goal) - (was == goal)
                 touched += (now != original) - (was != original)
+                unmerged += lost(path, now, original) - lost(path, was, original)
                 # Deleted here, in the tree with other content: git's merge of a delete
                 # with a change is a conflict, never that content.
                 outside += _deleted(now, original, goal) - _deleted(was, original, goal)
             else:
                 outside += (now != original) - (was != original)
         if outside == 0 and touched > 0:
-            scored.append((matched, touched, index, snapshot))
-    scored.sort(key=lambda item: (-item[0], -item[1], -item[2]))
+            scored.append((unmerged > 0, matched, touched, index, snapshot))
+    scored.sort(key=lambda item: (item[0], -item[1], -item[2], -item[3]))
     found: list[LineSnapshot] = []
     states: set[str] = set()
-    for _, _, _, snapshot in scored:
+    for *_, snapshot in scored:
         if snapshot.state not in states:
             states.add(snapshot.state)
             found.append(snapshot)
         if len(found) == _PER_CHAIN:
             break
-    return (scored[0][0] if scored else 0), found
+    return (max(item[1] for item in scored) if scored else 0), found
 
 
 def _deleted(entry: Entry | None, original: Entry | None, goal: Entry | None) -> bool:

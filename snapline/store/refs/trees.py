@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from snapline.store.refs.git import GitRepository
+from snapline.store.refs.git import GitRepository, MissingObjectError
 from snapline.store.refs.objects import parse_tree
 from snapline.store.refs.values import TREE_MODE, Entry, TreeChange
 
@@ -33,6 +33,7 @@ class TreeReader:
         self._overlay = dict(overlay or {})
         self._names: dict[str, dict[str, Entry]] = {}
         self._entries: dict[tuple[str, str], Entry | None] = {}
+        self._lines: dict[str, frozenset[bytes] | None] = {}
 
     def add(self, overlay: Mapping[str, bytes]) -> None:
         """Make more in-memory trees readable."""
@@ -69,6 +70,11 @@ class TreeReader:
         parts = path.split("/")
         found: Entry | None = None
         for depth, name in enumerate(parts):
+            if current not in self._overlay:
+                # A tree in the repository holds only trees in it: libgit2 walks the rest.
+                inner = self.repo.entry(current, "/".join(parts[depth:]))
+                found = None if inner is None or inner.mode == TREE_MODE else inner
+                break
             inner = self.names(current).get(name)
             if inner is None:
                 break
@@ -80,6 +86,20 @@ class TreeReader:
         self._entries[key] = found
         return found
 
+    def lines(self, blob: str) -> frozenset[bytes] | None:
+        """The distinct lines of blob ``blob``.
+
+        ``None`` when it is not in the repository: a file on disk, edited by hand, that
+        no commit or state holds.
+        """
+        if blob not in self._lines:
+            try:
+                data: bytes | None = self.repo.read_blob(blob)
+            except MissingObjectError:
+                data = None
+            self._lines[blob] = None if data is None else frozenset(data.split(b"\n"))
+        return self._lines[blob]
+
     def diff(self, old: str | None, new: str | None) -> list[TreeChange]:
         """The files that differ between two trees (``None``: the empty tree), by path."""
         found: list[TreeChange] = []
@@ -89,6 +109,13 @@ class TreeReader:
 
     def _diff(self, prefix: str, old: str | None, new: str | None, found: list[TreeChange]) -> None:
         if old == new:
+            return
+        if old not in self._overlay and new not in self._overlay and new is not None:
+            # Both in the repository: libgit2 compares them.
+            found.extend(
+                TreeChange(prefix + change.path, change.old, change.new)
+                for change in self.repo.changes(old, new)
+            )
             return
         before = self.names(old) if old is not None else _NOTHING
         after = self.names(new) if new is not None else _NOTHING
