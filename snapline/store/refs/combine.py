@@ -149,8 +149,10 @@ def _from_base(
 
 
 def _after(chain: list[LineSnapshot], state: str) -> list[LineSnapshot]:
-    for i in range(len(chain) - 1, -1, -1):
-        if chain[i].state == state:
+    # From the base's first occurrence: a line that came back to the base's files (a
+    # file added, then deleted) went on from there, and what it did before is scored.
+    for i, snapshot in enumerate(chain):
+        if snapshot.state == state:
             return chain[i + 1 :]
     return []
 
