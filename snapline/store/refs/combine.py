@@ -14,12 +14,13 @@ and with a third line, that merged again with its state Z from F. The search:
    record names the paths it changes, so one tree lookup per change): a snapshot is a
    candidate if every path it changed since F is in ``D`` (a merge cannot undo a change
    the other side did not make), none it deleted is in C (git's merge of a deletion
-   with a change is a conflict), and it changed one, ranked by how many paths of ``D``
-   it holds as C does, then how many it changed (a file merged line by line, or edited
-   after the merge, is held by neither side), later first on a tie; and those whose
-   files merged line by line keep every line they added in C's file come first (an
-   agent that edited the file on after its commit). A line's tip is the usual
-   candidate; an earlier snapshot when the agent went on recording after its commit.
+   with a change is a conflict), and it changed one. Ranked, best first: those whose
+   files merged line by line keep every line they added in C's file (an agent that
+   edited the file on after its commit); those that changed fewer files C deleted (a
+   conflict, unless the other side renamed the file); those holding more of C's files
+   as C does; those that changed more paths of ``D`` (a file merged line by line, or
+   edited after the merge, is held by neither side); the later. A line's tip is the
+   usual candidate; an earlier snapshot when the agent recorded on after its commit.
 3. The best candidates of the chains are merged in turn from F with git's merge (the
    chain holding most of C first); a clean merge equal to C explains it. Then each
    chain's next candidates in place of its best, then fewer chains (an agent that
@@ -48,7 +49,7 @@ MAX_BASES = 4
 MAX_MERGES = 32
 """Merges tried from one base: the best candidates, then each chain's next ones."""
 _PER_CHAIN = 3
-_ALL_COMBINATIONS = 16
+_ALL_COMBINATIONS = 27
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +174,7 @@ def _candidates(
     matched = 0  # paths where the tree changed, held as the tree holds them
     touched = 0  # paths where the tree changed, changed here too (a merge may finish them)
     unmerged = 0  # of those, files whose added lines are not all in the tree's file
+    against = 0  # changed here, deleted in the tree: a conflict, but for a rename there
     kept: dict[tuple[str, Entry | None], bool] = {}
 
     def lost(path: str, entry: Entry | None, original: Entry | None) -> bool:
@@ -189,7 +191,7 @@ def _candidates(
                 kept[path, entry] = mine - before <= theirs
         return not kept[path, entry]
 
-    scored: list[tuple[bool, int, int, int, LineSnapshot]] = []
+    scored: list[tuple[bool, int, int, int, int, LineSnapshot]] = []
     for index, snapshot in enumerate(after):
         for path in changed_paths(snapshot):
             original = reader.entry(base.state, path)
@@ -201,14 +203,15 @@ def _candidates(
                 matched += (now == goal) - (was == goal)
                 touched += (now != original) - (was != original)
                 unmerged += lost(path, now, original) - lost(path, was, original)
+                against += _kept(now, original, goal) - _kept(was, original, goal)
                 # Deleted here, in the tree with other content: git's merge of a delete
                 # with a change is a conflict, never that content.
                 outside += _deleted(now, original, goal) - _deleted(was, original, goal)
             else:
                 outside += (now != original) - (was != original)
         if outside == 0 and touched > 0:
-            scored.append((unmerged > 0, matched, touched, index, snapshot))
-    scored.sort(key=lambda item: (item[0], -item[1], -item[2], -item[3]))
+            scored.append((unmerged > 0, against, matched, touched, index, snapshot))
+    scored.sort(key=lambda item: (item[0], item[1], -item[2], -item[3], -item[4]))
     found: list[LineSnapshot] = []
     states: set[str] = set()
     for *_, snapshot in scored:
@@ -217,11 +220,15 @@ def _candidates(
             found.append(snapshot)
         if len(found) == _PER_CHAIN:
             break
-    return (max(item[1] for item in scored) if scored else 0), found
+    return (max(item[2] for item in scored) if scored else 0), found
 
 
 def _deleted(entry: Entry | None, original: Entry | None, goal: Entry | None) -> bool:
     return entry is None and original is not None and goal is not None
+
+
+def _kept(entry: Entry | None, original: Entry | None, goal: Entry | None) -> bool:
+    return goal is None and entry is not None and entry != original
 
 
 def _choices(ranked: list[list[LineSnapshot]]) -> Iterator[list[LineSnapshot]]:

@@ -97,10 +97,18 @@ def _confirmed(root: Path, found: Explanation) -> str:
 
 @given(st.lists(_agent, min_size=2, max_size=3))
 # Found by the deep profile: a file added then deleted (the line back at the base's
-# files), an agent that edited on after its commit, a merge in conflict git keeps.
+# files), an agent that edited on after its commit, a merge in conflict git keeps,
+# three agents each deleting a file and editing another after its commit.
 @example([([[("a.txt", -1)]], 0), ([[("d/e.txt", 0)], [("d/e.txt", -1)]], 0)])
 @example([([[("a.txt", 0)]] * 4, 0), ([[("a.txt", 2)]], 0)])
 @example([([[("b.txt", 0)]], 0), ([[("b.txt", 2)]], 0), ([[("b.txt", -1), ("a.txt", -1)]], 0)])
+@example(
+    [
+        ([[("a.txt", -1)], [("b.txt", 0)]], 0),
+        ([[("b.txt", -1)], [("a.txt", 0)], [("b.txt", -1)]], 0),
+        ([[("d/c.txt", -1)], [("b.txt", 0)], [("a.txt", 0)]], 0),
+    ]
+)
 def test_random_parallel_lines_merged_by_git_are_explained(
     agents: list[tuple[list[list[tuple[str, int]]], int]],
 ) -> None:
