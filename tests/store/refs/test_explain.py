@@ -15,6 +15,8 @@ import pytest
 from snapline.store.refs.disk import disk_tree, explain_workspace, scoped_tree
 from snapline.store.refs.explain import Verdict, explain
 from snapline.store.refs.git import open_repository
+from snapline.store.refs.layout import line_ref
+from snapline.store.refs.reading import DamagedLineError
 from tests.store.refs.agents import Agent, commit_files, git_fails, lines, write
 from tests.store.refs.lines import git, make_repo
 
@@ -184,3 +186,13 @@ def test_a_conflict_resolved_names_the_conflicted_path(tmp_path: Path, resolutio
     assert found.verdict is Verdict.UNEXPLAINED
     assert found.paths == ("src/app.py",)
     assert found.conflicts == ("src/app.py",)
+
+
+def test_a_damaged_line_is_damage_not_an_answer(tmp_path: Path) -> None:
+    team = Team(tmp_path / "repo")
+    _squash(team)
+    # A line's ref set to a commit that is no snapshot (the user's own): exit 3's error.
+    head = git(team.root, "rev-parse", "HEAD").strip()
+    git(team.root, "update-ref", line_ref(team.b.line or ""), head)
+    with pytest.raises(DamagedLineError):
+        explain_workspace(team.root)
