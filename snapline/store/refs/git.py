@@ -29,12 +29,14 @@ __all__ = [
     "MissingObjectError",
     "NotAGitRepositoryError",
     "RefConflictError",
+    "line_hunks",
     "open_repository",
 ]
 
 _IDENTITY = ("snapline", "snapline@localhost")
 _T = TypeVar("_T")
 _LOCK_ATTEMPTS = 5
+_TEXT_DIFF = pygit2.enums.DiffOption.FORCE_TEXT | pygit2.enums.DiffOption.INDENT_HEURISTIC
 
 
 class NotAGitRepositoryError(SnaplineError):
@@ -101,6 +103,12 @@ def open_repository(path: Path) -> GitRepository:
     if found is None:
         raise NotAGitRepositoryError(path)
     return GitRepository(pygit2.Repository(found))
+
+
+def line_hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
+    """Git's line diff (xdiff, indent heuristic: blame's): ``@@ -a,b +c,d @@`` per hunk."""
+    patch = pygit2.Patch.create_from(old, new, context_lines=0, flag=_TEXT_DIFF)
+    return [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
 
 
 def _encode(name: str) -> bytes:
@@ -252,8 +260,7 @@ class GitRepository:
         return str(self._repo.write(pygit2.enums.ObjectType.TREE, data))
 
     def _entries(self, tree: str) -> dict[bytes, Entry]:
-        # The tree's bytes parsed here: pygit2 makes an object of every entry it lists,
-        # which took most of a one-file snapshot's time (rows R1, R2).
+        # Parsed here: pygit2 makes an object of every entry (most of a snapshot's time, R1, R2).
         data = self._object(tree, pygit2.Tree, "tree").read_raw()
         entries: dict[bytes, Entry] = {}
         at = 0
@@ -376,9 +383,8 @@ class GitRepository:
                 try:
                     transaction.lock_ref(name)
                 except pygit2.GitError:
-                    # libgit2 tells a held lock only in its message. Another writer
-                    # holds the lock, or held it: then the lock file is still there, or
-                    # the ref has moved; else (it let go without moving) try again.
+                    # libgit2 tells a held lock only in its message. Another writer holds the
+                    # lock (its file is there) or held it (the ref moved); else try again.
                     if (self.common_dir / f"{name}.lock").exists():
                         raise RefConflictError(name, expected, None) from None
                     actual = self.ref(name)
