@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import TYPE_CHECKING, Annotated
 
 import click
@@ -49,6 +50,15 @@ def blame(
         bool,
         typer.Option("--summary", help="Count lines by agent session, person and baseline."),
     ] = False,
+    markdown: Annotated[
+        str | None,
+        typer.Option(
+            "--markdown",
+            metavar="A..B",
+            help="Write a pull request's review of the snapshots after A up to B (default: "
+            "latest) as Markdown, for $GITHUB_STEP_SUMMARY.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Show who wrote each line of a file: the snapshot, its tool, session and prompt.
@@ -58,6 +68,17 @@ def blame(
     `person` (an outside change, recorded by `resync`), `baseline` (snapshot 0, from
     before snapline) or `unrecorded` (changed on disk since the latest snapshot).
     """
+    if markdown is not None:
+        base, dots, end = markdown.partition("..")
+        if not dots or not base.strip():
+            raise click.BadParameter(
+                f"{markdown!r} is not a range: write A..B or A.. (snapshot references)",
+                param_hint="'--markdown'",
+            )
+        with workspace(ctx) as ws:
+            text = ws.blame_markdown(base.strip(), end.strip() or None)
+        sys.stdout.write(text)
+        return
     if summary:
         from snapline.cli.blame_summary import summarize
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
 from snapline.paths import disk_path
+from snapline.snapshots.read.refs import SnapshotRef
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
@@ -101,6 +102,37 @@ class Blaming(WorkspaceBase):
             tracked = sorted(self._store.state.get())
             wanted = [path for path in tracked if _inside(path, scope)]
             return summarize(self._store, self._reconstructor, self._on_disk(wanted))
+
+    def blame_markdown(self, base: SnapshotRef, end: SnapshotRef | None = None) -> str:
+        """A pull request's review as Markdown: what the snapshots after ``base`` did, who wrote it.
+
+        As ``git log BASE..END``: the snapshots after ``base`` up to ``end`` (default:
+        the latest). It names their milestones, the agent prompts they answered, the
+        files they changed, the lines of those files on disk now by who wrote them (an
+        agent session or a person in the range, or earlier) and the guard outcomes.
+        Plain Markdown with no link, for ``$GITHUB_STEP_SUMMARY`` or any host.
+
+        Raises:
+            SnapshotRefError: If a reference is not a number or reference.
+            SnapshotNotFoundError: If it names a snapshot outside the history.
+        """
+        from snapline.blame.markdown import range_summary
+        from snapline.guard import outcomes
+        from snapline.snapshots.read.refs import number_of
+
+        with self._store.read():
+            checks = outcomes(self._store)
+            first = number_of(self._store, base) + 1
+            last = number_of(self._store, "latest" if end is None else end)
+            changed = {
+                p
+                for _, path, old in self._store.changes.paths(first, last)
+                for p in (path, old)
+                if p
+            }
+            tracked = sorted(changed & set(self._store.state.get(changed)))
+            disk = dict(self._on_disk(tracked))
+            return range_summary(self._store, self._reconstructor, first, last, disk, checks)
 
     def _on_disk(self, paths: list[str]) -> Iterator[tuple[str, bytes | None]]:
         for path in paths:
