@@ -17,7 +17,7 @@ from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.store import StoreReader
 from snapline.unknown_path import UnknownPathError
 
-__all__ = ["BinaryFileError", "NotBlamableError", "blame_file"]
+__all__ = ["BinaryFileError", "NotBlamableError", "blame_file", "line_owners"]
 
 
 class NotBlamableError(SnaplineError):
@@ -49,6 +49,7 @@ def blame_file(
     path: str,
     disk: bytes | None,
     hunks: Hunks | None = None,
+    origins: Origins | None = None,
 ) -> FileBlame:
     """Who wrote each line of ``path`` as it is on disk (read inside one ``store.read()``).
 
@@ -58,6 +59,7 @@ def blame_file(
         path: The file, relative to the root.
         disk: Its bytes on disk, ``None`` when it is not there.
         hunks: The line diff; git's own by default (tests hand in a wrong one).
+        origins: Who each snapshot was, shared by the files of one answer.
 
     Returns:
         Every line on disk with its origin.
@@ -67,6 +69,37 @@ def blame_file(
         NotBlamableError: If it is tracked and deleted on disk.
         BinaryFileError: If it is binary.
         ContentUnavailableError: If a version was tracked by hash only or forgotten.
+    """
+    lines, owners, latest = line_owners(store, reconstructor, path, disk, hunks)
+    origins = origins or Origins(store)
+    found = [UNRECORDED if owner is None else origins.of(owner) for owner in owners]
+    return FileBlame(
+        path,
+        tuple(
+            BlameLine(i + 1, text, origin)
+            for i, (text, origin) in enumerate(zip(lines, found, strict=True))
+        ),
+        latest,
+    )
+
+
+def line_owners(
+    store: StoreReader,
+    reconstructor: Reconstructor,
+    path: str,
+    disk: bytes | None,
+    hunks: Hunks | None = None,
+) -> tuple[list[bytes], list[int | None], int | None]:
+    """The lines of ``path`` on disk and the snapshot that wrote each (``None``: unrecorded).
+
+    What :func:`blame_file` answers, without an object per line (a summary of a whole
+    workspace counts millions of them).
+
+    Returns:
+        The lines, the snapshot of each, and the latest snapshot's number.
+
+    Raises:
+        As :func:`blame_file`.
     """
     if hunks is None:
         from snapline.store.refs.git import line_hunks
@@ -80,9 +113,7 @@ def blame_file(
         if is_binary(disk):
             raise BinaryFileError(path)
         lines = split_lines(disk)
-        return FileBlame(
-            path, tuple(BlameLine(i + 1, t, UNRECORDED) for i, t in enumerate(lines)), latest
-        )
+        return lines, [None] * len(lines), latest
     if disk is None:
         raise NotBlamableError(
             path,
@@ -94,17 +125,7 @@ def blame_file(
     assert latest is not None  # a tracked path has a snapshot
     recorded, owners = line_snapshots(store, reconstructor, path, latest, hunks)
     lines = split_lines(disk)
-    origins = Origins(store)
     if disk == recorded:
-        found = [origins.of(owner) for owner in owners]
-    else:
-        mapping = carried(recorded, disk, hunks, len(lines))
-        found = [UNRECORDED if at is None else origins.of(owners[at]) for at in mapping]
-    return FileBlame(
-        path,
-        tuple(
-            BlameLine(i + 1, text, origin)
-            for i, (text, origin) in enumerate(zip(lines, found, strict=True))
-        ),
-        latest,
-    )
+        return lines, list[int | None](owners), latest
+    mapping = carried(recorded, disk, hunks, len(lines))
+    return lines, [None if at is None else owners[at] for at in mapping], latest

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from snapline.blame.file import NotBlamableError, blame_file
 from snapline.blame.model import LineKind
+from snapline.blame.origins import Origins
 from snapline.snapshots.read.prompts import prompt_of
 from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.store import StoreReader
@@ -54,9 +55,10 @@ def _count(
     last: int,
 ) -> _Lines:
     found = _Lines()
+    origins = Origins(store)
     for path, disk in files:
         try:
-            blamed = blame_file(store, reconstructor, path, disk)
+            blamed = blame_file(store, reconstructor, path, disk, origins=origins)
         except (NotBlamableError, ContentUnavailableError) as error:
             found.skipped[path] = str(error)
             continue

@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from snapline.blame.file import NotBlamableError, blame_file
+from snapline.blame.file import NotBlamableError, line_owners
 from snapline.blame.lines import Hunks
-from snapline.blame.model import FileBlame, LineKind
+from snapline.blame.model import UNRECORDED, LineKind
+from snapline.blame.origins import Origins
 from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.store import StoreReader
 
@@ -35,15 +36,15 @@ class LineCounts:
         """Every line counted."""
         return sum(self.kinds.values())
 
-    def add(self, found: FileBlame) -> None:
-        """Count the lines of one file."""
-        for line in found.lines:
-            origin = line.origin
-            self.kinds[origin.kind.value] += 1
+    def add(self, owners: Iterable[int | None], origins: Origins) -> None:
+        """Count the lines of one file, given the snapshot that wrote each (``None``: disk)."""
+        for owner, count in Counter(owners).items():
+            origin = UNRECORDED if owner is None else origins.of(owner)
+            self.kinds[origin.kind.value] += count
             if origin.kind == LineKind.AGENT:
-                self.sessions[origin.author] += 1
+                self.sessions[origin.author] += count
             elif origin.kind == LineKind.PERSON:
-                self.people[origin.session or "person"] += 1
+                self.people[origin.session or "person"] += count
 
     def merge(self, other: LineCounts) -> None:
         """Add another count to this one."""
@@ -103,14 +104,15 @@ def summarize(
         tracked by hash only or forgotten) is listed in ``skipped`` with the reason.
     """
     summary = BlameSummary()
+    origins = Origins(store)
     for path, disk in files:
         try:
-            found = blame_file(store, reconstructor, path, disk, hunks)
+            _, owners, _ = line_owners(store, reconstructor, path, disk, hunks)
         except (NotBlamableError, ContentUnavailableError) as error:
             summary.skipped[path] = str(error)
             continue
         counts = LineCounts()
-        counts.add(found)
+        counts.add(owners, origins)
         summary.files[path] = counts
         summary.total.merge(counts)
     return summary
