@@ -5,7 +5,7 @@ that is git's), ``origins.py`` says who each snapshot was, ``summary.py`` counts
 by who wrote them, ``markdown.py`` writes a pull request's summary.
 """
 
-from snapline.blame.file import BinaryFileError, NotBlamableError, blame_file
+from snapline.blame.file import BinaryFileError, NotAFileError, NotBlamableError, blame_file
 from snapline.blame.model import BlameLine, FileBlame, LineKind, Origin
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "BlameLine",
     "FileBlame",
     "LineKind",
+    "NotAFileError",
     "NotBlamableError",
     "Origin",
     "blame_file",

@@ -17,7 +17,7 @@ from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.store import StoreReader
 from snapline.unknown_path import UnknownPathError
 
-__all__ = ["BinaryFileError", "NotBlamableError", "blame_file", "line_owners"]
+__all__ = ["BinaryFileError", "NotAFileError", "NotBlamableError", "blame_file", "line_owners"]
 
 
 class NotBlamableError(SnaplineError):
@@ -41,6 +41,15 @@ class BinaryFileError(NotBlamableError):
         super().__init__(
             path, "it is binary (a NUL byte in its first 8000 bytes); blame reads text files"
         )
+
+
+class NotAFileError(NotBlamableError):
+    """The path names a directory (or another kind of file): blame reads one file (exit 2)."""
+
+    exit_code = 2
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, "it is not a file; name a file (blame --summary takes directories)")
 
 
 def blame_file(

@@ -68,6 +68,8 @@ def blame(
     `person` (an outside change, recorded by `resync`), `baseline` (snapshot 0, from
     before snapline) or `unrecorded` (changed on disk since the latest snapshot).
     """
+    if (summary or markdown is not None) and (line_range is not None or porcelain):
+        raise click.UsageError("-L and --porcelain are for one FILE, not --summary or --markdown")
     if markdown is not None:
         base, dots, end = markdown.partition("..")
         if not dots or not base.strip():

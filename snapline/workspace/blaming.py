@@ -61,14 +61,18 @@ class Blaming(WorkspaceBase):
             UnknownPathError: If the file is neither on disk nor tracked.
             NotBlamableError: If it is tracked and was deleted on disk.
             BinaryFileError: If it is binary.
+            NotAFileError: If it names a directory.
             BlameRangeError: If ``lines`` starts past the file's end.
             ContentUnavailableError: If a version of it was tracked by hash only or
                 forgotten.
         """
-        from snapline.blame import FileBlame, blame_file
+        from snapline.blame import FileBlame, NotAFileError, blame_file
 
         rel = self._relpath(path)
-        disk = _read_disk(disk_path(self.root, rel))
+        where = disk_path(self.root, rel)
+        if where.is_dir() and not where.is_symlink():
+            raise NotAFileError(rel)
+        disk = _read_disk(where)
         with self._store.read():
             found = blame_file(self._store, self._reconstructor, rel, disk)
         if lines is None:

@@ -74,6 +74,8 @@ def test_what_cannot_be_blamed_is_one_line_and_its_exit_code(project: Path, cli:
         ("README.md", "-L", "5"): (1, "has only 1 lines"),
         ("README.md", "-L", "3,1"): (2, "not a line range"),
         ("README.md", "src"): (2, "one FILE"),
+        ("src",): (2, "it is not a file"),
+        ("--summary", "-L", "1,2"): (2, "not --summary"),
     }
     for args, (code, words) in cases.items():
         done = cli("blame", *args)
