@@ -171,3 +171,24 @@ def test_the_oracle_catches_a_mapping_that_is_not_gits(
     for seed in range(6):
         wrong += _history(random.Random(seed), tmp_path / f"ws{seed}", 18)[1]
     assert wrong, "difflib's mapping agreed with git's blame on every line"
+
+
+def test_a_file_edited_more_often_than_one_page_of_versions(tmp_path: Path) -> None:
+    # The walk reads a file's versions a page (64) at a time, newest first, across a
+    # rename in the middle: 150 edits, every line written at a different depth.
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("".join(f"line {n}\n" for n in range(40)))
+    rng = random.Random(7)
+    with Workspace.init(root) as ws:
+        for step in range(150):
+            if step == 75:
+                ws.move_file("a.txt", "b.txt", session="s2")
+            name = "a.txt" if step < 75 else "b.txt"
+            lines = (root / name).read_text().splitlines(keepends=True)
+            lines[rng.randrange(len(lines))] = f"edit {step}\n"
+            ws.write_file(name, "".join(lines), session=f"s{step % 3}")
+        found = snapline_lines(ws, "b.txt")
+        twin = Twin.build(ws, tmp_path / "twin.git")
+        assert found == twin.blame("b.txt", ws.latest)
+    assert len({number for number, _ in found}) > 20
