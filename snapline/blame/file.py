@@ -111,9 +111,9 @@ def line_owners(
         As :func:`blame_file`.
     """
     if hunks is None:
-        from snapline.store.refs.git import line_hunks
+        from snapline.blame.gitdiff import line_diff
 
-        hunks = line_hunks
+        hunks = line_diff()
     known = store.state.get([path]).get(path)
     latest = store.snapshots.latest_number()
     if known is None:

@@ -3,9 +3,9 @@ r"""Lines as git's blame sees them, and how the lines of one version carry into 
 A line is its bytes up to and including ``\n`` (a ``\r`` before it belongs to the line,
 as in a CRLF file; a last line without one is a line of its own, different from the same
 text with it). Which lines of a version come from its parent is read off a line diff
-that is git's own (:func:`snapline.store.refs.git.line_hunks`: xdiff's Myers with the
-indent heuristic, as ``git blame`` runs it), so where a change is ambiguous (a block
-inserted between two equal ones) the line blamed is the one git blames.
+that is git's own (:mod:`snapline.blame.gitdiff`: xdiff's Myers with the indent
+heuristic, as ``git blame`` runs it), so where a change is ambiguous (a block inserted
+between two equal ones) the line blamed is the one git blames.
 """
 
 from __future__ import annotations

@@ -45,11 +45,13 @@ class Candidate:
         path: Its path then.
         mode: Its mode then.
         hash: Its content hash then.
+        size: Its size then, when known (to rule it out without reading it).
     """
 
     path: str
     mode: int
     hash: str
+    size: int | None = None
 
 
 def _chunks(data: bytes) -> Counter[int]:
@@ -74,12 +76,21 @@ def _chunks(data: bytes) -> Counter[int]:
 
 def similarity(src: bytes, dst: bytes, minimum: int = _MINIMUM) -> int:
     """How similar git finds ``dst`` to ``src`` (0 to 60000); 0 when their sizes rule it out."""
-    large, small = max(len(src), len(dst)), min(len(src), len(dst))
-    if large * (MAX_SCORE - minimum) < (large - small) * MAX_SCORE or not dst:
+    return _score(src, dst, _chunks(dst), minimum)
+
+
+def _ruled_out(src_size: int, dst_size: int, minimum: int) -> bool:
+    """Whether the sizes alone differ too much for ``minimum`` (git checks them first)."""
+    large, small = max(src_size, dst_size), min(src_size, dst_size)
+    return large * (MAX_SCORE - minimum) < (large - small) * MAX_SCORE or not dst_size
+
+
+def _score(src: bytes, dst: bytes, ours: Counter[int], minimum: int) -> int:
+    if _ruled_out(len(src), len(dst), minimum):
         return 0
-    theirs, ours = _chunks(src), _chunks(dst)
+    theirs = _chunks(src)
     copied = sum(min(count, ours[key]) for key, count in theirs.items() if key in ours)
-    return copied * MAX_SCORE // large
+    return copied * MAX_SCORE // max(len(src), len(dst))
 
 
 def _same_basename(a: str, b: str) -> bool:
@@ -122,19 +133,27 @@ def choose_source(
         return next((c.path for c in exact if _same_basename(c.path, path)), exact[0].path)
     if not stat.S_ISREG(mode):
         return None
-    loaded = [(c, load(c)) for c in ordered if stat.S_ISREG(c.mode)]
-    regular = [(c, data) for c, data in loaded if data is not None]
-    named = [(c, data) for c, data in regular if _same_basename(c.path, path)]
-    if len(named) == 1:
-        (candidate, data), *_ = named
-        if similarity(data, content, _BASENAME_MINIMUM) >= _BASENAME_MINIMUM:
-            return candidate.path
+    ours = _chunks(content)
+
+    def score(candidate: Candidate, minimum: int) -> int:
+        # Only regular files are compared; the sizes are checked before the bytes are read.
+        if not stat.S_ISREG(candidate.mode):
+            return 0
+        if candidate.size is not None and _ruled_out(candidate.size, len(content), minimum):
+            return 0
+        data = load(candidate)
+        return 0 if data is None else _score(data, content, ours, minimum)
+
+    # git's basename step: the one removed file with this name (unique among them all).
+    named = [c for c in ordered if _same_basename(c.path, path)]
+    if len(named) == 1 and score(named[0], _BASENAME_MINIMUM) >= _BASENAME_MINIMUM:
+        return named[0].path
     best: tuple[int, bool] | None = None
     chosen = None
-    for candidate, data in regular:
-        score = (similarity(data, content), _same_basename(candidate.path, path))
-        if best is None or score > best:
-            best, chosen = score, candidate.path
+    for candidate in ordered:
+        found = (score(candidate, _MINIMUM), _same_basename(candidate.path, path))
+        if best is None or found > best:
+            best, chosen = found, candidate.path
     if best is None or best[0] < _MINIMUM:
         return None
     return chosen

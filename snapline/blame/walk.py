@@ -4,9 +4,11 @@ As ``git blame`` does, the walk goes from the version asked about back through t
 versions before it, newest first: a line a version's diff against its parent shows as
 written is that version's; every other line is handed to the parent, at the line it
 had there. The walk ends when no line is left to hand down, or at the version where
-the file was added (the baseline's files are added by snapshot 0). A recorded rename
-(``move_file``, or an exact move a snapshot detected) is followed to the old path; a
-move recorded as a deletion and an addition starts the file afresh.
+the file was added (the baseline's files are added by snapshot 0). A file new at its
+path in a snapshot (added, or renamed: ``move_file``, an exact move a snapshot detected)
+is followed to the file the snapshot removed that git's rename detection pairs it with
+(:mod:`snapline.blame.renames`: a recorded rename's own source, unless another removed
+file has the same content and the same name), else it starts there.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ def versions(
 ) -> Iterator[ChangeRow]:
     """The versions of ``path`` as it was after ``at``, back to where it was added.
 
-    Newest first; across a recorded rename, or an addition git's blame would take for
-    one (:mod:`snapline.blame.renames`), the old path's versions follow.
+    Newest first; across a rename (recorded, or an addition git's blame would take for
+    one: :mod:`snapline.blame.renames`), the old path's versions follow.
 
     Raises:
         NotInSnapshotError: If ``path`` did not exist after snapshot ``at``.
@@ -51,12 +53,11 @@ def versions(
                 return
             first = False
             yield row
-            if row.kind == ChangeKind.RENAMED and row.old_path is not None:
-                current, last = row.old_path, row.snapshot - 1
-                break
-            if row.base_hash is None:
-                # Added here: the baseline's files start here; another file, where a
-                # file the snapshot removed is what git's blame would follow it to.
+            if row.kind == ChangeKind.RENAMED or row.base_hash is None:
+                # New at this path: the baseline's files start here; another file, where
+                # a file the snapshot removed is what git's blame would follow it to. A
+                # recorded rename is one of those, but of several removed files with the
+                # same content git takes the one of the same name, and so does blame.
                 source = None if row.snapshot == 0 else _source(store, reconstructor, row)
                 if source is None:
                     return
@@ -80,6 +81,7 @@ def _source(store: StoreReader, reconstructor: Reconstructor, row: ChangeRow) ->
         and change.base_mode is not None
         and (change.result_hash is None or change.kind == ChangeKind.RENAMED)
     ]
+    removed = [_sized(reconstructor, c, row.snapshot - 1) for c in removed]
     if not removed or row.result_hash is None or row.result_mode is None:
         return None
 
@@ -91,6 +93,12 @@ def _source(store: StoreReader, reconstructor: Reconstructor, row: ChangeRow) ->
 
     content = reconstructor.rebuild(row)
     return choose_source(row.path, row.result_mode, row.result_hash, content, removed, load)
+
+
+def _sized(reconstructor: Reconstructor, candidate: Candidate, at: int) -> Candidate:
+    version = reconstructor.version(candidate.path, at)
+    size = None if version is None or version.result_hash != candidate.hash else version.size
+    return Candidate(candidate.path, candidate.mode, candidate.hash, size)
 
 
 def line_snapshots(

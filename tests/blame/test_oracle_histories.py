@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(GIT is None, reason="needs git")
 STRESS = os.environ.get("SNAPLINE_STRESS") == "1"
 EVERY = 3
 _LINES = [b"{", b"}", b"", b"  x = 1", b"  return x", b"def f():", b"a", b"b", b"# note"]
-_NAMES = ["a.txt", "src/b.py", "src/c.py", "docs/d.md", "e.txt"]
+_NAMES = ["a.txt", "src/b.py", "src/c.py", "docs/d.md", "e.txt", "src/util.py", "lib/util.py"]
 _counter = itertools.count()
 
 
@@ -164,9 +164,9 @@ def test_the_oracle_catches_a_mapping_that_is_not_gits(
 ) -> None:
     # The same histories, with lines carried between versions by difflib: on repeated
     # lines it chooses other copies than git does, and the oracle must say so.
-    import snapline.store.refs.git
+    import snapline.blame.gitdiff
 
-    monkeypatch.setattr(snapline.store.refs.git, "line_hunks", _difflib_hunks)
+    monkeypatch.setattr(snapline.blame.gitdiff, "line_diff", lambda: _difflib_hunks)
     wrong = []
     for seed in range(6):
         wrong += _history(random.Random(seed), tmp_path / f"ws{seed}", 18)[1]
