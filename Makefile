@@ -26,9 +26,12 @@ test: lint typecheck
 # bundles with a check point every 10th and 40th snapshot. Then the warm path's state
 # machine (every warm status and verify against the cold one) in its long mode:
 # `make test` runs 3 programs of 10 steps (about 2 minutes), this 40 of 30 (each
-# step is real processes: about 3 minutes a program on two shared cores).
+# step is real processes: about 3 minutes a program on two shared cores). And blame's
+# oracle (tests/blame/: git blame on a twin repository) over every commit of each bundle
+# at every 5th snapshot and 300 random histories, where `make test` runs a part and 12.
 test-deep: lint typecheck
 	SNAPLINE_REPLAY=deep $(BIN)/python -m pytest -q tests/replay
+	SNAPLINE_REPLAY=deep SNAPLINE_STRESS=1 $(BIN)/python -m pytest -q tests/blame
 	SNAPLINE_STRESS=1 $(BIN)/python -m pytest -q tests/cli/warm/test_monitor_machine.py
 
 # The mutation score of the restore path (mutmut, in a venv of its own: .venv-mutation),

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.blame import BLAME_ROWS, row_blame
 from benchmarks.clone import row_fresh_clone
 from benchmarks.git_layer import GIT_LAYER_ROWS, row_git_layer
 from benchmarks.growth import GROWTH_ROWS, row_growth
@@ -1509,13 +1510,15 @@ ORDER = (
     *WARM_ROWS,
     *ONE_PATH_ROWS,
     *GIT_LAYER_ROWS,
+    *BLAME_ROWS,
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
 Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15;
 14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
 issue 13; 5b, 6d, 6e and 9b: issue 16; G1-G6: growth with the history, issue 30;
 W1-W7: the warm server and the cold path, issue 29, benchmarks/warm.py; R1-R3: the git
-layer of the history on refs, issue 37, benchmarks/git_layer.py). The peers'
+layer of the history on refs, issue 37, benchmarks/git_layer.py; B1: blame of the whole
+long-history workspace against git blame, issue 38, benchmarks/blame.py). The peers'
 rows P1-P5 run only with ``--peers``."""
 
 
@@ -1576,6 +1579,7 @@ def run_all(
     attempt(("W8", "W9"), "warm checks", lambda: row_warm_checks(bench))
     attempt(ONE_PATH_ROWS, "one path per command", lambda: row_one_path(bench))
     attempt(GIT_LAYER_ROWS, "the git layer", lambda: row_git_layer(bench))
+    attempt(BLAME_ROWS, "blame", lambda: row_blame(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 
 

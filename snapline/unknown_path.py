@@ -24,7 +24,7 @@ class UnknownPathError(SnaplineError):
     def __init__(self, path: str, doing: str = "record") -> None:
         self.path = path
         self.doing = doing
-        if doing == "record":
+        if doing in ("record", "blame"):
             where = "is neither on disk nor tracked"
             hint = "`snapline status` shows what changed"
         else:

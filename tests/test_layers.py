@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     # The page reads the history through what the facade hands it, never the facade.
     ("snapline.report",),
-    ("snapline.milestones", "snapline.branching", "snapline.guard"),
+    ("snapline.milestones", "snapline.branching", "snapline.guard", "snapline.blame"),
     ("snapline.snapshots.restore",),
     ("snapline.snapshots.record",),
     ("snapline.snapshots.check",),

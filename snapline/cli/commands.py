@@ -57,6 +57,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("log", "history", "log", "List snapshots, newest first."),
     Command("show", "history", "show", "Show one snapshot with its diff."),
     Command("diff", "diffs", "diff", "Show changes, as git diff: from a snapshot to the disk, or between two snapshots."),
+    Command("blame", "blame", "blame", "Show who wrote each line of a file: the snapshot, its tool, session and prompt."),
     Command("rollback", "restore", "rollback", "Restore the state after snapshot N."),
     Command("revert", "restore", "revert", "Undo the changes of one snapshot."),
     Command("undo", "restore", "undo", "Roll back what the latest change did, as a new snapshot."),

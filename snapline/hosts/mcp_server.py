@@ -42,7 +42,8 @@ _INSTRUCTIONS = (
     "rollback is a dry run unless apply=true; undo and redo step through your own changes "
     "like an editor. guard runs a check (the tests) on the latest snapshot and keeps "
     "whether it passed; with rollback=true a failure goes back to the last snapshot that "
-    "passed. Nothing is ever written inside .git/ or .snapline/."
+    "passed. blame_summary says who wrote the lines on disk (agent sessions, people). "
+    "Nothing is ever written inside .git/ or .snapline/."
 )
 
 
@@ -336,6 +337,15 @@ def build_server(ws: Workspace) -> MCPServer:
         """Every milestone, in order."""
         with _tool_errors():
             return {"milestones": [m.model_dump(mode="json") for m in ws.milestones.list()]}
+
+    @server.tool(annotations=P.READ)
+    def blame_summary(paths: P.Scope = None) -> dict[str, Any]:
+        """How many lines on disk each agent session, person and the baseline wrote, per file.
+
+        As `snapline blame --summary --json`: kinds agent, person, baseline, unrecorded.
+        """
+        with _tool_errors():
+            return ws.blame_summary(paths).to_json()
 
     @server.tool(annotations=P.READ)
     def verify(full: P.Full = False, deep: P.Deep = False) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from snapline.opening import (
 from snapline.snapshots.read.history import SnapshotNotFoundError
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import DEFAULT_TIMEOUT, PathArg
+from snapline.workspace.blaming import Blaming
 from snapline.workspace.branching import Branching
 from snapline.workspace.diffs import Diffing
 from snapline.workspace.forgetting import Forgetting
@@ -49,7 +50,7 @@ __all__ = [
 _DEFAULT_TIMEOUT = DEFAULT_TIMEOUT
 
 
-class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Branching):
+class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Branching, Blaming):
     """A workspace and its history. Create with :meth:`init`, or :meth:`open` an existing one.
 
     Use as a context manager, or call :meth:`close`.

@@ -45,6 +45,7 @@ TOOLS = {
     "milestone_list",
     "verify",
     "guard",
+    "blame_summary",
 }
 
 
@@ -165,6 +166,7 @@ def test_without_the_sdk_the_command_says_how_to_install_it(
 # specification's hints), not read back from the server.
 READ_ONLY = {
     "status",
+    "blame_summary",
     "read_file",
     "list_files",
     "log",
@@ -237,6 +239,7 @@ def test_read_only_tools_change_nothing(project: Path) -> None:
         "file_diff": {"path": "a.txt", "from_snapshot": 0},
         "milestone_list": {},
         "verify": {"deep": True},
+        "blame_summary": {},
     }
     assert set(calls) == READ_ONLY
 
@@ -386,5 +389,19 @@ def test_guard_names_what_held_its_rollback_back(project: Path) -> None:
         assert (project / "b.txt").read_text() == "by hand\n"
         passed = await client.call("guard", command=[sys.executable, "-c", "pass"])
         assert passed["held"] == []
+
+    serve(project, script)
+
+
+def test_blame_summary_counts_who_wrote_the_lines(project: Path) -> None:
+    async def script(client: Client) -> None:
+        await client.call("write_file", path="a.txt", content="one\nTWO\n", session="s1")
+        (project / "a.txt").write_text("one\nTWO\nby hand\n")
+        await client.call("resync", paths=["a.txt"], session="alice")
+        found = await client.call("blame_summary", paths=["a.txt"])
+        assert found["total"]["sessions"] == {"s1": 1}
+        assert found["total"]["people"] == {"alice": 1}
+        assert [f["path"] for f in found["files"]] == ["a.txt"]
+        assert (found["files"][0]["baseline"], found["files"][0]["agent"]) == (1, 1)
 
     serve(project, script)

@@ -356,9 +356,8 @@ class GitRepository:
                 try:
                     transaction.lock_ref(name)
                 except pygit2.GitError:
-                    # libgit2 tells a held lock only in its message. Another writer
-                    # holds the lock, or held it: then the lock file is still there, or
-                    # the ref has moved; else (it let go without moving) try again.
+                    # libgit2 tells a held lock only in its message. Another writer holds the
+                    # lock (its file is there) or held it (the ref moved); else try again.
                     if (self.common_dir / f"{name}.lock").exists():
                         raise RefConflictError(name, expected, None) from None
                     actual = self.ref(name)

@@ -1,0 +1,163 @@
+"""Blaming: the workspace methods that say who wrote each line of the files on disk."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from snapline.errors import SnaplineError
+from snapline.paths import disk_path
+from snapline.snapshots.read.refs import SnapshotRef
+from snapline.workspace.base import PathArg, WorkspaceBase
+
+if TYPE_CHECKING:
+    from snapline.blame import FileBlame
+    from snapline.blame.summary import BlameSummary
+
+__all__ = ["BlameRangeError", "Blaming"]
+
+
+class BlameRangeError(SnaplineError):
+    """A line range starts past the end of the file.
+
+    Attributes:
+        path: The file.
+        start: The first line asked for.
+        count: How many lines the file has.
+    """
+
+    exit_code = 1
+
+    def __init__(self, path: str, start: int, count: int) -> None:
+        self.path = path
+        self.start = start
+        self.count = count
+        super().__init__(f"{path} has only {count} lines; -L {start},... starts past its end")
+
+
+class Blaming(WorkspaceBase):
+    """The ``blame`` methods of :class:`~snapline.workspace.Workspace`."""
+
+    def blame(self, path: PathArg, *, lines: tuple[int, int] | None = None) -> FileBlame:
+        """Who wrote each line of ``path`` as it is on disk, as ``git blame`` would say.
+
+        Each line gets the snapshot that last wrote it (its number, id, tool, session,
+        prompt and milestone) and its kind: ``agent`` (a snapshot a tool recorded),
+        ``person`` (an outside change recorded as such, tool ``external``), ``baseline``
+        (snapshot 0: it predates snapline) or ``unrecorded`` (changed on disk since the
+        latest snapshot). Lines are matched between versions by git's own line diff.
+
+        Args:
+            path: The file, relative to the root or absolute inside it.
+            lines: Only lines ``start..end`` (from 1, both included; ``end`` past the
+                file's end means its end).
+
+        Returns:
+            The lines with their origins.
+
+        Raises:
+            UnknownPathError: If the file is neither on disk nor tracked.
+            NotBlamableError: If it is tracked and was deleted on disk.
+            BinaryFileError: If it is binary.
+            NotAFileError: If it names a directory.
+            BlameRangeError: If ``lines`` starts past the file's end.
+            ContentUnavailableError: If a version of it was tracked by hash only or
+                forgotten.
+        """
+        from snapline.blame import FileBlame, NotAFileError, blame_file
+
+        rel = self._relpath(path)
+        where = disk_path(self.root, rel)
+        if where.is_dir() and not where.is_symlink():
+            raise NotAFileError(rel)
+        disk = _read_disk(where)
+        with self._store.read():
+            found = blame_file(self._store, self._reconstructor, rel, disk)
+        if lines is None:
+            return found
+        start, end = lines
+        if start > max(len(found.lines), 1):
+            raise BlameRangeError(rel, start, len(found.lines))
+        return FileBlame(found.path, found.lines[start - 1 : end], found.latest)
+
+    def blame_summary(self, paths: Iterable[PathArg] | PathArg | None = None) -> BlameSummary:
+        """How many lines of the tracked files each agent session, person and baseline wrote.
+
+        Every tracked file (or those at or under ``paths``) is blamed as :meth:`blame`
+        does, and its lines on disk counted by kind, by agent session and by person;
+        the totals add them up. A file that cannot be blamed (binary, deleted on disk,
+        a version tracked by hash only) is listed in ``skipped`` with the reason.
+
+        Args:
+            paths: Files or directories to count (default: the whole workspace).
+
+        Returns:
+            The counts per file, by path, and in total.
+
+        Raises:
+            UnsafePathError: If a path is outside the root or inside ``.snapline/``.
+        """
+        from snapline.blame.summary import summarize
+
+        scope = self._scope(paths)
+        with self._store.read():
+            tracked = sorted(self._store.state.get())
+            wanted = [path for path in tracked if _inside(path, scope)]
+            return summarize(self._store, self._reconstructor, self._on_disk(wanted))
+
+    def blame_markdown(self, base: SnapshotRef, end: SnapshotRef | None = None) -> str:
+        """A pull request's review as Markdown: what the snapshots after ``base`` did, who wrote it.
+
+        As ``git log BASE..END``: the snapshots after ``base`` up to ``end`` (default:
+        the latest). It names their milestones, the agent prompts they answered, the
+        files they changed, the lines of those files on disk now by who wrote them (an
+        agent session or a person in the range, or earlier) and the guard outcomes.
+        Plain Markdown with no link, for ``$GITHUB_STEP_SUMMARY`` or any host.
+
+        Raises:
+            SnapshotRefError: If a reference is not a number or reference.
+            SnapshotNotFoundError: If it names a snapshot outside the history.
+        """
+        from snapline.blame.markdown import range_summary
+        from snapline.guard import outcomes
+        from snapline.snapshots.read.refs import number_of
+
+        with self._store.read():
+            checks = outcomes(self._store)
+            first = number_of(self._store, base) + 1
+            last = number_of(self._store, "latest" if end is None else end)
+            changed = {
+                p
+                for _, path, old in self._store.changes.paths(first, last)
+                for p in (path, old)
+                if p
+            }
+            tracked = sorted(changed & set(self._store.state.get(changed)))
+            disk = dict(self._on_disk(tracked))
+            return range_summary(self._store, self._reconstructor, first, last, disk, checks)
+
+    def _on_disk(self, paths: list[str]) -> Iterator[tuple[str, bytes | None]]:
+        for path in paths:
+            yield path, _read_disk(disk_path(self.root, path))
+
+
+def _inside(path: str, scope: list[str] | None) -> bool:
+    if scope is None:
+        return True
+    return any(path == prefix or path.startswith(prefix.rstrip("/") + "/") for prefix in scope)
+
+
+def _read_disk(path: os.PathLike[str]) -> bytes | None:
+    """The bytes of a file on disk (a symlink's target, as git stores it); ``None``: absent."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISLNK(mode):
+        return os.fsencode(os.readlink(path))
+    if not stat.S_ISREG(mode):
+        return None
+    with open(path, "rb") as handle:
+        return handle.read()

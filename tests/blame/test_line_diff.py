@@ -1,0 +1,68 @@
+"""Blame's line diff is git's: where libgit2's xdiff parts from git's, blame follows git.
+
+One commit of the diff-so-fancy history (tests/fixtures) rewrites most of its 720-line
+script: libgit2's diff of the two versions changes 323 lines, git's 337, and the lines
+``git blame`` gives to the commit are git's. Found by the deep replay of the oracle.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import snapline.blame.gitdiff
+from snapline import Workspace
+from snapline.blame.gitdiff import git_hunks
+from snapline.store.refs.gitlines import line_hunks
+from tests.blame.twin import Twin, git_env, snapline_lines
+from tests.scanning.git_reference import GIT
+
+pytestmark = pytest.mark.skipif(GIT is None, reason="needs git")
+
+BUNDLE = Path(__file__).resolve().parents[1] / "fixtures" / "diff-so-fancy.bundle"
+BEFORE, AFTER = (
+    "04ccbe4b7ec975e35afc36e5c74f20fa0feca449",
+    "66da172a69b3e535181b844c358bc9bb8e4ffb02",
+)
+
+
+def _versions(tmp_path: Path) -> tuple[bytes, bytes]:
+    assert GIT is not None
+    repo = tmp_path / "dsf.git"
+    env = git_env(tmp_path)
+    subprocess.run([GIT, "clone", "-q", "--bare", str(BUNDLE), str(repo)], env=env, check=True)
+    git = [GIT, "--git-dir", os.fspath(repo), "cat-file", "blob"]
+    blobs = [
+        subprocess.run([*git, blob], env=env, capture_output=True, check=True).stdout
+        for blob in (BEFORE, AFTER)
+    ]
+    return blobs[0], blobs[1]
+
+
+Lines = list[tuple[int | None, str]]
+
+
+def _blamed(tmp_path: Path, before: bytes, after: bytes) -> tuple[Lines, Lines]:
+    root = tmp_path / "ws"
+    root.mkdir(parents=True)
+    (root / "diff-so-fancy").write_bytes(before)
+    with Workspace.init(root) as ws:
+        ws.write_file("diff-so-fancy", after, session="s1")
+        twin = Twin.build(ws, tmp_path / "twin.git")
+        return snapline_lines(ws, "diff-so-fancy"), twin.blame("diff-so-fancy", 1)
+
+
+def test_where_libgit2_and_git_diff_apart_blame_is_gits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before, after = _versions(tmp_path)
+    assert git_hunks(before, after) != line_hunks(before, after)
+    ours, git = _blamed(tmp_path / "git", before, after)
+    assert ours == git
+    # The same with libgit2's diff: the lines blamed part from git's.
+    monkeypatch.setattr(snapline.blame.gitdiff, "line_diff", lambda: line_hunks)
+    ours, git = _blamed(tmp_path / "libgit2", before, after)
+    assert ours != git
