@@ -21,6 +21,8 @@ LAYERS: list[tuple[str, ...]] = [
     (
         "snapline.workspace",
         "snapline.opening",
+        "snapline.opening_errors",
+        "snapline.opening_refs",
         "snapline.upgrade",
         "snapline.validation",
         "snapline",
@@ -52,6 +54,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.diffing",
         "snapline.hashing",
         "snapline.paths",
+        "snapline.state_dir",
         "snapline.unknown_path",
         "snapline.crashpoints",
         "snapline.errors",

@@ -63,12 +63,23 @@ def init(
             help="Track files larger than this by hash only (default 64 MiB).",
         ),
     ] = None,
+    in_tree: Annotated[
+        bool,
+        typer.Option(
+            "--in-tree",
+            help="Keep the history in DIRECTORY/.snapline/ in a git work tree too "
+            "(hosts without custom refs).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Create the store; the workspace as it is becomes snapshot 0.
 
-    Ignored files (.gitignore, .snaplineignore) are left out; files above the
-    large-file limit are tracked by hash only.
+    At the top of a git work tree the history goes onto git's refs
+    (refs/snapline/) and nothing is written into the work tree; elsewhere, or
+    with --in-tree, into DIRECTORY/.snapline/. Ignored files (.gitignore,
+    .snaplineignore) are left out; files above the large-file limit are tracked
+    by hash only.
     """
     from snapline import Workspace
 
@@ -82,6 +93,7 @@ def init(
             large_file_limit=large_file_limit,
             timeout=options.timeout,
             progress=progress,
+            in_tree=in_tree,
         )
     finally:
         progress.close()
@@ -104,15 +116,16 @@ def init(
 
 
 def _baseline_summary(ws: Workspace) -> dict[str, Any]:
-    from snapline.paths import STORE_DIR
     from snapline.scanning.reasons import SkipReason
-    from snapline.workspace.rows import baseline_totals
+    from snapline.state_dir import in_tree, state_dir
+    from snapline.workspace.rows import baseline_id, baseline_totals
 
     files, size, skipped = baseline_totals(ws)
     reasons = [reason for _, reason in skipped]
     return {
         "root": str(ws.root),
-        "store": str(ws.root / STORE_DIR),
+        "store": str(state_dir(ws.root)),
+        "refs": None if in_tree(ws.root) else f"refs/snapline/lines/{baseline_id(ws)}",
         "snapshot": 0,
         "files": files,
         "bytes": size,
