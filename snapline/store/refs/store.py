@@ -23,6 +23,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.store.changes import ChangeTable
 from snapline.store.indexed import IndexedStore
@@ -185,6 +186,7 @@ class RefsStore(Ledgerless, IndexedStore):
         for number in sorted(self._pending.milestones):
             tip = self._append_milestone(number, tip)
             commits.append(tip)
+        crash_point("refs-published")
         return commits
 
     def _expected(self, ref: str, number: int, what: str, follows: str) -> str | None:
