@@ -85,10 +85,14 @@ class SharedContentError(SnaplineError):
 
 
 class NoLedgerError(SnaplineError):
-    """The store has no ledger to forget content from."""
+    """The store has no ledger to forget content from (a 0.1 store, a history on git's refs)."""
 
     def __init__(self) -> None:
-        super().__init__("this store has no ledger; open it with snapline 0.2 to upgrade it")
+        super().__init__(
+            "forget rewrites a ledger in .snapline/, and this history has none: on git's "
+            "refs it cannot be forgotten yet; keep such a history in the tree "
+            "(`snapline init --in-tree`) where secrets may be recorded"
+        )
 
 
 class ForgottenVersionRecord(FrozenModel):
