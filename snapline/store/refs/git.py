@@ -17,12 +17,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import pygit2
-
-from snapline.errors import SnaplineError
+from snapline.state_dir import git_dir as work_tree_git_dir
+from snapline.store.refs.git_errors import (
+    MissingObjectError,
+    NotAGitRepositoryError,
+    RefConflictError,
+)
+from snapline.store.refs.reffiles import UNKNOWN, read_ref
 from snapline.store.refs.values import TREE_MODE, Commit, Entry, TreeChange
+
+if TYPE_CHECKING:
+    # Imported where used: loading libgit2 costs tens of milliseconds, and a command
+    # that finds the refs where the index left them needs none of it (reffiles.py).
+    import pygit2
 
 __all__ = [
     "GitRepository",
@@ -37,66 +46,22 @@ _T = TypeVar("_T")
 _LOCK_ATTEMPTS = 5
 
 
-class NotAGitRepositoryError(SnaplineError):
-    """No git repository holds the directory.
-
-    Attributes:
-        path: The directory looked from.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = str(path)
-        super().__init__(f"{path} is not inside a git repository")
-
-
-class MissingObjectError(LookupError):
-    """An object a commit, tree or ref names is absent or of another type.
-
-    Attributes:
-        id: The object's id.
-        expected: The type it should have had (``blob``, ``tree``, ``commit``).
-    """
-
-    def __init__(self, id_: str, expected: str) -> None:
-        self.id = id_
-        self.expected = expected
-        super().__init__(f"no {expected} {id_} in the repository")
-
-
-class RefConflictError(SnaplineError):
-    """A ref moved by another writer: the compare of compare-and-swap failed.
-
-    Nothing was lost: the commit this writer made stays in the object store, and the
-    ref keeps the other writer's snapshot.
-
-    Attributes:
-        ref: The ref's name.
-        expected: The value this writer read before it wrote (``None``: no ref).
-        actual: The value found under the lock (``None``: no ref; also when the lock
-            itself was held by another writer).
-    """
-
-    def __init__(self, ref: str, expected: str | None, actual: str | None) -> None:
-        self.ref = ref
-        self.expected = expected
-        self.actual = actual
-        found = "someone else holding its lock" if actual is None else actual[:12]
-        wanted = "no ref" if expected is None else expected[:12]
-        super().__init__(
-            f"{ref} moved while this snapshot was written (expected {wanted}, found "
-            f"{found}); nothing was lost: read the line again and record on its new tip"
-        )
-
-
 def open_repository(path: Path) -> GitRepository:
     """Open the git repository that holds ``path`` (a work tree, a linked one, or bare).
 
     A linked work tree (``git worktree add``) opens the same object store and refs as
     its main work tree.
 
+    The top of a work tree is opened without the library until an object is needed.
+
     Raises:
         NotAGitRepositoryError: If no repository holds ``path``.
     """
+    top = work_tree_git_dir(path)
+    if top is not None:
+        return GitRepository(None, top)
+    import pygit2
+
     found = pygit2.discover_repository(str(path))
     if found is None:
         raise NotAGitRepositoryError(path)
@@ -114,22 +79,35 @@ def _decode(name: bytes) -> str:
 class GitRepository:
     """A git repository's objects and refs, as the refs store uses them."""
 
-    def __init__(self, repository: pygit2.Repository) -> None:
-        self._repo = repository
+    def __init__(self, repository: pygit2.Repository | None, git_dir: Path | None = None) -> None:
+        """Wrap an open repository, or (``None``) the one at ``git_dir``, opened when used."""
+        self._opened = repository
+        self._git_dir = git_dir
+
+    @property
+    def _repo(self) -> pygit2.Repository:
+        if self._opened is None:
+            import pygit2
+
+            self._opened = pygit2.Repository(str(self._git_dir))
+        return self._opened
 
     @property
     def common_dir(self) -> Path:
         """The directory holding the objects and refs every work tree shares."""
-        # A linked work tree's path is .git/worktrees/NAME; its objects are the main one's.
-        return Path(self._repo.path).resolve().parents[1] if self._linked() else self.git_dir
+        # A linked work tree's is named in its `commondir` file (.git/worktrees/NAME: ../..).
+        try:
+            named = (self.git_dir / "commondir").read_text().strip()
+        except OSError:
+            return self.git_dir
+        return (self.git_dir / named).resolve()
 
     @property
     def git_dir(self) -> Path:
         """This work tree's own git directory (``.git``, or ``.git/worktrees/NAME``)."""
+        if self._opened is None and self._git_dir is not None:
+            return self._git_dir.resolve()
         return Path(self._repo.path).resolve()
-
-    def _linked(self) -> bool:
-        return self.git_dir.parent.name == "worktrees" and (self.git_dir / "commondir").exists()
 
     # -- objects ---------------------------------------------------------------------
 
@@ -143,6 +121,8 @@ class GitRepository:
         Raises:
             MissingObjectError: If there is no such blob.
         """
+        import pygit2
+
         return bytes(self._object(id_, pygit2.Blob, "blob").data)
 
     def entry(self, tree: str, path: str) -> Entry | None:
@@ -167,6 +147,8 @@ class GitRepository:
         except UnicodeDecodeError:
             # pygit2 looks up names given as text only; this one is not UTF-8.
             return self._entries(tree).get(name)
+        import pygit2
+
         try:
             item = self._object(tree, pygit2.Tree, "tree")[text]
         except KeyError:
@@ -249,11 +231,15 @@ class GitRepository:
             b"%o %s\x00%s" % (entries[name].mode, name, bytes.fromhex(entries[name].id))
             for name in sorted(entries, key=key)
         )
+        import pygit2
+
         return str(self._repo.write(pygit2.enums.ObjectType.TREE, data))
 
     def _entries(self, tree: str) -> dict[bytes, Entry]:
         # The tree's bytes parsed here: pygit2 makes an object of every entry it lists,
         # which took most of a one-file snapshot's time (rows R1, R2).
+        import pygit2
+
         data = self._object(tree, pygit2.Tree, "tree").read_raw()
         entries: dict[bytes, Entry] = {}
         at = 0
@@ -276,6 +262,8 @@ class GitRepository:
         Raises:
             MissingObjectError: If a tree is absent.
         """
+        import pygit2
+
         before = self._object(old or self._write_tree({}), pygit2.Tree, "tree")
         after = self._object(new, pygit2.Tree, "tree")
         found: dict[str, TreeChange] = {}
@@ -314,6 +302,8 @@ class GitRepository:
         The same tree, parents, message and time make the same id: a snapshot written
         twice is one commit.
         """
+        import pygit2
+
         signature = pygit2.Signature(*_IDENTITY, time, 0)
         oids = [pygit2.Oid(hex=parent) for parent in parents]
         made = self._repo.create_commit(
@@ -327,6 +317,8 @@ class GitRepository:
         Raises:
             MissingObjectError: If there is no such commit.
         """
+        import pygit2
+
         found = self._object(id_, pygit2.Commit, "commit")
         parents = tuple(str(parent) for parent in found.parent_ids)
         return Commit(id_, str(found.tree_id), parents, found.message)
@@ -344,6 +336,10 @@ class GitRepository:
 
     def ref(self, name: str) -> str | None:
         """The commit id ref ``name`` points at, or ``None`` when there is no such ref."""
+        if self._opened is None:
+            read = read_ref(self.common_dir, name)
+            if read != UNKNOWN:
+                return read
         found = self._repo.references.get(name)
         return None if found is None else str(found.target)
 
@@ -371,6 +367,8 @@ class GitRepository:
         Raises:
             RefConflictError: If it points elsewhere, or another writer holds its lock.
         """
+        import pygit2
+
         for attempt in range(_LOCK_ATTEMPTS):
             with self._repo.transaction() as transaction:
                 try:

@@ -124,7 +124,8 @@ def test_one_module_alone_speaks_to_the_git_library() -> None:
                 names = [node.module]
             if any(name.split(".")[0] in {"pygit2", "dulwich"} for name in names):
                 speaking.append(path.relative_to(package).as_posix())
-    assert speaking == ["store/refs/git.py"]
+    # git.py imports it where used (lazily), once per function.
+    assert sorted(set(speaking)) == ["store/refs/git.py"]
 
 
 def test_trees_are_gits_own_for_awkward_names(tmp_path: Path) -> None:
