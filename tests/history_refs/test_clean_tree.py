@@ -68,3 +68,8 @@ def test_every_command_leaves_git_status_clean(tmp_path: Path) -> None:
     assert (forget.returncode, forget.stdout) == (1, "")
     assert forget.stderr.count("\n") == 1 and "--in-tree" in forget.stderr
     assert _status(repo) == [" M a.txt"] and repo.files() == {"a.txt", "src", "src/b.txt"}
+    # The writers' rule is unchanged: a user's file inside .git/ is refused, snapline's
+    # own state there is the store's alone.
+    inside = repo.snap("report", "-o", ".git/snapline/page.html")
+    assert inside.returncode == 2 and "inside .git/" in inside.stderr
+    assert not (repo.path / ".git" / "snapline" / "page.html").exists()
