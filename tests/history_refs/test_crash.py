@@ -106,3 +106,19 @@ def test_a_milestone_killed_after_its_ref_moved_is_caught_up(tmp_path: Path) -> 
         assert ws.validate().ok
     done = cli(root, "milestone", "create", "--to", "latest", "-m", "nothing new")
     assert done.returncode != 0 and "Traceback" not in done.stderr
+
+
+def test_an_init_killed_after_its_baseline_went_onto_the_ref_is_a_history(tmp_path: Path) -> None:
+    # baseline-built: the baseline's commit is on its line, the index not yet named.
+    root = tmp_path / "work"
+    root.mkdir()
+    subprocess.run([*GIT, "init", "-q", str(root)], env=ENV, check=True)
+    (root / "a.txt").write_bytes(b"a0\n")
+    child = cli(root, "init", crash="baseline-built")
+    assert child.returncode == KILLED, (child.returncode, child.stdout, child.stderr)
+    assert _line(root) == ["snapline 0: init: baseline"]
+    assert not (root / ".git" / "snapline" / "index.db").exists()
+    assert assert_healthy(root) == 0  # the index is built from the ref
+    again = cli(root, "init")
+    assert again.returncode == 2 and "already has a snapline store" in again.stderr
+    assert _line(root) == ["snapline 0: init: baseline"]
