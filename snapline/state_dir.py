@@ -40,9 +40,10 @@ def git_dir(root: Path) -> Path | None:
         root: An absolute directory.
 
     Returns:
-        ``<root>/.git`` when it is a directory holding ``HEAD``; the directory a
-        ``.git`` file names (``gitdir: PATH``, relative to ``root`` when not absolute)
-        when that holds ``HEAD``; else ``None`` (no git, a root below a work tree's
+        ``<root>/.git`` when it is a git directory (``HEAD``, ``objects/`` and
+        ``refs/``, or a linked work tree's ``commondir``); the directory a ``.git`` file
+        names (``gitdir: PATH``, relative to ``root`` when not absolute) when it is
+        one; else ``None`` (no git, a root below a work tree's
         top, a ``.git`` that is neither).
     """
     dot_git = root / ".git"
@@ -63,7 +64,17 @@ def git_dir(root: Path) -> Path | None:
         found = root / text.removeprefix("gitdir:").strip()
     else:
         return None
-    return Path(os.path.abspath(found)) if (found / "HEAD").is_file() else None
+    return Path(os.path.abspath(found)) if _is_git_dir(found) else None
+
+
+def _is_git_dir(path: Path) -> bool:
+    # git's own test (setup.c, is_git_directory): HEAD, and the objects and refs, which a
+    # linked work tree's directory finds through its `commondir` file.
+    if not (path / "HEAD").is_file():
+        return False
+    if (path / "commondir").is_file():
+        return True
+    return (path / "objects").is_dir() and (path / "refs").is_dir()
 
 
 def in_tree(root: Path) -> bool:
