@@ -63,6 +63,11 @@ def write_local(path: Path, data: bytes) -> None:
     torn file, and each of those only makes it look at more. Not for history or content.
     """
     temp = _write_temp(path, data, 0o100644, sync=False)
+    _rename_or_remove(temp, path)
+
+
+def _rename_or_remove(temp: Path, path: Path) -> None:
+    # The temporary file takes the name, or goes: never left behind beside the file.
     try:
         os.replace(temp, path)
     except BaseException:
@@ -77,12 +82,7 @@ def _write_in_place(path: Path, data: bytes, mode: int) -> _Changes:
     if _replace_directory_with_file(path):
         changes.removed.append(path)
     temp = _write_temp(path, data, mode, sync=True)
-    try:
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    _rename_or_remove(temp, path)
     changes.changed.append(path.parent)
     return changes
 

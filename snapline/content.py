@@ -126,10 +126,8 @@ def unpacked_digest(packed: bytes, *, limit: int) -> str:
     ``limit`` bytes, which are hashed as they come rather than held.
 
     Raises:
-        UnknownCodecError: If the codec byte is unknown.
-        ForgottenContentError: If it is a tombstone.
-        PackedSizeError: If it unpacks to more than ``limit`` bytes.
-        zlib.error: If compressed data is damaged or truncated.
+        UnknownCodecError: And every error :func:`unpack` names (a tombstone, more
+            than ``limit`` bytes, damaged data), as it raises them.
     """
     codec, body = packed[:1], packed[1:]
     if codec != _ZLIB:

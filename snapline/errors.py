@@ -15,7 +15,8 @@ class SnaplineError(Exception):
 
     Attributes:
         exit_code: The CLI exit code this error maps to (1: a validation or sync
-            failure, 2: a usage error, 3: a corrupt or unreadable store, 4: busy).
+            failure, 2: a usage error, 3: a corrupt or unreadable store, 4: busy,
+            5: git could not push or fetch the history at all).
             Anything else that reaches the command line is a bug in snapline: exit 70.
     """
 

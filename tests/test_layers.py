@@ -46,6 +46,7 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     (
         "snapline.store",
+        "snapline.travel",
         "snapline.scanning",
         "snapline.atomic",
         "snapline.overlap",

@@ -6,13 +6,12 @@ way it is :func:`snapline.cli.dispatch.dispatch` that runs it.
 
 from __future__ import annotations
 
-import sys
-
 __all__ = ["main"]
 
 
 def main() -> None:
     """Entry point of the ``snapline`` console script."""
+    from snapline.cli.lean import words
     from snapline.cli.warm.client import run
 
-    run(sys.argv[1:])
+    run(words())

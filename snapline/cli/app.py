@@ -24,6 +24,7 @@ from snapline.cli.commands import COMMANDS, Command, named
 from snapline.cli.completion import name_shells
 from snapline.cli.context import DEFAULT_TIMEOUT, JSON_REQUESTED, State, state
 from snapline.cli.errors import error_json, exit_code_for
+from snapline.cli.lean import typed, words
 from snapline.cli.output import echo_json
 
 __all__ = ["app", "prepare", "run"]
@@ -91,7 +92,7 @@ class _Group(TyperGroup):
                 # A usage error: the parser prints it on stderr; --json users get the
                 # object too. The option may not have been reached (`show abc --json`
                 # fails on N first), so the words typed are looked at instead.
-                if ctx.meta.get(JSON_REQUESTED) or _json_typed(ctx.meta.get(_ARGS, [])):
+                if ctx.meta.get(JSON_REQUESTED) or typed(ctx.meta.get(_ARGS, []), "--json"):
                     echo_json(error_json(error.format_message(), "UsageError", error.exit_code))
                 raise
             code = exit_code_for(
@@ -113,12 +114,6 @@ def _hide_unset_envvars(command: click.Command) -> None:
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             _hide_unset_envvars(sub)
-
-
-def _json_typed(args: list[str]) -> bool:
-    # Everything after `--` belongs to the command `snapline run` starts.
-    words = args[: args.index("--")] if "--" in args else args
-    return "--json" in words
 
 
 app = typer.Typer(
@@ -204,12 +199,12 @@ def _listed(row: Command) -> click.Command:
 
 
 def run() -> None:
-    """Run the command line with ``sys.argv``."""
+    """Run this process's command line (``cli/lean.py``'s :func:`words`)."""
     command = _root_group()
     # What typer.Typer.__call__ does, with the click command built once per process.
     if sys.excepthook is not typer.main.except_hook:
         sys.excepthook = typer.main.except_hook
-    command(prog_name="snapline")
+    command(args=words(), prog_name="snapline")
 
 
 def prepare() -> None:

@@ -3,19 +3,19 @@
 CI and hooks run ``snapline verify`` often, and after a first full check most of its time
 is the workspace scan: the console script sends a plain ``snapline verify [--full]
 [--deep] [--json] [--format text|github]`` here before it builds the typer application.
-Anything else (help, ``--report``, ``--root``, ``--opt=value``, a repeated option) goes to
-the typer command in ``cli/verify.py``, which calls the same :func:`verify_command`; this
-module imports neither typer nor rich.
+The lean parser (``cli/lean.py``) reads it by the table's spec of ``verify``; anything
+else (help, ``--report``, ``--opt=value``, a repeated ``--format``) goes to the typer
+command in ``cli/verify.py``, which calls the same :func:`verify_command`; this module
+imports neither typer nor rich.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from snapline.cli import lean
 from snapline.cli.errors import EXIT_CORRUPT, EXIT_FAILURE
 from snapline.cli.workspaces import DEFAULT_TIMEOUT, open_workspace
 
@@ -24,63 +24,21 @@ if TYPE_CHECKING:
 
 __all__ = ["fast_verify", "verify_command"]
 
-_FLAGS = ("--full", "--deep", "--json")
-_FORMATS = ("text", "github")
-
 
 def fast_verify(args: list[str]) -> int | None:
-    """Run ``snapline verify ARGS`` without the typer application, when the arguments allow.
-
-    Args:
-        args: The arguments after ``verify``.
-
-    Returns:
-        The exit code, or ``None`` when the arguments are not the plain form this path
-        reads: the typer command handles them (and any usage error) then.
-    """
-    parsed = _parse(args)
-    if parsed is None:
-        return None
-    flags, output_format = parsed
-    as_json = "--json" in flags
-    try:
-        return verify_command(
-            None,
-            DEFAULT_TIMEOUT,
-            as_json=as_json,
-            github=output_format == "github",
-            full="--full" in flags,
-            deep="--deep" in flags,
-        )
-    except (KeyboardInterrupt, EOFError):
-        sys.stderr.write("\nAborted!\n")  # as the typer command line ends on these
-        return 1
-    except Exception as error:
-        from snapline.cli.errors import exit_code_for
-
-        try:
-            return exit_code_for(error, as_json=as_json)
-        except OSError as broken:
-            if broken.errno != errno.EPIPE:
-                raise
-            return 1
+    """``snapline verify ARGS`` without typer when they are a plain form, else ``None``."""
+    return lean.serve("verify", args, _verify)
 
 
-def _parse(args: list[str]) -> tuple[set[str], str] | None:
-    flags: set[str] = set()
-    output_format: str | None = None
-    words = iter(args)
-    for word in words:
-        if word in _FLAGS and word not in flags:
-            flags.add(word)
-        elif word == "--format" and output_format is None:
-            value = next(words, None)
-            if value not in _FORMATS:
-                return None  # case variants and mistakes: typer says what it takes
-            output_format = value
-        else:
-            return None
-    return flags, output_format or "text"
+def _verify(parsed: lean.Parsed) -> int:
+    return verify_command(
+        None,
+        DEFAULT_TIMEOUT,
+        as_json="as_json" in parsed.flags,
+        github=parsed.values.get("output_format") == "github",
+        full="full" in parsed.flags,
+        deep="deep" in parsed.flags,
+    )
 
 
 def verify_command(

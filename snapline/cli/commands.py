@@ -7,17 +7,21 @@ its one module (``cli/app.py``, a lazy click group). Adding a command is one fun
 a module of ``cli/`` and one row here; ``tests/cli/test_commands.py`` holds the rows equal
 to the functions (same name, same summary as their docstring's first sentence).
 
-This module imports nothing, so that any reader of the command line can use it.
+The hot commands (run on every edit or event: ``record``, ``verify``, ``hook``) also have
+a :class:`Spec` in :data:`SPECS`, what the lean parser (``cli/lean.py``) needs to read
+their plain forms without typer; ``tests/cli/test_lean.py`` holds each spec equal to its
+typer command, option by option.
+
+This module imports nothing (not even ``typing``: every process reads it on its way in,
+``cli/warm/client.py`` too), so that any reader of the command line can use it.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-__all__ = ["COMMANDS", "Command", "named"]
+__all__ = ["COMMANDS", "ROOT", "SPECS", "Command", "Option", "Spec", "named"]
 
 
-class Command(NamedTuple):
+class Command:
     """One command or group of the command line.
 
     Attributes:
@@ -30,109 +34,49 @@ class Command(NamedTuple):
             argument (``run -- CMD``, ``guard -- CMD``): no option is read among them.
     """
 
-    name: str
-    module: str
-    attribute: str
-    summary: str
-    interspersed: bool = True
+    __slots__ = ("attribute", "interspersed", "module", "name", "summary")
+
+    def __init__(
+        self, name: str, module: str, attribute: str, summary: str, interspersed: bool = True
+    ) -> None:
+        self.name, self.module, self.attribute = name, module, attribute
+        self.summary, self.interspersed = summary, interspersed
+
+    def __repr__(self) -> str:
+        return f"Command({self.name!r}, {self.module!r}, {self.attribute!r})"
 
 
+# fmt: off
 COMMANDS: tuple[Command, ...] = (
-    Command(
-        "init", "recording", "init", "Create the store; the workspace as it is becomes snapshot 0."
-    ),
+    Command("init", "recording", "init", "Create the store; the workspace as it is becomes snapshot 0."),
     Command("record", "recording", "record", "Record what changed on disk as one snapshot."),
-    Command(
-        "run",
-        "recording",
-        "run",
-        "Run a command and record its side effects.",
-        interspersed=False,
-    ),
+    Command("run", "recording", "run", "Run a command and record its side effects.", interspersed=False),
     Command("resync", "recording", "resync", "Record changes made outside snapline."),
-    Command(
-        "merge",
-        "recording",
-        "merge",
-        "Join the lines of history that a git merge of two recording branches left.",
-    ),
+    Command("merge", "recording", "merge", "Join the lines of history that a git merge of two recording branches left."),
     Command("status", "history", "status", "Show the latest snapshot, open milestone and drift."),
     Command("log", "history", "log", "List snapshots, newest first."),
     Command("show", "history", "show", "Show one snapshot with its diff."),
-    Command(
-        "diff",
-        "diffs",
-        "diff",
-        "Show changes, as git diff: from a snapshot to the disk, or between two snapshots.",
-    ),
+    Command("diff", "diffs", "diff", "Show changes, as git diff: from a snapshot to the disk, or between two snapshots."),
     Command("rollback", "restore", "rollback", "Restore the state after snapshot N."),
     Command("revert", "restore", "revert", "Undo the changes of one snapshot."),
     Command("undo", "restore", "undo", "Roll back what the latest change did, as a new snapshot."),
     Command("redo", "restore", "redo", "Roll back the last undo, as a new snapshot."),
     Command("verify", "verify", "verify", "Check the history and the workspace (for CI)."),
     Command("gc", "verify", "gc", "Remove stored content no snapshot refers to."),
-    Command(
-        "report",
-        "report",
-        "report",
-        "Write the review page: milestones, snapshots and diffs in one HTML file.",
-    ),
-    Command(
-        "watch",
-        "watch",
-        "watch",
-        "Watch the workspace and record each burst of changes as one snapshot (tool `watch`).",
-    ),
-    Command(
-        "mcp",
-        "mcp",
-        "mcp",
-        "Serve this workspace to an MCP client (Claude, editors, agents) over stdio.",
-    ),
-    Command(
-        "forget",
-        "forget",
-        "forget",
-        "Remove the stored content of a file recorded by mistake (a secret) from the history.",
-    ),
-    Command(
-        "branch",
-        "branching",
-        "branch",
-        "Make a git branch whose files are the workspace's after snapshot N.",
-    ),
-    Command(
-        "guard",
-        "guard",
-        "guard",
-        "Run a check (the tests) on the latest snapshot and record whether it passed.",
-        interspersed=False,
-    ),
-    Command(
-        "milestone",
-        "milestones",
-        "group",
-        "Named, continuous ranges of snapshots ('phase 1 done').",
-    ),
-    Command(
-        "hook",
-        "integrate",
-        "hook_group",
-        "Run as an agent host's hook (one event as JSON on stdin).",
-    ),
-    Command(
-        "integrate",
-        "integrate",
-        "integrate_group",
-        "Install snapline's hooks into an agent host's project settings.",
-    ),
-    Command(
-        "server",
-        "server",
-        "server_group",
-        "Start, stop or ask the warm command server (commands answered without start-up).",
-    ),
+    Command("report", "report", "report", "Write the review page: milestones, snapshots and diffs in one HTML file."),
+    Command("watch", "watch", "watch", "Watch the workspace and record each burst of changes as one snapshot (tool `watch`)."),
+    Command("mcp", "mcp", "mcp", "Serve this workspace to an MCP client (Claude, editors, agents) over stdio."),
+    Command("forget", "forget", "forget", "Remove the stored content of a file recorded by mistake (a secret) from the history."),
+    Command("branch", "branching", "branch", "Make a git branch whose files are the workspace's after snapshot N."),
+    Command("push", "travel", "push", "Push the history's refs to a remote, fast-forward only."),
+    Command("fetch", "travel", "fetch", "Fetch the history's refs from a remote, fast-forward only."),
+    Command("guard", "guard", "guard", "Run a check (the tests) on the latest snapshot and record whether it passed.", interspersed=False),
+    Command("milestone", "milestones", "group", "Named, continuous ranges of snapshots ('phase 1 done')."),
+    Command("hook", "integrate", "hook_group", "Run as an agent host's hook (one event as JSON on stdin)."),
+    Command("integrate", "integrate", "integrate_group", "Install snapline's hooks into an agent host's project settings."),
+    Command("server", "server", "server_group", "Start, stop or ask the warm command server (commands answered without start-up)."),
 )
+# fmt: on
 """Every command and group, in the order ``snapline --help`` lists them."""
 
 _BY_NAME = {command.name: command for command in COMMANDS}
@@ -148,3 +92,97 @@ def named(name: str) -> Command | None:
         Its row, or None when no command has that name.
     """
     return _BY_NAME.get(name)
+
+
+class Option:
+    """One option of a command, as the lean parser reads it.
+
+    Attributes:
+        names: Its spellings (``-m``, ``--message``).
+        key: The click parameter's name (``message``): what a parse names it by.
+        value: True when it takes a value (the next word), False for a flag.
+        choices: The values the lean parser reads; any other is left to typer, which
+            says what it takes. Empty: any value.
+        lean: False when the lean parser leaves the whole command line to typer as soon
+            as this option is typed (``--report``, which only the typer command handles).
+    """
+
+    __slots__ = ("choices", "key", "lean", "names", "value")
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        key: str,
+        *,
+        value: bool,
+        choices: tuple[str, ...] = (),
+        lean: bool = True,
+    ) -> None:
+        self.names, self.key, self.value = names, key, value
+        self.choices, self.lean = choices, lean
+
+    def __repr__(self) -> str:
+        return f"Option({self.names!r}, {self.key!r}, value={self.value})"
+
+
+class Spec:
+    """What the lean parser needs of one command: its options and its positional arity.
+
+    Attributes:
+        options: Every option of the typer command (``--help`` aside).
+        arguments: How many positional arguments: -1 for any number (click's ``nargs``).
+        lean: ``module.function`` under ``snapline.cli`` that runs the command without
+            typer (it takes the words after the command's name), or ``""`` for none.
+    """
+
+    __slots__ = ("arguments", "lean", "options")
+
+    def __init__(self, options: tuple[Option, ...], arguments: int = 0, lean: str = "") -> None:
+        self.options, self.arguments, self.lean = options, arguments, lean
+
+
+_JSON = Option(("--json",), "as_json", value=False)
+
+ROOT = Spec(
+    (
+        Option(("--root",), "root", value=True),
+        Option(("--timeout",), "timeout", value=True),
+        Option(("--debug",), "debug", value=False),
+        Option(("--version",), "version", value=False),
+        Option(("--install-completion",), "install_completion", value=True, lean=False),
+        Option(("--show-completion",), "show_completion", value=True, lean=False),
+    ),
+    arguments=-1,
+)
+"""The root options (``snapline [OPTIONS] COMMAND``), which come before the command."""
+
+SPECS: dict[str, Spec] = {
+    "record": Spec(
+        (
+            Option(("--tool",), "tool", value=True),
+            Option(("-m", "--message"), "message", value=True),
+            Option(("--session",), "session", value=True),
+            _JSON,
+        ),
+        arguments=-1,
+        lean="fast.fast_record",
+    ),
+    "verify": Spec(
+        (
+            _JSON,
+            Option(("--format",), "output_format", value=True, choices=("text", "github")),
+            Option(("--full",), "full", value=False),
+            Option(("--deep",), "deep", value=False),
+            Option(("--report",), "report_path", value=True, lean=False),
+        ),
+        lean="checking.fast_verify",
+    ),
+    "hook": Spec((), arguments=-1, lean="hook.fast_path"),
+    "hook claude-code": Spec(
+        (
+            Option(("--milestone-per-prompt",), "milestone_per_prompt", value=False),
+            Option(("--prompt-digest",), "prompt_digest", value=False),
+        ),
+    ),
+}
+"""The hot commands' specs, by the words that name them (``hook claude-code``)."""

@@ -1,45 +1,36 @@
 """The ordinary command line: what ``snapline ARGS`` runs, in its own process or a worker's.
 
 One function for both, so a command served warm (``cli/warm/worker.py``) runs exactly
-what it runs without a server. The hook, a plain ``record`` and a plain ``verify`` are
-sent to their lean paths before the typer application is built (see
-docs/architecture.md); everything else goes through typer.
+what it runs without a server. A hot command whose spec in the table (``cli/commands.py``)
+names a lean path (the hook, ``record``, ``verify``) is offered to it before the typer
+application is built; the lean path runs the plain forms the lean parser reads
+(``cli/lean.py``) and hands everything else back. Everything else goes through typer.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+
+from snapline.cli import lean
 
 __all__ = ["dispatch"]
 
 
 def dispatch() -> None:
-    """Run the command line in ``sys.argv``; exits with its code."""
-    if sys.argv[1:] == ["--version"]:
+    """Run the command line of this process; exits with its code."""
+    args = lean.words()
+    if args == ["--version"]:
         # Asked by installers and hosts to check what runs: answered without typer.
         from snapline import __version__
 
         sys.stdout.write(f"snapline {__version__}\n")
         return
-    if sys.argv[1:2] == ["hook"]:
-        # A hook runs once per agent event: skip building the typer app and rich.
-        from snapline.cli.hook import fast_path
-
-        code = fast_path(sys.argv[2:])
-        if code is not None:
-            sys.exit(code)
-    if sys.argv[1:2] == ["record"]:
-        # Run after every edit: a plain record skips building the typer app too.
-        from snapline.cli.fast import fast_record
-
-        code = fast_record(sys.argv[2:])
-        if code is not None:
-            sys.exit(code)
-    if sys.argv[1:2] == ["verify"]:
-        # Run by CI and after edits: a plain verify skips building the typer app too.
-        from snapline.cli.checking import fast_verify
-
-        code = fast_verify(sys.argv[2:])
+    hot = lean.spec(args[0]) if args else None
+    if hot is not None and hot.lean:
+        # Run after every edit or agent event: skip building the typer app and rich.
+        module, _, function = hot.lean.rpartition(".")
+        code = getattr(importlib.import_module(f"snapline.cli.{module}"), function)(args[1:])
         if code is not None:
             sys.exit(code)
     from snapline.cli.app import run

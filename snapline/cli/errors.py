@@ -2,7 +2,8 @@
 
 Exit codes (docs/cli.md): 0 success; 1 a validation or sync failure (also whatever the
 operating system refuses: an ``OSError``); 2 a usage error, only; 3 a corrupt or
-unreadable store; 4 the store is busy; 70 an internal error, a bug in snapline
+unreadable store; 4 the store is busy; 5 git could not push or fetch the history at
+all (``snapline push``/``fetch``); 70 an internal error, a bug in snapline
 (``EX_SOFTWARE`` of BSD's sysexits.h). A :class:`~snapline.SnaplineError` says its own
 code in ``exit_code``; usage errors found by the argument parser exit 2 before any of
 this runs.

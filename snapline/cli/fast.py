@@ -3,19 +3,17 @@
 The console script sends a plain ``snapline record [PATH...] [-m TEXT] [--tool NAME]
 [--session ID] [--json]`` here before it builds the typer application: importing typer
 and click, and building the app, cost a `record` process about a tenth of its time.
-Anything else (help, ``--opt=value``, ``--``, a repeated option, a value that starts
-with ``-``) goes to the typer command, which parses it the same way and calls the same
+The lean parser (``cli/lean.py``) reads it by the table's spec of ``record``; anything
+else goes to the typer command, which parses it the same way and calls the same
 :func:`record_command`; this module imports neither typer nor rich.
 """
 
 from __future__ import annotations
 
-import errno
-import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from snapline.cli import lean
 from snapline.cli.workspaces import DEFAULT_TIMEOUT, open_workspace, user_paths
 
 if TYPE_CHECKING:
@@ -26,80 +24,24 @@ if TYPE_CHECKING:
 
 __all__ = ["echo_recorded", "fast_record", "record_command"]
 
-# The options of `snapline record` that take a value, and their keyword in record_command.
-_VALUED = {"-m": "message", "--message": "message", "--tool": "tool", "--session": "session"}
-
 
 def fast_record(args: list[str]) -> int | None:
-    """Run ``snapline record ARGS`` without the typer application, when the arguments allow.
+    """``snapline record ARGS`` without typer when they are a plain form, else ``None``."""
+    return lean.serve("record", args, _record)
 
-    Args:
-        args: The arguments after ``record``.
 
-    Returns:
-        The exit code, or ``None`` when the arguments are not the plain form this path
-        reads: the typer command handles them (and any usage error) then.
-    """
-    parsed = _parse(args)
-    if parsed is None:
-        return None
-    paths, values, as_json = parsed
-    try:
-        record_command(
-            None,
-            DEFAULT_TIMEOUT,
-            paths,
-            tool=values.get("tool", "record"),
-            message=values.get("message", ""),
-            session=values.get("session"),
-            as_json=as_json,
-        )
-    except (KeyboardInterrupt, EOFError):
-        # As the typer command line ends on these (click's Abort).
-        sys.stderr.write("\nAborted!\n")
-        return 1
-    except Exception as error:
-        from snapline.cli.errors import exit_code_for
-
-        try:
-            return exit_code_for(error, as_json=as_json)
-        except OSError as broken:
-            if broken.errno != errno.EPIPE:
-                raise
-            # The reader went away (`snapline record F | head -0`): exit quietly, as
-            # the typer command line does, without a second error while flushing.
-            _silence_stdout()
-            return 1
+def _record(parsed: lean.Parsed) -> int:
+    values = parsed.values
+    record_command(
+        None,
+        DEFAULT_TIMEOUT,
+        parsed.arguments,
+        tool=values.get("tool", "record"),
+        message=values.get("message", ""),
+        session=values.get("session"),
+        as_json="as_json" in parsed.flags,
+    )
     return 0
-
-
-def _parse(args: list[str]) -> tuple[list[str], dict[str, str], bool] | None:
-    paths: list[str] = []
-    values: dict[str, str] = {}
-    as_json = False
-    words = iter(args)
-    for word in words:
-        if word in _VALUED:
-            value = next(words, None)
-            name = _VALUED[word]
-            if value is None or value.startswith("-") or name in values:
-                return None
-            values[name] = value
-        elif word == "--json":
-            if as_json:
-                return None
-            as_json = True
-        elif word.startswith("-") or not word:
-            return None
-        else:
-            paths.append(word)
-    return paths, values, as_json
-
-
-def _silence_stdout() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def record_command(

@@ -98,24 +98,11 @@ def guard(
 def _echo_result(result: GuardResult, rollback: bool, *, asked: bool) -> None:
     check = result.check
     shown = shlex.join(check.command)
+    outcome = ("passed", "green") if check.passed else ("failed", "red")
+    said = f" {shown}" if check.passed else f" {shown} (exit {check.exit_code})"
+    echo("snapline: snapshot ", (str(check.snapshot), "bold yellow"), " ", outcome, said, err=True)
     if check.passed:
-        echo(
-            "snapline: snapshot ",
-            (str(check.snapshot), "bold yellow"),
-            " ",
-            ("passed", "green"),
-            f" {shown}",
-            err=True,
-        )
         return
-    echo(
-        "snapline: snapshot ",
-        (str(check.snapshot), "bold yellow"),
-        " ",
-        ("failed", "red"),
-        f" {shown} (exit {check.exit_code})",
-        err=True,
-    )
     if not rollback:
         return
     if result.last_pass is None:

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import sys
 
+from snapline.cli import lean
+
 __all__ = ["HOSTS", "fast_path", "run"]
 
 HOSTS = ("claude-code",)
 """The agent hosts ``snapline hook`` knows."""
-
-_MILESTONE_FLAG = "--milestone-per-prompt"
-_DIGEST_FLAG = "--prompt-digest"
-_FLAGS = (_MILESTONE_FLAG, _DIGEST_FLAG)
 
 
 def fast_path(args: list[str]) -> int | None:
@@ -32,18 +30,20 @@ def fast_path(args: list[str]) -> int | None:
         line shows. An unknown host or option is a warning with exit 0, not the usage
         error's exit 2: a hook command that exits 2 would block every tool call.
     """
-    if not args or any(arg in ("-h", "--help") for arg in args):
+    if not args or lean.wants_help(args):
         return None
-    options = args[1:]
-    if args[0] not in HOSTS or any(option not in _FLAGS for option in options):
+    parsed = lean.read(f"hook {args[0]}", args[1:]) if args[0] in HOSTS else None
+    if parsed is None:
+        known = lean.spec(f"hook {HOSTS[0]}")
+        flags = [name for option in known.options for name in option.names] if known else []
         sys.stderr.write(
             f"snapline: warning: unknown hook arguments {' '.join(args)!r} (hosts: "
-            f"{', '.join(HOSTS)}; options: {', '.join(_FLAGS)}); nothing done\n"
+            f"{', '.join(HOSTS)}; options: {', '.join(flags)}); nothing done\n"
         )
         return 0
     return run(
-        milestone_per_prompt=True if _MILESTONE_FLAG in options else None,
-        prompt_digest=True if _DIGEST_FLAG in options else None,
+        milestone_per_prompt=True if "milestone_per_prompt" in parsed.flags else None,
+        prompt_digest=True if "prompt_digest" in parsed.flags else None,
     )
 
 

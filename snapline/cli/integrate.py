@@ -101,7 +101,9 @@ def integrate_claude_code(
     """
     import sys
 
+    from snapline.cli.lean import program
     from snapline.hosts.integrate import integrate_claude_code as integrate
+    from snapline.hosts.integrate import running_command
     from snapline.opening import find_root
 
     options = state(ctx)
@@ -111,7 +113,7 @@ def integrate_claude_code(
         uninstall=uninstall,
         milestone_per_prompt=milestone_per_prompt,
         prompt_digest=prompt_digest,
-        command=command,
+        command=command or running_command(program()),
     )
     warnings = list(done.warnings)
     started = stopped = None

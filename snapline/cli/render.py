@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from snapline.cli.output import echo, format_time, plural
+from snapline.cli.output import Segment, echo, format_time, plural
 from snapline.cli.quoting import quote_path, quote_text
 from snapline.snapshots.kinds import ChangeKind
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from snapline import (
         Conflict,
         ModifiedFile,
@@ -57,16 +59,18 @@ def snapshot_line(snapshot: SnapshotHeader, check: CheckOutcome | None = None) -
         checked = [("  passed" if check.passed else "  FAILED", "green" if check.passed else "red")]
     echo(
         (f"{snapshot.number:>5}", "bold yellow"),
-        "  ",
-        (format_time(snapshot.time), "dim"),
-        "  ",
-        (snapshot.tool, "cyan"),
+        *_when_and_tool(snapshot.time, snapshot.tool),
         *session,
         "  ",
         snapshot.description or "(no description)",
         ("  [" + plural(snapshot.files, "file") + "]", "dim"),
         *checked,
     )
+
+
+def _when_and_tool(time: datetime, tool: str) -> list[Segment]:
+    # The columns after a snapshot's number on every line that lists one.
+    return ["  ", (format_time(time), "dim"), "  ", (tool, "cyan")]
 
 
 def check_text(check: CheckOutcome) -> str:
@@ -99,10 +103,7 @@ def side_line(snapshot: SideSnapshot) -> None:
         (f"{'':>5}", ""),
         ("  \u21b3 ", "dim"),
         (str(snapshot.number), "yellow"),
-        "  ",
-        (format_time(snapshot.time), "dim"),
-        "  ",
-        (snapshot.tool, "cyan"),
+        *_when_and_tool(snapshot.time, snapshot.tool),
         "  ",
         snapshot.description or "(no description)",
         # The reference that names it (its number is the main line's too).

@@ -246,16 +246,7 @@ def undo(
     overwrite files changed outside snapline unless --force. On a terminal it shows
     what will change and asks first (--yes: do not).
     """
-    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
-    with workspace(ctx) as ws:
-        if asking(yes=yes, dry_run=dry_run, as_json=as_json):
-            preview = ws.undo(dry_run=True, force=force, description=message)
-            if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
-                return
-        result = ws.undo(dry_run=dry_run, force=force, description=message)
-        sessions = [] if dry_run or as_json else taken_back(ws, result)
-    render_result(result, as_json=as_json, force=force)
-    echo_resume(sessions)
+    _step(ctx, "undo", dry_run, force, message, yes, whole_diff, as_json)
 
 
 def redo(
@@ -272,11 +263,30 @@ def redo(
     Several levels, like an editor; a new change after an undo clears what can be
     redone. On a terminal it shows what will change and asks first (--yes: do not).
     """
+    _step(ctx, "redo", dry_run, force, message, yes, whole_diff, as_json)
+
+
+def _step(
+    ctx: typer.Context,
+    name: str,
+    dry_run: bool,
+    force: bool,
+    message: str,
+    yes: bool,
+    whole_diff: bool,
+    as_json: bool,
+) -> None:
+    # `undo` and `redo`: the same preview, question and rendering around either method.
     ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
     with workspace(ctx) as ws:
+        step = ws.undo if name == "undo" else ws.redo
         if asking(yes=yes, dry_run=dry_run, as_json=as_json):
-            preview = ws.redo(dry_run=True, force=force, description=message)
+            preview = step(dry_run=True, force=force, description=message)
             if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
                 return
-        result = ws.redo(dry_run=dry_run, force=force, description=message)
+        result = step(dry_run=dry_run, force=force, description=message)
+        # An undo can take back another conversation's work; a redo gives it back.
+        undone = name == "undo" and not (dry_run or as_json)
+        sessions = taken_back(ws, result) if undone else []
     render_result(result, as_json=as_json, force=force)
+    echo_resume(sessions)

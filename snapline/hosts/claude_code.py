@@ -139,11 +139,9 @@ def handle_input(
 
     Args:
         text: The event JSON.
-        timeout: Seconds to wait for another process holding the store.
-        milestone_per_prompt: Close a milestone per prompt; ``None`` reads
-            ``SNAPLINE_MILESTONE_PER_PROMPT`` from the environment.
-        prompt_digest: Keep only a prompt's digest, not its text; ``None`` reads
-            ``SNAPLINE_PROMPTS`` from the environment.
+        timeout: As :func:`handle_event`'s.
+        milestone_per_prompt: As :func:`handle_event`'s.
+        prompt_digest: As :func:`handle_event`'s.
 
     Returns:
         The outcome; malformed input is a warning, never a refusal.

@@ -113,13 +113,18 @@ class Integration:
     warnings: tuple[str, ...] = ()
 
 
-def running_command() -> str:
+def running_command(program: str = "") -> str:
     """The hook command for the snapline running now, by absolute path.
 
-    The console script that started this process (``sys.argv[0]``), else the one
-    installed beside this interpreter, else ``<python> -m snapline``.
+    Args:
+        program: The program this process was started as (the command line's
+            ``cli/lean.py`` says), when it is a snapline console script.
+
+    Returns:
+        ``program`` when it is snapline's console script, else the one installed beside
+        this interpreter, else ``<python> -m snapline``; followed by ``hook claude-code``.
     """
-    script = _running_script()
+    script = _running_script(program)
     if script is not None:
         return f"{shlex.quote(script)} {_HOOK_ARGS}"
     return f"{shlex.quote(sys.executable)} -m snapline {_HOOK_ARGS}"
@@ -321,9 +326,8 @@ def _path_warnings(command: str) -> tuple[str, ...]:
     return ()
 
 
-def _running_script() -> str | None:
-    argv0 = sys.argv[0] if sys.argv else ""
-    for candidate in (argv0, str(Path(sys.executable).with_name("snapline"))):
+def _running_script(program: str) -> str | None:
+    for candidate in (program, str(Path(sys.executable).with_name("snapline"))):
         located = candidate if os.sep in candidate else shutil.which(candidate or "-")
         if not located:
             continue

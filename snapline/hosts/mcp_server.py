@@ -26,6 +26,7 @@ from snapline.hosts.mcp_shapes import checked as _checked
 from snapline.hosts.mcp_shapes import guard_json
 from snapline.hosts.mcp_shapes import snapshot_json as _snapshot
 from snapline.hosts.mcp_shapes import tool_errors as _tool_errors
+from snapline.snapshots.info_fields import Who
 from snapline.workspace import Workspace
 
 __all__ = ["SERVER_NAME", "build_server", "serve"]
@@ -58,7 +59,13 @@ def build_server(ws: Workspace) -> MCPServer:
     server: MCPServer = MCPServer(
         SERVER_NAME, instructions=_INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
-    via = {"via": "mcp"}
+
+    def who(description: str, session: str | None, tool: str = "") -> Who:
+        # Who and why, as every tool that records says it: the agent's words, and how.
+        said: Who = {"description": description, "session": session, "metadata": {"via": "mcp"}}
+        if tool:
+            said["tool"] = tool
+        return said
 
     @server.tool(annotations=P.READ)
     def status(paths: P.Scope = None) -> dict[str, Any]:
@@ -105,9 +112,7 @@ def build_server(ws: Workspace) -> MCPServer:
         Refused when the file changed outside snapline (call resync first).
         """
         with _tool_errors():
-            snapshot = ws.write_file(
-                path, content, description=description, session=session, metadata=via
-            )
+            snapshot = ws.write_file(path, content, **who(description, session))
             return {"snapshot": _snapshot(snapshot)}
 
     @server.tool(annotations=P.CHANGE)
@@ -124,9 +129,7 @@ def build_server(ws: Workspace) -> MCPServer:
         more than once (include more context).
         """
         with _tool_errors():
-            snapshot = ws.edit_file(
-                path, old_text, new_text, description=description, session=session, metadata=via
-            )
+            snapshot = ws.edit_file(path, old_text, new_text, **who(description, session))
             return {"snapshot": _snapshot(snapshot)}
 
     @server.tool(annotations=P.OVERWRITE)
@@ -135,7 +138,7 @@ def build_server(ws: Workspace) -> MCPServer:
     ) -> dict[str, Any]:
         """Delete a tracked file and record it (rollback or undo brings it back)."""
         with _tool_errors():
-            snapshot = ws.delete_file(path, description=description, session=session, metadata=via)
+            snapshot = ws.delete_file(path, **who(description, session))
             return {"snapshot": _snapshot(snapshot)}
 
     @server.tool(annotations=P.CHANGE)
@@ -152,9 +155,7 @@ def build_server(ws: Workspace) -> MCPServer:
                 source,
                 destination,
                 overwrite=overwrite,
-                description=description,
-                session=session,
-                metadata=via,
+                **who(description, session),
             )
             return {"snapshot": _snapshot(snapshot)}
 
@@ -164,9 +165,7 @@ def build_server(ws: Workspace) -> MCPServer:
     ) -> dict[str, Any]:
         """Record what changed on disk (after a shell command you ran) as one snapshot."""
         with _tool_errors():
-            snapshot = ws.record(
-                paths, tool="mcp", description=description, session=session, metadata=via
-            )
+            snapshot = ws.record(paths, **who(description, session, "mcp"))
             return {"snapshot": _snapshot(snapshot)}
 
     @server.tool(annotations=P.ADD)
@@ -179,16 +178,14 @@ def build_server(ws: Workspace) -> MCPServer:
         part of the history (tool `external`), so it can be rolled back like any other.
         """
         with _tool_errors():
-            snapshot = ws.resync(
-                description=description, paths=paths, session=session, metadata=via
-            )
+            snapshot = ws.resync(paths=paths, **who(description, session))
             return {"snapshot": _snapshot(snapshot)}
 
     @server.tool(annotations=P.ADD)
     def merge(description: P.Description = "", session: P.Session = None) -> dict[str, Any]:
         """Join the lines of history a git merge of two recording branches left."""
         with _tool_errors():
-            snapshot = ws.merge(description=description, session=session, metadata=via)
+            snapshot = ws.merge(**who(description, session))
             return {"snapshot": _snapshot(snapshot)}
 
     @server.tool(annotations=P.READ)
@@ -267,9 +264,7 @@ def build_server(ws: Workspace) -> MCPServer:
                 paths,
                 dry_run=not apply,
                 force=force,
-                description=description,
-                session=session,
-                metadata=via,
+                **who(description, session),
             )
             return result.model_dump(mode="json")
 
@@ -282,9 +277,7 @@ def build_server(ws: Workspace) -> MCPServer:
     ) -> dict[str, Any]:
         """Undo the changes of one snapshot, keeping later ones (as git revert)."""
         with _tool_errors():
-            result = ws.revert(
-                snapshot, dry_run=dry_run, description=description, session=session, metadata=via
-            )
+            result = ws.revert(snapshot, dry_run=dry_run, **who(description, session))
             return result.model_dump(mode="json")
 
     @server.tool(annotations=P.CHANGE)
@@ -293,9 +286,7 @@ def build_server(ws: Workspace) -> MCPServer:
     ) -> dict[str, Any]:
         """Roll back what the latest change did; call again to go further back."""
         with _tool_errors():
-            result = ws.undo(
-                dry_run=dry_run, description=description, session=session, metadata=via
-            )
+            result = ws.undo(dry_run=dry_run, **who(description, session))
             return result.model_dump(mode="json")
 
     @server.tool(annotations=P.CHANGE)
@@ -304,9 +295,7 @@ def build_server(ws: Workspace) -> MCPServer:
     ) -> dict[str, Any]:
         """Roll back the last undo."""
         with _tool_errors():
-            result = ws.redo(
-                dry_run=dry_run, description=description, session=session, metadata=via
-            )
+            result = ws.redo(dry_run=dry_run, **who(description, session))
             return result.model_dump(mode="json")
 
     @server.tool(annotations=P.GUARD)

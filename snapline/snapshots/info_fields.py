@@ -1,7 +1,7 @@
 """The four fields a caller says about a snapshot, checked without building a model.
 
 :class:`~snapline.SnapshotInfo` (``info.py``) is the public value object; what the
-recording code reads of it is the :class:`InfoFields` protocol. A command-line
+recording code reads of it is :data:`InfoFields` (either). A command-line
 recording uses :class:`PlainInfo`, the same fields checked by the same
 :func:`checked_fields`, so that a ``snapline record`` process never imports pydantic.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from snapline.errors import SnaplineError
 
@@ -22,8 +22,10 @@ __all__ = [
     "InfoFields",
     "MetadataError",
     "PlainInfo",
+    "Who",
     "checked_fields",
     "info_from",
+    "info_of",
     "storable_text",
 ]
 
@@ -37,26 +39,6 @@ class MetadataError(SnaplineError):
     """Snapshot metadata or tool name that is not small, JSON-serialisable data."""
 
     exit_code = 2
-
-
-class InfoFields(Protocol):
-    """What a recording reads of the info it is given (a ``SnapshotInfo`` or ``PlainInfo``)."""
-
-    @property
-    def tool(self) -> str:
-        """The tool that made the change."""
-
-    @property
-    def description(self) -> str:
-        """Free text."""
-
-    @property
-    def session(self) -> str | None:
-        """The agent session or person recording."""
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """Small JSON data."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +65,10 @@ class PlainInfo:
         """
         fields = {"tool": tool, "description": description, "session": session}
         return cls(**checked_fields({**fields, "metadata": metadata}))
+
+
+InfoFields: TypeAlias = "SnapshotInfo | PlainInfo"
+"""What a recording reads of the info it is given: the public model or the plain one."""
 
 
 def storable_text(text: str) -> str:
@@ -135,6 +121,58 @@ def checked_fields(data: dict[str, Any]) -> dict[str, Any]:
         "session": None if session is None else storable_text(session),
         "metadata": metadata,
     }
+
+
+class Who(TypedDict, total=False):
+    """Who made a change and why: the keyword arguments of every write method of ``Workspace``.
+
+    Each method names its own defaults (``write_file``: tool ``write``, description
+    ``write PATH``); :func:`info_of` turns what the caller gave into one info, in one place.
+
+    Attributes:
+        tool: The tool that made the change.
+        description: Why (free text).
+        session: The agent session or person recording.
+        metadata: Small JSON data kept with the snapshot.
+        info: The four above as one :class:`~snapline.SnapshotInfo` (it replaces them).
+    """
+
+    tool: str
+    description: str | None
+    session: str | None
+    metadata: dict[str, Any] | None
+    info: SnapshotInfo | None
+
+
+def info_of(who: Who, tool: str, description: str = "") -> SnapshotInfo:
+    """The info of one write call: what the caller said, with the method's defaults.
+
+    Args:
+        who: The keyword arguments the caller gave (any of :class:`Who`'s).
+        tool: The method's tool, when the caller named none.
+        description: The method's description, when the caller gave none (or an empty one).
+
+    Returns:
+        ``who["info"]`` when given, else the validated info of the other keys.
+
+    Raises:
+        TypeError: If ``who`` holds a key no write method takes (as Python says of an
+            unknown keyword argument).
+        MetadataError: If the keyword arguments do not make valid info.
+    """
+    unknown = sorted(set(who) - set(Who.__annotations__))
+    if unknown:
+        raise TypeError(
+            f"unexpected keyword argument {unknown[0]!r} (who and why: "
+            f"{', '.join(Who.__annotations__)})"
+        )
+    return info_from(
+        who.get("info"),
+        who.get("tool", tool),
+        who.get("description") or description,
+        who.get("session"),
+        who.get("metadata"),
+    )
 
 
 def info_from(

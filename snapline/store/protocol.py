@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Unpack
 
 from snapline.store.rows import (
     ChangeRow,
@@ -25,6 +25,7 @@ from snapline.store.rows import (
     LedgerEntry,
     MilestoneRow,
     SideRow,
+    SnapshotQuery,
     SnapshotRow,
     StateRow,
     StatRow,
@@ -65,20 +66,8 @@ class SnapshotReader(Protocol):
     def with_ids(self, ids: Collection[str]) -> list[SnapshotRow]:
         """The headers whose id is one of ``ids``, in number order."""
 
-    def select(
-        self,
-        *,
-        first: int | None = None,
-        last: int | None = None,
-        tool: str | None = None,
-        session: str | None = None,
-        path: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        descending: bool = False,
-        limit: int | None = None,
-    ) -> list[SnapshotRow]:
-        """Headers matching every given filter (``path``: as path or old path), by number."""
+    def select(self, **query: Unpack[SnapshotQuery]) -> list[SnapshotRow]:
+        """Headers matching every filter of ``query``, by number."""
 
 
 class SnapshotWriter(SnapshotReader, Protocol):

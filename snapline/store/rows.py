@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
 __all__ = [
     "ChangeRow",
@@ -22,12 +22,39 @@ __all__ = [
     "LedgerEntry",
     "MilestoneRow",
     "SideRow",
+    "SnapshotQuery",
     "SnapshotRow",
     "StatRow",
     "StateRow",
     "shape_problem",
     "state_moves",
 ]
+
+
+class SnapshotQuery(TypedDict, total=False):
+    """The filters of a query of snapshot headers (``snapshots.select(**query)``); all must hold.
+
+    Attributes:
+        first: The lowest number to include.
+        last: The highest number to include.
+        tool: Only snapshots recorded by this tool.
+        session: Only snapshots of this session.
+        path: Only snapshots that changed this path (as its path or old path).
+        since: Only snapshots recorded at or after this stored time (UTC ISO text).
+        until: Only snapshots recorded at or before this stored time.
+        descending: Newest first.
+        limit: At most this many.
+    """
+
+    first: int | None
+    last: int | None
+    tool: str | None
+    session: str | None
+    path: str | None
+    since: str | None
+    until: str | None
+    descending: bool
+    limit: int | None
 
 
 @dataclass(frozen=True, slots=True)

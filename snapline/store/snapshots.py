@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import Unpack
 
 from snapline.store.changes import ChangeTable
 from snapline.store.connection import Connection, encode_path
-from snapline.store.rows import ChangeRow, SnapshotRow
+from snapline.store.rows import ChangeRow, SnapshotQuery, SnapshotRow
 
 __all__ = ["SnapshotTable"]
 
@@ -73,42 +74,16 @@ class SnapshotTable:
             found += [SnapshotRow(*row) for row in self._c.query(sql, batch)]
         return sorted(found, key=lambda row: row.number)
 
-    def select(
-        self,
-        *,
-        first: int | None = None,
-        last: int | None = None,
-        tool: str | None = None,
-        session: str | None = None,
-        path: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        descending: bool = False,
-        limit: int | None = None,
-    ) -> list[SnapshotRow]:
-        """Snapshot headers matching every given filter, in number order.
-
-        Args:
-            first: The lowest number to include.
-            last: The highest number to include.
-            tool: Only snapshots recorded by this tool.
-            session: Only snapshots of this session.
-            path: Only snapshots that changed this path (as its path or old path).
-            since: Only snapshots recorded at or after this ISO time.
-            until: Only snapshots recorded at or before this ISO time.
-            descending: Newest first.
-            limit: At most this many.
-
-        Returns:
-            The matching headers.
-        """
+    def select(self, **query: Unpack[SnapshotQuery]) -> list[SnapshotRow]:
+        """Snapshot headers matching every filter of ``query``, in number order."""
+        path, limit = query.get("path"), query.get("limit")
         filters: list[tuple[str, object]] = [
-            ("number >= ?", first),
-            ("number <= ?", last),
-            ("tool = ?", tool),
-            ("session = ?", session),
-            ("time >= ?", since),
-            ("time <= ?", until),
+            ("number >= ?", query.get("first")),
+            ("number <= ?", query.get("last")),
+            ("tool = ?", query.get("tool")),
+            ("session = ?", query.get("session")),
+            ("time >= ?", query.get("since")),
+            ("time <= ?", query.get("until")),
         ]
         where = [clause for clause, value in filters if value is not None]
         params = [value for _clause, value in filters if value is not None]
@@ -118,7 +93,7 @@ class SnapshotTable:
         sql = "SELECT * FROM snapshots"
         if where:
             sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY number" + (" DESC" if descending else "")
+        sql += " ORDER BY number" + (" DESC" if query.get("descending") else "")
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)

@@ -7,15 +7,14 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 from snapline.paths import UnknownPathError, check_writable
-from snapline.snapshots.info_fields import EXTERNAL_TOOL, info_from
+from snapline.snapshots.info_fields import EXTERNAL_TOOL, Who, info_of
 from snapline.workspace.base import PathArg, WorkspaceBase
 from snapline.workspace.rows import record_rows
 
 if TYPE_CHECKING:
-    from snapline.snapshots.info import SnapshotInfo
     from snapline.snapshots.record.command import RunResult
     from snapline.snapshots.record.gc import GcResult
     from snapline.snapshots.snapshot import SkippedPath, Snapshot
@@ -34,25 +33,26 @@ class Tracking:
 class Recording(WorkspaceBase):
     """Recording methods of :class:`~snapline.workspace.Workspace`.
 
-    Every method that records takes ``tool``, ``description``, ``session`` and
-    ``metadata`` keyword arguments, or one :class:`~snapline.SnapshotInfo` as ``info=``
-    in their place.
+    Every method that records takes who made the change and why as keyword arguments
+    (:class:`~snapline.snapshots.info_fields.Who`: ``tool``, ``description``, ``session``
+    and ``metadata``, or one :class:`~snapline.SnapshotInfo` as ``info=`` in their place),
+    turned into one info by :func:`~snapline.snapshots.info_fields.info_of`.
     """
 
     def record(
         self,
         paths: Iterable[PathArg] | PathArg | None = None,
-        *,
-        tool: str = "record",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> Snapshot | None:
         """Record whatever changed on disk since the known state.
 
         This is how the side effects of a shell command are recorded: new, modified and
         deleted files, for the given paths (files or directories) or the whole workspace.
+
+        Args:
+            paths: Files or directories (default: the whole workspace).
+            **who: Who made the change and why (tool, default ``record``; description;
+                session; metadata; or them all as ``info``).
 
         Returns:
             The new snapshot, or ``None`` when nothing changed. What was not captured
@@ -62,18 +62,11 @@ class Recording(WorkspaceBase):
         Raises:
             UnknownPathError: If a path given is neither on disk nor tracked.
         """
-        return record_rows(
-            self, paths, info_from(info, tool, description, session, metadata)
-        ).snapshot()
+        return record_rows(self, paths, info_of(who, "record")).snapshot()
 
     def merge(
         self,
-        *,
-        tool: str = "merge",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> Snapshot | None:
         """Join the lines of history that a git merge of two recording branches left.
 
@@ -84,13 +77,18 @@ class Recording(WorkspaceBase):
         milestone, numbered after the main line's last, closes the merge with their
         titles (docs/format.md, "Milestones across lines").
 
+        Args:
+            **who: Who made the change and why (tool, default ``merge``; description,
+                default one naming the lines; session; metadata; or them all as ``info``).
+
         Returns:
             The merge snapshot, or ``None`` when there was nothing to join.
         """
         from snapline.milestones.join import merge_with_milestones
 
-        given = info is not None or description or session or metadata or tool != "merge"
-        info = info_from(info, tool, description, session, metadata) if given else None
+        # Said by nobody: the merge describes itself (the lines it joins).
+        given = any(value for key, value in who.items() if key != "tool")
+        info = info_of(who, "merge") if given or who.get("tool", "merge") != "merge" else None
         return merge_with_milestones(self._store, self._recorder, info)
 
     def _refuse_unknown(self, rels: list[str] | None) -> None:
@@ -112,12 +110,7 @@ class Recording(WorkspaceBase):
     def track(
         self,
         paths: Iterable[PathArg] | PathArg,
-        *,
-        tool: str = "",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> Iterator[Tracking]:
         """Wrap an agent tool's edit of ``paths``: check them first, record them after.
 
@@ -127,11 +120,16 @@ class Recording(WorkspaceBase):
         ``tracking.snapshot`` (``None`` if nothing changed). When it raises, nothing is
         recorded and the store is left as it was.
 
+        Args:
+            paths: The files the tool edits.
+            **who: Who made the change and why (tool, description, session, metadata,
+                or them all as ``info``); a tool must be named.
+
         Raises:
             StateMismatchError: If a path was changed outside snapline.
             ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
-        info = info_from(info, tool, description, session, metadata)
+        info = info_of(who, "")
         items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         rels = sorted({self._writable(p) for p in items})
         self._recorder.ensure_in_sync(rels)
@@ -146,11 +144,7 @@ class Recording(WorkspaceBase):
         content: str | bytes,
         *,
         executable: bool | None = None,
-        tool: str = "write",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> Snapshot | None:
         """Write a file and record the change, in one call.
 
@@ -158,11 +152,8 @@ class Recording(WorkspaceBase):
             path: Relative to the root (or absolute inside it).
             content: ``str`` is written as UTF-8; ``bytes`` exactly.
             executable: The executable bit; ``None`` keeps the current one.
-            tool: The tool recorded with the snapshot.
-            description: Why (free text); a default is derived from the call.
-            session: The agent session or person recording.
-            metadata: Small JSON data kept with the snapshot.
-            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+            **who: Who made the change and why (tool, default ``write``; description,
+                default ``write PATH``; session; metadata; or them all as ``info``).
 
         Returns:
             The new snapshot, or ``None`` when that content was already there (or the
@@ -173,7 +164,7 @@ class Recording(WorkspaceBase):
             StateMismatchError: If the file was changed outside snapline.
             ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
-        info = info_from(info, tool, description or f"write {path}", session, metadata)
+        info = info_of(who, "write", f"write {path}")
         rel = self._writable(path)
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         from snapline.snapshots.record.edits import write_file
@@ -186,12 +177,7 @@ class Recording(WorkspaceBase):
         path: PathArg,
         old: str | bytes,
         new: str | bytes,
-        *,
-        tool: str = "edit",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> Snapshot | None:
         """Replace the one occurrence of ``old`` in a tracked file by ``new``, and record it.
 
@@ -202,11 +188,8 @@ class Recording(WorkspaceBase):
             path: Relative to the root (or absolute inside it).
             old: The exact text to replace (``str`` as UTF-8).
             new: What replaces it.
-            tool: The tool recorded with the snapshot.
-            description: Why (free text); a default is derived from the call.
-            session: The agent session or person recording.
-            metadata: Small JSON data kept with the snapshot.
-            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+            **who: Who made the change and why (tool, default ``edit``; description,
+                default ``edit PATH``; session; metadata; or them all as ``info``).
 
         Returns:
             The new snapshot, or ``None`` when ``old`` equals ``new``.
@@ -217,7 +200,7 @@ class Recording(WorkspaceBase):
             EditMatchError: If ``old`` is not in the file exactly once.
             ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
-        info = info_from(info, tool, description or f"edit {path}", session, metadata)
+        info = info_of(who, "edit", f"edit {path}")
         rel = self._writable(path)
         from snapline.snapshots.record.edits import edit_file
 
@@ -227,21 +210,21 @@ class Recording(WorkspaceBase):
     def delete_file(
         self,
         path: PathArg,
-        *,
-        tool: str = "delete",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> Snapshot:
         """Delete a tracked file and record the deletion.
+
+        Args:
+            path: Relative to the root (or absolute inside it).
+            **who: Who made the change and why (tool, default ``delete``; description,
+                default ``delete PATH``; session; metadata; or them all as ``info``).
 
         Raises:
             NotTrackedError: If the path is not a tracked file.
             StateMismatchError: If the file was changed outside snapline.
             ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
-        info = info_from(info, tool, description or f"delete {path}", session, metadata)
+        info = info_of(who, "delete", f"delete {path}")
         rel = self._writable(path)
         from snapline.snapshots.record.edits import delete_file
 
@@ -254,13 +237,16 @@ class Recording(WorkspaceBase):
         dst: PathArg,
         *,
         overwrite: bool = False,
-        tool: str = "move",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> Snapshot:
         """Move a tracked file and record it as a rename.
+
+        Args:
+            src: The tracked file.
+            dst: Where it goes.
+            overwrite: Replace ``dst`` when it exists.
+            **who: Who made the change and why (tool, default ``move``; description,
+                default ``move SRC -> DST``; session; metadata; or them all as ``info``).
 
         Raises:
             NotTrackedError: If ``src`` is not tracked, or ``dst`` exists and
@@ -268,7 +254,7 @@ class Recording(WorkspaceBase):
             StateMismatchError: If either file was changed outside snapline.
             ProtectedPathError: If a path is inside ``.git/`` or ``.snapline/``.
         """
-        info = info_from(info, tool, description or f"move {src} -> {dst}", session, metadata)
+        info = info_of(who, "move", f"move {src} -> {dst}")
         source, target = self._writable(src), self._writable(dst)
         from snapline.snapshots.record.edits import move_file
 
@@ -279,12 +265,8 @@ class Recording(WorkspaceBase):
         self,
         argv: list[str],
         *,
-        tool: str = "shell",
-        description: str | None = None,
         cwd: PathArg | None = None,
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> RunResult:
         """Run a shell command and record its side effects as one snapshot.
 
@@ -295,12 +277,9 @@ class Recording(WorkspaceBase):
 
         Args:
             argv: The command and its arguments (no shell is involved).
-            description: Defaults to the command line.
             cwd: Working directory (default: the root).
-            tool: The tool recorded with the snapshot.
-            session: The agent session or person recording.
-            metadata: Small JSON data kept with the snapshot.
-            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+            **who: Who made the change and why (tool, default ``shell``; description,
+                default the command line; session; metadata; or them all as ``info``).
 
         Returns:
             The command's exit code and the snapshot (``None`` if it changed nothing).
@@ -312,8 +291,9 @@ class Recording(WorkspaceBase):
         """
         import shlex  # here: only `run` needs it, and recording processes are many
 
-        text = description if description is not None else shlex.join(argv)
-        info = info_from(info, tool, text, session, metadata)
+        if who.get("description") is None:
+            who["description"] = shlex.join(argv)  # an empty one given stays empty
+        info = info_of(who, "shell")
         if cwd is not None:
             _refuse_protected_cwd(self.root, cwd)
         from snapline.snapshots.record.command import run_command
@@ -331,11 +311,8 @@ class Recording(WorkspaceBase):
     def resync(
         self,
         *,
-        description: str = "",
         paths: Iterable[PathArg] | PathArg | None = None,
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> Snapshot | None:
         """Adopt changes made outside snapline as an explicit snapshot (tool ``external``).
 
@@ -343,11 +320,10 @@ class Recording(WorkspaceBase):
         part of the history, so continuity holds and it can be rolled back like any other.
 
         Args:
-            description: Why the workspace changed (for example "ran the formatter").
             paths: Only these files or directories (default: the whole workspace).
-            session: The agent session or person recording.
-            metadata: Small JSON data kept with the snapshot.
-            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+            **who: Why the workspace changed (description, for example "ran the
+                formatter"; default ``outside changes``), session, metadata, or them
+                all as ``info``; the tool is ``external``.
 
         Returns:
             The new snapshot, or ``None`` when the disk already matched the history.
@@ -355,7 +331,9 @@ class Recording(WorkspaceBase):
         Raises:
             UnknownPathError: If a path given is neither on disk nor tracked.
         """
-        info = info_from(info, EXTERNAL_TOOL, description or "outside changes", session, metadata)
+        if "tool" in who:
+            raise TypeError("resync() records the tool 'external': it takes no tool")
+        info = info_of(who, EXTERNAL_TOOL, "outside changes")
         return record_rows(self, paths, info).snapshot()
 
     @property

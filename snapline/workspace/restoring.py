@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
-from snapline.snapshots.info_fields import info_from
+from snapline.snapshots.info_fields import Who, info_of
 from snapline.snapshots.read.ids import id_ref
 from snapline.snapshots.read.refs import SnapshotRef
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
-    from snapline.snapshots.info import SnapshotInfo
     from snapline.snapshots.read.line_view import LineView
     from snapline.snapshots.results import RevertResult, RollbackResult
 
@@ -28,11 +27,7 @@ class Restoring(WorkspaceBase):
         *,
         dry_run: bool = False,
         force: bool = False,
-        tool: str = "rollback",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> RollbackResult:
         """Make every tracked file (or only ``paths``) what it was after snapshot ``to``.
 
@@ -51,11 +46,8 @@ class Restoring(WorkspaceBase):
             dry_run: Only report what would change, and the conflicts; write nothing.
             force: Overwrite files changed outside snapline: their content is first
                 recorded as a snapshot of its own (tool ``external``), so it is not lost.
-            tool: The tool recorded with the snapshot.
-            description: Why (free text); a default is derived from the call.
-            session: The agent session or person recording.
-            metadata: Small JSON data kept with the snapshot.
-            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+            **who: Who made the change and why (tool, default ``rollback``; description,
+                default ``roll back to snapshot N``; session; metadata; or them all as ``info``).
 
         Returns:
             A :class:`RollbackResult`: the paths restored, deleted and recreated, any
@@ -79,7 +71,7 @@ class Restoring(WorkspaceBase):
             what = f"snapshot {number}"
             if line is not None:
                 what += f" of another line ({id_ref(line.head.id)})"
-            info = info_from(info, tool, description or f"roll back to {what}", session, metadata)
+            info = info_of(who, "rollback", f"roll back to {what}")
             return rollback(
                 self._recorder,
                 self._reconstructor,
@@ -115,11 +107,7 @@ class Restoring(WorkspaceBase):
         number: SnapshotRef,
         *,
         dry_run: bool = False,
-        tool: str = "revert",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> RevertResult:
         """Undo the changes of snapshot ``number`` only, keeping later ones (like ``git revert``).
 
@@ -135,11 +123,8 @@ class Restoring(WorkspaceBase):
                 snapshot of another line (a branch merged in git) has its change taken
                 out of today's files as well: its versions are read along its line.
             dry_run: Only report what would change, and the conflicts; write nothing.
-            tool: The tool recorded with the snapshot.
-            description: Why (free text); a default is derived from the call.
-            session: The agent session or person recording.
-            metadata: Small JSON data kept with the snapshot.
-            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+            **who: Who made the change and why (tool, default ``revert``; description,
+                default ``revert snapshot N``; session; metadata; or them all as ``info``).
 
         Returns:
             A :class:`RevertResult`: the paths restored, deleted, recreated and moved
@@ -163,7 +148,7 @@ class Restoring(WorkspaceBase):
                 row = line.snapshots.get(target)
                 assert row is not None
                 what += f" of another line ({id_ref(row.id)})"
-            info = info_from(info, tool, description or f"revert {what}", session, metadata)
+            info = info_of(who, "revert", f"revert {what}")
             return revert(
                 self._recorder, self._reconstructor, target, dry_run=dry_run, info=info, line=line
             )
@@ -173,11 +158,7 @@ class Restoring(WorkspaceBase):
         *,
         dry_run: bool = False,
         force: bool = False,
-        tool: str = "undo",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> RollbackResult:
         """Roll back what the latest change did, as a new snapshot; several levels, like an editor.
 
@@ -190,11 +171,8 @@ class Restoring(WorkspaceBase):
         Args:
             dry_run: Only report what would change, and the conflicts; write nothing.
             force: Overwrite files changed outside snapline (recorded first, as rollback).
-            tool: The tool recorded with the snapshot.
-            description: Why (free text); default ``undo snapshot N``.
-            session: The agent session or person recording.
-            metadata: Small JSON data kept with the snapshot.
-            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
+            **who: Who made the change and why (tool, default ``undo``; description,
+                default ``undo snapshot N``; session; metadata; or them all as ``info``).
 
         Returns:
             The :class:`RollbackResult`; ``target`` is the state restored.
@@ -206,7 +184,7 @@ class Restoring(WorkspaceBase):
         """
         from snapline.snapshots.restore.undo import undo
 
-        info = info_from(info, tool, description, session, metadata)
+        info = info_of(who, "undo")
         return undo(self._recorder, self._reconstructor, dry_run=dry_run, force=force, info=info)
 
     def redo(
@@ -214,33 +192,19 @@ class Restoring(WorkspaceBase):
         *,
         dry_run: bool = False,
         force: bool = False,
-        tool: str = "redo",
-        description: str = "",
-        session: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        info: SnapshotInfo | None = None,
+        **who: Unpack[Who],
     ) -> RollbackResult:
         """Roll back the last :meth:`undo`, as a new snapshot.
 
-        Args:
-            dry_run: Only report what would change, and the conflicts; write nothing.
-            force: Overwrite files changed outside snapline (recorded first, as rollback).
-            tool: The tool recorded with the snapshot.
-            description: Why (free text); default ``redo snapshot N``.
-            session: The agent session or person recording.
-            metadata: Small JSON data kept with the snapshot.
-            info: The four above as one :class:`~snapline.SnapshotInfo` (replaces them).
-
-        Returns:
-            The :class:`RollbackResult`; ``target`` is the state restored.
+        Takes what :meth:`undo` takes (the tool ``redo``, the description ``redo
+        snapshot N``) and returns its :class:`RollbackResult`.
 
         Raises:
             NothingToRedoError: If no undo waits to be redone (none yet, or a new
                 change came after it).
-            RollbackConflictError: If the files were changed outside snapline (and
-                ``force`` is false); nothing is written.
+            RollbackConflictError: As :meth:`undo` does.
         """
         from snapline.snapshots.restore.undo import redo
 
-        info = info_from(info, tool, description, session, metadata)
+        info = info_of(who, "redo")
         return redo(self._recorder, self._reconstructor, dry_run=dry_run, force=force, info=info)

@@ -11,24 +11,28 @@ from typing import Any
 import pytest
 
 from snapline import Workspace
-from snapline.cli.fast import _parse, fast_record
+from snapline.cli.fast import fast_record
+from snapline.cli.lean import read
 from tests.cli.conftest import Invoke
 
 
 @pytest.mark.parametrize(
     ("args", "parsed"),
     [
-        ([], ([], {}, False)),
-        (["a", "b/c"], (["a", "b/c"], {}, False)),
+        ([], ([], {}, set())),
+        (["a", "b/c"], (["a", "b/c"], {}, set())),
         (
             ["a", "-m", "fix it", "--tool", "edit", "--session", "s1", "--json"],
-            (["a"], {"message": "fix it", "tool": "edit", "session": "s1"}, True),
+            (["a"], {"message": "fix it", "tool": "edit", "session": "s1"}, {"as_json"}),
         ),
-        (["--message", "", "a"], (["a"], {"message": ""}, False)),
+        (["--message", "", "a"], (["a"], {"message": ""}, set())),
+        (["--json", "--json"], ([], {}, {"as_json"})),  # as click: a flag twice is a flag
     ],
 )
 def test_the_plain_forms_are_read(args: list[str], parsed: object) -> None:
-    assert _parse(args) == parsed
+    found = read("record", args)
+    assert found is not None
+    assert (found.arguments, found.values, found.flags) == parsed
 
 
 @pytest.mark.parametrize(
@@ -41,7 +45,6 @@ def test_the_plain_forms_are_read(args: list[str], parsed: object) -> None:
         ["-m"],
         ["-m", "-x"],  # a value like an option: the parser decides
         ["-m", "a", "-m", "b"],
-        ["--json", "--json"],
         ["--", "-file"],
         ["-"],
         [""],
@@ -49,7 +52,7 @@ def test_the_plain_forms_are_read(args: list[str], parsed: object) -> None:
     ],
 )
 def test_anything_else_goes_to_the_typer_command(args: list[str]) -> None:
-    assert _parse(args) is None
+    assert read("record", args) is None
     assert fast_record(args) is None
 
 

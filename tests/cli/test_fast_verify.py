@@ -11,20 +11,24 @@ from pathlib import Path
 import pytest
 
 from snapline import Workspace
-from snapline.cli.checking import _parse, fast_verify
+from snapline.cli.checking import fast_verify
+from snapline.cli.lean import read
 from tests.cli.conftest import Invoke
 
 
 @pytest.mark.parametrize(
     ("args", "parsed"),
     [
-        ([], (set(), "text")),
-        (["--full", "--json"], ({"--full", "--json"}, "text")),
-        (["--format", "github", "--deep"], ({"--deep"}, "github")),
+        ([], (set(), {})),
+        (["--full", "--json"], ({"full", "as_json"}, {})),
+        (["--format", "github", "--deep"], ({"deep"}, {"output_format": "github"})),
+        (["--json", "--json"], ({"as_json"}, {})),  # as click: a flag twice is a flag
     ],
 )
 def test_the_plain_forms_are_read(args: list[str], parsed: object) -> None:
-    assert _parse(args) == parsed
+    found = read("verify", args)
+    assert found is not None and not found.arguments
+    assert (found.flags, found.values) == parsed
 
 
 @pytest.mark.parametrize(
@@ -36,13 +40,12 @@ def test_the_plain_forms_are_read(args: list[str], parsed: object) -> None:
         ["--format"],
         ["--format=github"],
         ["--format", "text", "--format", "text"],
-        ["--json", "--json"],
         ["--root", "x"],
         ["extra"],
     ],
 )
 def test_anything_else_goes_to_the_typer_command(args: list[str]) -> None:
-    assert _parse(args) is None
+    assert read("verify", args) is None
     assert fast_verify(args) is None
 
 

@@ -85,6 +85,8 @@ CLIENT = {
     "snapline.cli.warm.client",
     "snapline.cli.warm.protocol",
     "snapline.cli.dispatch",
+    "snapline.cli.lean",
+    "snapline.cli.commands",
     "_socket",
     "signal",
     "zlib",

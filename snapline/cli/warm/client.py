@@ -23,7 +23,8 @@ descriptors are sent only once the server has checked the request and asked for 
 (``send``), so a stopped server never holds this process's output pipes open. A signal
 before ``go`` ends this process at once, as it ends a process that has not started its
 command. Imports: ``os``, ``sys``, ``signal`` and ``_socket`` only (``socket`` itself
-costs more than all the rest).
+costs more than all the rest), and the lean parser (``cli/lean.py``), which says which
+command the words name.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import os
 import signal
 import sys
 
+from snapline.cli import lean
 from snapline.cli.warm import protocol
 
 TYPE_CHECKING = False  # not `typing`'s: one more import on every command's way in
@@ -80,7 +82,7 @@ def forward(args: list[str]) -> int | None:
     """
     if os.environ.get(protocol.DISABLE_ENV, "") in ("0", "off"):
         return None
-    command = _command(args)
+    command, _ = lean.command_of(args)
     if command == "server":
         return None  # `snapline server ...` manages the server: it never runs inside it
     if command == "run" and any(os.isatty(fd) for fd in (0, 1, 2)):
@@ -106,17 +108,6 @@ def forward(args: list[str]) -> int | None:
         return _run(connection, key, streams)
     finally:
         connection.close()
-
-
-def _command(args: list[str]) -> str | None:
-    # The command named, after the root options (cli/app.py reads them the same way).
-    words = iter(args)
-    for word in words:
-        if word in ("--root", "--timeout"):
-            next(words, None)
-        elif not word.startswith("-"):
-            return word
-    return None
 
 
 def _streams() -> list[bytes] | None:

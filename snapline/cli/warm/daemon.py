@@ -33,6 +33,7 @@ import socket
 import sys
 import time
 
+from snapline.cli.lean import words
 from snapline.cli.warm import protocol
 from snapline.cli.warm.guards import code_stamp, thread_count
 from snapline.cli.warm.monitors import Monitors
@@ -330,7 +331,7 @@ def main(argv: list[str] | None = None) -> None:
     in the log file. ``READY_FD`` receives ``ready PID`` once the socket listens, or the
     reason it could not.
     """
-    args = sys.argv[1:] if argv is None else argv
+    args = words() if argv is None else argv
     idle_timeout = float(args[0]) if args else DEFAULT_IDLE_TIMEOUT
     ready = int(args[1]) if len(args) > 1 else -1
     os.chdir("/")  # hold no directory of the user's open (an unmount, a deletion)

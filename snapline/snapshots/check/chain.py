@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpacked_digest
 from snapline.store import ChangeRow, SnapshotRow
@@ -110,27 +110,16 @@ def _header_line(previous: str, header: SnapshotRow) -> bytes:
 
 
 def _change_line(c: ChangeRow) -> bytes:
-    return _line(
-        [
-            c.path,
-            c.kind,
-            c.old_path,
-            c.base_hash,
-            c.result_hash,
-            c.base_mode,
-            c.result_mode,
-            c.size,
-            c.storage,
-            _text_digest(c.forward),
-            _text_digest(c.reverse),
-            c.content,
-            c.chain,
-            c.chain_bytes,
-        ]
-    )
+    # Format 2 covers each delta by the digest of its unpacked text (so a forgotten one
+    # still verifies); format 1 covered the stored bytes themselves.
+    return _change_fields(c, _text_digest)
 
 
 def _change_line_v1(c: ChangeRow) -> bytes:
+    return _change_fields(c, _digest)
+
+
+def _change_fields(c: ChangeRow, digested: Callable[[bytes | None], str | None]) -> bytes:
     return _line(
         [
             c.path,
@@ -142,8 +131,8 @@ def _change_line_v1(c: ChangeRow) -> bytes:
             c.result_mode,
             c.size,
             c.storage,
-            _digest(c.forward),
-            _digest(c.reverse),
+            digested(c.forward),
+            digested(c.reverse),
             c.content,
             c.chain,
             c.chain_bytes,

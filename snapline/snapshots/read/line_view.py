@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from snapline.store import ChangeRow, SideRow, SnapshotRow, StateRow, StoreReader
 from snapline.store.rows import (
@@ -23,6 +23,7 @@ from snapline.store.rows import (
     FileStamp,
     ForgottenRow,
     LedgerEntry,
+    SnapshotQuery,
     state_moves,
 )
 
@@ -232,25 +233,20 @@ class _Snapshots:
         found += [r for r in self._rows.values() if r.id in wanted]
         return sorted(found, key=lambda r: r.number)
 
-    def select(
-        self,
-        *,
-        first: int | None = None,
-        last: int | None = None,
-        tool: str | None = None,
-        session: str | None = None,
-        path: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        descending: bool = False,
-        limit: int | None = None,
-    ) -> list[SnapshotRow]:
-        """Headers on this line matching every given filter, by number."""
-        upto = self._fork if last is None else min(last, self._fork)
-        found = self._main.snapshots.select(
-            first=first, last=upto, tool=tool, session=session, path=path, since=since,
-            until=until,
-        )  # fmt: skip
+    def select(self, **query: Unpack[SnapshotQuery]) -> list[SnapshotRow]:
+        """Headers on this line matching every filter of ``query``, by number."""
+        first, last, tool, session = (
+            query.get("first"),
+            query.get("last"),
+            query.get("tool"),
+            query.get("session"),
+        )
+        path, since, until = query.get("path"), query.get("since"), query.get("until")
+        # The main line's part up to the fork, in number order and whole: this line's
+        # own are added after it, then the order and the limit apply to both.
+        main: SnapshotQuery = {**query, "descending": False, "limit": None}
+        main["last"] = self._fork if last is None else min(last, self._fork)
+        found = self._main.snapshots.select(**main)
         for number, row in sorted(self._rows.items()):
             if (first is not None and number < first) or (last is not None and number > last):
                 continue
@@ -263,8 +259,9 @@ class _Snapshots:
             if path is not None and not any(_touches(c, path) for c in self._changes[number]):
                 continue
             found.append(row)
-        if descending:
+        if query.get("descending"):
             found.reverse()
+        limit = query.get("limit")
         return found if limit is None else found[:limit]
 
 

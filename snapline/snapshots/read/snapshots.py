@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from snapline.snapshots.read.history import SnapshotNotFoundError
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.store import StoreReader
+from snapline.store.rows import SnapshotQuery
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Snapshot
@@ -21,50 +22,19 @@ def latest_number(store: StoreReader) -> int:
     return 0 if number is None else number
 
 
-def select_snapshots(
-    store: StoreReader,
-    *,
-    first: int | None = None,
-    last: int | None = None,
-    tool: str | None = None,
-    session: str | None = None,
-    path: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    descending: bool = False,
-    limit: int | None = None,
-) -> Iterator[Snapshot]:
-    """Snapshots matching every given filter, in number order, without their diffs.
+def select_snapshots(store: StoreReader, **query: Unpack[SnapshotQuery]) -> Iterator[Snapshot]:
+    """Snapshots matching every filter of ``query``, in number order, without their diffs.
 
     Args:
         store: The open store.
-        first: The lowest number.
-        last: The highest number.
-        tool: Only this tool's.
-        session: Only this session's.
-        path: Only snapshots that touched this path (as its path or old path).
-        since: Only from this stored time on (UTC ISO text).
-        until: Only up to this stored time.
-        descending: Newest first.
-        limit: At most this many.
+        **query: The filters (``store.rows.SnapshotQuery``).
 
     Yields:
         The matching snapshots.
     """
     from snapline.snapshots.read.convert import to_snapshot  # models: only where read
 
-    rows = store.snapshots.select(
-        first=first,
-        last=last,
-        tool=tool,
-        session=session,
-        path=path,
-        since=since,
-        until=until,
-        descending=descending,
-        limit=limit,
-    )
-    for row in rows:
+    for row in store.snapshots.select(**query):
         yield to_snapshot(row, store.changes.of(row.number, deltas=False), store.path)
 
 

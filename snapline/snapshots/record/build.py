@@ -91,39 +91,27 @@ def prepare_changes(
     for drift in drifts:
         if drift.path in moved_away:
             continue
-        if drift.path in pairs:
-            source = by_path[pairs[drift.path]]
+        source = by_path[pairs[drift.path]] if drift.path in pairs else None
+        if source is not None or (drift.disk is not None and drift.known is not None):
+            # Modified in place, or renamed: then based on the version it moved from.
             prepared.changes.append(
                 _modified(
                     drift.path,
-                    source.known,
+                    drift.known if source is None else source.known,
                     drift.disk,
                     prepared,
                     limits,
                     base_content,
                     base_row,
                     stored,
-                    old_path=source.path,
+                    old_path=None if source is None else source.path,
                 )
             )
         elif drift.disk is None:
             assert drift.known is not None
             prepared.changes.append(_deleted(drift.path, drift.known))
-        elif drift.known is None:
-            prepared.changes.append(_added(drift.path, drift.disk, prepared))
         else:
-            prepared.changes.append(
-                _modified(
-                    drift.path,
-                    drift.known,
-                    drift.disk,
-                    prepared,
-                    limits,
-                    base_content,
-                    base_row,
-                    stored,
-                )
-            )
+            prepared.changes.append(_added(drift.path, drift.disk, prepared))
     prepared.changes.sort(key=lambda c: c.path)
     return prepared
 

@@ -37,6 +37,7 @@ from snapline.snapshots.record.plan import (
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.restore.follow import located, main_line_since
 from snapline.snapshots.restore.merge3 import merge3
+from snapline.snapshots.restore.rollback import RestorePlan
 from snapline.snapshots.results import FORCEABLE, Conflict, Move, RevertResult
 from snapline.store import ChangeRow, StateRow
 
@@ -73,14 +74,9 @@ class BaselineRevertError(SnaplineError):
 
 
 @dataclass
-class _Plan:
-    steps: list[Step] = field(default_factory=list)
-    restored: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    recreated: list[str] = field(default_factory=list)
+class _Plan(RestorePlan):
     moved: list[Move] = field(default_factory=list)
     renames: dict[str, str] = field(default_factory=dict)
-    conflicts: list[Conflict] = field(default_factory=list)
 
     def conflict(self, path: str, kind: str, message: str) -> None:
         self.conflicts.append(Conflict(path=path, kind=kind, message=message))

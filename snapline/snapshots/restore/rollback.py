@@ -39,7 +39,7 @@ from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.results import FORCEABLE, Conflict, RollbackResult
 from snapline.store import ChangeRow, StoreReader
 
-__all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]
+__all__ = ["EXTERNAL_TOOL", "RestorePlan", "RollbackConflictError", "rollback"]
 
 
 class RollbackConflictError(ConflictsError):
@@ -66,12 +66,18 @@ class RollbackConflictError(ConflictsError):
 
 
 @dataclass
-class _Plan:
+class RestorePlan:
+    """What a rollback or a revert will write, and the paths by what happens to them."""
+
     steps: list[Step] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     recreated: list[str] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
+
+
+@dataclass
+class _Plan(RestorePlan):
     detection: Detection | None = None
 
     @property

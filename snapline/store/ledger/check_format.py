@@ -24,7 +24,6 @@ own folder, which a reader that does not know them never lists: the layout's ver
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
 from snapline.store.ledger.fields import (
@@ -32,11 +31,12 @@ from snapline.store.ledger.fields import (
     format_id,
     format_number,
     format_time,
-    is_id,
     parse_id,
     parse_number,
     parse_string,
     parse_time,
+    parse_timed_name,
+    timed_name,
 )
 from snapline.store.ledger.lines import LedgerFormatError, LineReader, check_canonical, split_lines
 
@@ -52,9 +52,8 @@ __all__ = [
 CHECK_SUFFIX = ".check"
 """How a check record's file name ends."""
 
-_MAGIC = "snapline check 1"
-_NAME = re.compile(r"([0-9]{8}T[0-9]{6}Z)-([0-9a-f]{32})\.check")
-_TIME_DIGITS = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)")
+_MAGIC = "snapline check "
+_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -79,19 +78,12 @@ class CheckRecord:
 
 
 def check_name(time: str, id_: str) -> str:
-    """The file name of a check record: ``20261123T054811Z-<id>.check``.
-
-    Args:
-        time: The record's time (ISO 8601, UTC).
-        id_: A fresh id (32 lowercase hex), so two clones never choose the same name.
+    """The file name of a check record (``fields.timed_name``), by its time and a fresh id.
 
     Raises:
         ValueError: If the time or the id cannot be written.
     """
-    match = _TIME_DIGITS.match(format_time(time))
-    if match is None or not is_id(id_):
-        raise ValueError(f"cannot name a check record from {time!r}, {id_!r}")
-    return "".join(match.groups()[:3]) + "T" + "".join(match.groups()[3:]) + f"Z-{id_}.check"
+    return timed_name(time, id_, ".check")
 
 
 def parse_check_name(name: str) -> tuple[str, str]:
@@ -100,10 +92,7 @@ def parse_check_name(name: str) -> tuple[str, str]:
     Raises:
         LedgerFormatError: If ``name`` is not what :func:`check_name` writes.
     """
-    match = _NAME.fullmatch(name)
-    if match is None:
-        raise LedgerFormatError(None, f"not a check record name: {name!r:.80}")
-    return match[1], match[2]
+    return parse_timed_name(name, ".check")
 
 
 def render_check(record: CheckRecord) -> bytes:
@@ -116,7 +105,7 @@ def render_check(record: CheckRecord) -> bytes:
     if not record.command:
         raise ValueError("a check record names its command")
     lines = [
-        _MAGIC,
+        f"{_MAGIC}{_VERSION}",
         f"snapshot {format_number(record.number)} {format_id(record.snapshot_id)}",
         f"time {format_time(record.time)}",
         f"exit {format_number(record.exit_code)}",
@@ -136,15 +125,7 @@ def parse_check(data: bytes) -> CheckRecord:
     """
     lines = split_lines(data)
     reader = LineReader(lines)
-    line = reader.read(_MAGIC)
-    if line != _MAGIC:
-        version = line.removeprefix("snapline check ")
-        if version != line and version.isascii() and version.isdigit():
-            raise reader.fail(
-                f"check record version {version:.20} is not known to this snapline, "
-                "which reads version 1: upgrade snapline"
-            )
-        raise reader.fail(f"expected `{_MAGIC}`, found {line!r:.80}")
+    reader.header(_MAGIC, _VERSION, "check record")
     number, snapshot_id = reader.field("snapshot", _parse_snapshot, "N ID")
     time = reader.field("time", parse_time, "TIME")
     exit_code = reader.field("exit", parse_number, "N")

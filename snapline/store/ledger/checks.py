@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 
-from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.check_format import (
     CheckRecord,
     check_name,
@@ -18,8 +17,7 @@ from snapline.store.ledger.check_format import (
     parse_check_name,
     render_check,
 )
-from snapline.store.ledger.files import CHECKS, Ledger, LedgerFileError
-from snapline.store.ledger.lines import LedgerFormatError
+from snapline.store.ledger.files import CHECKS, Ledger, read_as_store
 
 __all__ = ["MAX_CHECK_BYTES", "CheckLog"]
 
@@ -62,12 +60,6 @@ class CheckLog:
             StoreCorruptError: If it cannot be read or is not a valid check record.
         """
         location = self._ledger.file(CHECKS, name)
-        try:
+        with read_as_store(location, "check record"):
             parse_check_name(name)
             return parse_check(self._ledger.read(CHECKS, name, MAX_CHECK_BYTES))
-        except LedgerFormatError as error:
-            raise StoreCorruptError(location, f"not a valid check record: {error}") from None
-        except LedgerFileError as error:
-            raise StoreCorruptError(location, error.what) from None
-        except OSError as error:
-            raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None

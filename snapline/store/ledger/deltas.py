@@ -170,15 +170,21 @@ def _piece(op: str, body: str, number: int) -> str:
         if not _plain(piece):
             raise LedgerFormatError(number, f"not in canonical form: {body!r:.80} is not plain")
         return piece
-    try:
-        piece = json.loads(body)
-    except (ValueError, RecursionError):
-        raise LedgerFormatError(number, f"not a JSON string: {body!r:.80}") from None
-    if not isinstance(piece, str) or json.dumps(piece, ensure_ascii=True) != body:
-        raise LedgerFormatError(number, f"not in canonical form: {body!r:.80}")
+    piece = _json_string(body, number)
     if not piece or "\n" in piece[:-1] or _plain(piece):
         raise LedgerFormatError(number, f"not in canonical form: {body!r:.80}")
     return piece
+
+
+def _json_string(body: str, number: int) -> str:
+    # A string the ledger wrote as JSON: exactly as json.dumps(ensure_ascii=True) writes it.
+    try:
+        text = json.loads(body)
+    except (ValueError, RecursionError):
+        raise LedgerFormatError(number, f"not a JSON string: {body!r:.80}") from None
+    if not isinstance(text, str) or json.dumps(text, ensure_ascii=True) != body:
+        raise LedgerFormatError(number, f"not in canonical form: {body!r:.80}")
+    return text
 
 
 def _close_insert(tokens: list[str], pieces: list[str], number: int) -> int:
@@ -193,12 +199,7 @@ def _close_insert(tokens: list[str], pieces: list[str], number: int) -> int:
 
 
 def _whole(body: str, number: int, limit: int) -> str:
-    try:
-        delta = json.loads(body)
-    except (ValueError, RecursionError):
-        raise LedgerFormatError(number, f"not a JSON string: {body!r:.80}") from None
-    if not isinstance(delta, str) or json.dumps(delta, ensure_ascii=True) != body:
-        raise LedgerFormatError(number, f"not in canonical form: {body!r:.80}")
+    delta = _json_string(body, number)
     try:
         size = len(delta.encode("utf-8"))
     except UnicodeEncodeError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from json.encoder import encode_basestring, encode_basestring_ascii
 
 from snapline.hashing import is_hash
@@ -25,15 +26,19 @@ __all__ = [
     "format_path",
     "format_time",
     "is_id",
+    "numbered_name",
     "parse_hash",
     "parse_id",
     "parse_json_list",
     "parse_json_object",
     "parse_mode",
     "parse_number",
+    "parse_numbered_name",
     "parse_path",
     "parse_string",
     "parse_time",
+    "parse_timed_name",
+    "timed_name",
 ]
 
 _NUMBER = re.compile(r"0|[1-9][0-9]{0,18}")
@@ -167,28 +172,26 @@ def format_json_line(text: str, kind: type) -> str:
     return text
 
 
-def parse_json_object(text: str, line: int) -> str:
-    """Stored JSON text that must be an object, verbatim.
+def _json_parser(kind: type, what: str) -> Callable[[str, int], str]:
+    def parse(text: str, line: int) -> str:
+        problem = _json_line_problem(text, kind)
+        if problem is not None:
+            raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
+        return text
+
+    parse.__doc__ = f"""Stored JSON text that must be {what}, verbatim.
 
     Raises:
-        LedgerFormatError: If it is not a JSON object.
+        LedgerFormatError: If it is not {what}.
     """
-    problem = _json_line_problem(text, dict)
-    if problem is not None:
-        raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
-    return text
+    return parse
 
 
-def parse_json_list(text: str, line: int) -> str:
-    """Stored JSON text that must be a list, verbatim.
+parse_json_object = _json_parser(dict, "a JSON object")
+"""Stored JSON text that must be an object, verbatim (a field parser)."""
 
-    Raises:
-        LedgerFormatError: If it is not a JSON list.
-    """
-    problem = _json_line_problem(text, list)
-    if problem is not None:
-        raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
-    return text
+parse_json_list = _json_parser(list, "a JSON list")
+"""Stored JSON text that must be a list, verbatim (a field parser)."""
 
 
 def parse_time(text: str, line: int) -> str:
@@ -285,3 +288,64 @@ def _json_line_problem(text: str, kind: type) -> str | None:
     if not isinstance(value, kind):
         return f"it is not a JSON {'object' if kind is dict else 'list'}"
     return None
+
+
+_TIME_DIGITS = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)")
+_TIMED_NAME = re.compile(r"([0-9]{8}T[0-9]{6}Z)-([0-9a-f]{32})(\.[a-z]+)")
+
+
+def timed_name(time: str, id_: str, suffix: str) -> str:
+    """The name of a record filed by time: ``20261123T054811Z-<id><suffix>``.
+
+    Args:
+        time: The record's time (ISO 8601, UTC).
+        id_: A fresh id (32 lowercase hex), so two clones never choose the same name.
+        suffix: The kind's suffix (``.check``).
+
+    Raises:
+        ValueError: If the time or the id cannot be written.
+    """
+    match = _TIME_DIGITS.match(format_time(time))
+    if match is None or not is_id(id_):
+        raise ValueError(f"cannot name a {suffix[1:]} record from {time!r}, {id_!r}")
+    digits = match.groups()
+    return "".join(digits[:3]) + "T" + "".join(digits[3:]) + f"Z-{id_}{suffix}"
+
+
+def parse_timed_name(name: str, suffix: str) -> tuple[str, str]:
+    """The compact time and the id that the name :func:`timed_name` wrote gives.
+
+    Raises:
+        LedgerFormatError: If ``name`` is not such a name with this suffix.
+    """
+    match = _TIMED_NAME.fullmatch(name)
+    if match is None or match[3] != suffix:
+        raise LedgerFormatError(None, f"not a {suffix[1:]} record name: {name!r:.80}")
+    return match[1], match[2]
+
+
+def numbered_name(number: int, tail: str, suffix: str) -> str:
+    """The name of a record filed by number: ``00000012-<tail><suffix>``.
+
+    Raises:
+        ValueError: If the number cannot be written.
+    """
+    return f"{int(format_number(number)):08d}-{tail}{suffix}"
+
+
+def parse_numbered_name(name: str, pattern: re.Pattern[str], kind: str) -> tuple[int, str]:
+    """The number and the tail of a name :func:`numbered_name` wrote.
+
+    Args:
+        name: The file's name.
+        pattern: Its kind's names: the number's digits, then the tail, as groups.
+        kind: What it names (``snapshot``), for the message.
+
+    Raises:
+        LedgerFormatError: If ``name`` is not exactly such a name (the number written
+            with at least 8 digits, no more zeros in front, below 2**63).
+    """
+    match = pattern.fullmatch(name)
+    if match is None or int(match[1]) >= 2**63 or f"{int(match[1]):08d}" != match[1]:
+        raise LedgerFormatError(None, f"not a {kind} file name: {name!r:.80}")
+    return int(match[1]), match[2]

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from snapline import atomic
+from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger import objects
-from snapline.store.ledger.lines import decode_lines
+from snapline.store.ledger.lines import LedgerFormatError, decode_lines
 from snapline.store.ledger.objects import ObjectForm
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ __all__ = [
     "LEDGER_FORMAT",
     "Ledger",
     "LedgerFileError",
+    "read_as_store",
 ]
 
 LEDGER_DIR = "ledger"
@@ -106,6 +108,24 @@ class LedgerFileError(Exception):
         self.path = path
         self.what = what
         super().__init__(f"{path}: {what}")
+
+
+@contextlib.contextmanager
+def read_as_store(location: Path, kind: str) -> Iterator[None]:
+    """Read the ledger file ``location``, a ``kind`` (``check record``), in this block.
+
+    Raises:
+        StoreCorruptError: If the block raised ``LedgerFormatError`` (not a valid
+            ``kind``), ``LedgerFileError`` or ``OSError`` (cannot be read).
+    """
+    try:
+        yield
+    except LedgerFormatError as error:
+        raise StoreCorruptError(location, f"not a valid {kind}: {error}") from None
+    except LedgerFileError as error:
+        raise StoreCorruptError(location, error.what) from None
+    except OSError as error:
+        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None
 
 
 class Ledger:

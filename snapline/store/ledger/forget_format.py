@@ -20,7 +20,6 @@ LF line ends, a final LF, ``render(parse(data)) == data``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from snapline.store.ledger.fields import (
@@ -29,12 +28,13 @@ from snapline.store.ledger.fields import (
     format_number,
     format_path,
     format_time,
-    is_id,
     parse_hash,
     parse_number,
     parse_path,
     parse_string,
     parse_time,
+    parse_timed_name,
+    timed_name,
 )
 from snapline.store.ledger.lines import LedgerFormatError, LineReader, check_canonical, split_lines
 
@@ -51,9 +51,8 @@ __all__ = [
 FORGET_SUFFIX = ".forget"
 """How a forget record's file name ends."""
 
-_MAGIC = "snapline forget 1"
-_NAME = re.compile(r"([0-9]{8}T[0-9]{6}Z)-([0-9a-f]{32})\.forget")
-_TIME_DIGITS = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)")
+_MAGIC = "snapline forget "
+_VERSION = 1
 
 
 @dataclass(frozen=True, order=True)
@@ -89,20 +88,12 @@ class ForgetRecord:
 
 
 def forget_name(time: str, id_: str) -> str:
-    """The file name of a forget record: ``20261123T063000Z-<id>.forget``.
-
-    Args:
-        time: The record's time (ISO 8601, UTC).
-        id_: A fresh id (32 lowercase hex), so two clones never choose the same name.
+    """The file name of a forget record (``fields.timed_name``), by its time and a fresh id.
 
     Raises:
         ValueError: If the time or the id cannot be written.
     """
-    match = _TIME_DIGITS.match(format_time(time))
-    if match is None or not is_id(id_):
-        raise ValueError(f"cannot name a forget record from {time!r}, {id_!r}")
-    year, month, day, hour, minute, second = match.groups()
-    return f"{year}{month}{day}T{hour}{minute}{second}Z-{id_}{FORGET_SUFFIX}"
+    return timed_name(time, id_, FORGET_SUFFIX)
 
 
 def parse_forget_name(name: str) -> tuple[str, str]:
@@ -111,10 +102,7 @@ def parse_forget_name(name: str) -> tuple[str, str]:
     Raises:
         LedgerFormatError: If ``name`` is not what :func:`forget_name` writes.
     """
-    match = _NAME.fullmatch(name)
-    if match is None:
-        raise LedgerFormatError(None, f"not a forget record name: {name!r:.80}")
-    return match[1], match[2]
+    return parse_timed_name(name, FORGET_SUFFIX)
 
 
 def render_forget(record: ForgetRecord) -> bytes:
@@ -127,7 +115,7 @@ def render_forget(record: ForgetRecord) -> bytes:
     if not record.forgot:
         raise ValueError("a forget record names at least one version")
     lines = [
-        _MAGIC,
+        f"{_MAGIC}{_VERSION}",
         f"time {format_time(record.time)}",
         f"reason {dump_string(record.reason)}",
     ]
@@ -150,9 +138,7 @@ def parse_forget(data: bytes) -> ForgetRecord:
     """
     lines = split_lines(data)
     reader = LineReader(lines)
-    line = reader.read(_MAGIC)
-    if line != _MAGIC:
-        raise reader.fail(f"expected `{_MAGIC}`, found {line!r:.80}")
+    reader.header(_MAGIC, _VERSION, "forget record")
     time = reader.field("time", parse_time, "TIME")
     reason = reader.field("reason", parse_string, '"REASON"')
     forgot = _versions(reader, "forgot")

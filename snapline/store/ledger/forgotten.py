@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from snapline.store.errors import StoreCorruptError
-from snapline.store.ledger.files import FORGOTTEN, Ledger, LedgerFileError
+from snapline.store.ledger.files import FORGOTTEN, Ledger, read_as_store
 from snapline.store.ledger.forget_format import ForgetRecord, parse_forget, parse_forget_name
-from snapline.store.ledger.lines import LedgerFormatError
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.rows import ForgottenRow
 
@@ -52,12 +50,6 @@ def read_forget(ledger: Ledger, name: str) -> ForgetRecord:
         StoreCorruptError: If it cannot be read or is not a valid forget record.
     """
     location = ledger.file(FORGOTTEN, name)
-    try:
+    with read_as_store(location, "forget record"):
         parse_forget_name(name)
         return parse_forget(ledger.read(FORGOTTEN, name, MAX_FORGET_BYTES))
-    except LedgerFormatError as error:
-        raise StoreCorruptError(location, f"not a valid forget record: {error}") from None
-    except LedgerFileError as error:
-        raise StoreCorruptError(location, error.what) from None
-    except OSError as error:
-        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None

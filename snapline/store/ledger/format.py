@@ -32,11 +32,13 @@ from snapline.store.ledger.fields import (
     format_path,
     format_time,
     is_id,
+    numbered_name,
     parse_hash,
     parse_id,
     parse_json_list,
     parse_json_object,
     parse_number,
+    parse_numbered_name,
     parse_string,
     parse_time,
 )
@@ -107,7 +109,7 @@ def snapshot_name(number: int, id_: str) -> str:
     """
     if not is_id(id_):
         raise ValueError(f"not a snapshot id: {id_!r}")
-    return f"{int(format_number(number)):08d}-{id_}{SNAPSHOT_SUFFIX}"
+    return numbered_name(number, id_, SNAPSHOT_SUFFIX)
 
 
 def parse_snapshot_name(name: str) -> tuple[int, str]:
@@ -116,10 +118,7 @@ def parse_snapshot_name(name: str) -> tuple[int, str]:
     Raises:
         LedgerFormatError: If ``name`` is not exactly what :func:`snapshot_name` writes.
     """
-    match = _SNAPSHOT_NAME.fullmatch(name)
-    if match is None or int(match[1]) >= 2**63 or f"{int(match[1]):08d}" != match[1]:
-        raise LedgerFormatError(None, f"not a snapshot file name: {name!r:.80}")
-    return int(match[1]), match[2]
+    return parse_numbered_name(name, _SNAPSHOT_NAME, "snapshot")
 
 
 def render_snapshot(row: SnapshotRow, changes: Iterable[ChangeRow]) -> bytes:
@@ -249,15 +248,7 @@ def _render_header(row: SnapshotRow) -> list[str]:
 
 
 def _parse_header(reader: LineReader) -> SnapshotRow:
-    line = reader.read(f"{_MAGIC}{_VERSION}")
-    if line != f"{_MAGIC}{_VERSION}":
-        version = line[len(_MAGIC) :]
-        if line.startswith(_MAGIC) and version.isascii() and version.isdigit():
-            raise reader.fail(
-                f"snapshot format version {version:.20} is not known to this snapline, "
-                f"which reads version {_VERSION}: upgrade snapline"
-            )
-        raise reader.fail(f"expected `{_MAGIC}{_VERSION}`, found {line!r:.80}")
+    reader.header(_MAGIC, _VERSION, "snapshot format")
     number = reader.field("number", parse_number, "N")
     id_ = reader.field("id", parse_id, "ID")
     parent_id = None

@@ -165,6 +165,30 @@ class LineReader:
             self._ahead.popleft()
         self._next += count
 
+    def header(self, magic: str, version: int, what: str) -> None:
+        """Read a file's first line, ``<magic><version>``: the format this snapline reads.
+
+        Args:
+            magic: The line without the version (``snapline snapshot ``).
+            version: The version this snapline reads.
+            what: What the version is of (``snapshot format``), for the message.
+
+        Raises:
+            LedgerFormatError: If the line is another version (upgrade snapline), or not
+                this header at all.
+        """
+        expected = f"{magic}{version}"
+        line = self.read(expected)
+        if line == expected:
+            return
+        found = line[len(magic) :]
+        if line.startswith(magic) and found.isascii() and found.isdigit():
+            raise self.fail(
+                f"{what} version {found:.20} is not known to this snapline, "
+                f"which reads version {version}: upgrade snapline"
+            )
+        raise self.fail(f"expected `{expected}`, found {line!r:.80}")
+
     def fail(self, what: str) -> LedgerFormatError:
         """An error at the line last read."""
         return LedgerFormatError(self._next, what)

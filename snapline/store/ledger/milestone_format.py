@@ -32,9 +32,11 @@ from snapline.store.ledger.fields import (
     format_json_line,
     format_number,
     format_time,
+    numbered_name,
     parse_hash,
     parse_id,
     parse_number,
+    parse_numbered_name,
     parse_string,
     parse_time,
 )
@@ -83,7 +85,7 @@ def milestone_name(number: int, data: bytes) -> str:
         ValueError: If the number cannot be written.
     """
     digest = hashlib.sha256(data).hexdigest()[:16]
-    return f"{int(format_number(number)):08d}-{digest}{MILESTONE_SUFFIX}"
+    return numbered_name(number, digest, MILESTONE_SUFFIX)
 
 
 def parse_milestone_name(name: str) -> tuple[int, str]:
@@ -92,10 +94,7 @@ def parse_milestone_name(name: str) -> tuple[int, str]:
     Raises:
         LedgerFormatError: If ``name`` is not exactly what :func:`milestone_name` writes.
     """
-    match = _NAME.fullmatch(name)
-    if match is None or int(match[1]) >= 2**63 or f"{int(match[1]):08d}" != match[1]:
-        raise LedgerFormatError(None, f"not a milestone file name: {name!r:.80}")
-    return int(match[1]), match[2]
+    return parse_numbered_name(name, _NAME, "milestone")
 
 
 def render_milestone(row: MilestoneRow, last_id: str) -> bytes:
@@ -148,15 +147,7 @@ def parse_milestone(data: bytes) -> MilestoneRecord:
     """
     lines = split_lines(data)
     reader = LineReader(lines)
-    line = reader.read(f"{_MAGIC}{_VERSION}")
-    if line != f"{_MAGIC}{_VERSION}":
-        version = line[len(_MAGIC) :]
-        if line.startswith(_MAGIC) and version.isascii() and version.isdigit():
-            raise reader.fail(
-                f"milestone format version {version:.20} is not known to this snapline, "
-                f"which reads version {_VERSION}: upgrade snapline"
-            )
-        raise reader.fail(f"expected `{_MAGIC}{_VERSION}`, found {line!r:.80}")
+    reader.header(_MAGIC, _VERSION, "milestone format")
     number = reader.field("number", parse_number, "N")
     first = reader.field("first", parse_number, "N")
     last = reader.field("last", parse_number, "N")

@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 
 from snapline.store.errors import StoreCorruptError
-from snapline.store.ledger.files import MILESTONES, Ledger, LedgerFileError
+from snapline.store.ledger.files import MILESTONES, Ledger, read_as_store
 from snapline.store.ledger.format import (
-    LedgerFormatError,
     MilestoneRecord,
     milestone_name,
     parse_milestone,
@@ -132,7 +131,7 @@ def read_milestone(ledger: Ledger, name: str) -> MilestoneRecord:
         StoreCorruptError: If it cannot be read or is not a valid milestone file.
     """
     location = ledger.file(MILESTONES, name)
-    try:
+    with read_as_store(location, "milestone file"):
         data = ledger.read(MILESTONES, name, MAX_MILESTONE_BYTES)
         record = parse_milestone(data)
         if milestone_name(record.row.number, data) != name:
@@ -142,9 +141,3 @@ def read_milestone(ledger: Ledger, name: str) -> MilestoneRecord:
                 "name is of its bytes)",
             )
         return record
-    except LedgerFormatError as error:
-        raise StoreCorruptError(location, f"not a valid milestone file: {error}") from None
-    except LedgerFileError as error:
-        raise StoreCorruptError(location, error.what) from None
-    except OSError as error:
-        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None

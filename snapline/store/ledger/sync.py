@@ -28,9 +28,14 @@ from pathlib import Path
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger.agreement import in_step
-from snapline.store.ledger.files import FORGOTTEN, MILESTONES, SNAPSHOTS, Ledger, LedgerFileError
+from snapline.store.ledger.files import (
+    FORGOTTEN,
+    MILESTONES,
+    SNAPSHOTS,
+    Ledger,
+    read_as_store,
+)
 from snapline.store.ledger.format import (
-    LedgerFormatError,
     SnapshotRecord,
     parse_snapshot_lines,
     parse_snapshot_name,
@@ -144,16 +149,10 @@ def _stamp(location: Path) -> FileStamp | None:
 
 
 def _parse_snapshot_file(ledger: Ledger, name: str, location: Path) -> SnapshotRecord:
-    try:
+    with read_as_store(location, "snapshot file"):
         number, id_ = parse_snapshot_name(name)
         with contextlib.closing(ledger.lines_at(location, MAX_RECORD_BYTES)) as lines:
             record = parse_snapshot_lines(lines)
-    except LedgerFormatError as error:
-        raise StoreCorruptError(location, f"not a valid snapshot file: {error}") from None
-    except LedgerFileError as error:
-        raise StoreCorruptError(location, error.what) from None
-    except OSError as error:
-        raise StoreCorruptError(location, f"cannot be read ({error.strerror})") from None
     if (record.row.number, record.row.id) != (number, id_):
         raise StoreCorruptError(
             location,

@@ -4,8 +4,10 @@
 ``writing.py`` appends a snapshot (a milestone) to a line and ``reading.py`` reads a
 line back, refusing crafted data; ``store.py`` is the store behind the seam (the SQLite
 index a cache, each write's snapshots appended to their ref before it commits), with
-``edits.py`` and ``catchup.py``. Not yet what ``record`` writes (``opening`` does not
-choose it yet): docs/format.md, "The refs layout".
+``edits.py`` and ``catchup.py``; ``explain.py`` says whether a commit's files are a
+recorded state or git's clean merge of states (``combine.py``, ``catalog.py``,
+``trees.py``, ``disk.py``, ``objects.py``). Not yet what ``record`` writes
+(``opening`` does not choose it yet): docs/format.md, "The refs layout".
 """
 
 __all__: list[str] = []

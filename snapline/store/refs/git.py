@@ -6,11 +6,8 @@ path read at a tree, and the paths two trees differ in. Ids cross this boundary 
 40-digit hex strings and paths as ``str`` (a file name that is not UTF-8 carries
 surrogate escapes, as everywhere in snapline), so no other module sees pygit2's types.
 
-Trees are serialized here rather than with pygit2's ``TreeBuilder``, whose names must be
-UTF-8 text: git's names are bytes, and a workspace may hold any. The encoding is git's
-(``MODE SP NAME NUL ID``, entries in git's order, a directory compared as ``NAME/``),
-and the ids it yields are git's own: ``tests/store/refs`` compares them with
-``git hash-object`` and ``git write-tree``.
+Trees are serialized by :mod:`snapline.store.refs.objects` (git's encoding, names as
+bytes), not with pygit2's ``TreeBuilder``, whose names must be UTF-8 text.
 """
 
 from __future__ import annotations
@@ -25,8 +22,9 @@ from snapline.store.refs.git_errors import (
     NotAGitRepositoryError,
     RefConflictError,
 )
+from snapline.store.refs.objects import parse_tree, tree_bytes
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
-from snapline.store.refs.values import TREE_MODE, Commit, Entry, TreeChange
+from snapline.store.refs.values import TREE_MODE, Commit, Entry, Merged, TreeChange
 
 if TYPE_CHECKING:
     # Imported where used: loading libgit2 costs tens of milliseconds, and a command
@@ -223,34 +221,16 @@ class GitRepository:
         return self._write_tree(entries) if entries else None
 
     def _write_tree(self, entries: Mapping[bytes, Entry]) -> str:
-        # git orders a directory's entry as if its name ended in "/".
-        def key(name: bytes) -> bytes:
-            return name + b"/" if entries[name].mode == TREE_MODE else name
-
-        data = b"".join(
-            b"%o %s\x00%s" % (entries[name].mode, name, bytes.fromhex(entries[name].id))
-            for name in sorted(entries, key=key)
-        )
         import pygit2
 
-        return str(self._repo.write(pygit2.enums.ObjectType.TREE, data))
+        return str(self._repo.write(pygit2.enums.ObjectType.TREE, tree_bytes(entries)))
 
     def _entries(self, tree: str) -> dict[bytes, Entry]:
         # The tree's bytes parsed here: pygit2 makes an object of every entry it lists,
         # which took most of a one-file snapshot's time (rows R1, R2).
         import pygit2
 
-        data = self._object(tree, pygit2.Tree, "tree").read_raw()
-        entries: dict[bytes, Entry] = {}
-        at = 0
-        while at < len(data):
-            space = data.index(b" ", at)
-            end = data.index(b"\0", space)
-            entries[data[space + 1 : end]] = Entry(
-                data[end + 1 : end + 21].hex(), int(data[at:space], 8)
-            )
-            at = end + 21
-        return entries
+        return parse_tree(self._object(tree, pygit2.Tree, "tree").read_raw())
 
     def changes(self, old: str | None, new: str) -> list[TreeChange]:
         """The files that differ between two trees, in path order.
@@ -390,3 +370,29 @@ class GitRepository:
                     raise RefConflictError(name, expected, actual)
                 transaction.set_target(name, pygit2.Oid(hex=new), message=message)
                 return
+
+    # -- merges ----------------------------------------------------------------------
+
+    def merge(self, base: str, ours: str, theirs: str) -> Merged:
+        """The three-way merge (git's) of trees ``ours`` and ``theirs`` from ``base``.
+
+        libgit2's, renames found, as ``git merge-tree --write-tree`` makes it, and like
+        it writing what it makes (unreferenced: ``git gc`` collects it). In conflict,
+        the tree has each conflict resolved as ``ours`` has it (deleted where it is).
+
+        Raises:
+            MissingObjectError: If a tree is absent.
+        """
+        import pygit2
+
+        old, mine, other = (self._object(t, pygit2.Tree, "tree") for t in (base, ours, theirs))
+        index = self._repo.merge_trees(old, mine, other)
+        paths = sorted({e.path for sides in index.conflicts or () for e in sides if e})
+        if paths:
+            index = self._repo.merge_trees(old, mine, other, favor=pygit2.enums.MergeFavor.OURS)
+            # Favouring ours leaves what is changed on one side and deleted on the other.
+            for sides in list(index.conflicts or ()):
+                del index.conflicts[next(e.path for e in sides if e is not None)]
+                if sides[1] is not None:
+                    index.add(pygit2.IndexEntry(sides[1].path, sides[1].id, sides[1].mode))
+        return Merged(str(index.write_tree(self._repo)), tuple(paths))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["EMPTY_TREE", "TREE_MODE", "Commit", "Entry", "TreeChange"]
+__all__ = ["EMPTY_TREE", "TREE_MODE", "Commit", "Entry", "Merged", "TreeChange"]
 
 TREE_MODE = 0o040000
 """The mode git gives a directory's entry."""
@@ -46,3 +46,16 @@ class Commit:
     tree: str
     parents: tuple[str, ...]
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """What git's merge of two trees made.
+
+    Attributes:
+        tree: The merged tree's id (a conflict resolved as the first side has it).
+        conflicts: The paths in conflict (empty when clean), in path order.
+    """
+
+    tree: str
+    conflicts: tuple[str, ...]

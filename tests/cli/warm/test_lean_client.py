@@ -11,11 +11,14 @@ from tests.cli.test_hot_paths import _run
 from tests.cli.warm.conftest import Warm
 
 # The client's whole import graph beyond the interpreter's start: no snapline module
-# below the command line, nothing of typer, pydantic, sqlite3 or the diff engine.
+# below the command line (the lean parser and the table it reads import nothing), nothing
+# of typer, pydantic, sqlite3 or the diff engine.
 CLIENT = {
     "snapline",
     "snapline.lazy",
     "snapline.cli",
+    "snapline.cli.lean",
+    "snapline.cli.commands",
     "snapline.cli.warm",
     "snapline.cli.warm.client",
     "snapline.cli.warm.protocol",

@@ -1,0 +1,291 @@
+"""Finding the states whose clean git merge is a given tree: parallel lines merged.
+
+Two agents fork from one snapshot F and record on two lines; their pull requests are
+merged (a merge commit, a squash merge, a rebase merge): the merged tree is git's merge
+of a state X of one line and a state Y of the other from F's state, ``merge(F, X, Y)``,
+and with a third line, that merged again with its state Z from F. The search:
+
+1. Bases: for each two lines, the latest state both chains went through (by tree id,
+   so two lines that started from the same files without a common snapshot share one).
+   Those whose difference from the tree is smallest come first (a base further back
+   differs in more paths), at most :data:`MAX_BASES`.
+2. For a base F and the tree C, ``D`` is the set of paths where C differs from F. On
+   each chain that went through F, each snapshot after F is scored along the way (its
+   record names the paths it changes, so one tree lookup per change): a snapshot is a
+   candidate if every path it changed since F is in ``D`` (a merge cannot undo a change
+   the other side did not make), none it deleted is in C (git's merge of a deletion
+   with a change is a conflict), and it changed one. Ranked, best first: those whose
+   files merged line by line keep every line they added in C's file (an agent that
+   edited the file on after its commit); those that changed fewer files C deleted (a
+   conflict, unless the other side renamed the file); those holding more of C's files
+   as C does; those that changed more paths of ``D`` (a file merged line by line, or
+   edited after the merge, is held by neither side); the later. A line's tip is the
+   usual candidate; an earlier snapshot when the agent recorded on after its commit.
+3. The best candidates of the chains are merged in turn from F with git's merge (the
+   chain holding most of C first); a clean merge equal to C explains it. Then each
+   chain's next candidates in place of its best, then fewer chains (an agent that
+   touched a path of C and was not merged), within :data:`MAX_MERGES` merges a base.
+
+The best merge tried (a conflicting one resolved as its first side) is kept: the paths
+where the tree differs from it, or that were in conflict, are what no merge explains.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from snapline.store.refs.catalog import Catalog, changed_paths
+from snapline.store.refs.reading import LineSnapshot
+from snapline.store.refs.trees import TreeReader
+from snapline.store.refs.values import Entry
+
+__all__ = ["MAX_BASES", "MAX_MERGES", "Attempt", "find_merge"]
+
+MAX_BASES = 4
+"""Bases tried, nearest first: enough for a fork point, a shared baseline and a spare."""
+MAX_MERGES = 32
+"""Merges tried from one base: the best candidates, then each chain's next ones."""
+_PER_CHAIN = 3
+_ALL_COMBINATIONS = 27
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A merge tried: the states merged, from which base, and what it made.
+
+    Attributes:
+        base: The snapshot whose state is the merge base.
+        merged: The snapshots merged, in merge order.
+        tree: The merged tree (a conflict resolved as its first side).
+        conflicts: The paths git could not merge cleanly.
+        distance: How many paths the tree differs from the one explained.
+    """
+
+    base: LineSnapshot
+    merged: tuple[LineSnapshot, ...]
+    tree: str
+    conflicts: tuple[str, ...]
+    distance: int
+
+    @property
+    def explains(self) -> bool:
+        """Whether git's clean merge made exactly the tree explained."""
+        return not self.conflicts and self.distance == 0
+
+
+def find_merge(catalog: Catalog, reader: TreeReader, tree: str) -> Attempt | None:
+    """The merge of recorded states that makes ``tree``, else the nearest tried.
+
+    Args:
+        catalog: The lines, refreshed.
+        reader: Trees, ``tree`` readable through it.
+        tree: The tree to explain (scoped as the states are).
+
+    Returns:
+        An attempt that :attr:`~Attempt.explains` the tree, else the one nearest to it
+        (fewest paths apart), ``None`` when no two chains share a state.
+
+    Raises:
+        MissingObjectError: If a tree is absent.
+    """
+    best: Attempt | None = None
+    for base in _bases(catalog, reader, tree)[:MAX_BASES]:
+        found = _from_base(catalog, reader, tree, base)
+        if found is not None and (best is None or _rank(found) < _rank(best)):
+            best = found
+        if best is not None and best.explains:
+            break
+    return best
+
+
+def _rank(attempt: Attempt) -> tuple[int, int]:
+    return (attempt.distance + len(attempt.conflicts), len(attempt.merged))
+
+
+def _bases(catalog: Catalog, reader: TreeReader, tree: str) -> list[LineSnapshot]:
+    chains = [chain for chain in catalog.chains().values() if chain]
+    last = [{s.state: i for i, s in enumerate(chain)} for chain in chains]
+    found: dict[str, LineSnapshot] = {}
+    for i, chain in enumerate(chains):
+        for j in range(i + 1, len(chains)):
+            for snapshot in reversed(chains[j]):
+                at = last[i].get(snapshot.state)
+                if at is not None:
+                    found.setdefault(snapshot.state, chain[at])
+                    break
+    sized = [(len(reader.diff(state, tree)), base) for state, base in found.items()]
+    sized.sort(key=lambda pair: pair[0])
+    return [base for _, base in sized]
+
+
+def _from_base(
+    catalog: Catalog, reader: TreeReader, tree: str, base: LineSnapshot
+) -> Attempt | None:
+    wanted = {change.path: change.new for change in reader.diff(base.state, tree)}
+    scored: list[tuple[int, str, list[LineSnapshot]]] = []
+    ends: set[str] = set()
+    for chain in catalog.chains().values():
+        after = _after(chain, base.state)
+        if after and after[-1].commit not in ends:
+            ends.add(after[-1].commit)
+            matched, found = _candidates(reader, base, after, wanted)
+            if found:
+                scored.append((matched, after[-1].commit, found))
+    if not scored:
+        return None
+    # The chain holding most of the tree first: a conflict is resolved as it has it.
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    ranked = [found for _, _, found in scored]
+    best: Attempt | None = None
+    for tried, choice in enumerate(_choices(ranked), start=1):
+        attempt = _merge(catalog, reader, tree, base, choice)
+        if best is None or _rank(attempt) < _rank(best):
+            best = attempt
+        if (best is not None and best.explains) or tried >= MAX_MERGES:
+            break
+    return best
+
+
+def _after(chain: list[LineSnapshot], state: str) -> list[LineSnapshot]:
+    # From the base's first occurrence: a line that came back to the base's files (a
+    # file added, then deleted) went on from there, and what it did before is scored.
+    for i, snapshot in enumerate(chain):
+        if snapshot.state == state:
+            return chain[i + 1 :]
+    return []
+
+
+def _candidates(
+    reader: TreeReader,
+    base: LineSnapshot,
+    after: list[LineSnapshot],
+    wanted: dict[str, Entry | None],
+) -> tuple[int, list[LineSnapshot]]:
+    """The chain's snapshots after the base that a merge into ``tree`` can take, best first.
+
+    Returns:
+        How many paths the best holds as the tree does, and the candidates.
+    """
+    current: dict[str, Entry | None] = {}
+    outside = 0  # changed since the base, at a path where the tree did not change
+    matched = 0  # paths where the tree changed, held as the tree holds them
+    touched = 0  # paths where the tree changed, changed here too (a merge may finish them)
+    unmerged = 0  # of those, files whose added lines are not all in the tree's file
+    against = 0  # changed here, deleted in the tree: a conflict, but for a rename there
+    kept: dict[tuple[str, Entry | None], bool] = {}
+
+    def lost(path: str, entry: Entry | None, original: Entry | None) -> bool:
+        goal = wanted[path]
+        if entry is None or goal is None or entry in (goal, original):
+            return False
+        if (path, entry) not in kept:
+            before = reader.lines(original.id) if original is not None else frozenset()
+            mine, theirs = reader.lines(entry.id), reader.lines(goal.id)
+            # A file on disk in no object (edited by hand): its lines tell nothing.
+            if mine is None or before is None or theirs is None:
+                kept[path, entry] = True
+            else:
+                kept[path, entry] = mine - before <= theirs
+        return not kept[path, entry]
+
+    scored: list[tuple[bool, int, int, int, int, LineSnapshot]] = []
+    for index, snapshot in enumerate(after):
+        for path in changed_paths(snapshot):
+            original = reader.entry(base.state, path)
+            was = current.get(path, original)
+            now = reader.entry(snapshot.state, path)
+            current[path] = now
+            if path in wanted:
+                goal = wanted[path]
+                matched += (now == goal) - (was == goal)
+                touched += (now != original) - (was != original)
+                unmerged += lost(path, now, original) - lost(path, was, original)
+                against += _kept(now, original, goal) - _kept(was, original, goal)
+                # Deleted here, in the tree with other content: git's merge of a delete
+                # with a change is a conflict, never that content.
+                outside += _deleted(now, original, goal) - _deleted(was, original, goal)
+            else:
+                outside += (now != original) - (was != original)
+        if outside == 0 and touched > 0:
+            scored.append((unmerged > 0, against, matched, touched, index, snapshot))
+    scored.sort(key=lambda item: (item[0], item[1], -item[2], -item[3], -item[4]))
+    found: list[LineSnapshot] = []
+    states: set[str] = set()
+    for *_, snapshot in scored:
+        if snapshot.state not in states:
+            states.add(snapshot.state)
+            found.append(snapshot)
+        if len(found) == _PER_CHAIN:
+            break
+    return (max(item[2] for item in scored) if scored else 0), found
+
+
+def _deleted(entry: Entry | None, original: Entry | None, goal: Entry | None) -> bool:
+    return entry is None and original is not None and goal is not None
+
+
+def _kept(entry: Entry | None, original: Entry | None, goal: Entry | None) -> bool:
+    return goal is None and entry is not None and entry != original
+
+
+def _choices(ranked: list[list[LineSnapshot]]) -> Iterator[list[LineSnapshot]]:
+    """The merges to try: the best of each chain, each chain's next, then fewer chains.
+
+    With few chains and candidates every combination is tried, best ranks first; else
+    each chain's next candidates in place of its best. A chain that changed a path of
+    the tree may not be part of the merge: then fewer chains.
+    """
+    best = [found[0] for found in ranked]
+    if math.prod(len(found) for found in ranked) <= _ALL_COMBINATIONS:
+        picks = itertools.product(*(range(len(found)) for found in ranked))
+        for pick in sorted(picks, key=sum):
+            yield [ranked[i][at] for i, at in enumerate(pick)]
+    else:
+        yield best
+        for i, found in enumerate(ranked):
+            for other in found[1:]:
+                yield [*best[:i], other, *best[i + 1 :]]
+    for size in range(len(best) - 1, 1, -1):
+        for kept in itertools.combinations(best, size):
+            yield list(kept)
+
+
+def _merge(
+    catalog: Catalog,
+    reader: TreeReader,
+    tree: str,
+    base: LineSnapshot,
+    choice: Sequence[LineSnapshot],
+) -> Attempt:
+    merged: list[LineSnapshot] = []
+    for snapshot in choice:
+        if all(snapshot.state != other.state for other in merged):
+            merged.append(snapshot)
+    best = _fold(catalog, reader, tree, base, merged)
+    # In conflict, each side's resolution is tried in turn: the nearest names the least.
+    for first in range(1, len(merged) if best.conflicts else 0):
+        order = [merged[first], *merged[:first], *merged[first + 1 :]]
+        other = _fold(catalog, reader, tree, base, order)
+        if _rank(other) < _rank(best):
+            best = other
+    return best
+
+
+def _fold(
+    catalog: Catalog,
+    reader: TreeReader,
+    tree: str,
+    base: LineSnapshot,
+    merged: Sequence[LineSnapshot],
+) -> Attempt:
+    result = merged[0].state
+    conflicts: set[str] = set()
+    for snapshot in merged[1:]:
+        made = catalog.repo.merge(base.state, result, snapshot.state)
+        conflicts.update(made.conflicts)
+        result = made.tree
+    distance = len(reader.diff(result, tree))
+    return Attempt(base, tuple(merged), result, tuple(sorted(conflicts)), distance)
