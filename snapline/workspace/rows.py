@@ -124,6 +124,11 @@ def verify_problems(
             kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
         )
         return [*checked.problems, unsafe], checked.since
+    if sync:
+        from snapline.snapshots.check.explained import explain_checkout
+
+        # A checkout of a commit git merged (CI): its files against every line's states.
+        sync = explain_checkout(ws.root, ws._store, sync)
     return checked.problems + sync, checked.since
 
 

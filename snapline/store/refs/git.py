@@ -1,13 +1,10 @@
 """The one module that speaks to the git library (pygit2, libgit2 in a wheel).
 
-Everything the refs store asks of git goes through :class:`GitRepository`: blobs,
-trees updated along the changed paths, commits, refs moved with compare-and-swap, a
-path read at a tree, and the paths two trees differ in. Ids cross this boundary as
-40-digit hex strings and paths as ``str`` (a file name that is not UTF-8 carries
-surrogate escapes, as everywhere in snapline), so no other module sees pygit2's types.
-
-Trees are serialized by :mod:`snapline.store.refs.objects` (git's encoding, names as
-bytes), not with pygit2's ``TreeBuilder``, whose names must be UTF-8 text.
+Everything the refs store asks of git goes through :class:`GitRepository` (blobs, trees,
+commits, refs moved with compare-and-swap, tree diffs, merges, the tree of ``HEAD``).
+Ids cross this boundary as 40-digit hex strings and paths as ``str`` (a name that is not
+UTF-8 carries surrogate escapes), so no other module sees pygit2's types. Trees are
+serialized by :mod:`snapline.store.refs.objects`, not pygit2's ``TreeBuilder``.
 """
 
 from __future__ import annotations
@@ -313,6 +310,11 @@ class GitRepository:
         return found
 
     # -- refs ------------------------------------------------------------------------
+
+    def head_tree(self) -> str | None:
+        """The tree of this work tree's checked-out commit (``None``: no commit yet)."""
+        repo = self._repo
+        return None if repo.head_is_unborn else str(repo.revparse_single("HEAD^{tree}").id)
 
     def ref(self, name: str) -> str | None:
         """The commit id ref ``name`` points at, or ``None`` when there is no such ref."""

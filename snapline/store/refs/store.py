@@ -41,7 +41,10 @@ from snapline.store.sqlite import SqliteStore
 if TYPE_CHECKING:
     from snapline.store.protocol import Store
 
-__all__ = ["LineMovedError", "RefsStore"]
+__all__ = ["WRITER_MARK", "LineMovedError", "RefsStore"]
+
+WRITER_MARK = "writer"
+"""In the local state: this work tree has written to the history (see ``wrote_here``)."""
 
 
 class LineMovedError(SnaplineError):
@@ -152,6 +155,14 @@ class RefsStore(Ledgerless, IndexedStore):
         # Checked after the table's own check (a write outside a transaction).
         self._this_write.check([number])
 
+    def wrote_here(self) -> bool:
+        """Whether this work tree ever wrote to the history (a baseline, a snapshot...).
+
+        A checkout that only reads (CI's) is held to what explains its commit; one that
+        records is held to its latest snapshot (``snapshots/check/explained.py``).
+        """
+        return (self.path.parent / WRITER_MARK).exists()
+
     def main_line(self) -> str | None:
         """The id of the main line (its baseline's id), or ``None`` before a baseline."""
         baseline = self.index.snapshots.get(0)
@@ -177,6 +188,9 @@ class RefsStore(Ledgerless, IndexedStore):
         """
         commits: list[str] = []
         tip: str | None = None
+        if self._pending.snapshots and not self.wrote_here():
+            # Before the ref moves: a write that then fails still marks a writer.
+            (self.path.parent / WRITER_MARK).touch()
         for number in sorted(self._pending.snapshots):
             row = self.index.snapshots.get(number)
             assert row is not None, f"snapshot {number} was inserted in this transaction"
