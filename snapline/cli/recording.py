@@ -99,6 +99,7 @@ def init(
         progress.close()
     with ws:
         summary = _baseline_summary(ws)
+    summary["push_hook"] = None if summary["refs"] is None else _push_hook(ws.root)
     if as_json:
         echo_json(summary)
         return
@@ -113,6 +114,29 @@ def init(
         f"({format_bytes(summary['bytes'])}), {summary['ignored']} ignored",
         *([", " + ", ".join(extra)] if extra else []),
     )
+    if summary["push_hook"]:
+        echo(f"the history is on {summary['refs']}; `git push` of a branch carries it")
+
+
+def _push_hook(root: Path) -> str | None:
+    """Install the pre-push hook that makes a plain ``git push`` carry the history.
+
+    Returns:
+        The hook's path, or ``None`` when it could not be installed (said on stderr:
+        the history is made, and ``snapline push`` carries it).
+    """
+    from snapline.errors import SnaplineError
+    from snapline.travel import install_push_hook
+
+    try:
+        return str(install_push_hook(root).path)
+    except (SnaplineError, OSError) as error:
+        echo(
+            f"snapline: warning: no pre-push hook ({error}); `snapline push` carries the "
+            "history, and `snapline push --install-hook` tries again",
+            err=True,
+        )
+        return None
 
 
 def _baseline_summary(ws: Workspace) -> dict[str, Any]:
