@@ -72,6 +72,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("verify", "verify", "verify", "Check the history and the workspace (for CI)."),
     Command("gc", "verify", "gc", "Remove stored content no snapshot refers to."),
     Command(
+        "upgrade",
+        "upgrade",
+        "upgrade",
+        "Move the history kept in .snapline/ onto git's refs and remove .snapline/ in one commit.",
+    ),
+    Command(
         "report",
         "report",
         "report",

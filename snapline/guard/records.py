@@ -79,12 +79,11 @@ def outcomes(store: StoreReader, command: Sequence[str] | None = None) -> dict[i
     Raises:
         StoreCorruptError: If a check record is damaged; it is named.
     """
-    if not isinstance(store, LedgerStore):
-        return {}
+    records = _records(store)
     wanted = None if command is None else tuple(command)
     latest: dict[int, tuple[datetime, str, CheckRecord]] = {}
     ids: dict[int, str | None] = {}
-    for name, record in CheckLog(store.ledger).all():
+    for name, record in records:
         if wanted is not None and record.command != wanted:
             continue
         if record.number not in ids:
@@ -96,6 +95,22 @@ def outcomes(store: StoreReader, command: Sequence[str] | None = None) -> dict[i
         if record.number not in latest or key[:2] > latest[record.number][:2]:
             latest[record.number] = key
     return {number: _outcome(name, record) for number, (_, name, record) in latest.items()}
+
+
+def _records(store: StoreReader) -> list[tuple[str, CheckRecord]]:
+    """Every check record with its name: the ledger's files, or the main line's ref."""
+    if isinstance(store, LedgerStore):
+        return CheckLog(store.ledger).all()
+    from snapline.store.refs.store import RefsStore
+
+    if not isinstance(store, RefsStore):
+        return []
+    line = store.main_line()
+    if line is None:
+        return []
+    from snapline.store.refs.checks import read_checks
+
+    return read_checks(store.repo, line)
 
 
 def last_passing(checked: dict[int, CheckOutcome], below: int) -> int | None:

@@ -1,0 +1,137 @@
+"""Old branches forever: a branch that still carries an in-tree ledger, beside moved history.
+
+After ``snapline upgrade`` on one branch, the repository's history is on its refs while
+other branches still commit ``.snapline/``. With real git: such a branch checked out
+reads and verifies as its writer said (the fixture's manifest is the oracle) and says
+how to move it; the moved branch checked out again is clean; the old branch's own
+snapshots move onto a line of their own, never a snapshot twice; and a git merge of an
+old branch into a moved one (its ledger files come back without ``FORMAT``) is never
+"corrupt" (exit 3) nor "in sync", and the next upgrade moves that branch's snapshots.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.history_refs.gitrepo import Repo
+from tests.history_refs.upgrading import (
+    FIXTURES,
+    clone_fixture,
+    git_status,
+    removal_stat,
+    snapshot_commits,
+    upgrade,
+)
+
+NOTICE = "run `snapline upgrade` to move"
+
+
+def _moved_main(tmp_path: Path) -> Repo:
+    repo = clone_fixture("ledger-2", tmp_path / "repo")
+    done = upgrade(repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return repo
+
+
+def _agent_c_line() -> str:
+    manifest = json.loads((FIXTURES / "ledger-2.json").read_text())
+    first = [s for s in manifest["branches"]["agent-c"]["log"] if s["number"] == 5]
+    return f"refs/snapline/lines/{first[0]['id']}"
+
+
+def test_an_old_branch_reads_as_its_writer_said_and_the_moved_one_stays_clean(
+    tmp_path: Path,
+) -> None:
+    repo = _moved_main(tmp_path)
+    manifest = json.loads((FIXTURES / "ledger-2.json").read_text())
+    repo.git("checkout", "-q", "agent-c")
+
+    status = repo.snap("status")
+    assert status.returncode == 0 and "in sync" in status.stdout
+    assert NOTICE in status.stderr
+    assert repo.snap("verify").returncode == 0
+    log = json.loads(repo.ok("log", "--json"))
+    said = manifest["branches"]["agent-c"]["log"]
+    assert [(s["number"], s["id"], s["chain_hash"]) for s in log] == [
+        (s["number"], s["id"], s["chain_hash"]) for s in said
+    ]
+
+    # Back on the moved branch: the old checkout's local files are gone with it.
+    repo.git("checkout", "-q", "main")
+    status = repo.snap("status")
+    assert status.returncode == 0 and "in sync" in status.stdout
+    assert NOTICE not in status.stderr
+    assert git_status(repo) == ""
+    assert repo.snap("verify").returncode == 0
+
+
+def test_an_old_branch_moves_its_own_snapshots_onto_a_line_of_their_own(tmp_path: Path) -> None:
+    repo = _moved_main(tmp_path)
+    repo.git("checkout", "-q", "agent-c")
+    head = repo.git("rev-parse", "HEAD").strip()
+
+    done = upgrade(repo, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    moved = json.loads(done.stdout)
+    # Snapshots 0..4 are the main line's already; 5 and 6 are agent-c's own.
+    assert (moved["written"], moved["present"]) == (2, 5)
+    assert moved["lines"] == {_agent_c_line(): 2}
+    assert not moved["index_made"]
+    ids = snapshot_commits(repo)
+    assert len(ids) == len(set(ids)) == 21
+    assert git_status(repo) == ""
+    assert repo.git("rev-parse", "HEAD~1").strip() == head
+    assert all(line.startswith("D\t.snapline/") for line in removal_stat(repo))
+    # The checkout is agent-c's files; the work tree's history is the main line's: the
+    # commands say so, never "in sync", never a damaged store.
+    status = repo.snap("status")
+    assert status.returncode == 0 and "in sync" not in status.stdout
+    assert repo.snap("verify").returncode == 1
+
+    again = upgrade(repo)
+    assert again.returncode == 0 and "nothing to upgrade" in again.stdout
+
+
+def test_an_old_branch_merged_into_a_moved_one_is_moved_by_the_next_upgrade(
+    tmp_path: Path,
+) -> None:
+    repo = _moved_main(tmp_path)
+    repo.git("merge", "-q", "--no-edit", "agent-c")
+    merge = repo.git("rev-parse", "HEAD").strip()
+    # git brought agent-c's new ledger files back, without FORMAT (main deleted it).
+    back = repo.git("ls-tree", "-r", "--name-only", "HEAD", "--", ".snapline").split()
+    assert back and ".snapline/ledger/FORMAT" not in back
+
+    status = repo.snap("status")
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert "in sync" not in status.stdout and "ledger files that a git merge brought back" in (
+        status.stderr
+    )
+    assert repo.snap("verify").returncode == 1
+    assert repo.snap("log", "--json").returncode == 0
+
+    done = upgrade(repo, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    moved = json.loads(done.stdout)
+    assert (moved["found"], moved["written"], moved["present"]) == ("merged", 2, 5)
+    assert moved["lines"] == {_agent_c_line(): 2}
+    assert git_status(repo) == ""
+    assert repo.git("rev-parse", "HEAD~1").strip() == merge
+    assert sorted(removal_stat(repo)) == sorted(f"D\t{path}" for path in back)
+    ids = snapshot_commits(repo)
+    assert len(ids) == len(set(ids)) == 21
+
+
+def test_a_merge_waiting_for_its_commit_gets_the_removal_staged(tmp_path: Path) -> None:
+    repo = _moved_main(tmp_path)
+    repo.git("merge", "-q", "--no-commit", "agent-c")
+
+    done = upgrade(repo, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["commit"] is None
+    repo.git("commit", "-q", "--no-edit")
+    assert repo.git("ls-tree", "-r", "--name-only", "HEAD", "--", ".snapline") == ""
+    assert len(repo.git("rev-list", "--parents", "-n", "1", "HEAD").split()) == 3
+    assert git_status(repo) == ""
+    assert len(snapshot_commits(repo)) == 21
