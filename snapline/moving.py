@@ -251,7 +251,6 @@ def _move(
     """Steps 1 and 2 under the locks: the refs, then the index."""
     from snapline.store.ledger.moving_out import (
         copy_index,
-        ledger_checks,
         ledger_milestones,
         ledger_other_milestones,
         ledger_snapshots,
@@ -279,7 +278,7 @@ def _move(
             store.index.blobs if index is None else index.blobs,
             dry_run=dry_run,
             side_milestones=ledger_other_milestones(store),
-            before_main=lambda: _before_main(repo, snapshots[0].row.id, ledger_checks(store)),
+            before_main=lambda: _before_main(repo, snapshots[0].row.id, store),
         )
         if index is not None:
             crash_point("upgrade-refs-moved")
@@ -317,13 +316,18 @@ def _move(
     )
 
 
-def _before_main(repo: object, line: str, checks: list[tuple[str, bytes]]) -> None:
-    """The last step before the main line's ref moves: the guard outcomes go on the refs."""
+def _before_main(repo: object, line: str, store: object) -> None:
+    """The last step before the main line's ref moves: guard outcomes and forgets."""
+    from snapline.store.ledger.files import CHECKS, FORGOTTEN
+    from snapline.store.ledger.moving_out import ledger_records
+    from snapline.store.ledger.store import LedgerStore
     from snapline.store.refs.checks import add_checks
+    from snapline.store.refs.forgets import add_forgets
     from snapline.store.refs.git import GitRepository
 
-    assert isinstance(repo, GitRepository)
-    add_checks(repo, line, checks, dry_run=False)
+    assert isinstance(repo, GitRepository) and isinstance(store, LedgerStore)
+    add_checks(repo, line, ledger_records(store, CHECKS), dry_run=False)
+    add_forgets(repo, ledger_records(store, FORGOTTEN), dry_run=False)
     crash_point("upgrade-lines-set")
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.history_refs.gitrepo import Repo
 from tests.history_refs.upgrading import (
     answers,
     clone_fixture,
@@ -108,8 +109,11 @@ def test_a_dry_run_says_what_the_run_does_and_changes_nothing(tmp_path: Path) ->
     after = sorted(
         p.relative_to(repo.path).as_posix() for p in repo.path.rglob("*") if ".git" not in p.parts
     )
-    # Only the local index (a cache every reading command builds) may appear.
-    assert [p for p in after if p not in tree] == [".snapline/index.db"]
+    # Only the local files every reading command makes (the index, a cache of the
+    # ledger, its lock), which the ledger's .gitignore keeps out of git.
+    new = {p for p in after if p not in tree}
+    assert new <= {".snapline/index.db", ".snapline/lock", ".snapline/workspace"}, new
+    assert git_status(repo) == ""
 
     done = upgrade(repo, "--json")
     plan, did = json.loads(planned.stdout), json.loads(done.stdout)
@@ -132,8 +136,6 @@ def test_staged_changes_are_refused_and_nothing_changes(tmp_path: Path) -> None:
 
 
 def test_outside_git_the_command_says_there_is_nothing_to_move_to(tmp_path: Path) -> None:
-    from tests.history_refs.gitrepo import Repo
-
     (tmp_path / "plain").mkdir()
     refused = Repo(tmp_path / "plain").snap("upgrade")
     assert refused.returncode == 1
@@ -146,3 +148,19 @@ def test_nothing_to_upgrade_says_so(tmp_path: Path) -> None:
     again = upgrade(repo)
     assert again.returncode == 0 and "nothing to upgrade" in again.stdout
     assert git_status(repo) == ""
+
+
+@pytest.mark.parametrize("name", ["ledger-1", "ledger-2"])
+def test_a_fresh_clone_of_the_moved_history_reads_the_same(name: str, tmp_path: Path) -> None:
+    repo = clone_fixture(name, tmp_path / "repo")
+    before = answers(repo)
+    assert upgrade(repo).returncode == 0
+
+    # A clone brings the branch; the history comes with one fetch of the refs. Its index
+    # is built from the refs alone, forgotten versions (placeholders in the states)
+    # known as forgotten through the forget records there.
+    Repo(tmp_path).git("clone", "-q", str(repo.path), "clone")
+    clone = Repo(tmp_path / "clone")
+    clone.git("fetch", "-q", "origin", "refs/snapline/*:refs/snapline/*")
+    assert answers(clone) == before
+    assert git_status(clone) == ""

@@ -25,9 +25,9 @@ from snapline.store.sqlite import SqliteStore
 
 __all__ = [
     "copy_index",
-    "ledger_checks",
     "ledger_milestones",
     "ledger_other_milestones",
+    "ledger_records",
     "ledger_snapshots",
 ]
 
@@ -95,14 +95,10 @@ def ledger_other_milestones(store: LedgerStore) -> list[tuple[MilestoneRow, str]
     return found
 
 
-def ledger_checks(store: LedgerStore) -> list[tuple[str, bytes]]:
-    """Every check record of the ledger (``checks/``): its name and bytes."""
-    from snapline.store.ledger.checks import MAX_CHECK_BYTES
-    from snapline.store.ledger.files import CHECKS
-
+def ledger_records(store: LedgerStore, kind: str) -> list[tuple[str, bytes]]:
+    """Every file of one kind of the ledger (``checks``, ``forgotten``): name and bytes."""
     return [
-        (name, store.ledger.read(CHECKS, name, MAX_CHECK_BYTES))
-        for name in store.ledger.names(CHECKS)
+        (name, store.ledger.read(kind, name, _RECORD_LIMIT)) for name in store.ledger.names(kind)
     ]
 
 
