@@ -12,9 +12,10 @@ old branch into a moved one (its ledger files come back without ``FORMAT``) is n
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
-from tests.history_refs.gitrepo import Repo
+from tests.history_refs.gitrepo import ENV, GIT, Repo
 from tests.history_refs.upgrading import (
     FIXTURES,
     clone_fixture,
@@ -133,5 +134,40 @@ def test_a_merge_waiting_for_its_commit_gets_the_removal_staged(tmp_path: Path) 
     repo.git("commit", "-q", "--no-edit")
     assert repo.git("ls-tree", "-r", "--name-only", "HEAD", "--", ".snapline") == ""
     assert len(repo.git("rev-list", "--parents", "-n", "1", "HEAD").split()) == 3
+    assert git_status(repo) == ""
+    assert len(snapshot_commits(repo)) == 21
+
+
+def test_a_merge_stopped_on_a_ledger_conflict_is_settled_by_the_upgrade(tmp_path: Path) -> None:
+    repo = clone_fixture("ledger-2", tmp_path / "repo")
+    # Today's code on an old branch writes its in-tree ledger: a forget rewrites the
+    # file of snapshot 2, which the moved branch deletes: a modify/delete conflict.
+    repo.git("checkout", "-q", "agent-c")
+    repo.ok("forget", "README.md", "--snapshot", "2", "-m", "recorded by mistake")
+    repo.git("add", ".snapline")
+    repo.git("commit", "-q", "-m", "forget on the old branch")
+    repo.git("checkout", "-q", "main")
+    assert upgrade(repo).returncode == 0
+    merging = subprocess.run(
+        [*GIT, "merge", "-q", "--no-edit", "agent-c"],
+        cwd=repo.path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert merging.returncode == 1 and "CONFLICT (modify/delete)" in merging.stdout
+    assert "DU .snapline/" in repo.git("status", "--porcelain")
+
+    status = repo.snap("status")
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert repo.snap("verify").returncode == 1
+
+    done = upgrade(repo, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    moved = json.loads(done.stdout)
+    assert (moved["written"], moved["present"], moved["commit"]) == (2, 5, None)
+    repo.git("commit", "-q", "--no-edit")
+    assert repo.git("ls-tree", "-r", "--name-only", "HEAD", "--", ".snapline") == ""
     assert git_status(repo) == ""
     assert len(snapshot_commits(repo)) == 21
