@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -282,7 +283,11 @@ def _move(
         )
         if index is not None:
             crash_point("upgrade-refs-moved")
-            made = not (state / INDEX_NAME).is_file()
+            # The ledger's index is this work tree's only if the main line on the refs
+            # is the ledger's (a clone that fetched another history builds its own).
+            made = not (state / INDEX_NAME).is_file() and _main_is(
+                repo, outcome.main_line, snapshots
+            )
             if made:
                 marks = MarkTable(index.connection)
                 with index.write():
@@ -313,6 +318,21 @@ def _move(
         placeholders=outcome.placeholders,
         index=None if dry_run else str(state / INDEX_NAME),
         index_made=made,
+    )
+
+
+def _main_is(repo: object, line: str, snapshots: Sequence[object]) -> bool:
+    """Whether the main line's ref ends at the ledger's latest main-line snapshot."""
+    from snapline.store.refs.git import GitRepository
+    from snapline.store.refs.layout import line_ref
+    from snapline.store.refs.moving import MovedSnapshot
+    from snapline.store.refs.reading import read_snapshot
+
+    assert isinstance(repo, GitRepository)
+    tip = repo.ref(line_ref(line))
+    main = [s for s in snapshots if isinstance(s, MovedSnapshot) and s.main]
+    return (
+        tip is not None and bool(main) and read_snapshot(repo, tip).record.row.id == main[-1].row.id
     )
 
 
@@ -351,6 +371,9 @@ def _finish(root: Path, state: Path, dry_run: bool) -> Upgraded:
     shutil.rmtree(state / MOVED_NAME, ignore_errors=True)
     if not head_tracks_store(root) or not (state / "index.db").is_file():
         return Upgraded(dry_run=False, found="none")
+    others = [p for p in staged_paths(root) if not p.startswith(STORE_DIR + "/")]
+    if others:
+        raise StagedChangesError(others)
     unstage_store(root)
     from snapline.moving_plan import message
 

@@ -171,3 +171,25 @@ def test_a_merge_stopped_on_a_ledger_conflict_is_settled_by_the_upgrade(tmp_path
     assert repo.git("ls-tree", "-r", "--name-only", "HEAD", "--", ".snapline") == ""
     assert git_status(repo) == ""
     assert len(snapshot_commits(repo)) == 21
+
+
+def test_an_old_branch_in_a_clone_that_fetched_the_moved_history(tmp_path: Path) -> None:
+    repo = _moved_main(tmp_path)
+    Repo(tmp_path).git("clone", "-q", str(repo.path), "clone")
+    clone = Repo(tmp_path / "clone")
+    clone.git("fetch", "-q", "origin", "refs/snapline/*:refs/snapline/*")
+    clone.git("checkout", "-q", "-b", "agent-c", "origin/agent-c")
+
+    done = upgrade(clone, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    moved = json.loads(done.stdout)
+    assert (moved["written"], moved["present"]) == (2, 5)
+    # The refs' main line is not this branch's: its ledger's index is not the work
+    # tree's; the index is built from the refs, which hold main's history.
+    assert not moved["index_made"]
+    log = json.loads(clone.ok("log", "--json"))
+    assert [s["id"] for s in log] == [s["id"] for s in json.loads(repo.ok("log", "--json"))]
+    status = clone.snap("status")
+    assert status.returncode == 0 and "in sync" not in status.stdout
+    assert clone.snap("verify").returncode == 1
+    assert git_status(clone) == ""

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["joined_lines", "joined_milestones", "joined_side_line"]
 
 _MERGE_TOOL = "merge"
+_SEEN: dict[tuple[str, str, int], dict[str, tuple[SideRow, LineSnapshot]]] = {}
 
 
 def joined_lines(store: RefsStore) -> dict[str, tuple[SideRow, LineSnapshot]]:
@@ -42,6 +43,9 @@ def joined_lines(store: RefsStore) -> dict[str, tuple[SideRow, LineSnapshot]]:
     latest = store.index.snapshots.latest_number()
     if not merges or tip is None or latest is None:
         return {}
+    key = (str(store.repo.git_dir), tip, latest)
+    if key in _SEEN:
+        return _SEEN[key]
     ref = line_ref(line or "")
     found: dict[str, tuple[SideRow, LineSnapshot]] = {}
     commit, number = tip, latest
@@ -59,6 +63,10 @@ def joined_lines(store: RefsStore) -> dict[str, tuple[SideRow, LineSnapshot]]:
             )
         for head in joining.parents[1:]:
             _walk(store, ref, head, merge.number, found)
+    # A command asks several times (log's joins, milestones, id:); the answer depends
+    # only on the main line's tip, whose commits never change.
+    _SEEN.clear()
+    _SEEN[key] = found
     return found
 
 
