@@ -18,7 +18,6 @@ own operations, and each open names the one it meets (a notice on stderr, the
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 from pathlib import Path
 
@@ -40,7 +39,13 @@ LOCAL_FILES = frozenset(
 )
 """The names of an in-tree store's local files that are only a cache, safe to remove."""
 
-log = logging.getLogger("snapline")
+
+def _warn(text: str) -> None:
+    # Here, not at the top: every open of an in-tree store imports this module, and the
+    # hot paths (record, the hook, verify) must not load logging.
+    import logging
+
+    logging.getLogger("snapline").warning(text)
 
 
 def note_in_tree_beside_refs(root: Path) -> None:
@@ -48,7 +53,7 @@ def note_in_tree_beside_refs(root: Path) -> None:
     found = git_dir(root)
     if found is None or not (found / GIT_STATE / "index.db").is_file():
         return
-    log.warning(
+    _warn(
         "this checkout still keeps its history in .snapline/ (a branch from before "
         "`snapline upgrade`), and it is read as before; the repository's history is on "
         "git's refs: run `snapline upgrade` to move this branch's snapshots there"
@@ -73,7 +78,7 @@ def settle_leftovers(root: Path) -> None:
     with contextlib.suppress(OSError):
         os.rmdir(store_dir)
     if os.path.lexists(store_dir / "ledger"):
-        log.warning(
+        _warn(
             ".snapline/ledger/ holds ledger files that a git merge brought back from a "
             "branch that still kept its history in the tree; they are not read (the history "
             "is on git's refs): run `snapline upgrade` to move that branch's snapshots onto "

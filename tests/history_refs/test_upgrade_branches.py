@@ -71,6 +71,8 @@ def test_an_old_branch_moves_its_own_snapshots_onto_a_line_of_their_own(tmp_path
     repo = _moved_main(tmp_path)
     repo.git("checkout", "-q", "agent-c")
     head = repo.git("rev-parse", "HEAD").strip()
+    # Today's code keeps writing the old branch's ledger: a milestone on its own line.
+    repo.ok("milestone", "create", "--title", "c done", "--to", "latest")
 
     done = upgrade(repo, "--json")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -79,6 +81,9 @@ def test_an_old_branch_moves_its_own_snapshots_onto_a_line_of_their_own(tmp_path
     assert (moved["written"], moved["present"]) == (2, 5)
     assert moved["lines"] == {_agent_c_line(): 2}
     assert not moved["index_made"]
+    line = _agent_c_line().rsplit("/", 1)[1]
+    milestones = repo.git("log", "--format=%s", f"refs/snapline/milestones/{line}")
+    assert milestones == "snapline milestone 1: c done\n"
     ids = snapshot_commits(repo)
     assert len(ids) == len(set(ids)) == 21
     assert git_status(repo) == ""

@@ -121,8 +121,8 @@ def move_history(
             lines (a parent always before its child).
         milestones: The main line's milestones in order, each with its last snapshot's id.
         side_milestones: Milestones closed on the store's side lines (each onto the
-            milestones of the line its last snapshot is on; one the refs hold, by
-            number and chain hash, is left as it is).
+            milestones of the line its last snapshot is on, after the numbers that
+            line's milestones ref holds).
         blobs: The whole versions' content, packed, by hash (baseline content too).
         dry_run: Decide only: write nothing.
         before_main: Called after every other ref was set, before the main line's
@@ -151,9 +151,14 @@ def move_history(
         outcome.lines[line_of[snapshot.row.id]] = outcome.lines.get(line_of[snapshot.row.id], 0) + 1
         outcome.written.append(snapshot.row.id)
     main = outcome.main_line
-    new_milestones = _new_milestones(repo, main, milestones, on_refs, by_id)
+    where = {**lines_on_refs, **line_of}
+    # A milestone of the store's main line that ends on a snapshot of another line of
+    # the refs (an old branch's, which went onto a line of its own) goes with that line.
+    on_main = [(m, last) for m, last in milestones if where.get(last, main) == main]
+    elsewhere = [(m, last) for m, last in milestones if where.get(last, main) != main]
+    new_milestones = _new_milestones(repo, main, on_main, on_refs, by_id)
     outcome.milestones = [m.number for m, _ in new_milestones]
-    by_line = _side_milestones(repo, side_milestones, {**lines_on_refs, **line_of}, main)
+    by_line = _side_milestones(repo, [*side_milestones, *elsewhere], where, main)
     outcome.side_milestones = sum(len(found) for found in by_line.values())
     if dry_run:
         return outcome
