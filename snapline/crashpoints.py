@@ -36,6 +36,12 @@ STEPS = (
     "forget-rewritten",  # forget: one snapshot file rewritten with tombstones
     "forget-objects-deleted",  # forget: the ledger is done, the index not rebuilt
     "forget-indexed",  # forget: the index rebuilt, its file not yet vacuumed and truncated
+    "upgrade-lines-set",  # upgrade: side lines, milestones, checks, forgets on refs; main not
+    "upgrade-refs-moved",  # upgrade: every ref set (the commit point), no index published
+    "upgrade-index-published",  # upgrade: the refs index in place, .snapline/ in the tree
+    "upgrade-unstaged",  # upgrade: .snapline/ out of git's index, still in the work tree
+    "upgrade-tree-moved",  # upgrade: .snapline/ out of the work tree, removal not committed
+    "upgrade-committed",  # upgrade: the removal committed, the moved copy not deleted
 )
 
 

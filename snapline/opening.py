@@ -259,6 +259,9 @@ def open_store(
         raise NotInitializedError(path)
     ledger = Ledger(store_dir / LEDGER_DIR)
     check_format(ledger)
+    from snapline.moving_notes import note_in_tree_beside_refs
+
+    note_in_tree_beside_refs(path)
     store = LedgerStore(ledger, open_index(store_dir, ledger, timeout, LOCK_NAME))
     store.progress = progress
     connection = store.index.connection
@@ -281,6 +284,10 @@ def _open_refs(path: Path, timeout: float) -> Opened:
 
     found_git = git_dir(path)
     assert found_git is not None, "a root that is not in the tree is a git work tree's top"
+    if os.path.lexists(path / STORE_DIR):
+        from snapline.moving_notes import settle_leftovers
+
+        settle_leftovers(path)
     store = open_refs(path, found_git, _config(Limits()), timeout)
     if store is None:
         raise NotInitializedError(path)
@@ -312,8 +319,12 @@ def find_root(start: Path) -> Path:
         store_dir = candidate / STORE_DIR
         if (store_dir / LEDGER_DIR / FORMAT_NAME).is_file() or (store_dir / DB_NAME).is_file():
             return candidate
-        stray_ledger(store_dir)  # a store half there stops the search, as a store does
-        found_git = None if os.path.lexists(store_dir) else git_dir(candidate)
+        # A store half there stops the search, as a store does (in git: unless it is
+        # no store, state_dir.in_tree says: a moved work tree's leftovers).
+        kept_in_tree = state_dir.in_tree(candidate)
+        if kept_in_tree:
+            stray_ledger(store_dir)
+        found_git = None if kept_in_tree and os.path.lexists(store_dir) else git_dir(candidate)
         if found_git is not None:
             from snapline.opening_refs import has_refs_history
 

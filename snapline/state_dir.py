@@ -80,11 +80,40 @@ def _is_git_dir(path: Path) -> bool:
 def in_tree(root: Path) -> bool:
     """Whether the workspace at ``root`` keeps its store in ``<root>/.snapline/``.
 
-    Yes when that name exists (whatever holds it: a store, a half one, something that
-    is not a store, each of which the in-tree code names), or when ``root`` is not the
-    top of a git work tree.
+    Yes when ``root`` is not the top of a git work tree; else when ``.snapline/`` holds
+    a store (``ledger/``, a 0.1 ``store.db``, a ledger being made), a half one, or is not
+    a directory, each of which the in-tree code names. A ``.snapline/`` holding only
+    local files (an index, a lock: what an old branch's checkout left when git took its
+    ledger away) is no store; nor, in a work tree whose history moved onto the refs
+    (its local index is under the git directory, or the refs hold a line), is a ledger
+    without its ``FORMAT`` file: the files a git merge of a branch that still carried
+    the ledger brought back (``snapline upgrade`` moves them).
     """
-    return os.path.lexists(root / STORE_DIR) or git_dir(root) is None
+    found = git_dir(root)
+    if found is None:
+        return True
+    return _holds_store(root / STORE_DIR, found)
+
+
+def _holds_store(store_dir: Path, found: Path) -> bool:
+    try:
+        mode = os.lstat(store_dir).st_mode
+    except OSError:
+        return False
+    if not stat.S_ISDIR(mode):
+        return True
+    if os.path.lexists(store_dir / "store.db") or os.path.lexists(store_dir / "ledger.init"):
+        return True
+    if not os.path.lexists(store_dir / "ledger"):
+        return False
+    if os.path.lexists(store_dir / "ledger" / "FORMAT"):
+        return True
+    # Ledger files without FORMAT: a store half there, unless the history moved.
+    if (found / GIT_STATE / "index.db").is_file():
+        return False
+    from snapline.store.refs.opening import has_lines  # only here: it loads the git library
+
+    return not has_lines(store_dir.parent)
 
 
 def state_dir(root: Path) -> Path:
@@ -96,7 +125,7 @@ def state_dir(root: Path) -> Path:
     Returns:
         ``<root>/.snapline`` or ``<git dir>/snapline``; it may not exist yet.
     """
-    if os.path.lexists(root / STORE_DIR):
-        return root / STORE_DIR
     found = git_dir(root)
-    return root / STORE_DIR if found is None else found / GIT_STATE
+    if found is None or _holds_store(root / STORE_DIR, found):
+        return root / STORE_DIR
+    return found / GIT_STATE

@@ -51,7 +51,7 @@ def _check_log(store: StoreReader) -> _Log | None:
     if refs is not None and isinstance(store, refs.RefsStore):
         from snapline.store.refs.checks import RefsCheckLog
 
-        return RefsCheckLog(store)
+        return RefsCheckLog.of(store)
     return None
 
 

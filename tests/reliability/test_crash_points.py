@@ -198,6 +198,13 @@ def test_every_step_is_exercised() -> None:
     # write and a milestone there, in a git work tree whose history is on its refs.
     refs_text = (Path(__file__).parent.parent / "history_refs" / "test_crash.py").read_text()
     covered |= {step for step in STEPS if step.startswith("refs-") and f'"{step}"' in refs_text}
+    # upgrade-*: tests/history_refs/test_upgrade_crash.py kills snapline upgrade at each.
+    upgrade_text = (
+        Path(__file__).parent.parent / "history_refs" / "test_upgrade_crash.py"
+    ).read_text()
+    covered |= {
+        step for step in STEPS if step.startswith("upgrade-") and f'"{step}"' in upgrade_text
+    }
     assert covered == set(STEPS)
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from snapline.content import pack
+from snapline.store.ledger.tables import ForgottenTable
+from snapline.store.refs.forgets import forgotten_rows
 from snapline.store.refs.layout import line_ref, milestones_ref
 from snapline.store.refs.reading import (
     LineRewrittenError,
@@ -73,8 +75,13 @@ def catch_up(store: RefsStore) -> int:
     with store.index.write():
         latest = store.index.snapshots.latest_number()
         missing, end = _line_after(store, line, -1 if latest is None else latest)
+        # A forgotten version (snapline forget, written by snapline upgrade) has no bytes
+        # in its state: known as forgotten, never read as content.
+        forgotten = forgotten_rows(store.repo) if missing else []
+        ForgottenTable(store.index.connection).add(forgotten)
+        skip = {(row.path, row.hash) for row in forgotten}
         for snapshot in missing:
-            _add(store, snapshot)
+            _add(store, snapshot, skip)
         if end is not None:
             store.marks.put(ref, end)
         # The ref is read before its milestones: a mark never claims one not added.
@@ -111,7 +118,7 @@ def _line_after(store: RefsStore, line: str, have: int) -> tuple[list[LineSnapsh
     return whole[have + 1 :], whole[-1].commit if whole else None
 
 
-def _add(store: RefsStore, snapshot: LineSnapshot) -> None:
+def _add(store: RefsStore, snapshot: LineSnapshot, forgotten: set[tuple[str, str]]) -> None:
     index = store.index
     record = snapshot.record
     index.snapshots.insert(record.row, record.changes)
@@ -127,6 +134,8 @@ def _add(store: RefsStore, snapshot: LineSnapshot) -> None:
         upserts[change.path] = StateRow(
             change.path, change.result_hash, change.result_mode or 0o100644, size, change.snapshot
         )
+        if (change.path, change.content) in forgotten:
+            continue
         if change.content is not None and not index.blobs.has(change.content):
             data = read_version(store.repo, snapshot, change.path, change.content)
             index.blobs.put(change.content, len(data), pack(data))

@@ -10,6 +10,7 @@ none: readers walk the ref (a check is one commit, and a line has few).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -22,34 +23,44 @@ from snapline.store.ledger.check_format import (
     render_check,
 )
 from snapline.store.ledger.lines import LedgerFormatError
-from snapline.store.refs.git import MissingObjectError, RefConflictError
+from snapline.store.refs.git import GitRepository, MissingObjectError, RefConflictError
 from snapline.store.refs.layout import checks_ref
 from snapline.store.refs.values import Entry
 
 if TYPE_CHECKING:
     from snapline.store.refs.store import RefsStore
 
-__all__ = ["RefsCheckLog"]
+__all__ = ["RefsCheckLog", "add_checks"]
 
 _ATTEMPTS = 5
 _MAX_CHECK_BYTES = 1 << 20
 
 
 class RefsCheckLog:
-    """The check records of a refs store's main line.
+    """The check records of one line, on its ref.
 
     Args:
-        store: The open refs store (it has a baseline).
+        repo: The repository.
+        line: The line's id (its first snapshot's).
     """
 
-    def __init__(self, store: RefsStore) -> None:
+    def __init__(self, repo: GitRepository, line: str) -> None:
+        self._repo = repo
+        self.ref = checks_ref(line)
+
+    @classmethod
+    def of(cls, store: RefsStore) -> RefsCheckLog:
+        """The check records of the store's main line.
+
+        Raises:
+            ValueError: If the store has no baseline (a check is of a snapshot).
+        """
         line = store.main_line()
         if line is None:
             raise ValueError("a check is of a snapshot: the store has none")
-        self._repo = store.repo
-        self.ref = checks_ref(line)
+        return cls(store.repo, line)
 
-    def add(self, record: CheckRecord) -> str:
+    def add(self, record: CheckRecord, name: str | None = None) -> str:
         """Write a new check record onto the ref; returns its name.
 
         A ref moved by another writer meanwhile is read again and the record put on
@@ -58,7 +69,9 @@ class RefsCheckLog:
         Raises:
             RefConflictError: If other writers kept moving the ref.
         """
-        name = check_name(record.time, os.urandom(16).hex())  # not uuid: it imports platform
+        # A new record's name: not uuid, which imports platform. An upgrade passes the
+        # ledger file's own name, so an outcome keeps its name on the refs.
+        name = name or check_name(record.time, os.urandom(16).hex())
         blob = self._repo.write_blob(render_check(record))
         tree = self._repo.tree({name: Entry(blob, 0o100644)})
         when = datetime.fromisoformat(record.time.replace("Z", "+00:00")).timestamp()
@@ -102,3 +115,28 @@ class RefsCheckLog:
                 ) from None
             commit = read.parents[0] if read.parents else None
         return sorted(found, key=lambda item: item[0])
+
+
+def add_checks(
+    repo: GitRepository, line: str, records: Sequence[tuple[str, bytes]], *, dry_run: bool
+) -> int:
+    """Put a ledger's check records (name, bytes) onto the main line's ref; how many new.
+
+    A record the ref holds already (by name) is not written again, so an upgrade that
+    stopped halfway adds only the rest.
+
+    Raises:
+        StoreCorruptError: If a record, or a commit on the ref, is not a check record.
+        RefConflictError: If other writers kept moving the ref.
+    """
+    log = RefsCheckLog(repo, line)
+    held = {name for name, _ in log.all()}
+    new = sorted((name, data) for name, data in records if name not in held)
+    for name, data in () if dry_run else new:
+        try:
+            parse_check_name(name)
+            record = parse_check(data)
+        except LedgerFormatError as error:
+            raise StoreCorruptError(name, f"not a check record: {error}") from None
+        log.add(record, name)
+    return len(new)

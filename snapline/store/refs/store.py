@@ -35,7 +35,7 @@ from snapline.store.refs.layout import STATE, line_ref, milestones_ref
 from snapline.store.refs.marks import MarkTable
 from snapline.store.refs.reading import read_milestones, read_snapshot
 from snapline.store.refs.writing import append_milestone, append_snapshot
-from snapline.store.rows import ChangeRow, ForgottenRow, SnapshotRow
+from snapline.store.rows import ChangeRow, ForgottenRow, LedgerEntry, SideRow, SnapshotRow
 from snapline.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
@@ -279,6 +279,25 @@ class RefsStore(Ledgerless, IndexedStore):
             return False
         refs = (line_ref(line), milestones_ref(line))
         return any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs)
+
+    def side_snapshots(self) -> list[SideRow]:
+        """The snapshots of the lines the main line joined (:mod:`.sides`), by number."""
+        from snapline.store.refs.sides import joined_lines
+
+        rows = [side for side, _ in joined_lines(self).values()]
+        return sorted(rows, key=lambda row: (row.number, row.id))
+
+    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
+        """A joined line's snapshots up to ``id_``, oldest first (:mod:`.sides`)."""
+        from snapline.store.refs.sides import joined_side_line
+
+        return joined_side_line(self, id_)
+
+    def other_milestones(self) -> list[LedgerEntry]:
+        """The milestones closed on the joined lines (:mod:`.sides`)."""
+        from snapline.store.refs.sides import joined_milestones
+
+        return joined_milestones(self)
 
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of forgotten versions (the index's table)."""
