@@ -157,8 +157,10 @@ def forget(
         NotInSnapshotError: If a path did not exist after ``snapshot``.
         SharedContentError: If the same content is recorded under another path.
     """
+    from snapline.store.refs.store import RefsStore
+
     store = recorder.store
-    if not isinstance(store, LedgerStore):
+    if not isinstance(store, LedgerStore | RefsStore):
         raise NoLedgerError()
     wanted = sorted(set(paths))
     latest = store.snapshots.latest_number() or 0
@@ -185,9 +187,13 @@ def forget(
         deltas.setdefault(names[following.snapshot], set()).add((following.path, "reverse"))
         if following.storage == Storage.DELTA and following.result_hash not in hashes:
             assert following.result_hash is not None
-            data = reconstructor.content_at(following.path, following.snapshot)
+            # On git's refs the state holds it whole already: no need to rebuild it.
+            on_refs = not isinstance(store, LedgerStore)
+            data = b"" if on_refs else reconstructor.content_at(following.path, following.snapshot)
             kept[following.result_hash] = (following, data)
-    side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
+    side_targets: list[ChangeRow] = []
+    if isinstance(store, LedgerStore):
+        side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
     targets += side_targets
     found = {row.path for row in targets}
     for path in wanted:
@@ -201,8 +207,13 @@ def forget(
         forgot=tuple(sorted({ForgottenVersion(r.snapshot, r.path, _hash(r)) for r in targets})),
         kept=tuple(sorted({ForgottenVersion(r.snapshot, r.path, h) for h, (r, _) in kept.items()})),
     )
-    contents = [KeptContent(h, len(data), pack(data)) for h, (_, data) in kept.items()]
-    name = forget_in_ledger(store, record, secrets.token_hex(16), deltas, contents)
+    if isinstance(store, LedgerStore):
+        contents = [KeptContent(h, len(data), pack(data)) for h, (_, data) in kept.items()]
+        name = forget_in_ledger(store, record, secrets.token_hex(16), deltas, contents)
+    else:
+        from snapline.store.refs.forget_index import forget_on_refs
+
+        name = forget_on_refs(store, record, secrets.token_hex(16))
     for hash_ in hashes:
         if hash_ is not None:
             reconstructor.cache.discard(hash_)
