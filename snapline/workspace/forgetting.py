@@ -79,11 +79,6 @@ class Forgetting(WorkspaceBase):
             PublishRefusedError: If the remote cannot take the rewrite as it is, or
                 the history is in the tree (it travels with its commits).
         """
-        from snapline.store.refs.publishing import PublishRefusedError, publish_forgets
-        from snapline.store.refs.store import RefsStore
+        from snapline.snapshots.record.forget import publish
 
-        if not isinstance(self._store, RefsStore):
-            raise PublishRefusedError(
-                remote, "this history is in the tree: commit .snapline/ and push the branch"
-            )
-        return publish_forgets(self._store.repo, self.root, remote)
+        return publish(self._store, self.root, remote)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from datetime import datetime, timezone
+from pathlib import Path
 
 from snapline.content import pack
 from snapline.errors import SnaplineError
@@ -39,7 +40,7 @@ from snapline.snapshots.read.reconstruct import (
     Reconstructor,
 )
 from snapline.snapshots.record.recorder import Recorder
-from snapline.store import ChangeRow
+from snapline.store import ChangeRow, Store
 from snapline.store.ledger.forget_format import ForgetRecord, ForgottenVersion
 from snapline.store.ledger.forgetting import Direction, KeptContent, forget_in_ledger
 from snapline.store.ledger.format import snapshot_name
@@ -55,6 +56,7 @@ __all__ = [
     "NothingToForgetError",
     "SharedContentError",
     "forget",
+    "publish",
 ]
 
 _STORED = (Storage.DELTA.value, Storage.FULL.value)
@@ -227,6 +229,26 @@ def forget(
         time=now,
         reason=reason,
     )
+
+
+def publish(store: Store, root: Path, remote: str) -> list[str]:
+    """Push the forgets on git's refs and the lines they rewrote to ``remote``.
+
+    Returns:
+        The refs updated on the remote.
+
+    Raises:
+        PublishRefusedError: If the remote cannot take the rewrite as it is, or the
+            history is in the tree (it travels with its commits).
+    """
+    from snapline.store.refs.publishing import PublishRefusedError, publish_forgets
+    from snapline.store.refs.store import RefsStore
+
+    if not isinstance(store, RefsStore):
+        raise PublishRefusedError(
+            remote, "this history is in the tree: commit .snapline/ and push the branch"
+        )
+    return publish_forgets(store.repo, root, remote)
 
 
 def _targets(

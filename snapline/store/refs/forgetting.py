@@ -13,8 +13,8 @@ commits name snapshots by id, not by commit, and stay as they are.
 
 The new commits are written first (unreferenced until a ref moves), then the forget
 ref and every rewritten line's ref move in one libgit2 transaction
-(:mod:`snapline.store.refs.transaction`): a kill at any instant leaves the old history
-or the new one, never a mix. The forget's commit message names each rewrite
+(:meth:`~snapline.store.refs.git.GitRepository.set_refs`): a kill at any instant
+leaves the old history or the new one, never a mix. The forget's commit message names each rewrite
 (``Rewrote: REF OLD NEW`` trailers): what ``snapline forget --publish`` leases on. A
 clone that fetches a forget its index has not taken in applies every forget again
 (:func:`apply_forgets`, which rewrites nothing twice) and rebuilds its index.
@@ -33,7 +33,6 @@ from snapline.store.ledger.lines import LedgerFormatError
 from snapline.store.refs.git import GitRepository, MissingObjectError
 from snapline.store.refs.layout import FORGETS, RECORD, STATE, commit_time, line_ref
 from snapline.store.refs.reading import DamagedLineError, LineSnapshot, list_lines, read_snapshot
-from snapline.store.refs.transaction import set_refs
 from snapline.store.refs.values import TREE_MODE, Entry
 
 __all__ = [
@@ -134,7 +133,7 @@ def record_forget(
     commit = repo.write_commit(root, [], f"{message}\n\n{trailers}", time)
     ref = FORGETS + forget_id
     moves = [(ref, commit, None), *((r.ref, r.new, r.old) for r in rewrites)]
-    set_refs(repo, moves, "snapline forget")
+    repo.set_refs(moves, "snapline forget")
     return ref
 
 
@@ -230,7 +229,7 @@ def move_lines(repo: GitRepository, rewrites: list[Rewrite]) -> None:
     """
     if rewrites:
         moves = [(r.ref, r.new, r.old) for r in rewrites]
-        set_refs(repo, moves, "snapline forget: rewritten")
+        repo.set_refs(moves, "snapline forget: rewritten")
 
 
 def apply_forgets(repo: GitRepository, forgets: list[Forget]) -> None:
