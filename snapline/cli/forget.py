@@ -49,12 +49,13 @@ def forget(
     """Remove the stored content of a file recorded by mistake (a secret) from the history.
 
     Every stored version of PATH, or with --snapshot only the content it had after
-    snapshot N, leaves .snapline/ledger and the local index; tombstones keep the
-    hashes, so `snapline verify` still passes, and rebuilding a forgotten version
-    says it was forgotten. The act is recorded in the ledger. The file in the
-    workspace is not touched. Commit .snapline/ afterwards; content already in git
-    history needs git's own tools (git filter-repo). On git's refs only snapline's
-    refs are rewritten; `snapline forget --publish REMOTE` then pushes the rewrite.
+    snapshot N, leaves the history (.snapline/ledger, or snapline's refs) and the
+    local index; tombstones keep the hashes, so `snapline verify` still passes, and
+    rebuilding a forgotten version says it was forgotten. The act is recorded in the
+    history. The file in the workspace is not touched. Commit .snapline/ afterwards;
+    content already in git history needs git's own tools (git filter-repo). On
+    git's refs only snapline's refs are rewritten; `snapline forget --publish
+    REMOTE` then pushes the rewrite.
     """
     if publish is not None:
         if paths:

@@ -20,6 +20,11 @@ copies elsewhere: git commits that already hold the ledger files (use git's own
 tools), other clones until they pull the forget (their index is then rebuilt without
 the content).
 
+On git's refs (:mod:`snapline.store.refs.forgetting`) the same versions are chosen;
+snapline's line commits are rewritten with the same tombstones (the state's blob too),
+the act goes onto ``refs/snapline/forgets/<id>``, and :func:`publish` pushes the rewrite
+under a lease. The user's commits are never touched.
+
 Rebuilding a forgotten version raises :class:`ForgottenVersionError` (exit code 1,
 not 3: the history is intact, its content was removed on purpose).
 """
@@ -87,13 +92,12 @@ class SharedContentError(SnaplineError):
 
 
 class NoLedgerError(SnaplineError):
-    """The store has no ledger to forget content from (a 0.1 store, a history on git's refs)."""
+    """The store has no ledger or refs to forget content from (a 0.1 store)."""
 
     def __init__(self) -> None:
         super().__init__(
-            "forget rewrites a ledger in .snapline/, and this history has none: on git's "
-            "refs it cannot be forgotten yet; keep such a history in the tree "
-            "(`snapline init --in-tree`) where secrets may be recorded"
+            "forget rewrites a ledger in .snapline/ or snapline's refs in git, and this "
+            "store keeps neither: open it with this version first (it is upgraded then)"
         )
 
 
