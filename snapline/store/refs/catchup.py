@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from snapline.content import pack
+from snapline.store.ledger.tables import ForgetCleanup
 from snapline.store.refs.layout import line_ref, milestones_ref
 from snapline.store.refs.reading import (
     LineRewrittenError,
@@ -92,7 +93,7 @@ def catch_up(store: RefsStore) -> int:
             store.index.milestones.insert(milestone.row)
         if tip is not None:
             store.marks.put(milestones, tip)
-    if forgets is not None:
+    if forgets is not None or ForgetCleanup(store.index.connection).pending():
         secure(store)
     return len(missing) + len(new)
 

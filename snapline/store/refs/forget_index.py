@@ -8,7 +8,8 @@ its index caught up) is applied to the lines again (a no-op when they are rewrit
 and the index is rebuilt from them in the catch-up's transaction: history tables
 emptied, the forgotten versions listed, their content deleted; then its file is
 vacuumed with ``secure_delete`` on and its write-ahead log truncated, so that no page
-keeps the bytes.
+keeps the bytes (a flag in the index, ``forget_cleanup`` as the ledger's, makes the
+next command do it when a process was killed before).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from snapline.crashpoints import crash_point
 from snapline.store.ledger.forget_format import ForgetRecord
-from snapline.store.ledger.tables import ForgottenTable, clear_history
+from snapline.store.ledger.tables import ForgetCleanup, ForgottenTable, clear_history
 from snapline.store.refs.forgetting import (
     Forget,
     apply_forgets,
@@ -91,6 +92,8 @@ def take_in(store: RefsStore, forgets: list[Forget]) -> None:
     store.index.blobs.delete(sorted({v.hash for f in forgets for v in f.record.forgot}))
     for forget in forgets:
         store.marks.put(forget.ref, forget.commit)
+    # Cleared by ``secure``: a process killed before it leaves the flag for the next one.
+    ForgetCleanup(connection).set(True)
 
 
 def secure(store: RefsStore) -> None:
@@ -102,3 +105,5 @@ def secure(store: RefsStore) -> None:
     store.index.vacuum()
     # VACUUM writes through the write-ahead log; the old pages stay there until truncated.
     connection.run("PRAGMA wal_checkpoint(TRUNCATE)")
+    with store.index.write():
+        ForgetCleanup(connection).set(False)
