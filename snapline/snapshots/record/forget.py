@@ -124,7 +124,8 @@ class ForgetResult(FrozenModel):
         kept: Later versions stored whole so that they still rebuild.
         still_on_disk: Paths whose file in the workspace still has forgotten content
             (forget never touches the workspace).
-        record: The ledger file recording the act (``forgotten/<name>``).
+        record: What records the act: the ledger file (``forgotten/<name>``), or on
+            git's refs the forget's ref (``refs/snapline/forgets/<id>``).
         time: When.
         reason: Why.
     """
