@@ -35,6 +35,8 @@ STEPS = (
     "forget-recorded",  # forget: the record is in the ledger, no snapshot file rewritten
     "forget-rewritten",  # forget: one snapshot file rewritten with tombstones
     "forget-objects-deleted",  # forget: the ledger is done, the index not rebuilt
+    "forget-planned",  # forget on git's refs: the rewritten commits written, no ref moved
+    "forget-refs-moved",  # forget on git's refs: forget and line refs moved, index not rebuilt
     "forget-indexed",  # forget: the index rebuilt, its file not yet vacuumed and truncated
     "upgrade-lines-set",  # upgrade: side lines, milestones, checks, forgets on refs; main not
     "upgrade-refs-moved",  # upgrade: every ref set (the commit point), no index published

@@ -63,10 +63,9 @@ def test_every_command_leaves_git_status_clean(tmp_path: Path) -> None:
     assert (repo.path / ".git" / "snapline" / "report.html").is_file()
     # The guard's outcome is on its ref, and read back.
     assert "pass" in repo.ok("show", "1")
-    # forget cannot rewrite the refs yet: one line says so, and nothing is written.
-    forget = repo.snap("forget", "a.txt", "-m", "a secret")
-    assert (forget.returncode, forget.stdout) == (1, "")
-    assert forget.stderr.count("\n") == 1 and "--in-tree" in forget.stderr
+    # forget rewrites snapline's refs only: nothing in the tree, git status as it was.
+    forget = repo.snap("forget", "a.txt", "--snapshot", "0", "-m", "a secret")
+    assert forget.returncode == 0 and "refs/snapline/forgets/" in forget.stdout, forget.stderr
     assert _status(repo) == [" M a.txt"] and repo.files() == {"a.txt", "src", "src/b.txt"}
     # The writers' rule is unchanged: a user's file inside .git/ is refused, snapline's
     # own state there is the store's alone.

@@ -9,7 +9,7 @@ serialized by :mod:`snapline.store.refs.objects`, not pygit2's ``TreeBuilder``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -327,60 +327,60 @@ class GitRepository:
 
     def refs(self, prefix: str) -> dict[str, str]:
         """Every ref whose name starts with ``prefix``, with its target."""
-        return {
-            name: str(self._repo.references[name].target)
-            for name in self._repo.references
-            if name.startswith(prefix)
-        }
+        refs = self._repo.references
+        return {name: str(refs[name].target) for name in refs if name.startswith(prefix)}
 
     def set_ref(self, name: str, new: str, expected: str | None, message: str) -> None:
-        """Move ref ``name`` to ``new`` if it still points at ``expected``.
-
-        git's own lock file (``NAME.lock``, created exclusively) is taken first, so a
-        writer using git itself (``git update-ref``) is excluded too; the ref is read
-        under the lock and compared before it is set.
-
-        Args:
-            name: The ref.
-            new: The commit it should point at.
-            expected: What it must point at now; ``None``: it must not exist yet.
-            message: The reflog message, where git keeps a reflog for it.
+        """Move ref ``name`` to ``new`` if it still points at ``expected`` (see ``set_refs``).
 
         Raises:
             RefConflictError: If it points elsewhere, or another writer holds its lock.
+        """
+        self.set_refs([(name, new, expected)], message)
+
+    def set_refs(self, moves: Sequence[tuple[str, str, str | None]], message: str) -> None:
+        """Move each ref ``(name, new, expected)`` to ``new`` if all are at ``expected``.
+
+        One libgit2 transaction takes git's lock file of every ref (``NAME.lock``, made
+        exclusively: ``git update-ref`` is excluded too), compares each under its lock,
+        then moves them all; a process killed before it commits leaves every ref as it was.
+
+        Raises:
+            RefConflictError: If a ref points elsewhere, or another writer holds its
+                lock; then no ref moved.
         """
         import pygit2
 
         for attempt in range(_LOCK_ATTEMPTS):
             with self._repo.transaction() as transaction:
                 try:
-                    transaction.lock_ref(name)
+                    for name, _, expected in moves:
+                        locked = name
+                        transaction.lock_ref(name)
+                        actual = self.ref(name)
+                        if actual != expected:
+                            raise RefConflictError(name, expected, actual)
                 except pygit2.GitError:
-                    # libgit2 tells a held lock only in its message. Another writer
-                    # holds the lock, or held it: then the lock file is still there, or
-                    # the ref has moved; else (it let go without moving) try again.
-                    if (self.common_dir / f"{name}.lock").exists():
-                        raise RefConflictError(name, expected, None) from None
-                    actual = self.ref(name)
+                    # libgit2 tells a held lock only in its message: a lock file still
+                    # there, or a ref moved, is another writer's; else try again.
+                    expected = dict((m[0], m[2]) for m in moves)[locked]
+                    if (self.common_dir / f"{locked}.lock").exists():
+                        raise RefConflictError(locked, expected, None) from None
+                    actual = self.ref(locked)
                     if actual != expected:
-                        raise RefConflictError(name, expected, actual) from None
+                        raise RefConflictError(locked, expected, actual) from None
                     if attempt + 1 == _LOCK_ATTEMPTS:
                         raise
                     continue
-                actual = self.ref(name)
-                if actual != expected:
-                    raise RefConflictError(name, expected, actual)
-                transaction.set_target(name, pygit2.Oid(hex=new), message=message)
+                for name, new, _ in moves:
+                    transaction.set_target(name, pygit2.Oid(hex=new), message=message)
                 return
-
-    # -- merges ----------------------------------------------------------------------
 
     def merge(self, base: str, ours: str, theirs: str) -> Merged:
         """The three-way merge (git's) of trees ``ours`` and ``theirs`` from ``base``.
 
-        libgit2's, renames found, as ``git merge-tree --write-tree`` makes it, and like
-        it writing what it makes (unreferenced: ``git gc`` collects it). In conflict,
-        the tree has each conflict resolved as ``ours`` has it (deleted where it is).
+        libgit2's, renames found, written as ``git merge-tree --write-tree`` writes it
+        (unreferenced); in conflict, each resolved as ``ours`` has it (deleted where it is).
 
         Raises:
             MissingObjectError: If a tree is absent.

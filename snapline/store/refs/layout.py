@@ -20,8 +20,9 @@ SHA-256 per file, chain hash, tool, session, prompt metadata, format version), a
 are git's own (a file already in the user's commits is the same blob, stored once).
 The commit's first parent is the snapshot before it (on this line, or the snapshot a new
 line forks from); a merge snapshot's further parents are the heads it joins.
-Lines, milestones and checks are written so far; the other refs are named here for what
-comes. A milestone commit's tree holds ``record`` alone (the ledger's milestone format);
+Lines, milestones, checks and forgets are written so far (a forget:
+:mod:`snapline.store.refs.forgetting`); prompts are named here for what comes. A
+milestone commit's tree holds ``record`` alone (the ledger's milestone format);
 its parent is the line's milestone before it. A check commit's tree holds one blob named
 as the ledger names a check record (:mod:`snapline.store.refs.checks`).
 """

@@ -273,12 +273,20 @@ class RefsStore(Ledgerless, IndexedStore):
         return catch_up(self) > 0
 
     def stale(self) -> bool:
-        """Whether the main line's refs moved from the index's marks (two ref reads)."""
+        """Whether the main line's refs moved from the index's marks (two ref reads).
+
+        Also when a forget's cleanup of the index is still to run (a process killed
+        before it finished: :mod:`snapline.store.refs.forget_index`).
+        """
+        from snapline.store.ledger.tables import ForgetCleanup
+
         line = self.main_line()
         if line is None:
             return False
         refs = (line_ref(line), milestones_ref(line))
-        return any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs)
+        if any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs):
+            return True
+        return ForgetCleanup(self.index.connection).pending()
 
     def side_snapshots(self) -> list[SideRow]:
         """The snapshots of the lines the main line joined (:mod:`.sides`), by number."""
