@@ -23,6 +23,7 @@ STEPS = (
     "file-written",  # one workspace file written, snapshot not committed
     "files-written",  # every workspace file written, snapshot not committed
     "ledger-published",  # the ledger files of a write are on disk, the index not committed
+    "refs-published",  # a write's commits are on their refs (git's), the index not committed
     "snapshot-committed",  # snapshot and journal clean-up committed
     "record-prepared",  # a recording is computed, its transaction not committed
     "run-journaled",  # a shell command is journaled, not started
@@ -34,7 +35,15 @@ STEPS = (
     "forget-recorded",  # forget: the record is in the ledger, no snapshot file rewritten
     "forget-rewritten",  # forget: one snapshot file rewritten with tombstones
     "forget-objects-deleted",  # forget: the ledger is done, the index not rebuilt
+    "forget-planned",  # forget on git's refs: the rewritten commits written, no ref moved
+    "forget-refs-moved",  # forget on git's refs: forget and line refs moved, index not rebuilt
     "forget-indexed",  # forget: the index rebuilt, its file not yet vacuumed and truncated
+    "upgrade-lines-set",  # upgrade: side lines, milestones, checks, forgets on refs; main not
+    "upgrade-refs-moved",  # upgrade: every ref set (the commit point), no index published
+    "upgrade-index-published",  # upgrade: the refs index in place, .snapline/ in the tree
+    "upgrade-unstaged",  # upgrade: .snapline/ out of git's index, still in the work tree
+    "upgrade-tree-moved",  # upgrade: .snapline/ out of the work tree, removal not committed
+    "upgrade-committed",  # upgrade: the removal committed, the moved copy not deleted
 )
 
 

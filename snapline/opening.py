@@ -17,13 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snapline import atomic
+from snapline import atomic, state_dir
 from snapline.crashpoints import crash_point
-from snapline.errors import SnaplineError
+from snapline.opening_errors import (
+    AlreadyInitializedError,
+    NotInitializedError,
+    RootNotADirectoryError,
+    UnsafeRootError,
+)
 from snapline.paths import STORE_DIR
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
+from snapline.state_dir import git_dir
 from snapline.store import (
     DB_NAME,
     SqliteStore,
@@ -52,66 +58,6 @@ __all__ = [
     "find_root",
     "open_store",
 ]
-
-
-class NotInitializedError(SnaplineError):
-    """There is no snapline store at (or above) the given root."""
-
-    exit_code = 2
-
-    def __init__(self, root: Path) -> None:
-        self.path = str(root)
-        super().__init__(f"{root} has no snapline store; run `snapline init` there first")
-
-
-class AlreadyInitializedError(SnaplineError):
-    """``init`` was called on a root that already has a store."""
-
-    exit_code = 2
-
-    def __init__(self, root: Path) -> None:
-        self.path = str(root)
-        super().__init__(
-            f"{root} already has a snapline store in {STORE_DIR}/; use it (`snapline "
-            "status`, `snapline log`), or run init in another directory for a new history"
-        )
-
-
-class RootNotADirectoryError(SnaplineError, NotADirectoryError):
-    """``init`` was pointed at a path that is not a directory (or does not exist).
-
-    A usage error (exit 2); it is also a ``NotADirectoryError``, as it always was.
-
-    Attributes:
-        path: The root.
-    """
-
-    exit_code = 2
-
-    def __init__(self, root: Path) -> None:
-        self.path = str(root)
-        super().__init__(f"{root} is not a directory; create it first")
-
-    def __str__(self) -> str:
-        # OSError's own str() would show the arguments as a tuple.
-        return str(self.args[0])
-
-
-class UnsafeRootError(SnaplineError):
-    """``init`` was pointed at the filesystem root or a home directory.
-
-    Attributes:
-        path: The root.
-        problem: The message without its advice, which names ``force=True`` (the
-            command line names ``--force``).
-    """
-
-    exit_code = 2
-
-    def __init__(self, root: Path, what: str) -> None:
-        self.path = str(root)
-        self.problem = f"refusing to snapshot {root}: it is {what}; choose a project directory"
-        super().__init__(f"{self.problem}, or pass force=True if you really mean it")
 
 
 @dataclass(frozen=True)
@@ -143,8 +89,14 @@ def create_store(
     description: str,
     timeout: float,
     progress: Callable[[int, int], None] | None,
+    in_tree: bool = False,
 ) -> None:
-    """Create ``<path>/.snapline/`` holding the workspace as it is, as snapshot 0.
+    """Create the workspace's history holding the workspace as it is, as snapshot 0.
+
+    At the top of a git work tree the history goes onto the repository's refs
+    (``refs/snapline/lines/<baseline id>``) and the local state under the work tree's
+    git directory (:mod:`snapline.opening_refs`); elsewhere, or with ``in_tree``, into
+    ``<path>/.snapline/``.
 
     Args:
         path: The absolute root, an existing directory.
@@ -153,6 +105,8 @@ def create_store(
         description: The baseline's description.
         timeout: Seconds to wait for another process holding the lock.
         progress: Called as ``progress(done, total)`` while files are captured.
+        in_tree: Keep the store in ``<path>/.snapline/`` in a git work tree too (for
+            hosts that do not carry custom refs, and for the upgrade period).
 
     Raises:
         AlreadyInitializedError: If the root already has a store, also when another
@@ -167,6 +121,21 @@ def create_store(
     if not path.is_dir():
         raise RootNotADirectoryError(path)
     _refuse_dangerous_root(path, force)
+    found_git = git_dir(path)
+    if not in_tree and found_git is not None and not os.path.lexists(path / STORE_DIR):
+        from snapline.opening_refs import create_refs
+
+        create_refs(
+            path,
+            found_git,
+            config=_config(limits),
+            limits=limits,
+            description=description,
+            timeout=timeout,
+            progress=progress,
+            already=lambda: AlreadyInitializedError(path, "git's refs (refs/snapline/)"),
+        )
+        return
     store_dir = path / STORE_DIR
     if _has_store(store_dir):
         raise AlreadyInitializedError(path)
@@ -274,6 +243,8 @@ def open_store(
     from snapline.store.ledger.files import Ledger
     from snapline.store.ledger.store import LedgerStore
 
+    if not state_dir.in_tree(path):
+        return _open_refs(path, timeout)
     store_dir = path / STORE_DIR
     if (store_dir / DB_NAME).is_file():
         from snapline.upgrade import upgrade_store
@@ -288,6 +259,9 @@ def open_store(
         raise NotInitializedError(path)
     ledger = Ledger(store_dir / LEDGER_DIR)
     check_format(ledger)
+    from snapline.moving_notes import note_in_tree_beside_refs
+
+    note_in_tree_beside_refs(path)
     store = LedgerStore(ledger, open_index(store_dir, ledger, timeout, LOCK_NAME))
     store.progress = progress
     connection = store.index.connection
@@ -301,6 +275,27 @@ def open_store(
             store.progress = progress
             index.close()
         store.refresh()
+    return _assemble(path, store, timeout)
+
+
+def _open_refs(path: Path, timeout: float) -> Opened:
+    """Open the refs workspace at ``path`` (a git work tree's top), the index caught up."""
+    from snapline.opening_refs import open_refs
+
+    found_git = git_dir(path)
+    assert found_git is not None, "a root that is not in the tree is a git work tree's top"
+    if os.path.lexists(path / STORE_DIR):
+        from snapline.moving_notes import settle_leftovers
+
+        settle_leftovers(path)
+    store = open_refs(path, found_git, _config(Limits()), timeout)
+    if store is None:
+        raise NotInitializedError(path)
+    return _assemble(path, store, timeout)
+
+
+def _assemble(path: Path, store: Store, timeout: float) -> Opened:
+    """The recorder and reconstructor over an open store, caught up and recovered."""
     reconstructor = Reconstructor(store)
     recorder = Recorder(path, store, reconstructor, _limits(store.config(), store.path), timeout)
     recorder.catch_up()
@@ -324,7 +319,17 @@ def find_root(start: Path) -> Path:
         store_dir = candidate / STORE_DIR
         if (store_dir / LEDGER_DIR / FORMAT_NAME).is_file() or (store_dir / DB_NAME).is_file():
             return candidate
-        stray_ledger(store_dir)  # a store half there stops the search, as a store does
+        # A store half there stops the search, as a store does (in git: unless it is
+        # no store, state_dir.in_tree says: a moved work tree's leftovers).
+        kept_in_tree = state_dir.in_tree(candidate)
+        if kept_in_tree:
+            stray_ledger(store_dir)
+        found_git = None if kept_in_tree and os.path.lexists(store_dir) else git_dir(candidate)
+        if found_git is not None:
+            from snapline.opening_refs import has_refs_history
+
+            if has_refs_history(candidate, found_git):
+                return candidate
     raise NotInitializedError(start)
 
 

@@ -83,7 +83,7 @@ def repo(tmp_path: Path) -> Path:
     (root / "app.py").write_text("print('hello')\n")
     # Recorded through the library (quicker than a process per snapshot); everything
     # about forgetting goes through the command.
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         for content in (ENV_1, ENV_2, ENV_3):
             (root / ".env").write_bytes(content)
             ws.record(description="env")
@@ -208,7 +208,7 @@ def test_a_secret_recorded_on_a_merged_branch_leaves_every_line(tmp_path: Path) 
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "app.py").write_text("print('hello')\n")
-    Workspace.init(root).close()
+    Workspace.init(root, in_tree=True).close()
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "init")
     git(root, "checkout", "-q", "-b", "feature")

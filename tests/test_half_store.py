@@ -58,7 +58,9 @@ def test_a_ledger_holding_no_history_is_no_store_to_status_and_init_starts_one(
 
     status = run_script("status", cwd=root)
     assert status.returncode == 2
-    assert "no snapline store; run `snapline init` there first" in status.stderr
+    assert "no snapline history: run `snapline fetch` if it was pushed, or `snapline init`" in (
+        status.stderr
+    )
     init = run_script("init", cwd=root)
     assert init.returncode == 0, init.stderr
     assert str(root / ".snapline" / "ledger.stray") in init.stderr  # kept, and said so

@@ -64,6 +64,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("redo", "restore", "redo", "Roll back the last undo, as a new snapshot."),
     Command("verify", "verify", "verify", "Check the history and the workspace (for CI)."),
     Command("gc", "verify", "gc", "Remove stored content no snapshot refers to."),
+    Command("upgrade", "upgrade", "upgrade", "Move the history kept in .snapline/ onto git's refs and remove .snapline/ in one commit."),
     Command("report", "report", "report", "Write the review page: milestones, snapshots and diffs in one HTML file."),
     Command("watch", "watch", "watch", "Watch the workspace and record each burst of changes as one snapshot (tool `watch`)."),
     Command("mcp", "mcp", "mcp", "Serve this workspace to an MCP client (Claude, editors, agents) over stdio."),

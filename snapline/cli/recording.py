@@ -63,12 +63,23 @@ def init(
             help="Track files larger than this by hash only (default 64 MiB).",
         ),
     ] = None,
+    in_tree: Annotated[
+        bool,
+        typer.Option(
+            "--in-tree",
+            help="Keep the history in DIRECTORY/.snapline/ in a git work tree too "
+            "(hosts without custom refs).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Create the store; the workspace as it is becomes snapshot 0.
 
-    Ignored files (.gitignore, .snaplineignore) are left out; files above the
-    large-file limit are tracked by hash only.
+    At the top of a git work tree the history goes onto git's refs
+    (refs/snapline/) and nothing is written into the work tree; elsewhere, or
+    with --in-tree, into DIRECTORY/.snapline/. Ignored files (.gitignore,
+    .snaplineignore) are left out; files above the large-file limit are tracked
+    by hash only.
     """
     from snapline import Workspace
 
@@ -82,11 +93,13 @@ def init(
             large_file_limit=large_file_limit,
             timeout=options.timeout,
             progress=progress,
+            in_tree=in_tree,
         )
     finally:
         progress.close()
     with ws:
         summary = _baseline_summary(ws)
+    summary["push_hook"] = None if summary["refs"] is None else _push_hook(ws.root)
     if as_json:
         echo_json(summary)
         return
@@ -101,18 +114,42 @@ def init(
         f"({format_bytes(summary['bytes'])}), {summary['ignored']} ignored",
         *([", " + ", ".join(extra)] if extra else []),
     )
+    if summary["push_hook"]:
+        echo(f"the history is on {summary['refs']}; `git push` of a branch carries it")
+
+
+def _push_hook(root: Path) -> str | None:
+    """Install the pre-push hook that makes a plain ``git push`` carry the history.
+
+    Returns:
+        The hook's path, or ``None`` when it could not be installed (said on stderr:
+        the history is made, and ``snapline push`` carries it).
+    """
+    from snapline.errors import SnaplineError
+    from snapline.travel import install_push_hook
+
+    try:
+        return str(install_push_hook(root).path)
+    except (SnaplineError, OSError) as error:
+        echo(
+            f"snapline: warning: no pre-push hook ({error}); `snapline push` carries the "
+            "history, and `snapline push --install-hook` tries again",
+            err=True,
+        )
+        return None
 
 
 def _baseline_summary(ws: Workspace) -> dict[str, Any]:
-    from snapline.paths import STORE_DIR
     from snapline.scanning.reasons import SkipReason
-    from snapline.workspace.rows import baseline_totals
+    from snapline.state_dir import in_tree, state_dir
+    from snapline.workspace.rows import baseline_id, baseline_totals
 
     files, size, skipped = baseline_totals(ws)
     reasons = [reason for _, reason in skipped]
     return {
         "root": str(ws.root),
-        "store": str(ws.root / STORE_DIR),
+        "store": str(state_dir(ws.root)),
+        "refs": None if in_tree(ws.root) else f"refs/snapline/lines/{baseline_id(ws)}",
         "snapshot": 0,
         "files": files,
         "bytes": size,

@@ -1,6 +1,7 @@
 """Check outcomes in the ledger: one written per ``guard``, read back per snapshot.
 
-The ledger keeps every check ever run (``checks/*.check``); what a snapshot shows is
+The ledger keeps every check ever run (``checks/*.check``; a history on git's refs, one
+commit each on ``refs/snapline/checks/<line>``); what a snapshot shows is
 its latest one, by time and then by file name (``guard --rollback`` asks for the latest
 run of its own check only). A record counts for the main line's
 snapshot only when both its number and its id are that snapshot's: a record of a
@@ -10,9 +11,10 @@ checkout is kept as written and shown nowhere.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from snapline.errors import SnaplineError
 from snapline.store import StoreReader
@@ -31,6 +33,26 @@ class NoCheckLogError(SnaplineError):
 
     def __init__(self) -> None:
         super().__init__("this store has no ledger; open it with snapline 0.2 to upgrade it")
+
+
+class _Log(Protocol):
+    def add(self, record: CheckRecord) -> str: ...
+
+    def all(self) -> list[tuple[str, CheckRecord]]: ...
+
+
+def _check_log(store: StoreReader) -> _Log | None:
+    """Where the store keeps check records: its ledger's ``checks/``, or its refs."""
+    if isinstance(store, LedgerStore):
+        return CheckLog(store.ledger)
+    # Only a process that opened a history on git's refs has loaded the refs store (and
+    # the git library): a store of any other kind is answered without importing them.
+    refs = sys.modules.get("snapline.store.refs.store")
+    if refs is not None and isinstance(store, refs.RefsStore):
+        from snapline.store.refs.checks import RefsCheckLog
+
+        return RefsCheckLog.of(store)
+    return None
 
 
 def add_outcome(
@@ -61,10 +83,11 @@ def add_outcome(
         NoCheckLogError: If the store has no ledger.
         OSError: If the disk refuses.
     """
-    if not isinstance(store, LedgerStore):
+    log = _check_log(store)
+    if log is None:
         raise NoCheckLogError()
     record = CheckRecord(number, snapshot_id, time, exit_code, tuple(command), session)
-    name = CheckLog(store.ledger).add(record)
+    name = log.add(record)
     return _outcome(name, record)
 
 
@@ -79,12 +102,13 @@ def outcomes(store: StoreReader, command: Sequence[str] | None = None) -> dict[i
     Raises:
         StoreCorruptError: If a check record is damaged; it is named.
     """
-    if not isinstance(store, LedgerStore):
+    log = _check_log(store)
+    if log is None:
         return {}
     wanted = None if command is None else tuple(command)
     latest: dict[int, tuple[datetime, str, CheckRecord]] = {}
     ids: dict[int, str | None] = {}
-    for name, record in CheckLog(store.ledger).all():
+    for name, record in log.all():
         if wanted is not None and record.command != wanted:
             continue
         if record.number not in ids:

@@ -32,6 +32,7 @@ from snapline.hosts.claude_code import (
     open_workspace,
     session_of,
 )
+from snapline.state_dir import state_dir
 
 if TYPE_CHECKING:
     from snapline.workspace import Workspace
@@ -65,7 +66,7 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
     with open_workspace(cwd_of(event), timeout) as ws:
         if ws is None:
             return HookOutcome()
-        store = ws.root / ".snapline"
+        store = state_dir(ws.root)  # local: .snapline/, or .git/snapline/
         if pre:
             drifted = [p for p in sync_problems(ws, None) if p.kind in DRIFT_KINDS]
             if not drifted:

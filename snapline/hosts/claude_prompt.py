@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.hosts.claude_code import HookOutcome, cwd_of, open_workspace, session_of
+from snapline.state_dir import state_dir
 
 if TYPE_CHECKING:
     from snapline.workspace import Workspace
@@ -81,14 +82,14 @@ def stamp(root: Path, session: str | None) -> dict[str, Any] | None:
     """The current prompt of ``session`` for a snapshot's ``metadata["prompt"]``, if any."""
     if session is None:
         return None
-    current = _load(root / ".snapline" / PROMPTS_FILE).get(session)
+    current = _load(state_dir(root) / PROMPTS_FILE).get(session)
     return current if isinstance(current, dict) else None
 
 
 def _number(ws: Workspace, session: str, text: str, *, digest_only: bool) -> None:
     from snapline import atomic
 
-    path = ws.root / ".snapline" / PROMPTS_FILE
+    path = state_dir(ws.root) / PROMPTS_FILE
     prompts = _load(path)
     previous = prompts.pop(session, None)
     last = previous.get("n") if isinstance(previous, dict) else None
@@ -126,7 +127,7 @@ def _milestone(ws: Workspace, event: Mapping[str, Any], text: str) -> int | None
     from snapline.milestones import EmptyMilestoneError
 
     title = _shorten(text.strip().splitlines()[0], _MAX_TITLE) if text.strip() else ""
-    remembered = ws.root / ".snapline" / PROMPT_FILE
+    remembered = state_dir(ws.root) / PROMPT_FILE
     # The work since the last milestone answered the previous prompt: close it
     # under that prompt's title, then remember this one for the next turn.
     previous = _load(remembered).get("title")

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from snapline import atomic
 from snapline.errors import SnaplineError
-from snapline.paths import STORE_DIR
+from snapline.state_dir import state_dir
 
 if TYPE_CHECKING:
     from snapline.workspace import Workspace
@@ -187,7 +187,7 @@ def integrate_claude_code(
         else:
             settings.pop("hooks", None)
         text = json.dumps(settings, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
-        before = root / STORE_DIR / _BEFORE_FILE
+        before = state_dir(root) / _BEFORE_FILE
         new: bytes | None = text
         if uninstall:
             changed = had_ours

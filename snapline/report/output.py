@@ -43,5 +43,11 @@ def output_path(root: Path, path: str | os.PathLike[str]) -> Path:
 
 
 def local_path(root: Path) -> Path:
-    """Where the clone's own copy of the page goes: ``<root>/.snapline/report.html``."""
-    return root / paths.STORE_DIR / LOCAL_REPORT
+    """Where the clone's own copy of the page goes: ``report.html`` in the local state.
+
+    ``<root>/.snapline/report.html``, or ``.git/snapline/report.html`` for a history on
+    git's refs (:func:`snapline.state_dir.state_dir`).
+    """
+    from snapline.state_dir import state_dir
+
+    return state_dir(root) / LOCAL_REPORT

@@ -66,8 +66,14 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
         description: str = "baseline",
         timeout: float = _DEFAULT_TIMEOUT,
         progress: Callable[[int, int], None] | None = None,
+        in_tree: bool = False,
     ) -> Workspace:
-        """Create ``<root>/.snapline/`` and capture every non-ignored file as snapshot 0.
+        """Start the history: capture every non-ignored file as snapshot 0.
+
+        At the top of a git work tree the history goes onto the repository's refs
+        (``refs/snapline/lines/<id>``) and the local state (index, lock) under the work
+        tree's git directory (``.git/snapline/``): nothing is written into the work
+        tree. Elsewhere, or with ``in_tree``, the store is ``<root>/.snapline/``.
 
         Args:
             root: An existing directory.
@@ -76,6 +82,8 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
             description: The baseline's description.
             timeout: Seconds to wait for another process holding the store.
             progress: Called as ``progress(done, total)`` while files are captured.
+            in_tree: Keep the store in ``<root>/.snapline/`` in a git work tree too:
+                for hosts that do not carry custom refs, and for the upgrade period.
 
         Returns:
             The open workspace.
@@ -94,6 +102,7 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
             description=description,
             timeout=timeout,
             progress=progress,
+            in_tree=in_tree,
         )
         return cls.open(path, timeout=timeout)
 
@@ -105,7 +114,11 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
         timeout: float = _DEFAULT_TIMEOUT,
         progress: Callable[[int, int], None] | None = None,
     ) -> Workspace:
-        """Open the workspace whose store is at ``<root>/.snapline/``.
+        """Open the workspace at ``root``: its store in ``<root>/.snapline/``, or on git's refs.
+
+        A git work tree whose refs hold a line but which has no local index yet (a
+        fresh clone after ``snapline fetch``, a new linked work tree) gets its index
+        built from the refs.
 
         A write that a crashed process left half done is undone first, when no other
         process is writing.

@@ -61,3 +61,24 @@ class Forgetting(WorkspaceBase):
         with self._recorder.writing():
             number = None if snapshot is None else number_of(self._store, snapshot)
             return forget(self._recorder, self._reconstructor, rels, snapshot=number, reason=reason)
+
+    def publish_forgets(self, remote: str) -> list[str]:
+        """Push the forgets and the lines they rewrote to ``remote`` (a history on git's refs).
+
+        Each rewritten line is force-pushed with a lease on the remote's ref being a
+        commit of that line before the rewrite; anything else is refused and nothing
+        is pushed (:mod:`snapline.store.refs.publishing`).
+
+        Args:
+            remote: A remote's name or URL.
+
+        Returns:
+            The refs updated on the remote.
+
+        Raises:
+            PublishRefusedError: If the remote cannot take the rewrite as it is, or
+                the history is in the tree (it travels with its commits).
+        """
+        from snapline.snapshots.record.forget import publish
+
+        return publish(self._store, self.root, remote)

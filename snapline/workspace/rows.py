@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from snapline.workspace.recording import Recording
 
 __all__ = [
+    "baseline_id",
     "baseline_totals",
     "latest_header",
     "log_headers",
@@ -123,6 +124,11 @@ def verify_problems(
             kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
         )
         return [*checked.problems, unsafe], checked.since
+    if sync:
+        from snapline.snapshots.check.explained import explain_checkout
+
+        # A checkout of a commit git merged (CI): its files against every line's states.
+        sync = explain_checkout(ws.root, ws._store, sync)
     return checked.problems + sync, checked.since
 
 
@@ -184,3 +190,11 @@ def baseline_totals(ws: Reading) -> tuple[int, int, list[tuple[str, str]]]:
         files, size = store.changes.totals(0)
     skipped = [] if row is None else [(str(p), str(r)) for p, r in json.loads(row.skipped)]
     return files, size, skipped
+
+
+def baseline_id(ws: Reading) -> str:
+    """The id of snapshot 0, which names the first line (``refs/snapline/lines/<id>``)."""
+    store = ws._store
+    with store.read():
+        row = store.snapshots.get(0)
+    return "" if row is None else row.id

@@ -52,6 +52,9 @@ NOT_NEEDED = (
     "secrets",
     "shutil",
     "lzma",
+    # libgit2: only a history on git's refs loads it, and only to read or write objects.
+    "pygit2",
+    "snapline.store.refs",
 )
 
 # verify checks what recording leaves alone (the sequence, the milestones, the ledger
@@ -216,3 +219,26 @@ def test_version_loads_nothing_but_the_package(tmp_path: Path) -> None:
     assert version["code"] == 0 and version["stdout"].startswith("snapline ")
     added = set(version["modules"]) - idle
     assert added <= {"snapline", "snapline.lazy", "snapline.cli", *CLIENT}, sorted(added)
+
+
+def test_on_git_refs_record_loads_the_git_library_and_a_caught_up_verify_does_not(
+    root: Path,
+) -> None:
+    # A history on git's refs (init at a git work tree's top): record writes objects,
+    # so it needs libgit2 and the refs store, and nothing else of NOT_NEEDED; a verify
+    # whose index is where the refs are reads them from git's files.
+    env = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env={**os.environ, **env})
+    (root / "app.py").write_text("print('hello')\n")
+    assert _run(root, ["init"])["code"] == 0
+    assert (root / ".git" / "snapline" / "index.db").is_file()
+    (root / "app.py").write_text("print('bye')\n")
+    recorded = _run(root, ["record", "app.py"])
+    assert recorded["code"] == 0 and "recorded snapshot 1" in recorded["stdout"]
+    assert "pygit2" in recorded["modules"]
+    # pygit2 itself imports tarfile, hence shutil and lzma.
+    libgit2 = ("pygit2", "snapline.store.refs", "shutil", "lzma")
+    _lean(recorded, tuple(name for name in NOT_NEEDED if name not in libgit2))
+    checked = _run(root, ["verify"])
+    assert checked["code"] == 0 and "snapshots 0..1 verified," in checked["stdout"]
+    _lean(checked, tuple(name for name in VERIFY_NOT_NEEDED if name != "snapline.store.refs"))

@@ -217,7 +217,7 @@ def test_a_check_that_deletes_or_replaces_the_store_fails_and_writes_nothing(
     if what == "deleted":
         assert not (project / ".snapline").exists()
         status = snapline(project, "status")
-        assert "no snapline store" in status.stderr
+        assert "no snapline history" in status.stderr
         assert snapline(project, "init").returncode == 0
     else:
         checks = project / ".snapline" / "ledger" / "checks"

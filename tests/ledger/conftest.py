@@ -216,7 +216,7 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     repo = new_repo(tmp_path_factory.mktemp("origin") / "repo")
     repo.write("app.py", APP_V0)
     repo.write("README.md", "# demo\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.write("app.py", APP_V1)
     repo.ok("record", "-m", "return 2")
     repo.write("notes.txt", NOTES)

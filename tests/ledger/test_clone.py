@@ -58,7 +58,7 @@ def test_a_fresh_clone_verifies_and_stays_clean(
 def test_git_add_all_takes_only_the_ledger(tmp_path: Path, held_open: bool) -> None:
     repo = new_repo(tmp_path / "repo")
     repo.write("app.py", "x = 1\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.write("app.py", "x = 2\n")
     repo.ok("record", "-m", "two")
     holder = Workspace.open(repo.path) if held_open else None

@@ -60,7 +60,7 @@ def test_a_journal_copied_from_another_clone_is_never_recovered_here(
 def test_an_index_of_another_history_is_set_aside(origin: Repo, tmp_path: Path) -> None:
     other = new_repo(tmp_path / "other")
     other.write("x.txt", "x\n")
-    other.ok("init")
+    other.ok("init", "--in-tree")
     here = clone(origin, tmp_path / "here")
     here.ok("status")
     _copy_index(other, here)

@@ -26,7 +26,7 @@ def _files_holding(repo: Repo, needle: bytes) -> list[str]:
 def test_verify_deep_after_forget_is_ok_and_never_advises_a_backup(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo")
     repo.write("config.env", "DEBUG=1\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.write("config.env", "DEBUG=1\n" + SECRET.decode() + "\n")
     repo.ok("record", "-m", "the secret, by mistake")
     repo.write("config.env", "DEBUG=1\nAPI_KEY=from-the-vault\n")

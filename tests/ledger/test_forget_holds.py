@@ -32,7 +32,7 @@ def _with_secret(path: Path) -> Repo:
     repo = new_repo(path)
     repo.write("config.env", "DEBUG=1\n")
     repo.write("notes.txt", "notes\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.write("config.env", f"DEBUG=1\n{SECRET}\n")
     repo.ok("record", "-m", "the secret, by mistake")
     repo.commit("secret recorded")

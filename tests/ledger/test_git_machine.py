@@ -114,7 +114,7 @@ class GitMachine(RuleBasedStateMachine):
                 target = repo.path / path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(_baseline(path))
-        self._ok("init")
+        self._ok("init", "--in-tree")
         self._commit_both("baseline")
 
     @property

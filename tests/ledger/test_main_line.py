@@ -18,7 +18,7 @@ from tests.ledger.conftest import Repo, clone, new_repo, output
 def _heads(path: Path) -> tuple[Repo, tuple[int, str], tuple[int, str]]:
     repo = new_repo(path)
     repo.write("app.py", "v0\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.commit("base")
     repo.write("main.txt", "main\n")
     repo.ok("record", "-m", "main work")

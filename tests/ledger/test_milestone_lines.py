@@ -37,7 +37,7 @@ class Closed:
 def _closed_on_two_branches(path: Path, *, record_on_branches: bool) -> Closed:
     repo = new_repo(path)
     repo.write("app.py", "v0\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.write("app.py", "v1\n")
     repo.ok("record", "-m", "shared work")
     repo.commit("base")

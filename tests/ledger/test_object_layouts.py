@@ -39,7 +39,7 @@ def _layout_1_history(path: Path) -> Repo:
     repo = new_repo(path)
     repo.write("app.py", APP_V0)
     repo.write("README.md", "# demo\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.write("app.py", APP_V1)
     repo.ok("record", "-m", "return 2")
     repo.write("notes.txt", NOTES)

@@ -64,7 +64,7 @@ def _start(path: Path, content: bytes) -> Repo:
     repo = new_repo(path)
     (repo.path / "lib").write_bytes(content)
     repo.write("keep.txt", "hi\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.commit("init")
     return repo
 
@@ -118,7 +118,7 @@ def test_a_file_edited_a_little_then_deleted_is_not_paired_by_similarity(tmp_pat
     # not equal: no exact rename, one git's similarity (50 % by default) would find.
     repo = new_repo(tmp_path / "repo")
     (repo.path / "lib").write_bytes(_text())
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     # Every version stored whole (an object): a file above `diff_limit` has no delta.
     config = repo.ledger / "config.json"
     config.write_text(json.dumps({**json.loads(config.read_text()), "diff_limit": 1}))

@@ -18,7 +18,7 @@ from tests.ledger.conftest import Repo, clone, new_repo, output
 def _upstream(path: Path) -> Repo:
     repo = new_repo(path)
     repo.write("app.py", "v0\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.commit("base")
     return repo
 

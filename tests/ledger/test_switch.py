@@ -32,7 +32,7 @@ def switched(tmp_path_factory: pytest.TempPathFactory) -> Switched:
     """Do not change it: copy ``switched.repo`` first."""
     repo = new_repo(tmp_path_factory.mktemp("switched") / "repo")
     repo.write("app.py", "v0\n")
-    repo.ok("init")
+    repo.ok("init", "--in-tree")
     repo.commit("base")
     repo.git("checkout", "-q", "-b", "feature")
     repo.write("feature.txt", "one\n")

@@ -193,7 +193,22 @@ def test_every_step_is_exercised() -> None:
     # forget's steps: tests/ledger/test_forget_holds.py kills a real `snapline forget`
     # at each, with the secret searched for in every file under .snapline/ after.
     forget_text = (Path(__file__).parent.parent / "ledger" / "test_forget_holds.py").read_text()
+    # On git's refs: tests/history_refs/test_forget_refs.py kills it before and after its
+    # refs moved.
+    refs_forget = Path(__file__).parent.parent / "history_refs" / "test_forget_refs.py"
+    forget_text += refs_forget.read_text()
     covered |= {step for step in STEPS if step.startswith("forget-") and f'"{step}"' in forget_text}
+    # refs-published: tests/history_refs/test_crash.py kills record, rollback, a library
+    # write and a milestone there, in a git work tree whose history is on its refs.
+    refs_text = (Path(__file__).parent.parent / "history_refs" / "test_crash.py").read_text()
+    covered |= {step for step in STEPS if step.startswith("refs-") and f'"{step}"' in refs_text}
+    # upgrade-*: tests/history_refs/test_upgrade_crash.py kills snapline upgrade at each.
+    upgrade_text = (
+        Path(__file__).parent.parent / "history_refs" / "test_upgrade_crash.py"
+    ).read_text()
+    covered |= {
+        step for step in STEPS if step.startswith("upgrade-") and f'"{step}"' in upgrade_text
+    }
     assert covered == set(STEPS)
 
 

@@ -56,7 +56,7 @@ def _published(tmp_path: Path) -> tuple[Path, Path]:
     mine.mkdir()
     _git("init", "-q", "-b", "main", cwd=mine)
     (mine / "f.txt").write_text("one\n")
-    assert _snapline("init", cwd=mine).returncode == 0
+    assert _snapline("init", "--in-tree", cwd=mine).returncode == 0
     for text in ("two\n", "three\n", "four\n"):
         (mine / "f.txt").write_text(text)
         assert _snapline("record", "-m", f"agent wrote {text.strip()}", cwd=mine).returncode == 0

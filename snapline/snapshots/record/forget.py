@@ -20,6 +20,11 @@ copies elsewhere: git commits that already hold the ledger files (use git's own
 tools), other clones until they pull the forget (their index is then rebuilt without
 the content).
 
+On git's refs (:mod:`snapline.store.refs.forgetting`) the same versions are chosen;
+snapline's line commits are rewritten with the same tombstones (the state's blob too),
+the act goes onto ``refs/snapline/forgets/<id>``, and :func:`publish` pushes the rewrite
+under a lease. The user's commits are never touched.
+
 Rebuilding a forgotten version raises :class:`ForgottenVersionError` (exit code 1,
 not 3: the history is intact, its content was removed on purpose).
 """
@@ -29,6 +34,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from datetime import datetime, timezone
+from pathlib import Path
 
 from snapline.content import pack
 from snapline.errors import SnaplineError
@@ -39,7 +45,7 @@ from snapline.snapshots.read.reconstruct import (
     Reconstructor,
 )
 from snapline.snapshots.record.recorder import Recorder
-from snapline.store import ChangeRow
+from snapline.store import ChangeRow, Store
 from snapline.store.ledger.forget_format import ForgetRecord, ForgottenVersion
 from snapline.store.ledger.forgetting import Direction, KeptContent, forget_in_ledger
 from snapline.store.ledger.format import snapshot_name
@@ -55,6 +61,7 @@ __all__ = [
     "NothingToForgetError",
     "SharedContentError",
     "forget",
+    "publish",
 ]
 
 _STORED = (Storage.DELTA.value, Storage.FULL.value)
@@ -85,10 +92,13 @@ class SharedContentError(SnaplineError):
 
 
 class NoLedgerError(SnaplineError):
-    """The store has no ledger to forget content from."""
+    """The store has no ledger or refs to forget content from (a 0.1 store)."""
 
     def __init__(self) -> None:
-        super().__init__("this store has no ledger; open it with snapline 0.2 to upgrade it")
+        super().__init__(
+            "forget rewrites a ledger in .snapline/ or snapline's refs in git, and this "
+            "store keeps neither: open it with this version first (it is upgraded then)"
+        )
 
 
 class ForgottenVersionRecord(FrozenModel):
@@ -114,7 +124,8 @@ class ForgetResult(FrozenModel):
         kept: Later versions stored whole so that they still rebuild.
         still_on_disk: Paths whose file in the workspace still has forgotten content
             (forget never touches the workspace).
-        record: The ledger file recording the act (``forgotten/<name>``).
+        record: What records the act: the ledger file (``forgotten/<name>``), or on
+            git's refs the forget's ref (``refs/snapline/forgets/<id>``).
         time: When.
         reason: Why.
     """
@@ -153,8 +164,10 @@ def forget(
         NotInSnapshotError: If a path did not exist after ``snapshot``.
         SharedContentError: If the same content is recorded under another path.
     """
+    from snapline.store.refs.store import RefsStore
+
     store = recorder.store
-    if not isinstance(store, LedgerStore):
+    if not isinstance(store, LedgerStore | RefsStore):
         raise NoLedgerError()
     wanted = sorted(set(paths))
     latest = store.snapshots.latest_number() or 0
@@ -181,9 +194,13 @@ def forget(
         deltas.setdefault(names[following.snapshot], set()).add((following.path, "reverse"))
         if following.storage == Storage.DELTA and following.result_hash not in hashes:
             assert following.result_hash is not None
-            data = reconstructor.content_at(following.path, following.snapshot)
+            # On git's refs the state holds it whole already: no need to rebuild it.
+            on_refs = not isinstance(store, LedgerStore)
+            data = b"" if on_refs else reconstructor.content_at(following.path, following.snapshot)
             kept[following.result_hash] = (following, data)
-    side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
+    side_targets: list[ChangeRow] = []
+    if isinstance(store, LedgerStore):
+        side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
     targets += side_targets
     found = {row.path for row in targets}
     for path in wanted:
@@ -197,8 +214,13 @@ def forget(
         forgot=tuple(sorted({ForgottenVersion(r.snapshot, r.path, _hash(r)) for r in targets})),
         kept=tuple(sorted({ForgottenVersion(r.snapshot, r.path, h) for h, (r, _) in kept.items()})),
     )
-    contents = [KeptContent(h, len(data), pack(data)) for h, (_, data) in kept.items()]
-    name = forget_in_ledger(store, record, secrets.token_hex(16), deltas, contents)
+    if isinstance(store, LedgerStore):
+        contents = [KeptContent(h, len(data), pack(data)) for h, (_, data) in kept.items()]
+        name = forget_in_ledger(store, record, secrets.token_hex(16), deltas, contents)
+    else:
+        from snapline.store.refs.forget_index import forget_on_refs
+
+        name = forget_on_refs(store, record, secrets.token_hex(16))
     for hash_ in hashes:
         if hash_ is not None:
             reconstructor.cache.discard(hash_)
@@ -212,6 +234,26 @@ def forget(
         time=now,
         reason=reason,
     )
+
+
+def publish(store: Store, root: Path, remote: str) -> list[str]:
+    """Push the forgets on git's refs and the lines they rewrote to ``remote``.
+
+    Returns:
+        The refs updated on the remote.
+
+    Raises:
+        PublishRefusedError: If the remote cannot take the rewrite as it is, or the
+            history is in the tree (it travels with its commits).
+    """
+    from snapline.store.refs.publishing import PublishRefusedError, publish_forgets
+    from snapline.store.refs.store import RefsStore
+
+    if not isinstance(store, RefsStore):
+        raise PublishRefusedError(
+            remote, "this history is in the tree: commit .snapline/ and push the branch"
+        )
+    return publish_forgets(store.repo, root, remote)
 
 
 def _targets(

@@ -39,7 +39,7 @@ from snapline import atomic, paths
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, hash_stream
-from snapline.paths import STORE_DIR, UnsafePathError, disk_path, inside_git_dir
+from snapline.paths import UnsafePathError, disk_path, inside_git_dir
 from snapline.scanning import git_mode
 from snapline.snapshots.record import batching
 from snapline.snapshots.record.commit import now_iso
@@ -368,7 +368,9 @@ def _parked(root: Path, token: str) -> Path:
     # Tokens come from the journal, which may come from elsewhere: never a path.
     if not (isinstance(token, str) and token.isascii() and token.isalnum()):
         raise ValueError(f"a parked file's token is letters and digits only, not {token!r}")
-    return root / STORE_DIR / PARKED_DIR / token
+    from snapline.state_dir import state_dir
+
+    return state_dir(root) / PARKED_DIR / token
 
 
 def _park(root: Path, write: PlannedWrite) -> None:

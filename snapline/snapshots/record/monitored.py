@@ -52,6 +52,7 @@ from snapline.paths import STORE_DIR
 from snapline.scanning.ignore import IGNORE_FILES, exclude_files
 from snapline.scanning.reasons import SkipReason
 from snapline.snapshots.record.detect import Detection
+from snapline.state_dir import state_dir
 from snapline.store import Store
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def compare_watched(recorder: Recorder, changes: Changes) -> Detection:
         The same detection as the whole walk's (the notes of ignored paths aside,
         which the whole walk never gives).
     """
-    location = recorder.root / STORE_DIR / TOKEN_NAME
+    location = state_dir(recorder.root) / TOKEN_NAME
     token = _read_token(location)
     exclude = _exclude_digest(recorder.root)
     store = recorder.store
@@ -133,7 +134,7 @@ def note_walk(root: Path, detection: Detection) -> None:
     """
     if not detection.drifts and not detection.skipped:
         return
-    location = root / STORE_DIR / TOKEN_NAME
+    location = state_dir(root) / TOKEN_NAME
     token = _read_token(location)
     if token is None:
         return

@@ -1,8 +1,9 @@
-"""The writer lock: one file lock in ``.snapline/`` that serialises every writer.
+"""The writer lock: one file lock in the local state directory that serialises every writer.
 
-An advisory lock on ``.snapline/lock`` (flock: held per open file, released by the
-operating system when its process dies). Thread-local, so threads of one process take
-turns as processes do, and re-entry is counted per thread.
+An advisory lock on ``lock`` there (``.snapline/lock``, or ``.git/snapline/lock`` for a
+history on git's refs: :func:`snapline.state_dir.state_dir`); flock: held per open file,
+released by the operating system when its process dies. Thread-local, so threads of one
+process take turns as processes do, and re-entry is counted per thread.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from snapline.paths import STORE_DIR
+from snapline.state_dir import state_dir
 from snapline.store import StoreAccessError, StoreBusyError, StoreCorruptError, access_problem
 from snapline.store.lockfile import FileLock, LockTimeout
 
@@ -26,7 +27,7 @@ def writer_lock(root: Path, timeout: float) -> FileLock:
     # threads of one process take turns like processes do (flock), and re-entry
     # counts per thread. Shared across threads, a second thread would "re-enter"
     # another's lock and two writers would race for the same number.
-    return FileLock(str(root / STORE_DIR / LOCK_NAME), timeout=timeout)
+    return FileLock(str(state_dir(root) / LOCK_NAME), timeout=timeout)
 
 
 @contextlib.contextmanager

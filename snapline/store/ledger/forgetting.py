@@ -40,7 +40,14 @@ from snapline.store.ledger.store import LedgerStore
 from snapline.store.ledger.sync import read_snapshot
 from snapline.store.rows import ChangeRow
 
-__all__ = ["Direction", "KeptContent", "finish_forgets", "forget_in_ledger", "secure_index"]
+__all__ = [
+    "Direction",
+    "KeptContent",
+    "finish_forgets",
+    "forget_in_ledger",
+    "forgotten_in",
+    "secure_index",
+]
 
 Direction = tuple[str, str]
 """A delta to forget: ``(path, "forward" | "reverse")``."""
@@ -158,7 +165,7 @@ def finish_forgets(
     kept: list[str] = []
     result = []
     for record in records:
-        changes = [_forgotten_in(change, forgot) for change in record.changes]
+        changes = [forgotten_in(change, forgot) for change in record.changes]
         for before, after in zip(record.changes, changes, strict=True):
             if before.reverse != after.reverse and before.storage == "delta":
                 kept += _keep_from_workspace(store, root, after)
@@ -191,7 +198,12 @@ def _keep_from_workspace(store: LedgerStore, root: Path, change: ChangeRow) -> l
     return [change.result_hash]
 
 
-def _forgotten_in(change: ChangeRow, forgot: set[tuple[str, str]]) -> ChangeRow:
+def forgotten_in(change: ChangeRow, forgot: set[tuple[str, str]]) -> ChangeRow:
+    """``change`` with each delta that rebuilds a forgotten version made its tombstone.
+
+    Its forward delta when its result is a forgotten ``(path, hash)``, its reverse
+    delta when its base is; the tombstone keeps the digest the chain hash covers.
+    """
     forward, reverse = change.forward, change.reverse
     if change.result_hash is not None and (change.path, change.result_hash) in forgot:
         forward = _tombstone(forward)

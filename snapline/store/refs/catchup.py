@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from snapline.content import pack
+from snapline.store.ledger.tables import ForgetCleanup
 from snapline.store.refs.layout import line_ref, milestones_ref
 from snapline.store.refs.reading import (
     LineRewrittenError,
@@ -66,15 +67,21 @@ def catch_up(store: RefsStore) -> int:
         LineMovedError: If the index holds a snapshot the line does not (the line was
             rewritten, or the index belongs to another history).
     """
+    from snapline.store.refs.forget_index import forgets_to_take_in, secure, take_in
+
     line = find_main_line(store)
     if line is None:
         return 0
     ref, milestones = line_ref(line), milestones_ref(line)
+    forgets = forgets_to_take_in(store)
     with store.index.write():
+        if forgets is not None:
+            take_in(store, forgets)
+        forgotten = store.index.forgotten_hashes()
         latest = store.index.snapshots.latest_number()
         missing, end = _line_after(store, line, -1 if latest is None else latest)
         for snapshot in missing:
-            _add(store, snapshot)
+            _add(store, snapshot, forgotten)
         if end is not None:
             store.marks.put(ref, end)
         # The ref is read before its milestones: a mark never claims one not added.
@@ -86,6 +93,8 @@ def catch_up(store: RefsStore) -> int:
             store.index.milestones.insert(milestone.row)
         if tip is not None:
             store.marks.put(milestones, tip)
+    if forgets is not None or ForgetCleanup(store.index.connection).pending():
+        secure(store)
     return len(missing) + len(new)
 
 
@@ -111,7 +120,7 @@ def _line_after(store: RefsStore, line: str, have: int) -> tuple[list[LineSnapsh
     return whole[have + 1 :], whole[-1].commit if whole else None
 
 
-def _add(store: RefsStore, snapshot: LineSnapshot) -> None:
+def _add(store: RefsStore, snapshot: LineSnapshot, forgotten: set[str]) -> None:
     index = store.index
     record = snapshot.record
     index.snapshots.insert(record.row, record.changes)
@@ -127,7 +136,12 @@ def _add(store: RefsStore, snapshot: LineSnapshot) -> None:
         upserts[change.path] = StateRow(
             change.path, change.result_hash, change.result_mode or 0o100644, size, change.snapshot
         )
-        if change.content is not None and not index.blobs.has(change.content):
-            data = read_version(store.repo, snapshot, change.path, change.content)
-            index.blobs.put(change.content, len(data), pack(data))
+        whole = change.content
+        if change.storage == "delta" and change.base_hash in forgotten:
+            # Built on a forgotten version: kept whole from the state, so it rebuilds.
+            whole = change.result_hash
+        if whole is None or whole in forgotten or index.blobs.has(whole):
+            continue  # a forgotten version's state holds its tombstone blob
+        data = read_version(store.repo, snapshot, change.path, whole)
+        index.blobs.put(whole, len(data), pack(data))
     index.state.set(upserts.values(), deletes - set(upserts))

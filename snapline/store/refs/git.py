@@ -1,26 +1,32 @@
 """The one module that speaks to the git library (pygit2, libgit2 in a wheel).
 
-Everything the refs store asks of git goes through :class:`GitRepository`: blobs,
-trees updated along the changed paths, commits, refs moved with compare-and-swap, a
-path read at a tree, and the paths two trees differ in. Ids cross this boundary as
-40-digit hex strings and paths as ``str`` (a file name that is not UTF-8 carries
-surrogate escapes, as everywhere in snapline), so no other module sees pygit2's types.
-
-Trees are serialized by :mod:`snapline.store.refs.objects` (git's encoding, names as
-bytes), not with pygit2's ``TreeBuilder``, whose names must be UTF-8 text.
+Everything the refs store asks of git goes through :class:`GitRepository` (blobs, trees,
+commits, refs moved with compare-and-swap, tree diffs, merges, the tree of ``HEAD``).
+Ids cross this boundary as 40-digit hex strings and paths as ``str`` (a name that is not
+UTF-8 carries surrogate escapes), so no other module sees pygit2's types. Trees are
+serialized by :mod:`snapline.store.refs.objects`, not pygit2's ``TreeBuilder``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import pygit2
-
-from snapline.errors import SnaplineError
+from snapline.state_dir import git_dir as work_tree_git_dir
+from snapline.store.refs.git_errors import (
+    MissingObjectError,
+    NotAGitRepositoryError,
+    RefConflictError,
+)
 from snapline.store.refs.objects import parse_tree, tree_bytes
+from snapline.store.refs.reffiles import UNKNOWN, read_ref
 from snapline.store.refs.values import TREE_MODE, Commit, Entry, Merged, TreeChange
+
+if TYPE_CHECKING:
+    # Imported where used: loading libgit2 costs tens of milliseconds, and a command
+    # that finds the refs where the index left them needs none of it (reffiles.py).
+    import pygit2
 
 __all__ = [
     "GitRepository",
@@ -35,66 +41,22 @@ _T = TypeVar("_T")
 _LOCK_ATTEMPTS = 5
 
 
-class NotAGitRepositoryError(SnaplineError):
-    """No git repository holds the directory.
-
-    Attributes:
-        path: The directory looked from.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = str(path)
-        super().__init__(f"{path} is not inside a git repository")
-
-
-class MissingObjectError(LookupError):
-    """An object a commit, tree or ref names is absent or of another type.
-
-    Attributes:
-        id: The object's id.
-        expected: The type it should have had (``blob``, ``tree``, ``commit``).
-    """
-
-    def __init__(self, id_: str, expected: str) -> None:
-        self.id = id_
-        self.expected = expected
-        super().__init__(f"no {expected} {id_} in the repository")
-
-
-class RefConflictError(SnaplineError):
-    """A ref moved by another writer: the compare of compare-and-swap failed.
-
-    Nothing was lost: the commit this writer made stays in the object store, and the
-    ref keeps the other writer's snapshot.
-
-    Attributes:
-        ref: The ref's name.
-        expected: The value this writer read before it wrote (``None``: no ref).
-        actual: The value found under the lock (``None``: no ref; also when the lock
-            itself was held by another writer).
-    """
-
-    def __init__(self, ref: str, expected: str | None, actual: str | None) -> None:
-        self.ref = ref
-        self.expected = expected
-        self.actual = actual
-        found = "someone else holding its lock" if actual is None else actual[:12]
-        wanted = "no ref" if expected is None else expected[:12]
-        super().__init__(
-            f"{ref} moved while this snapshot was written (expected {wanted}, found "
-            f"{found}); nothing was lost: read the line again and record on its new tip"
-        )
-
-
 def open_repository(path: Path) -> GitRepository:
     """Open the git repository that holds ``path`` (a work tree, a linked one, or bare).
 
     A linked work tree (``git worktree add``) opens the same object store and refs as
     its main work tree.
 
+    The top of a work tree is opened without the library until an object is needed.
+
     Raises:
         NotAGitRepositoryError: If no repository holds ``path``.
     """
+    top = work_tree_git_dir(path)
+    if top is not None:
+        return GitRepository(None, top)
+    import pygit2
+
     found = pygit2.discover_repository(str(path))
     if found is None:
         raise NotAGitRepositoryError(path)
@@ -112,22 +74,35 @@ def _decode(name: bytes) -> str:
 class GitRepository:
     """A git repository's objects and refs, as the refs store uses them."""
 
-    def __init__(self, repository: pygit2.Repository) -> None:
-        self._repo = repository
+    def __init__(self, repository: pygit2.Repository | None, git_dir: Path | None = None) -> None:
+        """Wrap an open repository, or (``None``) the one at ``git_dir``, opened when used."""
+        self._opened = repository
+        self._git_dir = git_dir
+
+    @property
+    def _repo(self) -> pygit2.Repository:
+        if self._opened is None:
+            import pygit2
+
+            self._opened = pygit2.Repository(str(self._git_dir))
+        return self._opened
 
     @property
     def common_dir(self) -> Path:
         """The directory holding the objects and refs every work tree shares."""
-        # A linked work tree's path is .git/worktrees/NAME; its objects are the main one's.
-        return Path(self._repo.path).resolve().parents[1] if self._linked() else self.git_dir
+        # A linked work tree's is named in its `commondir` file (.git/worktrees/NAME: ../..).
+        try:
+            named = (self.git_dir / "commondir").read_text().strip()
+        except OSError:
+            return self.git_dir
+        return (self.git_dir / named).resolve()
 
     @property
     def git_dir(self) -> Path:
         """This work tree's own git directory (``.git``, or ``.git/worktrees/NAME``)."""
+        if self._opened is None and self._git_dir is not None:
+            return self._git_dir.resolve()
         return Path(self._repo.path).resolve()
-
-    def _linked(self) -> bool:
-        return self.git_dir.parent.name == "worktrees" and (self.git_dir / "commondir").exists()
 
     # -- objects ---------------------------------------------------------------------
 
@@ -141,6 +116,8 @@ class GitRepository:
         Raises:
             MissingObjectError: If there is no such blob.
         """
+        import pygit2
+
         return bytes(self._object(id_, pygit2.Blob, "blob").data)
 
     def entry(self, tree: str, path: str) -> Entry | None:
@@ -165,6 +142,8 @@ class GitRepository:
         except UnicodeDecodeError:
             # pygit2 looks up names given as text only; this one is not UTF-8.
             return self._entries(tree).get(name)
+        import pygit2
+
         try:
             item = self._object(tree, pygit2.Tree, "tree")[text]
         except KeyError:
@@ -239,11 +218,15 @@ class GitRepository:
         return self._write_tree(entries) if entries else None
 
     def _write_tree(self, entries: Mapping[bytes, Entry]) -> str:
+        import pygit2
+
         return str(self._repo.write(pygit2.enums.ObjectType.TREE, tree_bytes(entries)))
 
     def _entries(self, tree: str) -> dict[bytes, Entry]:
         # The tree's bytes parsed here: pygit2 makes an object of every entry it lists,
         # which took most of a one-file snapshot's time (rows R1, R2).
+        import pygit2
+
         return parse_tree(self._object(tree, pygit2.Tree, "tree").read_raw())
 
     def changes(self, old: str | None, new: str) -> list[TreeChange]:
@@ -256,6 +239,8 @@ class GitRepository:
         Raises:
             MissingObjectError: If a tree is absent.
         """
+        import pygit2
+
         before = self._object(old or self._write_tree({}), pygit2.Tree, "tree")
         after = self._object(new, pygit2.Tree, "tree")
         found: dict[str, TreeChange] = {}
@@ -294,6 +279,8 @@ class GitRepository:
         The same tree, parents, message and time make the same id: a snapshot written
         twice is one commit.
         """
+        import pygit2
+
         signature = pygit2.Signature(*_IDENTITY, time, 0)
         oids = [pygit2.Oid(hex=parent) for parent in parents]
         made = self._repo.create_commit(
@@ -307,6 +294,8 @@ class GitRepository:
         Raises:
             MissingObjectError: If there is no such commit.
         """
+        import pygit2
+
         found = self._object(id_, pygit2.Commit, "commit")
         parents = tuple(str(parent) for parent in found.parent_ids)
         return Commit(id_, str(found.tree_id), parents, found.message)
@@ -322,68 +311,82 @@ class GitRepository:
 
     # -- refs ------------------------------------------------------------------------
 
+    def head_tree(self) -> str | None:
+        """The tree of this work tree's checked-out commit (``None``: no commit yet)."""
+        repo = self._repo
+        return None if repo.head_is_unborn else str(repo.revparse_single("HEAD^{tree}").id)
+
     def ref(self, name: str) -> str | None:
         """The commit id ref ``name`` points at, or ``None`` when there is no such ref."""
+        if self._opened is None:
+            read = read_ref(self.common_dir, name)
+            if read != UNKNOWN:
+                return read
         found = self._repo.references.get(name)
         return None if found is None else str(found.target)
 
     def refs(self, prefix: str) -> dict[str, str]:
         """Every ref whose name starts with ``prefix``, with its target."""
-        return {
-            name: str(self._repo.references[name].target)
-            for name in self._repo.references
-            if name.startswith(prefix)
-        }
+        refs = self._repo.references
+        return {name: str(refs[name].target) for name in refs if name.startswith(prefix)}
 
     def set_ref(self, name: str, new: str, expected: str | None, message: str) -> None:
-        """Move ref ``name`` to ``new`` if it still points at ``expected``.
-
-        git's own lock file (``NAME.lock``, created exclusively) is taken first, so a
-        writer using git itself (``git update-ref``) is excluded too; the ref is read
-        under the lock and compared before it is set.
-
-        Args:
-            name: The ref.
-            new: The commit it should point at.
-            expected: What it must point at now; ``None``: it must not exist yet.
-            message: The reflog message, where git keeps a reflog for it.
+        """Move ref ``name`` to ``new`` if it still points at ``expected`` (see ``set_refs``).
 
         Raises:
             RefConflictError: If it points elsewhere, or another writer holds its lock.
         """
+        self.set_refs([(name, new, expected)], message)
+
+    def set_refs(self, moves: Sequence[tuple[str, str, str | None]], message: str) -> None:
+        """Move each ref ``(name, new, expected)`` to ``new`` if all are at ``expected``.
+
+        One libgit2 transaction takes git's lock file of every ref (``NAME.lock``, made
+        exclusively: ``git update-ref`` is excluded too), compares each under its lock,
+        then moves them all; a process killed before it commits leaves every ref as it was.
+
+        Raises:
+            RefConflictError: If a ref points elsewhere, or another writer holds its
+                lock; then no ref moved.
+        """
+        import pygit2
+
         for attempt in range(_LOCK_ATTEMPTS):
             with self._repo.transaction() as transaction:
                 try:
-                    transaction.lock_ref(name)
+                    for name, _, expected in moves:
+                        locked = name
+                        transaction.lock_ref(name)
+                        actual = self.ref(name)
+                        if actual != expected:
+                            raise RefConflictError(name, expected, actual)
                 except pygit2.GitError:
-                    # libgit2 tells a held lock only in its message. Another writer holds the
-                    # lock (its file is there) or held it (the ref moved); else try again.
-                    if (self.common_dir / f"{name}.lock").exists():
-                        raise RefConflictError(name, expected, None) from None
-                    actual = self.ref(name)
+                    # libgit2 tells a held lock only in its message: a lock file still
+                    # there, or a ref moved, is another writer's; else try again.
+                    expected = dict((m[0], m[2]) for m in moves)[locked]
+                    if (self.common_dir / f"{locked}.lock").exists():
+                        raise RefConflictError(locked, expected, None) from None
+                    actual = self.ref(locked)
                     if actual != expected:
-                        raise RefConflictError(name, expected, actual) from None
+                        raise RefConflictError(locked, expected, actual) from None
                     if attempt + 1 == _LOCK_ATTEMPTS:
                         raise
                     continue
-                actual = self.ref(name)
-                if actual != expected:
-                    raise RefConflictError(name, expected, actual)
-                transaction.set_target(name, pygit2.Oid(hex=new), message=message)
+                for name, new, _ in moves:
+                    transaction.set_target(name, pygit2.Oid(hex=new), message=message)
                 return
-
-    # -- merges ----------------------------------------------------------------------
 
     def merge(self, base: str, ours: str, theirs: str) -> Merged:
         """The three-way merge (git's) of trees ``ours`` and ``theirs`` from ``base``.
 
-        libgit2's, renames found, as ``git merge-tree --write-tree`` makes it, and like
-        it writing what it makes (unreferenced: ``git gc`` collects it). In conflict,
-        the tree has each conflict resolved as ``ours`` has it (deleted where it is).
+        libgit2's, renames found, written as ``git merge-tree --write-tree`` writes it
+        (unreferenced); in conflict, each resolved as ``ours`` has it (deleted where it is).
 
         Raises:
             MissingObjectError: If a tree is absent.
         """
+        import pygit2
+
         old, mine, other = (self._object(t, pygit2.Tree, "tree") for t in (base, ours, theirs))
         index = self._repo.merge_trees(old, mine, other)
         paths = sorted({e.path for sides in index.conflicts or () for e in sides if e})

@@ -20,9 +20,11 @@ SHA-256 per file, chain hash, tool, session, prompt metadata, format version), a
 are git's own (a file already in the user's commits is the same blob, stored once).
 The commit's first parent is the snapshot before it (on this line, or the snapshot a new
 line forks from); a merge snapshot's further parents are the heads it joins.
-Lines and milestones are written so far; the other refs are named here for what comes.
-A milestone commit's tree holds ``record`` alone (the ledger's milestone format); its
-parent is the line's milestone before it.
+Lines, milestones, checks and forgets are written so far (a forget:
+:mod:`snapline.store.refs.forgetting`); prompts are named here for what comes. A
+milestone commit's tree holds ``record`` alone (the ledger's milestone format);
+its parent is the line's milestone before it. A check commit's tree holds one blob named
+as the ledger names a check record (:mod:`snapline.store.refs.checks`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ __all__ = [
     "RECORD",
     "REFS",
     "STATE",
+    "checks_ref",
     "commit_message",
     "commit_time",
     "git_mode",
@@ -87,6 +90,15 @@ def milestones_ref(line: str) -> str:
         ValueError: If ``line`` is not a snapshot id.
     """
     return MILESTONES + line_ref(line).removeprefix(LINES)
+
+
+def checks_ref(line: str) -> str:
+    """The ref of the guard outcomes of the line whose first snapshot has id ``line``.
+
+    Raises:
+        ValueError: If ``line`` is not a snapshot id.
+    """
+    return CHECKS + line_ref(line).removeprefix(LINES)
 
 
 def line_of_ref(name: str) -> str | None:

@@ -23,6 +23,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.store.changes import ChangeTable
 from snapline.store.indexed import IndexedStore
@@ -34,13 +35,16 @@ from snapline.store.refs.layout import STATE, line_ref, milestones_ref
 from snapline.store.refs.marks import MarkTable
 from snapline.store.refs.reading import read_milestones, read_snapshot
 from snapline.store.refs.writing import append_milestone, append_snapshot
-from snapline.store.rows import ChangeRow, ForgottenRow, SnapshotRow
+from snapline.store.rows import ChangeRow, ForgottenRow, LedgerEntry, SideRow, SnapshotRow
 from snapline.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
     from snapline.store.protocol import Store
 
-__all__ = ["LineMovedError", "RefsStore"]
+__all__ = ["WRITER_MARK", "LineMovedError", "RefsStore"]
+
+WRITER_MARK = "writer"
+"""In the local state: this work tree has written to the history (see ``wrote_here``)."""
 
 
 class LineMovedError(SnaplineError):
@@ -151,6 +155,14 @@ class RefsStore(Ledgerless, IndexedStore):
         # Checked after the table's own check (a write outside a transaction).
         self._this_write.check([number])
 
+    def wrote_here(self) -> bool:
+        """Whether this work tree ever wrote to the history (a baseline, a snapshot...).
+
+        A checkout that only reads (CI's) is held to what explains its commit; one that
+        records is held to its latest snapshot (``snapshots/check/explained.py``).
+        """
+        return (self.path.parent / WRITER_MARK).exists()
+
     def main_line(self) -> str | None:
         """The id of the main line (its baseline's id), or ``None`` before a baseline."""
         baseline = self.index.snapshots.get(0)
@@ -176,6 +188,9 @@ class RefsStore(Ledgerless, IndexedStore):
         """
         commits: list[str] = []
         tip: str | None = None
+        if self._pending.snapshots and not self.wrote_here():
+            # Before the ref moves: a write that then fails still marks a writer.
+            (self.path.parent / WRITER_MARK).touch()
         for number in sorted(self._pending.snapshots):
             row = self.index.snapshots.get(number)
             assert row is not None, f"snapshot {number} was inserted in this transaction"
@@ -185,6 +200,7 @@ class RefsStore(Ledgerless, IndexedStore):
         for number in sorted(self._pending.milestones):
             tip = self._append_milestone(number, tip)
             commits.append(tip)
+        crash_point("refs-published")
         return commits
 
     def _expected(self, ref: str, number: int, what: str, follows: str) -> str | None:
@@ -257,12 +273,39 @@ class RefsStore(Ledgerless, IndexedStore):
         return catch_up(self) > 0
 
     def stale(self) -> bool:
-        """Whether the main line's refs moved from the index's marks (two ref reads)."""
+        """Whether the main line's refs moved from the index's marks (two ref reads).
+
+        Also when a forget's cleanup of the index is still to run (a process killed
+        before it finished: :mod:`snapline.store.refs.forget_index`).
+        """
+        from snapline.store.ledger.tables import ForgetCleanup
+
         line = self.main_line()
         if line is None:
             return False
         refs = (line_ref(line), milestones_ref(line))
-        return any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs)
+        if any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs):
+            return True
+        return ForgetCleanup(self.index.connection).pending()
+
+    def side_snapshots(self) -> list[SideRow]:
+        """The snapshots of the lines the main line joined (:mod:`.sides`), by number."""
+        from snapline.store.refs.sides import joined_lines
+
+        rows = [side for side, _ in joined_lines(self).values()]
+        return sorted(rows, key=lambda row: (row.number, row.id))
+
+    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
+        """A joined line's snapshots up to ``id_``, oldest first (:mod:`.sides`)."""
+        from snapline.store.refs.sides import joined_side_line
+
+        return joined_side_line(self, id_)
+
+    def other_milestones(self) -> list[LedgerEntry]:
+        """The milestones closed on the joined lines (:mod:`.sides`)."""
+        from snapline.store.refs.sides import joined_milestones
+
+        return joined_milestones(self)
 
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of forgotten versions (the index's table)."""

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from snapline.state_dir import state_dir
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import GUARD, Warm, local
 from tests.conftest import GIT_IDENTITY
@@ -33,8 +34,8 @@ def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 
 def token(root: Path) -> dict[str, Any]:
-    """The workspace's monitor token (``.snapline/monitor.json``)."""
-    data: dict[str, Any] = json.loads((root / ".snapline" / "monitor.json").read_text())
+    """The workspace's monitor token (``monitor.json`` in its local state)."""
+    data: dict[str, Any] = json.loads((state_dir(root) / "monitor.json").read_text())
     return data
 
 

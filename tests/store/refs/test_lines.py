@@ -124,8 +124,9 @@ def test_one_module_alone_speaks_to_the_git_library() -> None:
                 names = [node.module]
             if any(name.split(".")[0] in {"pygit2", "dulwich"} for name in names):
                 speaking.append(path.relative_to(package).as_posix())
-    # git.py for the refs store; gitlines.py for blame's line diff (plain tuples out).
-    assert speaking == ["store/refs/git.py", "store/refs/gitlines.py"]
+    # git.py for the refs store (imported where used, once per function); gitlines.py for
+    # blame's line diff (plain tuples out).
+    assert sorted(set(speaking)) == ["store/refs/git.py", "store/refs/gitlines.py"]
 
 
 def test_trees_are_gits_own_for_awkward_names(tmp_path: Path) -> None:

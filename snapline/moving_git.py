@@ -1,0 +1,125 @@
+"""The git commands of ``snapline upgrade``: what is staged, and the one removal commit.
+
+The system's ``git`` runs them, in the work tree, as the user would: the commit is the
+user's (their identity, their signing settings), on their current branch. Hooks are
+not run (``--no-verify``): the commit only deletes snapline's own files, which no
+project check is about, and a hook that refused it would leave the upgrade half told.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from snapline.errors import SnaplineError
+from snapline.paths import STORE_DIR
+
+__all__ = [
+    "GitCommandError",
+    "commit_removal",
+    "head_tracks_store",
+    "merge_in_progress",
+    "run_git",
+    "staged_paths",
+    "unstage_store",
+]
+
+_TIMEOUT = 600
+
+
+class GitCommandError(SnaplineError):
+    """A git command that ``snapline upgrade`` runs failed.
+
+    Attributes:
+        command: The command line.
+        detail: git's first line on stderr.
+    """
+
+    def __init__(self, command: list[str], detail: str) -> None:
+        self.command = " ".join(command)
+        self.detail = detail
+        super().__init__(f"`{self.command}` failed: {detail or 'no message'}")
+
+
+def run_git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    """``git ARGS`` in ``root``; its stdout.
+
+    Raises:
+        GitCommandError: If it cannot run or exits non-zero (git's first line of stderr).
+    """
+    # The work tree's own repository: an inherited GIT_DIR would point elsewhere.
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+    argv = ["git", *args]
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=root,
+            env=env,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        raise GitCommandError(argv, str(error)) from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitCommandError(argv, message[0] if message else f"exit {done.returncode}")
+    return done.stdout
+
+
+def _names(output: bytes) -> list[str]:
+    return [os.fsdecode(name) for name in output.split(b"\0") if name]
+
+
+def staged_paths(root: Path) -> list[str]:
+    """The paths whose staged content differs from ``HEAD`` (all of them before a commit)."""
+    if not _has_head(root):
+        return _names(run_git(root, "ls-files", "-z"))
+    return _names(run_git(root, "diff", "--cached", "--name-only", "--no-renames", "-z", "HEAD"))
+
+
+def _has_head(root: Path) -> bool:
+    try:
+        run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+    except GitCommandError:
+        return False
+    return True
+
+
+def head_tracks_store(root: Path) -> bool:
+    """Whether the commit checked out holds files under ``.snapline/``."""
+    if not _has_head(root):
+        return False
+    return bool(run_git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", STORE_DIR))
+
+
+def merge_in_progress(root: Path) -> bool:
+    """Whether a ``git merge`` waits for its commit (``MERGE_HEAD`` exists)."""
+    try:
+        run_git(root, "rev-parse", "--verify", "-q", "MERGE_HEAD")
+    except GitCommandError:
+        return False
+    return True
+
+
+def unstage_store(root: Path) -> None:
+    """Remove ``.snapline/`` from git's index (the files stay on disk)."""
+    run_git(root, "rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", STORE_DIR)
+
+
+def commit_removal(root: Path, message: str) -> str | None:
+    """Commit what is staged (only the removal of ``.snapline/``); the new commit's id.
+
+    Returns:
+        The commit, or ``None`` when nothing is staged (the removal was committed).
+
+    Raises:
+        GitCommandError: If git refuses (no identity configured, a signing failure).
+    """
+    if not staged_paths(root):
+        return None
+    run_git(root, "commit", "-q", "--no-verify", "-F", "-", stdin=message.encode())
+    return run_git(root, "rev-parse", "HEAD").decode().strip()

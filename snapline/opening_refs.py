@@ -1,0 +1,118 @@
+"""Creating and opening a workspace whose history is on git's refs (the default in git).
+
+When the root is the top of a git work tree (main or linked), ``init`` writes the
+baseline as the first commit of a line, ``refs/snapline/lines/<baseline id>``, and
+keeps the local state (index, lock, ...) under that work tree's git directory
+(:func:`snapline.state_dir.state_dir`): nothing is written into the work tree. The ref
+is the baseline's commit point; the index takes its real name only after it, so an
+init killed before the ref moved leaves nothing, and one killed after leaves a history
+that the next command builds its index from (``init`` again says it is there).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from snapline.crashpoints import crash_point
+from snapline.snapshots.record.writer_lock import LOCK_NAME
+from snapline.state_dir import GIT_STATE
+from snapline.store import StoreBusyError
+from snapline.store.lockfile import FileLock, LockTimeout
+from snapline.store.refs.opening import (
+    INDEX_NAME,
+    has_lines,
+    open_refs_store,
+    publish_index,
+    start_refs_store,
+)
+
+if TYPE_CHECKING:
+    from snapline.snapshots.record.build import Limits
+    from snapline.store.refs.store import RefsStore
+
+__all__ = ["create_refs", "has_refs_history", "open_refs"]
+
+
+def has_refs_history(work_tree: Path, git_dir: Path) -> bool:
+    """Whether the work tree has a refs workspace: its local index, or a line on the refs.
+
+    The local state answers without opening the repository; only a work tree without
+    it (a fresh clone after a fetch, a new linked work tree, or no history) asks git.
+    """
+    if (git_dir / GIT_STATE / INDEX_NAME).is_file():
+        return True
+    return has_lines(work_tree)
+
+
+def create_refs(
+    path: Path,
+    git_dir: Path,
+    *,
+    config: dict[str, Any],
+    limits: Limits,
+    description: str,
+    timeout: float,
+    progress: Callable[[int, int], None] | None,
+    already: Callable[[], Exception],
+) -> None:
+    """Capture the work tree at ``path`` as the first snapshot of a new line on the refs.
+
+    Args:
+        path: The top of the git work tree.
+        git_dir: Its own git directory.
+        config: The content settings to keep in the index.
+        limits: The same settings, for the capture.
+        description: The baseline's description.
+        timeout: Seconds to wait for another process holding the lock.
+        progress: Called as ``progress(done, total)`` while files are captured.
+        already: Makes the error for a work tree that has a history already.
+
+    Raises:
+        Exception: ``already()``, when the work tree has an index or a line already.
+        StoreBusyError: If another init held the lock past ``timeout``.
+    """
+    from snapline.snapshots.record.baseline import capture_baseline
+
+    state = git_dir / GIT_STATE
+    if has_refs_history(path, git_dir):
+        raise already()
+    state.mkdir(exist_ok=True)
+    lock = FileLock(str(state / LOCK_NAME), timeout=timeout)
+    try:
+        lock.acquire()
+    except LockTimeout:
+        raise StoreBusyError(state / INDEX_NAME, timeout) from None
+    try:
+        # Again under the lock: another init may have finished while this one waited.
+        if has_refs_history(path, git_dir):
+            raise already()
+        store = start_refs_store(path, state, config)
+        try:
+            # The baseline's commit and ref are written as its transaction commits.
+            capture_baseline(path, store, limits, description, progress)
+        finally:
+            store.close()
+        crash_point("baseline-built")
+        publish_index(state)
+    finally:
+        lock.release()
+
+
+def open_refs(
+    path: Path, git_dir: Path, config: dict[str, Any], timeout: float
+) -> RefsStore | None:
+    """The refs store of the work tree at ``path``, or ``None`` when it has no history.
+
+    Args:
+        path: The top of the git work tree.
+        git_dir: Its own git directory.
+        config: The settings of an index built from the refs (they do not keep them).
+        timeout: Seconds to wait for another process.
+    """
+    state = git_dir / GIT_STATE
+    if not os.path.isdir(state) and not has_lines(path):
+        return None
+    return open_refs_store(path, state, config, timeout, LOCK_NAME)

@@ -1,0 +1,60 @@
+"""What the git layer of the refs store raises (:mod:`snapline.store.refs.git`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snapline.errors import SnaplineError
+
+__all__ = ["MissingObjectError", "NotAGitRepositoryError", "RefConflictError"]
+
+
+class NotAGitRepositoryError(SnaplineError):
+    """No git repository holds the directory.
+
+    Attributes:
+        path: The directory looked from.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = str(path)
+        super().__init__(f"{path} is not inside a git repository")
+
+
+class MissingObjectError(LookupError):
+    """An object a commit, tree or ref names is absent or of another type.
+
+    Attributes:
+        id: The object's id.
+        expected: The type it should have had (``blob``, ``tree``, ``commit``).
+    """
+
+    def __init__(self, id_: str, expected: str) -> None:
+        self.id = id_
+        self.expected = expected
+        super().__init__(f"no {expected} {id_} in the repository")
+
+
+class RefConflictError(SnaplineError):
+    """A ref moved by another writer: the compare of compare-and-swap failed.
+
+    Nothing was lost: the commit this writer made stays in the object store, and the
+    ref keeps the other writer's snapshot.
+
+    Attributes:
+        ref: The ref's name.
+        expected: The value this writer read before it wrote (``None``: no ref).
+        actual: The value found under the lock (``None``: no ref; also when the lock
+            itself was held by another writer).
+    """
+
+    def __init__(self, ref: str, expected: str | None, actual: str | None) -> None:
+        self.ref = ref
+        self.expected = expected
+        self.actual = actual
+        found = "someone else holding its lock" if actual is None else actual[:12]
+        wanted = "no ref" if expected is None else expected[:12]
+        super().__init__(
+            f"{ref} moved while this snapshot was written (expected {wanted}, found "
+            f"{found}); nothing was lost: read the line again and record on its new tip"
+        )

@@ -1,0 +1,140 @@
+"""The refs store's local files: its index under git's directory, made, found and rebuilt.
+
+A workspace whose history is on git's refs keeps its index in the work tree's own git
+directory (``.git/snapline/index.db``, ``.git/worktrees/NAME/snapline/index.db``; the
+directory is :func:`snapline.state_dir.state_dir`'s). The index is a cache of the refs:
+a missing one (a fresh clone after a fetch, a new linked work tree, a deleted cache) is
+built from the main line under the writer lock, under a staging name renamed into place
+once full; one SQLite finds damaged, or that a newer snapline wrote, is set aside
+(``index.db.damaged``) and built anew.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from snapline.store.errors import StoreCorruptError, StoreVersionError
+from snapline.store.lockfile import FileLock
+from snapline.store.refs.git import GitRepository, open_repository
+from snapline.store.refs.reading import list_lines
+from snapline.store.refs.store import RefsStore
+from snapline.store.sqlite import SqliteStore
+
+__all__ = [
+    "INDEX_NAME",
+    "STAGING_NAME",
+    "has_lines",
+    "open_refs_store",
+    "publish_index",
+    "start_refs_store",
+]
+
+INDEX_NAME = "index.db"
+"""The index's file name in the local state directory."""
+STAGING_NAME = INDEX_NAME + ".init"
+"""The name an index has while it is built (by ``init``, or from the refs)."""
+_DAMAGED = INDEX_NAME + ".damaged"
+
+
+def has_lines(work_tree: Path) -> bool:
+    """Whether the repository holding ``work_tree`` has a line of history on its refs.
+
+    Raises:
+        NotAGitRepositoryError: If no repository holds it.
+    """
+    return bool(list_lines(open_repository(work_tree)))
+
+
+def start_refs_store(work_tree: Path, state: Path, config: dict[str, Any]) -> RefsStore:
+    """A new store with an empty index under its staging name, for ``init``'s baseline.
+
+    Call holding the writer lock. Leftovers of an earlier start are removed first.
+
+    Args:
+        work_tree: The top of the git work tree.
+        state: The local state directory (it exists).
+        config: The content settings to keep in the index.
+
+    Raises:
+        NotAGitRepositoryError: If no repository holds ``work_tree``.
+    """
+    repo = open_repository(work_tree)
+    _remove_staging(state)
+    return RefsStore(repo, SqliteStore.create(state / STAGING_NAME, config))
+
+
+def publish_index(state: Path) -> None:
+    """Give the staged index its real name (after the baseline went onto its line)."""
+    os.replace(state / STAGING_NAME, state / INDEX_NAME)
+    fd = os.open(state, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def open_refs_store(
+    work_tree: Path, state: Path, config: dict[str, Any], timeout: float, lock_name: str
+) -> RefsStore | None:
+    """Open the refs store of ``work_tree``; its index built from the refs when missing.
+
+    Args:
+        work_tree: The top of the git work tree.
+        state: The local state directory (created when missing and there are lines).
+        config: The settings of an index built here (the refs do not keep them).
+        timeout: Seconds to wait for another process holding the index or the lock.
+        lock_name: The writer lock's file name in ``state``.
+
+    Returns:
+        The open store, or ``None`` when there is neither an index nor a line.
+
+    Raises:
+        NotAGitRepositoryError: If no repository holds ``work_tree``.
+        DamagedLineError: If the main line read to build the index is damaged.
+        StoreBusyError: If another process holds the index past the timeout.
+    """
+    repo = open_repository(work_tree)
+    location = state / INDEX_NAME
+    if location.is_file():
+        try:
+            return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
+        except (StoreCorruptError, StoreVersionError):
+            pass  # a cache: set aside below and built again from the refs
+    elif not list_lines(repo):
+        return None
+    state.mkdir(exist_ok=True)
+    lock = FileLock(str(state / lock_name), timeout=timeout)
+    with lock.acquire():
+        # Checked again under the lock: another process may have built it meanwhile.
+        if location.is_file():
+            try:
+                return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
+            except (StoreCorruptError, StoreVersionError):
+                os.replace(location, state / _DAMAGED)
+        _build(repo, state, config)
+    return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
+
+
+def _build(repo: GitRepository, state: Path, config: dict[str, Any]) -> None:
+    """Fill a new index from the refs (the main line and its milestones) and publish it."""
+    from snapline.store.dbfile import remove_stale_logs
+    from snapline.store.refs.catchup import catch_up
+
+    _remove_staging(state)
+    store = RefsStore(repo, SqliteStore.create(state / STAGING_NAME, config))
+    try:
+        catch_up(store)
+    finally:
+        store.close()
+    # The log of a deleted index would be applied to the new one: gone first.
+    remove_stale_logs(state / INDEX_NAME)
+    publish_index(state)
+
+
+def _remove_staging(state: Path) -> None:
+    for leftover in state.glob(STAGING_NAME + "*"):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()

@@ -1,0 +1,124 @@
+"""SIGKILL after the ref moved and before the index committed: the next command catches up.
+
+The ref is the commit point of a history on git's refs. A writer killed at
+``refs-published`` (its commits on their refs, its index transaction not committed)
+leaves a line one snapshot (or milestone) ahead of the local index; the next command
+reads it from the ref, and the history, the workspace and the next write all go on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from snapline import Workspace
+from tests.history_refs.gitrepo import ENV, GIT
+from tests.reliability.helpers import (
+    KILLED,
+    assert_healthy,
+    cli,
+    history_tree,
+    python,
+    tree,
+)
+
+STEP = "refs-published"
+
+
+def _history(root: Path) -> dict[int, dict[str, bytes]]:
+    """A git work tree with snapshots 0..2 on its refs; each one's files."""
+    root.mkdir()
+    subprocess.run([*GIT, "init", "-q", str(root)], env=ENV, check=True)
+    (root / "a.txt").write_bytes(b"a0\n")
+    (root / "bin.dat").write_bytes(bytes(range(256)))
+    with Workspace.init(root) as ws:
+        ws.write_file("a.txt", "a1\n")
+        ws.write_file("dir/c.txt", "c1\n")
+        assert ws.latest == 2
+        states = {n: history_tree(ws, n) for n in (0, 1, 2)}
+    assert not (root / ".snapline").exists()
+    return states
+
+
+def _line(root: Path) -> list[str]:
+    """The subjects of the main line's commits, newest first (plain git)."""
+    refs = subprocess.run(
+        [*GIT, "for-each-ref", "--format=%(refname)", "refs/snapline/lines/"],
+        cwd=root,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert len(refs) == 1, refs
+    log = subprocess.run(
+        [*GIT, "log", "--format=%s", refs[0]],
+        cwd=root,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return log.stdout.splitlines()
+
+
+@pytest.mark.parametrize("command", ["record", "rollback", "write_file"])
+def test_a_kill_after_the_ref_moved_is_caught_up_from_the_ref(tmp_path: Path, command: str) -> None:
+    root = tmp_path / "work"
+    history = _history(root)
+    if command == "record":
+        (root / "a.txt").write_text("changed outside snapline\n")
+        child = cli(root, "record", "-m", "outside edit", crash=STEP)
+    elif command == "rollback":
+        child = cli(root, "rollback", "--to", "0", "-y", crash=STEP)
+    else:
+        driver = (
+            "import sys\nfrom snapline import Workspace\n"
+            "with Workspace.open(sys.argv[1]) as ws:\n"
+            "    ws.write_file('a.txt', 'written\\n')\n"
+        )
+        child = python(driver, str(root), crash=STEP)
+    assert child.returncode == KILLED, (child.returncode, child.stdout, child.stderr)
+    # The ref holds snapshot 3; the index, killed before its commit, does not.
+    assert _line(root)[0].startswith("snapline 3: ")
+    on_disk = tree(root)
+
+    # The next command reads it from the ref: the write happened, nothing is lost.
+    assert assert_healthy(root, history) == 3
+    assert tree(root) == on_disk
+    with Workspace.open(root) as ws:
+        expected = {"record": b"changed outside snapline\n", "rollback": b"a0\n"}
+        assert ws.content_at("a.txt", 3) == expected.get(command, b"written\n")
+        ws.write_file("after.txt", "the next caller\n")
+    assert assert_healthy(root, history) == 4
+    assert len(_line(root)) == 5
+
+
+def test_a_milestone_killed_after_its_ref_moved_is_caught_up(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    _history(root)
+    child = cli(root, "milestone", "create", "-m", "phase one", crash=STEP)
+    assert child.returncode == KILLED, (child.returncode, child.stdout, child.stderr)
+    with Workspace.open(root) as ws:
+        assert [(m.number, m.first, m.last) for m in ws.milestones.list()] == [(1, 1, 2)]
+        assert ws.validate().ok
+    done = cli(root, "milestone", "create", "--to", "latest", "-m", "nothing new")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+
+
+def test_an_init_killed_after_its_baseline_went_onto_the_ref_is_a_history(tmp_path: Path) -> None:
+    # baseline-built: the baseline's commit is on its line, the index not yet named.
+    root = tmp_path / "work"
+    root.mkdir()
+    subprocess.run([*GIT, "init", "-q", str(root)], env=ENV, check=True)
+    (root / "a.txt").write_bytes(b"a0\n")
+    child = cli(root, "init", crash="baseline-built")
+    assert child.returncode == KILLED, (child.returncode, child.stdout, child.stderr)
+    assert _line(root) == ["snapline 0: init: baseline"]
+    assert not (root / ".git" / "snapline" / "index.db").exists()
+    assert assert_healthy(root) == 0  # the index is built from the ref
+    again = cli(root, "init")
+    assert again.returncode == 2 and "already has a snapline store" in again.stderr
+    assert _line(root) == ["snapline 0: init: baseline"]
