@@ -73,7 +73,7 @@ LIBRARY: dict[str, Writer] = {
 # The public methods that take a path to write (path, src, dst, cwd) or wrap a write
 # (track); a new one must join LIBRARY above. The others read what they are named.
 _WRITING_PARAMETERS = {"path", "src", "dst", "cwd"}
-_READERS = {"content_at", "forget"}  # a recorded version read; versions dropped from the ledger
+_READERS = {"content_at", "forget", "blame"}  # a version read; versions dropped; lines blamed
 
 
 @pytest.fixture
