@@ -37,7 +37,7 @@ def blame(
     ctx: typer.Context,
     paths: Annotated[
         list[str] | None,
-        typer.Argument(metavar="FILE", help="The file (with --summary: any paths, or none)."),
+        typer.Argument(metavar="[FILE]...", help="The file (with --summary: any paths, or none)."),
     ] = None,
     line_range: Annotated[
         str | None,

@@ -18,7 +18,7 @@ def forget(
     paths: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="PATH...",
+            metavar="[PATH]...",
             help="The file (several when the same content was recorded under each).",
             show_default=False,
         ),

@@ -54,7 +54,7 @@ def _branch(tmp_path: Path) -> tuple[Path, Blamed]:
     _git(repo, "init", "-q", "-b", "main")
     (repo / "app.py").write_text("def f():\n    return 1\n")
     (repo / "notes.txt").write_text("notes\n")
-    Workspace.init(repo).close()
+    Workspace.init(repo, in_tree=True).close()  # the in-tree ledger: committed with the code
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "baseline")
     _git(repo, "checkout", "-qb", "feature")
