@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from snapline.content import pack
 from snapline.store.ledger.tables import ForgetCleanup
-from snapline.store.refs.layout import line_ref, milestones_ref
+from snapline.store.refs.layout import FORGETS, line_ref, milestones_ref
 from snapline.store.refs.reading import (
     LineRewrittenError,
     LineSnapshot,
@@ -67,15 +67,20 @@ def catch_up(store: RefsStore) -> int:
         LineMovedError: If the index holds a snapshot the line does not (the line was
             rewritten, or the index belongs to another history).
     """
-    from snapline.store.refs.forget_index import forgets_to_take_in, secure, take_in
-
     line = find_main_line(store)
     if line is None:
         return 0
     ref, milestones = line_ref(line), milestones_ref(line)
-    forgets = forgets_to_take_in(store)
+    forgets = None
+    if store.repo.refs(FORGETS):
+        # Only a repository with a forget loads their formats (record's hot path).
+        from snapline.store.refs.forget_index import forgets_to_take_in
+
+        forgets = forgets_to_take_in(store)
     with store.index.write():
         if forgets is not None:
+            from snapline.store.refs.forget_index import take_in
+
             take_in(store, forgets)
         forgotten = store.index.forgotten_hashes()
         latest = store.index.snapshots.latest_number()
@@ -94,6 +99,8 @@ def catch_up(store: RefsStore) -> int:
         if tip is not None:
             store.marks.put(milestones, tip)
     if forgets is not None or ForgetCleanup(store.index.connection).pending():
+        from snapline.store.refs.forget_index import secure
+
         secure(store)
     return len(missing) + len(new)
 
