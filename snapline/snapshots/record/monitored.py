@@ -129,10 +129,11 @@ def compare_watched(recorder: Recorder, changes: Changes) -> Detection:
 def note_walk(root: Path, detection: Detection) -> None:
     """After a whole walk made without the monitor: a token that hides its drift goes.
 
-    A cold check (no server) or ``verify --full`` may find what the monitor could not
-    see (a write through a link made from outside the tree since the last check); the
-    token, which lists the paths found different, would then hide it from the next warm
-    check. Such a token is removed: the next warm check walks.
+    A cold check (no server) or ``verify --full`` may find what a warm check could not
+    see (an ignore file that no snapshot tracks and a rule covers, written through a
+    link from outside the tree); the token, which lists the paths found different, would
+    then hide it from the next warm check. Such a token is removed: the next warm check
+    walks.
 
     Args:
         root: The workspace root.
