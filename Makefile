@@ -34,10 +34,12 @@ test-deep: lint typecheck
 	SNAPLINE_REPLAY=deep SNAPLINE_STRESS=1 $(BIN)/python -m pytest -q tests/blame
 	SNAPLINE_STRESS=1 $(BIN)/python -m pytest -q tests/cli/warm/test_monitor_machine.py
 
-# The mutation score of the restore path (mutmut, in a venv of its own: .venv-mutation),
-# written to scripts/mutation-report.md (committed, beside the reasons it reads: a run is
-# long). About three hours on two idle cores, most of it on the survivors (mutmut runs
-# every test that reaches each); not part of `make test` or CI.
+# The mutation score, package by package (mutmut, in a venv of its own: .venv-mutation):
+# the restore path, snapshots/check/, scanning/, milestones/, cli/warm/, one at a time
+# under nice -n 19 (`scripts/mutation.py --package NAME` for one), written to
+# scripts/mutation-report.md (committed, beside the reasons it reads: a run is long).
+# Hours on two idle cores, most of it on the survivors (mutmut runs every test of the
+# package's selection that reaches each); not part of `make test` or CI.
 mutation: $(STAMP)
 	$(BIN)/python scripts/mutation.py
 

@@ -11,10 +11,18 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
+from pathlib import Path
 
 from snapline.scanning.fingerprint import MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK
 
-__all__ = ["STAT_MODE_BITS", "Expected", "TrackedTree", "expected_stat", "index_tracked"]
+__all__ = [
+    "STAT_MODE_BITS",
+    "Expected",
+    "TrackedTree",
+    "expected_stat",
+    "index_tracked",
+    "sweep",
+]
 
 STAT_MODE_BITS = stat.S_IFMT(0o177777) | stat.S_IXUSR
 """The ``st_mode`` bits a git-style mode depends on: the file type and the owner's x bit."""
@@ -60,3 +68,42 @@ def index_tracked(
             names = tree[reldir] = {}
         names[name] = expected
     return tree
+
+
+def sweep(
+    root: Path, rows: Iterable[tuple[str, int | None, int | None]]
+) -> tuple[set[str], set[str]]:
+    """``lstat`` every tracked file by its path (no directory read): which to look at.
+
+    The check of a file-system monitor's journal misses what no event in the tree
+    reports: a write through a hard link made from outside the tree (the kernel reports
+    a link count's change to the file's own watches only, never to its directory's). The
+    file's own ``lstat`` shows it all the same (a write, a change of mode and a new or
+    removed link each move its ctime; a file put in its place has another inode), as
+    git's index compares every tracked file's stat.
+
+    Args:
+        root: The workspace root.
+        rows: ``(path, ino, ctime_ns)`` of every tracked file, ``None`` where no stat
+            vouches for it (``StatCacheTable.stamps``).
+
+    Returns:
+        ``(moved, linked)``: the paths whose ``lstat`` is not the one that vouches for
+        them (changed, gone, replaced, or with no trusted stat), and those with more
+        than one link (a write through another name may come with no event).
+    """
+    top = os.fspath(root) + os.sep
+    moved: set[str] = set()
+    linked: set[str] = set()
+    lstat = os.lstat
+    for path, ino, ctime_ns in rows:
+        try:
+            info = lstat(top + path)
+        except OSError:
+            moved.add(path)  # gone, or its parent is no directory now: the check says which
+            continue
+        if info.st_nlink > 1:
+            linked.add(path)
+        if info.st_ctime_ns != ctime_ns or info.st_ino != ino:
+            moved.add(path)
+    return moved, linked

@@ -176,11 +176,10 @@ class StatCacheReader(Protocol):
     def fingerprints(
         self, racy_window_ns: int, paths: Iterable[str] | None = None
     ) -> list[tuple[str, int, Fingerprint | None]]:
-        """``(path, known mode, fingerprint to trust or None)`` of tracked paths.
+        """``(path, known mode, fingerprint to trust or None)`` (``StatCacheTable``'s)."""
 
-        A fingerprint is trusted when its entry has the known hash and mode and its
-        file's mtime and ctime are older than its hashing by over ``racy_window_ns``.
-        """
+    def stamps(self, racy_window_ns: int) -> list[tuple[str, int | None, int | None]]:
+        """``(path, ino, ctime_ns)`` of every tracked path, ``None`` where not trusted."""
 
     def get(self, paths: Iterable[str] | None = None) -> dict[str, StatRow]:
         """The entries of the given paths (all when ``None``), by path."""

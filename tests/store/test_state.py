@@ -95,6 +95,8 @@ def test_fingerprints_trust_only_safe_matching_entries(
     expected = (row.size, row.mtime_ns, row.ino, row.ctime_ns) if trusted else None
     assert store.stat_cache.fingerprints(_WINDOW) == [("a.txt", 0o100644, expected)]
     assert store.stat_cache.fingerprints(_WINDOW, ["a.txt"]) == [("a.txt", 0o100644, expected)]
+    stamp = (row.ino, row.ctime_ns) if trusted else (None, None)
+    assert store.stat_cache.stamps(_WINDOW) == [("a.txt", *stamp)]
 
 
 def test_fingerprints_cover_tracked_paths_only(store: Store) -> None:
@@ -110,3 +112,6 @@ def test_fingerprints_cover_tracked_paths_only(store: Store) -> None:
     chosen = store.stat_cache.fingerprints(_WINDOW, [NOT_UTF8, "new", "gone", "untracked"])
     assert sorted(chosen) == sorted([expected[NOT_UTF8], expected["new"]])
     assert store.stat_cache.fingerprints(_WINDOW, []) == []
+    assert sorted(store.stat_cache.stamps(_WINDOW), key=str) == sorted(
+        [("a.txt", 42, 1_000), (NOT_UTF8, 42, 1_000), ("new", None, None)], key=str
+    )

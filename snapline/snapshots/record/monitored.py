@@ -9,28 +9,31 @@ the snapshots recorded since (the known state moved under them). Every other pat
 as the last check left it, so the answer is the whole walk's, path for path; the paths
 checked go through the ordinary detection, stat cache and racy rule included.
 
-A file with more than one name (``st_nlink > 1``) can change with no event in the
-tree: written through a name the monitor does not watch (outside the tree, or in a
-folder it never reports because no walk looks there) or through its other tracked name
-(the kernel names only the one written through). Such a file is *linked*: the token
-keeps its paths, and every check looks at them (stat, then content when the stat moved)
-whatever the monitor says. A path the monitor names that has become linked means the
-whole walk (its other names are not known), which finds every tracked file linked.
+What no event in the tree reports, the file's own ``lstat`` does: a write through a
+hard link from outside the tree (the kernel tells a link count's change, and a write
+through another name, to that file's own watches only, never to its directory's). So
+every check also stats every tracked file by its path, as git's index does (no
+directory is read), and checks by content each one whose stat is not the one its
+stat-cache entry vouches for, and each with more than one link (a stat, then content
+when the stat moved). The token keeps the linked paths for people and tests; no check
+reads them.
 
 Any doubt and it walks the whole tree, as without a monitor:
 
 - no token, or one of another monitor (another server, a monitor started again);
 - the monitor cannot say (overflow, a lost watch, its journal trimmed past the token);
 - the history did not simply grow since the token (a rewound tip, another store);
-- an ignore file changed (a ``.gitignore`` or ``.snaplineignore`` in the tree, the
-  repository's ``info/exclude`` or git's global excludes): which untracked files count
-  changed everywhere;
-- the root itself changed, or too many paths to be worth it;
-- a path named has more than one link and had one at the last check.
+- an ignore file changed (a ``.gitignore`` or ``.snaplineignore`` in the tree that the
+  monitor names, or a tracked one the stat sweep sent to the content check and found
+  different; the repository's ``info/exclude`` or git's global excludes): which
+  untracked files count changed everywhere;
+- the root itself changed, or too many paths to be worth it.
 
-What it cannot see, nothing here sees either: a link made from outside the tree to a
-file that had one name at the last check, then written through (the kernel reports
-neither in the tree). ``verify --full`` walks the whole tree whatever the monitor says,
+What it cannot see: a change that moves no stat of a tracked file and makes no event in
+the tree (a write through ``mmap`` before the kernel updates the file's times, which the
+whole walk's stat cache misses as well), and an ignore file that no snapshot tracks and
+an ignore rule covers, written through a link from outside the tree (no event, and no
+stat of it is kept). ``verify --full`` walks the whole tree whatever the monitor says,
 and a whole walk that finds drift never leaves a token that would hide it
 (:func:`note_walk`).
 """
@@ -41,7 +44,6 @@ import contextlib
 import hashlib
 import json
 import os
-import stat
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -49,8 +51,10 @@ from typing import TYPE_CHECKING, Protocol
 from snapline import atomic
 from snapline.errors import SnaplineError
 from snapline.paths import STORE_DIR
+from snapline.scanning.fingerprint import RACY_WINDOW_NS
 from snapline.scanning.ignore import IGNORE_FILES, exclude_files
 from snapline.scanning.reasons import SkipReason
+from snapline.scanning.tracked import sweep
 from snapline.snapshots.record.detect import Detection
 from snapline.state_dir import state_dir
 from snapline.store import Store
@@ -63,8 +67,8 @@ __all__ = ["TOKEN_NAME", "TOKEN_VERSION", "Changes", "compare_watched", "note_wa
 TOKEN_NAME = "monitor.json"
 """The token's file in ``.snapline/`` (ignored by git: ``.snapline/.gitignore``): the
 monitor's identity and point, the history's tip and ``info/exclude``'s digest then (with
-git's global excludes), the paths found different, the paths with more than one link,
-and whether that check walked the whole tree."""
+git's global excludes), the paths found different, and, for people and tests, the
+tracked paths with more than one link and whether that check walked the whole tree."""
 TOKEN_VERSION = 2
 _MOST_PATHS = 20_000
 """Above this many paths to check (or to remember), the whole walk."""
@@ -104,17 +108,20 @@ def compare_watched(recorder: Recorder, changes: Changes) -> Detection:
     root = recorder.root
     with store.read():
         tip = _tip(store)
-        paths = _to_check(token, changes, tip, exclude, store)
-        linked = set() if paths is None else _linked(root, paths)
-        detection = None
-        if paths is not None and linked <= _known_linked(token):
-            detection = _detect_paths(recorder, paths)
+        named = _named(token, changes, tip, exclude, store)
+        # Every tracked file's lstat against its stat-cache entry, as git's index does:
+        # what changed through a name no event reports (a hard link from outside the
+        # tree) shows in the file's own stat. No directory is read.
+        moved, linked = sweep(root, store.stat_cache.stamps(RACY_WINDOW_NS))
+        paths = None if named is None else _bounded(named, moved | linked)
+        detection = None if paths is None else _detect_paths(recorder, paths)
+        if detection is not None and any(_is_rules(path) for path in _found(detection)):
+            # An ignore file no event named differs from its recorded content (written
+            # through a link from outside the tree): which untracked files count changed.
+            detection = None
         walked = detection is None
         if detection is None:
-            # Whatever may share an inode with a tracked file: every tracked file's
-            # links counted, each a stat (the walk's own are not kept).
             detection = recorder.detect(None, want_content=False)
-            linked |= _linked(root, [row.path for row in store.state.iter()])
     recorder.save_stat_cache(detection)
     _keep(location, token, changes, (tip, exclude, walked, sorted(linked)), detection)
     return detection
@@ -123,10 +130,11 @@ def compare_watched(recorder: Recorder, changes: Changes) -> Detection:
 def note_walk(root: Path, detection: Detection) -> None:
     """After a whole walk made without the monitor: a token that hides its drift goes.
 
-    A cold check (no server) or ``verify --full`` may find what the monitor could not
-    see (a write through a link made from outside the tree since the last check); the
-    token, which lists the paths found different, would then hide it from the next warm
-    check. Such a token is removed: the next warm check walks.
+    A cold check (no server) or ``verify --full`` may find what a warm check could not
+    see (an ignore file that no snapshot tracks and a rule covers, written through a
+    link from outside the tree); the token, which lists the paths found different, would
+    then hide it from the next warm check. Such a token is removed: the next warm check
+    walks.
 
     Args:
         root: The workspace root.
@@ -140,19 +148,19 @@ def note_walk(root: Path, detection: Detection) -> None:
         return
     dirty = token.get("dirty")
     known = set(dirty) if isinstance(dirty, list) else set()
-    found = {drift.path for drift in detection.drifts} | {s.path for s in detection.skipped}
-    if not found <= known:
+    if not set(_found(detection)) <= known:
         with contextlib.suppress(OSError):
             location.unlink()
 
 
-def _to_check(
+def _named(
     token: dict[str, object] | None,
     changes: Changes,
     tip: list[object] | None,
     exclude: str | None,
     store: Store,
-) -> list[str] | None:
+) -> set[str] | None:
+    """What the monitor, the last check and the snapshots since say may differ."""
     if token is None or token.get("monitor") != changes.id or token.get("exclude") != exclude:
         return None
     seq, dirty, then = token.get("seq"), token.get("dirty"), token.get("tip")
@@ -167,12 +175,28 @@ def _to_check(
             return None
         changed |= recorded
     changed.update(path for path in dirty if isinstance(path, str))
-    changed |= _known_linked(token)
-    if len(changed) > _MOST_PATHS or any(
-        path in ("", ".") or path.rpartition("/")[2] in IGNORE_FILES for path in changed
-    ):
+    return changed
+
+
+def _bounded(named: set[str], swept: set[str]) -> list[str] | None:
+    """The paths to check, outermost first; ``None``: the whole walk is the way.
+
+    Args:
+        named: What the monitor, the last check and the snapshots since name.
+        swept: The tracked files whose stat does not vouch for them, or linked.
+    """
+    if any(path in ("", ".") or _is_rules(path) for path in named):
         return None
-    return _outermost(changed)
+    paths = named | swept
+    return None if len(paths) > _MOST_PATHS else _outermost(paths)
+
+
+def _is_rules(path: str) -> bool:
+    return path.rpartition("/")[2] in IGNORE_FILES
+
+
+def _found(detection: Detection) -> list[str]:
+    return [drift.path for drift in detection.drifts] + [s.path for s in detection.skipped]
 
 
 def _detect_paths(recorder: Recorder, paths: list[str]) -> Detection | None:
@@ -183,41 +207,6 @@ def _detect_paths(recorder: Recorder, paths: list[str]) -> Detection | None:
     # A path named directly that an ignore rule covers is noted; a walk passes over it.
     skipped = [s for s in detection.skipped if s.reason != SkipReason.IGNORED.value]
     return replace(detection, skipped=skipped)
-
-
-def _known_linked(token: dict[str, object] | None) -> set[str]:
-    linked = None if token is None else token.get("linked")
-    if not isinstance(linked, list):
-        return set()
-    return {path for path in linked if isinstance(path, str)}
-
-
-def _linked(root: Path, paths: list[str]) -> set[str]:
-    """The files at or below ``paths`` with more than one link (one ``lstat`` each)."""
-    linked: set[str] = set()
-    for path in paths:
-        try:
-            info = os.lstat(root / path)
-        except OSError:
-            continue  # gone (or unreachable): not linked, and the detection says so
-        if stat.S_ISDIR(info.st_mode):
-            linked |= _linked_below(root, path)
-        elif info.st_nlink > 1:
-            linked.add(path)
-    return linked
-
-
-def _linked_below(root: Path, top: str) -> set[str]:
-    # A directory named (created or moved in): its files may be links too.
-    linked: set[str] = set()
-    for directory, subdirectories, names in os.walk(root / top):
-        subdirectories[:] = [d for d in subdirectories if d not in (".git", STORE_DIR)]
-        for name in names:
-            location = os.path.join(directory, name)
-            with contextlib.suppress(OSError):
-                if os.lstat(location).st_nlink > 1:
-                    linked.add(os.path.relpath(location, root).replace(os.sep, "/"))
-    return linked
 
 
 def _outermost(paths: set[str]) -> list[str]:
@@ -286,7 +275,7 @@ def _keep(
     detection: Detection,
 ) -> None:
     tip, exclude, walked, linked = how
-    dirty = sorted({drift.path for drift in detection.drifts} | {s.path for s in detection.skipped})
+    dirty = sorted(set(_found(detection)))
     if len(linked) > _MOST_PATHS:
         with contextlib.suppress(OSError):  # an older one would miss some of them
             location.unlink()

@@ -13,9 +13,10 @@ Bounded in ``make test`` (the deterministic ``ci`` profile, a few short programs
 ``SNAPLINE_STRESS=1`` (``make test-deep``) runs many longer ones. No timing: each step is
 real processes against a real server and real inotify.
 
-Its one limit is the monitor's, stated in docs/guarantees.md: a hard link made from
-outside the tree *after* a check, to a file that had one name then, is seen by the kernel
-nowhere in the tree; the links from outside here are made before the monitor starts.
+Hard links from outside the tree come both ways: made before the monitor starts, and
+made *after* a check to a file that had one name then (an ignore file too), written
+through and sometimes removed again, which the kernel reports nowhere in the tree: the
+warm check's stat of every tracked file sees them.
 """
 
 from __future__ import annotations
@@ -151,6 +152,20 @@ class WarmMachine(RuleBasedStateMachine):
         if _is_file(path):
             with path.open("a") as handle:
                 handle.write(f"through {name}\n")
+
+    @rule(source=st.sampled_from([*FILES, ".gitignore"]), keep=st.booleans())
+    def link_from_outside_later(self, source: str, keep: bool) -> None:
+        # After checks: no watch in the tree hears of the link, or of the write.
+        if not _is_file(self.root / source):
+            return
+        link = self.outside / "later-link"
+        if link.exists():
+            link.unlink()
+        os.link(self.root / source, link)
+        with link.open("a") as handle:
+            handle.write("d/\n" if source == ".gitignore" else "through a later link\n")
+        if not keep:
+            link.unlink()
 
     @rule(rel=st.sampled_from(COMMITTED))
     def git_checkout(self, rel: str) -> None:

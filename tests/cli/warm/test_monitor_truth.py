@@ -162,6 +162,51 @@ def _written_through_a_later_link(tmp_path: Path, warm: Warm) -> Path:
     return root
 
 
+def test_a_link_made_from_outside_after_a_check_and_written_through(
+    warm: Warm, tmp_path: Path
+) -> None:
+    # The kernel reports neither the link nor the write to any watch in the tree; the
+    # file's own stat (ctime, mtime, link count) shows both to the warm check.
+    root = _written_through_a_later_link(tmp_path, warm)
+    assert _verify_exit(root, warm) == (1, 1)  # warm first: nothing cold ran before it
+    drift, walked = same_as_walk(root, warm)
+    assert _paths(drift) == [("modified", "a.txt")]
+    assert not walked
+    assert token(root)["linked"] == ["a.txt"]
+    assert run_script("resync", "-m", "outside", cwd=root).returncode == 0
+    assert same_as_walk(root, warm)[0] == []
+
+
+def test_a_link_from_outside_gone_again_before_the_check(warm: Warm, tmp_path: Path) -> None:
+    # Linked, written through and unlinked again: one link, as at the last check, and
+    # still no event in the tree; only the stat's times moved.
+    root = _written_through_a_later_link(tmp_path, warm)
+    (tmp_path / "elsewhere.txt").unlink()
+    assert os.stat(root / "a.txt").st_nlink == 1
+    assert _verify_exit(root, warm) == (1, 1)
+    drift, walked = same_as_walk(root, warm)
+    assert _paths(drift) == [("modified", "a.txt")]
+    assert not walked
+
+
+def test_an_ignore_file_written_through_a_link_from_outside(warm: Warm, tmp_path: Path) -> None:
+    # Which untracked files count changed everywhere: the whole walk, as for any ignore
+    # file the monitor names. x.log, ignored until then, is nowhere in the token.
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "a.txt").write_text("tracked\n")
+    (root / "x.log").write_text("ignored until now\n")
+    assert run_script("init", cwd=root).returncode == 0
+    _settle(root, warm)
+    outside = tmp_path / "rules"
+    os.link(root / ".gitignore", outside)
+    outside.write_text("build/\n")
+    drift, walked = same_as_walk(root, warm)  # warm first: nothing cold ran before it
+    assert _paths(drift) == [("modified", ".gitignore"), ("untracked", "x.log")]
+    assert walked
+
+
 def test_verify_full_never_trusts_the_monitor(warm: Warm, tmp_path: Path) -> None:
     # The kernel tells the tree nothing of the link or of the write through it; the
     # whole walk sees the write.
