@@ -50,7 +50,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from snapline import atomic
 from snapline.errors import SnaplineError
-from snapline.paths import STORE_DIR
 from snapline.scanning.fingerprint import RACY_WINDOW_NS
 from snapline.scanning.ignore import IGNORE_FILES, exclude_files
 from snapline.scanning.reasons import SkipReason
