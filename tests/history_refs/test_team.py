@@ -88,3 +88,40 @@ def test_two_agents_record_push_and_are_merged_and_ci_verifies(
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "lib.py" in refused.stdout + refused.stderr
     assert "app.py" not in refused.stdout + refused.stderr
+
+
+def test_two_work_trees_of_one_repository_record_on_two_lines(tmp_path: Path) -> None:
+    main = new_repo(tmp_path / "main", {"app.py": "print('v0')\n", "lib.py": "x = 0\n"})
+    main.ok("init")
+    (main.path / "app.py").write_text("print('v1')\n")
+    main.ok("record", "app.py", "-m", "v1")
+    main.ok("milestone", "create", "--title", "main's first")
+    main.git("commit", "-qam", "v1")  # the linked work tree checks out snapshot 1's files
+    main.git("worktree", "add", "-q", str(tmp_path / "linked"), "-b", "other")
+    linked = Repo(tmp_path / "linked")
+    # The linked work tree starts a line of its own from snapshot 1, where it forked;
+    # the main work tree's next record stays on the baseline's line.
+    (linked.path / "lib.py").write_text("x = 'linked'\n")
+    assert linked.ok("record", "lib.py", "-m", "linked edit").startswith("recorded snapshot 2:")
+    (main.path / "app.py").write_text("print('v2')\n")
+    assert main.ok("record", "app.py", "-m", "v2").startswith("recorded snapshot 2:")
+    (linked.path / "lib.py").write_text("x = 'linked again'\n")
+    linked.ok("record", "lib.py", "-m", "linked again")
+    assert len(_lines(main)) == 2
+    # Its milestones go on its own line's ref, numbered on from the fork's (1).
+    assert "2" in linked.ok("milestone", "create", "--title", "linked's first", "--json")
+    milestones = main.git("for-each-ref", "--format=%(refname)", "refs/snapline/milestones/")
+    assert len(milestones.split()) == 2
+    # Each index follows its own line: the other's snapshots are not joined.
+    assert "linked again" in linked.ok("log")
+    assert "v2" not in linked.ok("log")
+    assert "linked" not in main.ok("log")
+    # The linked work tree's index, built afresh, follows its line through the fork.
+    for name in ("index.db", "index.db-wal", "index.db-shm"):
+        (main.path / ".git/worktrees/linked/snapline" / name).unlink(missing_ok=True)
+    rebuilt = linked.ok("log")
+    assert "linked again" in rebuilt and "v1" in rebuilt and "v2" not in rebuilt
+    assert "linked's first" in linked.ok("milestone", "list")
+    assert "main's first" in linked.ok("milestone", "list")
+    assert linked.snap("verify").returncode == 0
+    assert main.snap("verify").returncode == 0
