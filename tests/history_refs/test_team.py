@@ -24,6 +24,7 @@ def _agent(tmp_path: Path, origin: Path, name: str, path: str, text: str) -> Rep
     agent.git("switch", "-q", "-c", name)
     (agent.path / path).write_text(text)
     agent.ok("record", path, "-m", f"{name} edits {path}")
+    agent.ok("guard", "--", "true")  # its outcome goes on its own line's checks ref
     agent.git("commit", "-qam", f"{name}: {path}")
     agent.git("push", "-q", "origin", name)  # the pre-push hook carries its line
     return agent
@@ -57,6 +58,8 @@ def test_two_agents_record_push_and_are_merged_and_ci_verifies(
     b = _agent(tmp_path, origin, "b", "lib.py", "x = 'b'\n")
     # Each pushed a line of its own, beside the maintainer's: three lines, none diverged.
     assert len(_lines(origin_repo)) == 3
+    checks = origin_repo.git("for-each-ref", "--format=%(refname)", "refs/snapline/checks/")
+    assert len(checks.split()) == 2
     assert _lines(a) <= _lines(origin_repo) and _lines(b) <= _lines(origin_repo)
     assert a.ok("log", "--json") != b.ok("log", "--json")
 
