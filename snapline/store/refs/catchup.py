@@ -8,7 +8,9 @@ versions' content taken from each state through
 :func:`~snapline.store.refs.reading.read_version` (hash-checked).
 
 The index keeps a mark per ref (:mod:`snapline.store.refs.marks`): only what follows
-it is read. Only the main line (the one whose first snapshot is a baseline) is followed.
+it is read. The line followed is the work tree's own (``RefsStore.followed_line``), with
+the lines it forked from up to each fork (:mod:`snapline.store.refs.followed`), else the
+main line (the one whose first snapshot is a baseline); others' lines are not joined.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from snapline.content import pack
 from snapline.store.ledger.tables import ForgetCleanup
+from snapline.store.refs.followed import followed_milestones, read_followed
 from snapline.store.refs.layout import FORGETS, line_ref, milestones_ref
 from snapline.store.refs.reading import (
     LineRewrittenError,
@@ -67,7 +70,7 @@ def catch_up(store: RefsStore) -> int:
         LineMovedError: If the index holds a snapshot the line does not (the line was
             rewritten, or the index belongs to another history).
     """
-    line = find_main_line(store)
+    line = store.followed_line() or find_main_line(store)
     if line is None:
         return 0
     ref, milestones = line_ref(line), milestones_ref(line)
@@ -93,7 +96,12 @@ def catch_up(store: RefsStore) -> int:
         tip = store.repo.ref(milestones)
         latest_milestone = store.index.milestones.latest()
         after = 0 if latest_milestone is None else latest_milestone.number
-        new = [m for m in read_milestones(store.repo, line) if m.row.number > after]
+        every = (
+            followed_milestones(store.repo, line)
+            if latest is None and missing and missing[0].record.row.id != line
+            else read_milestones(store.repo, line)  # the forked-from lines' are in already
+        )
+        new = [m for m in every if m.row.number > after]
         for milestone in new:
             store.index.milestones.insert(milestone.row)
         if tip is not None:
@@ -118,7 +126,7 @@ def _line_after(store: RefsStore, line: str, have: int) -> tuple[list[LineSnapsh
             after = None  # a forget rewrote the line: read it whole
         if after is not None and (not after or after[0].record.row.number == have + 1):
             return after, after[-1].commit if after else mark
-    whole = read_line(store.repo, line)
+    whole = read_followed(store.repo, line)
     if have >= 0:
         mine = store.index.snapshots.get(have)
         theirs = whole[have].record.row if have < len(whole) else None

@@ -37,28 +37,33 @@ _MAX_CHECK_BYTES = 1 << 20
 
 
 class RefsCheckLog:
-    """The check records of one line, on its ref.
+    """The check records of one line, on its ref (written there, read with others').
 
     Args:
         repo: The repository.
         line: The line's id (its first snapshot's).
+        also: Other lines whose check records are read too (the main line, for a
+            work tree's own line forked from it).
     """
 
-    def __init__(self, repo: GitRepository, line: str) -> None:
+    def __init__(self, repo: GitRepository, line: str, also: tuple[str, ...] = ()) -> None:
         self._repo = repo
         self.ref = checks_ref(line)
+        self._read = (self.ref, *(checks_ref(other) for other in also if other != line))
 
     @classmethod
     def of(cls, store: RefsStore) -> RefsCheckLog:
-        """The check records of the store's main line.
+        """The check records of the line the store follows, and of its main line.
+
+        Each work tree writes its own line's (two agents never move one ref).
 
         Raises:
             ValueError: If the store has no baseline (a check is of a snapshot).
         """
-        line = store.main_line()
-        if line is None:
+        line, main = store.followed_line(), store.main_line()
+        if line is None or main is None:
             raise ValueError("a check is of a snapshot: the store has none")
-        return cls(store.repo, line)
+        return cls(store.repo, line, (main,))
 
     def add(self, record: CheckRecord, name: str | None = None) -> str:
         """Write a new check record onto the ref; returns its name.
@@ -94,8 +99,13 @@ class RefsCheckLog:
             StoreCorruptError: If a commit on the ref is not a check record; it is named.
         """
         found: list[tuple[str, CheckRecord]] = []
-        commit = self._repo.ref(self.ref)
         seen: set[str] = set()
+        for ref in self._read:
+            self._read_ref(ref, seen, found)
+        return sorted(dict(found).items(), key=lambda item: item[0])
+
+    def _read_ref(self, ref: str, seen: set[str], found: list[tuple[str, CheckRecord]]) -> None:
+        commit = self._repo.ref(ref)
         while commit is not None and commit not in seen:
             seen.add(commit)
             try:
@@ -111,10 +121,9 @@ class RefsCheckLog:
                 found.append((name, parse_check(data)))
             except (LedgerFormatError, MissingObjectError) as error:
                 raise StoreCorruptError(
-                    self.ref, f"commit {commit} is not a check record: {error}"
+                    ref, f"commit {commit} is not a check record: {error}"
                 ) from None
             commit = read.parents[0] if read.parents else None
-        return sorted(found, key=lambda item: item[0])
 
 
 def add_checks(

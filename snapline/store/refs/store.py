@@ -11,9 +11,10 @@ fails the write and the index transaction rolls back; an index that lost its
 transaction after its ref moved (a crash in between) catches up from the ref
 (:mod:`snapline.store.refs.catchup`). The index never holds a snapshot the ref lacks.
 
-Only the main line is written so far (the line named by snapshot 0) with its
-milestones (``refs/snapline/milestones/<line>``); a merge snapshot is refused
-(docs/format.md, "The refs layout").
+Each work tree writes its own line (:mod:`snapline.store.refs.followed`): the one that
+ran ``init`` the baseline's, any other a line it starts at its first write, forked from
+the tip its index followed; milestones go on ``refs/snapline/milestones/<line>``. A
+merge snapshot is refused (docs/format.md, "The refs layout").
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from snapline.store.indexed import IndexedStore
 from snapline.store.ledgerless import Ledgerless
 from snapline.store.pending import Pending
 from snapline.store.refs.edits import UnpublishableError, state_edits
+from snapline.store.refs.followed import read_own_line, write_own_line
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
 from snapline.store.refs.marks import MarkTable
@@ -168,9 +170,24 @@ class RefsStore(Ledgerless, IndexedStore):
         baseline = self.index.snapshots.get(0)
         return None if baseline is None else baseline.id
 
+    def own_line(self) -> str | None:
+        """The id of this work tree's own line, or ``None`` until it writes one.
+
+        The line its local state names, if its ref exists (a writer killed before its
+        ref moved named a line it never started).
+        """
+        named = read_own_line(self.path.parent)
+        if named is None or self.repo.ref(line_ref(named)) is None:
+            return None
+        return named
+
+    def followed_line(self) -> str | None:
+        """The line whose tip the index follows: this work tree's own, else the main line."""
+        return self.own_line() or self.main_line()
+
     def tip(self) -> str | None:
-        """The commit the main line's ref points at, or ``None`` (no baseline, no ref)."""
-        line = self.main_line()
+        """The commit the followed line's ref points at, or ``None`` (no baseline, no ref)."""
+        line = self.followed_line()
         return None if line is None else self.repo.ref(line_ref(line))
 
     # -- publishing ----------------------------------------------------------------
@@ -188,9 +205,13 @@ class RefsStore(Ledgerless, IndexedStore):
         """
         commits: list[str] = []
         tip: str | None = None
-        if self._pending.snapshots and not self.wrote_here():
-            # Before the ref moves: a write that then fails still marks a writer.
-            (self.path.parent / WRITER_MARK).touch()
+        state = self.path.parent
+        main = self.main_line()
+        # A local state from before lines per writer (or an upgrade's) that wrote owns
+        # the main line: it is named before any line is chosen.
+        legacy = self.wrote_here() and read_own_line(state) is None
+        if self._pending.snapshots and legacy and main is not None:
+            write_own_line(state, main)
         for number in sorted(self._pending.snapshots):
             row = self.index.snapshots.get(number)
             assert row is not None, f"snapshot {number} was inserted in this transaction"
@@ -217,14 +238,14 @@ class RefsStore(Ledgerless, IndexedStore):
             return None
         if what == "snapshot":
             return read_snapshot(self.repo, commit, ref=ref).record.row.id
-        line = self.main_line() or ""
+        line = ref.removeprefix("refs/snapline/milestones/")
         return str(read_milestones(self.repo, line)[-1].row.number)
 
     def _append_milestone(self, number: int, tip: str | None) -> str:
         row = self.index.milestones.get(number)
         assert row is not None, f"milestone {number} was inserted in this transaction"
         last = self.index.snapshots.get(row.last)
-        line = self.main_line()
+        line = self.followed_line()
         if last is None or line is None:
             raise UnpublishableError(
                 self.path, row.last, "", f"is missing: milestone {number} ends at it"
@@ -241,25 +262,56 @@ class RefsStore(Ledgerless, IndexedStore):
         if json.loads(row.merges):
             # The commits of another line's heads are not tracked yet (side lines).
             raise UnpublishableError(self.path, row.number, "", "is a merge: not written yet")
-        line = row.id if row.number == 0 else self.main_line()
+        fork: str | None = None
+        if tip is not None:
+            line = self.followed_line()  # a snapshot after another of this transaction
+        elif row.number == 0:
+            line = row.id
+        else:
+            line = self.own_line()
+            if line is None:
+                line, fork = row.id, self._fork(row)
         assert line is not None, "a snapshot after the baseline has a baseline"
+        if line == row.id:
+            # Named before the ref moves: a writer killed after it catches up from it.
+            write_own_line(self.path.parent, line)
+        if not self.wrote_here():
+            # Before the ref moves: a write that then fails still marks a writer.
+            (self.path.parent / WRITER_MARK).touch()
         ref = line_ref(line)
         if tip is None:
             tip = self._expected(ref, row.number, "snapshot", row.parent_id or "")
+        parent = tip or fork
         before = None
-        if tip is not None:
-            entry = self.repo.entry(self.repo.read_commit(tip).tree, STATE)
+        if parent is not None:
+            entry = self.repo.entry(self.repo.read_commit(parent).tree, STATE)
             before = None if entry is None else entry.id
         changes = self.index.changes.of(row.number)
         edits = state_edits(self.repo, before, changes, self.index.blobs, self.path)
-        commit = append_snapshot(self.repo, line, row, changes, edits, tip=tip)
+        commit = append_snapshot(self.repo, line, row, changes, edits, tip=tip, fork=fork)
         self.marks.put(ref, commit)
         return commit
+
+    def _fork(self, row: SnapshotRow) -> str:
+        """The commit a new line's first snapshot ``row`` follows: the followed line's tip.
+
+        Raises:
+            LineMovedError: If the index's mark of the followed line is not the snapshot
+                ``row`` follows (the index is behind its line).
+        """
+        followed = self.main_line()
+        assert followed is not None, "a snapshot after the baseline has a baseline"
+        ref = line_ref(followed)
+        mark = self.marks.get(ref)
+        at = None if mark is None else read_snapshot(self.repo, mark, ref=ref).record.row
+        if mark is None or at is None or at.id != row.parent_id:
+            raise LineMovedError(ref, row.number, row.parent_id or "", at.id if at else None)
+        return mark
 
     # -- the rest of the protocol ------------------------------------------------------
 
     def refresh(self) -> bool:
-        """Bring the index up to the main line's ref; call holding the writer lock.
+        """Bring the index up to the followed line's ref; call holding the writer lock.
 
         Returns:
             Whether the index changed.
@@ -273,14 +325,14 @@ class RefsStore(Ledgerless, IndexedStore):
         return catch_up(self) > 0
 
     def stale(self) -> bool:
-        """Whether the main line's refs moved from the index's marks (two ref reads).
+        """Whether the followed line's refs moved from the index's marks (two ref reads).
 
         Also when a forget's cleanup of the index is still to run (a process killed
         before it finished: :mod:`snapline.store.refs.forget_index`).
         """
         from snapline.store.ledger.tables import ForgetCleanup
 
-        line = self.main_line()
+        line = self.followed_line()
         if line is None:
             return False
         refs = (line_ref(line), milestones_ref(line))
