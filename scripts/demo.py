@@ -323,6 +323,8 @@ def story(demo: Demo, report: Path) -> None:
 
     branches_and_clone(demo)
 
+    team(demo)
+
     guard(demo)
 
     demo.say(
@@ -456,10 +458,11 @@ def branches_and_clone(demo: Demo) -> None:
     """The history in git: committed, recorded on two branches, merged, joined, cloned."""
     root = demo.root
     demo.say(
-        "The team keeps the project in git, history included: `git add .` takes "
-        ".snapline/ledger/ (the history: one text file per snapshot and milestone, written "
-        "once) and nothing else of .snapline/, whose own .gitignore keeps the local index "
-        "and lock out."
+        "This workspace was started outside git, so its history is in .snapline/ (the "
+        "in-tree layout, as stores made before 0.3 and `init --in-tree` keep it). Put into "
+        "git, `git add .` takes .snapline/ledger/ (one text file per snapshot and "
+        "milestone, written once) and nothing else of .snapline/. (`snapline upgrade` "
+        "moves such a history onto git's refs; the team story after this one starts there.)"
     )
     demo.git("init", "-q")
     demo.git("symbolic-ref", "HEAD", "refs/heads/main")
@@ -567,6 +570,106 @@ def branches_and_clone(demo: Demo) -> None:
         and demo.git("status", "--porcelain", echo=False) == "",
         "the branch holds snapshot 1's greet.py; HEAD and the checkout are as they were",
     )  # fmt: skip
+
+
+def team(demo: Demo) -> None:
+    """The team story: two agents on two branches, two pull requests squash-merged, CI green."""
+    base = demo.root.parent / "team"
+    base.mkdir()
+    origin, lead, agent_a, agent_b, ci = (
+        base / name for name in ("origin.git", "lead", "agent-a", "agent-b", "ci")
+    )
+
+    def put(where: Path, path: str, text: str) -> None:
+        (where / path).write_text(text)
+        print(f"   (the agent in {where.name} writes {path})")
+
+    demo.say(
+        "A team's repository. The lead puts the project in git and runs `snapline init` at "
+        "its top: the history goes onto the repository's own refs (refs/snapline/), the "
+        "local state under .git/snapline/, and nothing into the work tree."
+    )
+    demo.git("init", "-q", "--bare", "-b", "main", str(origin), cwd=base)
+    demo.git("init", "-q", "-b", "main", str(lead), cwd=base)
+    for name, value in (("user.name", "Demo Team"), ("user.email", "team@example.invalid")):
+        demo.git("config", name, value, cwd=lead, echo=False)
+    (lead / "app.py").write_text("def app():\n    return 'v1'\n")
+    (lead / "util.py").write_text("def util():\n    return 1\n")
+    demo.git("add", ".", cwd=lead)
+    demo.git("commit", "-q", "-m", "the project", cwd=lead)
+    demo.snapline("init", cwd=lead, shows=("refs/snapline/lines/", "`git push` of a branch"))
+    demo.check(
+        demo.git("status", "--porcelain", "--ignored", cwd=lead, echo=False) == "",
+        "`git status --ignored` shows nothing of snapline's",
+    )
+    demo.git("remote", "add", "origin", str(origin), cwd=lead, echo=False)
+    demo.git("push", "-q", "-u", "origin", "main", cwd=lead)
+    demo.check(
+        "refs/snapline/lines/" in demo.git("ls-remote", "origin", cwd=lead, echo=False),
+        "the plain `git push` carried the history too (the pre-push hook init installed)",
+    )
+
+    demo.say(
+        "Two agents, each in a clone of its own, on a branch of its own. A clone brings the "
+        "code; one `snapline fetch` brings the history. Each records its edits on a line of "
+        "its own, so neither ever waits for the other."
+    )
+    for clone, branch, path, text in (
+        (agent_a, "feature-a", "app.py", "def app():\n    return 'v2'\n"),
+        (agent_b, "feature-b", "util.py", "def util():\n    return 2\n"),
+    ):
+        demo.git("clone", "-q", str(origin), clone.name, cwd=base)
+        for name, value in (("user.name", clone.name), ("user.email", "agent@example.invalid")):
+            demo.git("config", name, value, cwd=clone, echo=False)
+        demo.snapline("fetch", cwd=clone, shows=("history ref",))
+        demo.snapline("push", "--install-hook", cwd=clone)
+        demo.git("checkout", "-q", "-b", branch, cwd=clone)
+        put(clone, path, text)
+        demo.snapline("record", path, "--tool", "edit", "-m", f"{branch}: {path}", cwd=clone)
+        demo.git("commit", "-q", "-am", f"{branch}: {path}", cwd=clone)
+        demo.git("push", "-q", "-u", "origin", branch, cwd=clone)
+
+    demo.say(
+        "Each pull request's diff is the code alone: the history is on the refs, not in "
+        "the commits."
+    )
+    for clone, branch in ((agent_a, "feature-a"), (agent_b, "feature-b")):
+        stat = demo.git("diff", "--stat", f"origin/main...{branch}", cwd=clone)
+        demo.check(
+            ".snapline" not in stat and "1 file changed" in stat,
+            f"the pull request of {branch} changes one code file, nothing else",
+        )
+
+    demo.say(
+        "The lead squash-merges both pull requests onto main, one after the other, and "
+        "pushes: no `snapline merge`, no extra commit."
+    )
+    demo.git("fetch", "-q", "origin", cwd=lead)
+    for branch in ("feature-a", "feature-b"):
+        demo.git("merge", "-q", "--squash", f"origin/{branch}", cwd=lead)
+        demo.git("commit", "-q", "-m", f"{branch} (squashed)", cwd=lead)
+    demo.git("push", "-q", "origin", "main", cwd=lead)
+
+    demo.say(
+        "CI checks out main, fetches the history once and runs `verify`: main's files are "
+        "git's clean merge of the two agents' recorded states, so it passes."
+    )
+    demo.git("clone", "-q", "--depth", "1", f"file://{origin}", ci.name, cwd=base)
+    demo.snapline("fetch", "origin", cwd=ci)
+    demo.snapline("verify", cwd=ci, shows=("ok",))
+
+    demo.say(
+        "A line nobody recorded, committed on main by hand, is named by CI's `verify` "
+        "(exit 1): only what the agents recorded is explained."
+    )
+    (lead / "app.py").write_text("def app():\n    return 'v2, by hand'\n")
+    print("   (a person edits app.py in the lead's checkout and commits it)")
+    demo.git("commit", "-q", "-am", "a hand edit", cwd=lead)
+    demo.git("push", "-q", "origin", "main", cwd=lead)
+    again = base / "ci-again"
+    demo.git("clone", "-q", "--depth", "1", f"file://{origin}", again.name, cwd=base)
+    demo.snapline("fetch", "origin", cwd=again)
+    demo.snapline("verify", cwd=again, expect=1, shows=("app.py",))
 
 
 async def _mcp_edit(root: Path) -> dict[str, Any]:
