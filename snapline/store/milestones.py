@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from snapline.store.connection import Connection
 from snapline.store.rows import MilestoneRow
+from snapline.store.table import Table
 
 __all__ = ["MilestoneTable"]
 
 
-class MilestoneTable:
+class MilestoneTable(Table):
     """Milestones: read by number or by the snapshot they contain, inserted one by one."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the store's connection.
-
-        Args:
-            connection: The connection every table of the store shares.
-        """
-        self._c = connection
 
     def all(self) -> list[MilestoneRow]:
         """Every milestone, in number order."""
