@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 from snapline.store.rows import MilestoneRow
 from snapline.store.table import Table
 
@@ -53,17 +55,5 @@ class MilestoneTable(Table):
             RuntimeError: Outside a transaction.
         """
         self._c.require_transaction()
-        self._c.db.execute(
-            "INSERT INTO milestones VALUES (?,?,?,?,?,?,?,?,?)",
-            (
-                row.number,
-                row.title,
-                row.description,
-                row.tags,
-                row.time,
-                row.first,
-                row.last,
-                row.version,
-                row.chain_hash,
-            ),
-        )
+        # The row's fields are the table's columns, in order (as reading it back assumes).
+        self._c.db.execute("INSERT INTO milestones VALUES (?,?,?,?,?,?,?,?,?)", astuple(row))
