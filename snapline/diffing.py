@@ -24,6 +24,7 @@ __all__ = [
     "Deltas",
     "apply_delta",
     "compute_deltas",
+    "increasing_run",
     "invert_diffs",
     "quote_insert",
     "unquote_insert",
@@ -237,7 +238,7 @@ def _anchored_diffs(a: list[str], b: list[str], stop: float) -> list[Diff] | Non
     ]
     diffs: list[Diff] = []
     i0 = j0 = 0
-    for i, j in [*_increasing_run(pairs), (len(a), len(b))]:
+    for i, j in [*increasing_run(pairs), (len(a), len(b))]:
         gap = _gap_diffs(a[i0:i], b[j0:j], stop)
         if gap is None:
             return None
@@ -264,8 +265,18 @@ def _gap_diffs(a: list[str], b: list[str], stop: float) -> list[Diff] | None:
     return _myers_lines("".join(a), "".join(b), stop)
 
 
-def _increasing_run(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The longest subsequence of ``pairs`` (sorted by first) increasing in second."""
+def increasing_run(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of ``pairs`` (sorted by first) increasing in second.
+
+    Patience sorting, O(n log n): the anchors of a patience diff (here and in the
+    three-way merge of ``snapshots/restore/merge3.py``).
+
+    Args:
+        pairs: Index pairs, sorted by their first value.
+
+    Returns:
+        The longest run of them whose second values increase, in order.
+    """
     tails: list[int] = []  # tails[k]: second value ending the best run of length k+1
     tail_index: list[int] = []
     previous: list[int] = []

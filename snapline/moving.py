@@ -43,9 +43,9 @@ from snapline.moving_git import (
 from snapline.paths import STORE_DIR
 from snapline.snapshots.record.writer_lock import LOCK_NAME
 from snapline.state_dir import GIT_STATE, git_dir
-from snapline.store import DB_NAME, StoreBusyError
+from snapline.store import DB_NAME
+from snapline.store.holding import holding
 from snapline.store.ledger.files import FORMAT_NAME, LEDGER_DIR
-from snapline.store.lockfile import FileLock, LockTimeout
 
 __all__ = [
     "MOVED_NAME",
@@ -182,7 +182,10 @@ def upgrade_to_refs(root: Path, *, dry_run: bool, timeout: float) -> Upgraded:
     opened = open_store(root, timeout)
     try:
         state.mkdir(exist_ok=True)
-        with _locked(store_dir / LOCK_NAME, timeout), _locked(state / LOCK_NAME, timeout):
+        with (
+            holding(store_dir / LOCK_NAME, store_dir / LOCK_NAME, timeout),
+            holding(state / LOCK_NAME, state / LOCK_NAME, timeout),
+        ):
             done = _move(root, opened.store, state, kind, timeout, dry_run=False)
             unstage_store(root)
             crash_point("upgrade-unstaged")
@@ -206,25 +209,6 @@ def _found(store_dir: Path) -> str:
     return "none"
 
 
-class _Locked:
-    def __init__(self, path: Path, timeout: float) -> None:
-        self._lock = FileLock(str(path), timeout=timeout)
-        self._path = path
-
-    def __enter__(self) -> None:
-        try:
-            self._lock.acquire()
-        except LockTimeout:
-            raise StoreBusyError(self._path, self._lock.timeout) from None
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
-
-
-def _locked(path: Path, timeout: float) -> _Locked:
-    return _Locked(path, timeout)
-
-
 def moved(
     root: Path, source: Path, state: Path, kind: str, *, dry_run: bool, timeout: float
 ) -> Upgraded:
@@ -240,7 +224,7 @@ def moved(
         if dry_run:
             return _move(root, opened.store, state, kind, timeout, dry_run=True)
         state.mkdir(exist_ok=True)
-        with _locked(state / LOCK_NAME, timeout):
+        with holding(state / LOCK_NAME, state / LOCK_NAME, timeout):
             return _move(root, opened.store, state, kind, timeout, dry_run=False)
     finally:
         opened.close()

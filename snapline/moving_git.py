@@ -82,11 +82,7 @@ def staged_paths(root: Path) -> list[str]:
 
 
 def _has_head(root: Path) -> bool:
-    try:
-        run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}")
-    except GitCommandError:
-        return False
-    return True
+    return _names_a_commit(root, "HEAD^{commit}")
 
 
 def head_tracks_store(root: Path) -> bool:
@@ -98,8 +94,13 @@ def head_tracks_store(root: Path) -> bool:
 
 def merge_in_progress(root: Path) -> bool:
     """Whether a ``git merge`` waits for its commit (``MERGE_HEAD`` exists)."""
+    return _names_a_commit(root, "MERGE_HEAD")
+
+
+def _names_a_commit(root: Path, rev: str) -> bool:
+    # `rev-parse --verify -q` fails, silently, when the name names no object.
     try:
-        run_git(root, "rev-parse", "--verify", "-q", "MERGE_HEAD")
+        run_git(root, "rev-parse", "--verify", "-q", rev)
     except GitCommandError:
         return False
     return True

@@ -34,9 +34,9 @@ from snapline.store import (
     DB_NAME,
     SqliteStore,
     Store,
-    StoreBusyError,
     StoreCorruptError,
 )
+from snapline.store.holding import holding
 from snapline.store.ledger.files import (
     FORMAT_NAME,
     GITIGNORE,
@@ -46,7 +46,6 @@ from snapline.store.ledger.files import (
 )
 from snapline.store.ledger.opening import INIT_SUFFIX, check_format, open_index, start_ledger
 from snapline.store.ledger.stray import set_stray_aside, stray_ledger
-from snapline.store.lockfile import FileLock, LockTimeout
 
 __all__ = [
     "AlreadyInitializedError",
@@ -146,55 +145,49 @@ def create_store(
         created_dir = False
     staging_ledger = store_dir / (LEDGER_DIR + INIT_SUFFIX)
     staging_index = store_dir / (INDEX_NAME + INIT_SUFFIX)
-    lock = FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
-    try:
-        lock.acquire()
-    except LockTimeout:
-        # Another init is still capturing its baseline: its staging files are not ours
-        # to remove.
-        raise StoreBusyError(store_dir / LEDGER_DIR, timeout) from None
-    try:
-        # Checked again under the lock: another init may have finished while this
-        # one waited, and its store (with snapshots already acknowledged) must win.
-        if _has_store(store_dir):
-            raise AlreadyInitializedError(path)
-        set_stray_aside(store_dir)
-        _remove_staging(store_dir)
-        config = _config(limits)
-        ledger = Ledger(staging_ledger)
-        start_ledger(ledger, config)
-        store = LedgerStore(ledger, SqliteStore.create(staging_index, config))
+    # Taken before the try: while another init still captures its baseline (busy), its
+    # staging files are not ours to remove.
+    with holding(store_dir / LOCK_NAME, store_dir / LEDGER_DIR, timeout):
         try:
-            from snapline.snapshots.record.baseline import capture_baseline
-
-            capture_baseline(path, store, limits, description, progress)
-        finally:
-            store.close()
-        crash_point("baseline-built")
-        gitignore = store_dir / ".gitignore"
-        if not gitignore.exists():
-            atomic.write_file(gitignore, GITIGNORE.encode(), 0o100644)
-        # The index first: without a ledger it is a leftover the next init removes.
-        # The ledger appears under its real name only once the baseline is in it, so
-        # an interrupted init never leaves a history that looks usable; and init only
-        # returns once that name is on disk.
-        os.replace(staging_index, store_dir / INDEX_NAME)
-        _publish(staging_ledger, store_dir / LEDGER_DIR, path)
-        atomic.sync_directory(store_dir)
-    except AlreadyInitializedError:
-        raise
-    except BaseException:
-        # Still under the lock, and no store was there when it was taken: whatever
-        # is there now is this init's own, not durable, so it goes.
-        with contextlib.suppress(OSError):
+            # Checked again under the lock: another init may have finished while this
+            # one waited, and its store (with snapshots already acknowledged) must win.
+            if _has_store(store_dir):
+                raise AlreadyInitializedError(path)
+            set_stray_aside(store_dir)
             _remove_staging(store_dir)
-            if created_dir:
-                import shutil  # here: shutil imports lzma and bz2, for every command
+            config = _config(limits)
+            ledger = Ledger(staging_ledger)
+            start_ledger(ledger, config)
+            store = LedgerStore(ledger, SqliteStore.create(staging_index, config))
+            try:
+                from snapline.snapshots.record.baseline import capture_baseline
 
-                shutil.rmtree(store_dir)
-        raise
-    finally:
-        lock.release()
+                capture_baseline(path, store, limits, description, progress)
+            finally:
+                store.close()
+            crash_point("baseline-built")
+            gitignore = store_dir / ".gitignore"
+            if not gitignore.exists():
+                atomic.write_file(gitignore, GITIGNORE.encode(), 0o100644)
+            # The index first: without a ledger it is a leftover the next init removes.
+            # The ledger appears under its real name only once the baseline is in it, so
+            # an interrupted init never leaves a history that looks usable; and init only
+            # returns once that name is on disk.
+            os.replace(staging_index, store_dir / INDEX_NAME)
+            _publish(staging_ledger, store_dir / LEDGER_DIR, path)
+            atomic.sync_directory(store_dir)
+        except AlreadyInitializedError:
+            raise
+        except BaseException:
+            # Still under the lock, and no store was there when it was taken: whatever
+            # is there now is this init's own, not durable, so it goes.
+            with contextlib.suppress(OSError):
+                _remove_staging(store_dir)
+                if created_dir:
+                    import shutil  # here: shutil imports lzma and bz2, for every command
+
+                    shutil.rmtree(store_dir)
+            raise
 
 
 def _publish(staging: Path, target: Path, root: Path) -> None:

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 from snapline.crashpoints import crash_point
 from snapline.snapshots.record.writer_lock import LOCK_NAME
 from snapline.state_dir import GIT_STATE
-from snapline.store import StoreBusyError
-from snapline.store.lockfile import FileLock, LockTimeout
+from snapline.store.holding import holding
 from snapline.store.refs.opening import (
     INDEX_NAME,
     has_lines,
@@ -80,12 +79,7 @@ def create_refs(
     if has_refs_history(path, git_dir):
         raise already()
     state.mkdir(exist_ok=True)
-    lock = FileLock(str(state / LOCK_NAME), timeout=timeout)
-    try:
-        lock.acquire()
-    except LockTimeout:
-        raise StoreBusyError(state / INDEX_NAME, timeout) from None
-    try:
+    with holding(state / LOCK_NAME, state / INDEX_NAME, timeout):
         # Again under the lock: another init may have finished while this one waited.
         if has_refs_history(path, git_dir):
             raise already()
@@ -97,8 +91,6 @@ def create_refs(
             store.close()
         crash_point("baseline-built")
         publish_index(state)
-    finally:
-        lock.release()
 
 
 def open_refs(

@@ -18,13 +18,15 @@ library: ``<root>/.git`` is the directory itself, or a file ``gitdir: PATH`` nam
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from snapline.paths import STORE_DIR
 
-__all__ = ["GIT_STATE", "git_dir", "in_tree", "state_dir"]
+__all__ = ["GIT_STATE", "git_dir", "in_tree", "read_state_file", "state_dir"]
 
 GIT_STATE = "snapline"
 """The name of the local state's directory inside a work tree's git directory."""
@@ -129,3 +131,20 @@ def state_dir(root: Path) -> Path:
     if found is None or _holds_store(root / STORE_DIR, found):
         return root / STORE_DIR
     return found / GIT_STATE
+
+
+def read_state_file(path: Path) -> dict[str, Any]:
+    """The JSON object a file of the local state holds (the hooks' and ``integrate``'s notes).
+
+    Args:
+        path: The file, in the directory :func:`state_dir` names.
+
+    Returns:
+        Its object; an empty one when the file is missing, unreadable, or not an object
+        (a note lost or damaged is a note not taken).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}

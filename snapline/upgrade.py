@@ -53,7 +53,8 @@ from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.kinds import SNAPSHOT_VERSION
 from snapline.snapshots.record.recorder import LOCK_NAME
 from snapline.snapshots.snapshot import Problem
-from snapline.store import DB_NAME, SqliteStore, StoreBusyError, StoreCorruptError
+from snapline.store import DB_NAME, SqliteStore, StoreCorruptError
+from snapline.store.holding import holding
 from snapline.store.ledger.files import (
     FORMAT_NAME,
     GITIGNORE,
@@ -63,7 +64,6 @@ from snapline.store.ledger.files import (
 )
 from snapline.store.ledger.opening import INIT_SUFFIX, start_ledger
 from snapline.store.ledger.store import LedgerStore
-from snapline.store.lockfile import FileLock, LockTimeout
 from snapline.store.migrate import copy_store, delete_milestones, delete_snapshot, upgrade_schema
 
 __all__ = [
@@ -176,12 +176,7 @@ def upgrade_store(root: Path, timeout: float) -> None:
         StoreBusyError: If another process held the lock past ``timeout``.
     """
     store_dir = root / STORE_DIR
-    lock = FileLock(str(store_dir / LOCK_NAME), timeout=timeout)
-    try:
-        lock.acquire()
-    except LockTimeout:
-        raise StoreBusyError(store_dir / DB_NAME, timeout) from None
-    try:
+    with holding(store_dir / LOCK_NAME, store_dir / DB_NAME, timeout):
         # Checked again under the lock: another process may have upgraded meanwhile.
         if not (store_dir / DB_NAME).is_file():
             return
@@ -198,8 +193,6 @@ def upgrade_store(root: Path, timeout: float) -> None:
                 store_dir / LEDGER_DIR / UPGRADED_NAME,
             )
         _set_aside(store_dir)
-    finally:
-        lock.release()
 
 
 def _convert(store_dir: Path, timeout: float) -> _Ends:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from snapline.cli.commands import named
 from snapline.cli.workspaces import DEFAULT_TIMEOUT, open_workspace, user_paths
 
 if TYPE_CHECKING:
@@ -18,7 +19,9 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "JSON_REQUESTED",
     "JsonOption",
+    "SessionFilterOption",
     "State",
+    "command_group",
     "state",
     "user_paths",
     "workspace",
@@ -40,6 +43,25 @@ JsonOption = Annotated[
     bool, typer.Option("--json", help="Print the result as JSON.", callback=_remember_json)
 ]
 """``--json``, on every command that reads or records (shapes: docs/cli.md)."""
+
+SessionFilterOption = Annotated[
+    str | None, typer.Option("--session", metavar="ID", help="Only snapshots of this session.")
+]
+"""``--session ID``, on the commands that list snapshots (``log``, ``report``)."""
+
+
+def command_group(name: str) -> typer.Typer:
+    """The group ``snapline NAME``: its help is its summary in the table of commands.
+
+    Args:
+        name: The group's name, as its row in ``cli/commands.py`` has it.
+
+    Returns:
+        The group, which shows its commands when called without one.
+    """
+    row = named(name)
+    assert row is not None, name  # every group has its row (tests/cli/test_commands.py)
+    return typer.Typer(name=name, help=row.summary, no_args_is_help=True, rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

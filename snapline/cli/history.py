@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from snapline.cli.context import JsonOption, user_paths, workspace
+from snapline.cli.context import JsonOption, SessionFilterOption, user_paths, workspace
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.quoting import quote_path, quote_text
 from snapline.cli.render import (
@@ -119,9 +119,7 @@ def log(
     tool: Annotated[
         str | None, typer.Option("--tool", metavar="NAME", help="Only snapshots of this tool.")
     ] = None,
-    session: Annotated[
-        str | None, typer.Option("--session", metavar="ID", help="Only snapshots of this session.")
-    ] = None,
+    session: SessionFilterOption = None,
     limit: Annotated[
         int | None,
         typer.Option("--limit", "-n", metavar="N", min=1, help="At most this many (newest)."),

@@ -7,24 +7,14 @@ from typing import Annotated
 
 import typer
 
-from snapline.cli.context import DEFAULT_TIMEOUT, JsonOption, state
+from snapline.cli.context import DEFAULT_TIMEOUT, JsonOption, command_group, state
 from snapline.cli.output import echo, echo_json
 
 __all__ = ["hook_group", "integrate_group"]
 
 
-hook_group = typer.Typer(
-    name="hook",
-    help="Run as an agent host's hook (one event as JSON on stdin).",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
-integrate_group = typer.Typer(
-    name="integrate",
-    help="Install snapline's hooks into an agent host's project settings.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
+hook_group = command_group("hook")
+integrate_group = command_group("integrate")
 
 MilestoneOption = Annotated[
     bool,

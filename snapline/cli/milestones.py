@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from snapline.cli.context import JsonOption, workspace
+from snapline.cli.context import JsonOption, command_group, workspace
 from snapline.cli.errors import FORCE_OFFERED
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.preview import DiffOption, YesOption, asking
@@ -29,12 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["group", "milestone_json"]
 
-group = typer.Typer(
-    name="milestone",
-    help="Named, continuous ranges of snapshots ('phase 1 done').",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
+group = command_group("milestone")
 
 NumberArgument = Annotated[int, typer.Argument(metavar="M", help="The milestone number.", min=1)]
 

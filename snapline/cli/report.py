@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from snapline.cli.context import JsonOption, workspace
+from snapline.cli.context import JsonOption, SessionFilterOption, workspace
 from snapline.cli.output import echo, echo_json, format_bytes
 from snapline.cli.quoting import quote_text
 
@@ -54,9 +54,7 @@ def report(
     end_ref: Annotated[
         str | None, typer.Option("--to", metavar="B", help="Only snapshots up to B.")
     ] = None,
-    session: Annotated[
-        str | None, typer.Option("--session", metavar="ID", help="Only snapshots of this session.")
-    ] = None,
+    session: SessionFilterOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Write the review page: milestones, snapshots and diffs in one HTML file.

@@ -5,7 +5,8 @@ Both record what they do as a new snapshot, so they can themselves be rolled bac
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import click
 import typer
@@ -231,62 +232,51 @@ def revert(
     render_result(result, as_json=as_json, force=False, can_force=False)
 
 
-def undo(
-    ctx: typer.Context,
-    dry_run: DryRunOption = False,
-    force: ForceOption = False,
-    message: MessageOption = "",
-    yes: YesOption = False,
-    whole_diff: DiffOption = False,
-    as_json: JsonOption = False,
-) -> None:
+def _undo_or_redo(name: Literal["undo", "redo"], doc: str) -> Callable[..., None]:
+    # `undo` and `redo` take the same options, by construction: one command, made twice.
+    def command(
+        ctx: typer.Context,
+        dry_run: DryRunOption = False,
+        force: ForceOption = False,
+        message: MessageOption = "",
+        yes: YesOption = False,
+        whole_diff: DiffOption = False,
+        as_json: JsonOption = False,
+    ) -> None:
+        # The same preview, question and rendering around either method.
+        ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
+        with workspace(ctx) as ws:
+            step = ws.undo if name == "undo" else ws.redo
+            if asking(yes=yes, dry_run=dry_run, as_json=as_json):
+                preview = step(dry_run=True, force=force, description=message)
+                if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
+                    return
+            result = step(dry_run=dry_run, force=force, description=message)
+            # An undo can take back another conversation's work; a redo gives it back.
+            undone = name == "undo" and not (dry_run or as_json)
+            sessions = taken_back(ws, result) if undone else []
+        render_result(result, as_json=as_json, force=force)
+        echo_resume(sessions)
+
+    command.__name__ = command.__qualname__ = name
+    command.__doc__ = doc
+    return command
+
+
+undo = _undo_or_redo(
+    "undo",
     """Roll back what the latest change did, as a new snapshot.
 
     Again to go one change further back; `snapline redo` puts it back. Refuses to
     overwrite files changed outside snapline unless --force. On a terminal it shows
     what will change and asks first (--yes: do not).
-    """
-    _step(ctx, "undo", dry_run, force, message, yes, whole_diff, as_json)
-
-
-def redo(
-    ctx: typer.Context,
-    dry_run: DryRunOption = False,
-    force: ForceOption = False,
-    message: MessageOption = "",
-    yes: YesOption = False,
-    whole_diff: DiffOption = False,
-    as_json: JsonOption = False,
-) -> None:
+    """,
+)
+redo = _undo_or_redo(
+    "redo",
     """Roll back the last undo, as a new snapshot.
 
     Several levels, like an editor; a new change after an undo clears what can be
     redone. On a terminal it shows what will change and asks first (--yes: do not).
-    """
-    _step(ctx, "redo", dry_run, force, message, yes, whole_diff, as_json)
-
-
-def _step(
-    ctx: typer.Context,
-    name: str,
-    dry_run: bool,
-    force: bool,
-    message: str,
-    yes: bool,
-    whole_diff: bool,
-    as_json: bool,
-) -> None:
-    # `undo` and `redo`: the same preview, question and rendering around either method.
-    ctx.meta[FORCE_OFFERED] = True  # its refusals may advise --force
-    with workspace(ctx) as ws:
-        step = ws.undo if name == "undo" else ws.redo
-        if asking(yes=yes, dry_run=dry_run, as_json=as_json):
-            preview = step(dry_run=True, force=force, description=message)
-            if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
-                return
-        result = step(dry_run=dry_run, force=force, description=message)
-        # An undo can take back another conversation's work; a redo gives it back.
-        undone = name == "undo" and not (dry_run or as_json)
-        sessions = taken_back(ws, result) if undone else []
-    render_result(result, as_json=as_json, force=force)
-    echo_resume(sessions)
+    """,
+)

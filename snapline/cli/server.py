@@ -6,17 +6,12 @@ from typing import Annotated, Any
 
 import typer
 
-from snapline.cli.context import JsonOption
+from snapline.cli.context import JsonOption, command_group
 from snapline.cli.output import echo, echo_json
 
 __all__ = ["server_group"]
 
-server_group = typer.Typer(
-    name="server",
-    help="Start, stop or ask the warm command server (commands answered without start-up).",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
+server_group = command_group("server")
 
 
 @server_group.command("start")

@@ -32,7 +32,7 @@ from snapline.hosts.claude_code import (
     open_workspace,
     session_of,
 )
-from snapline.state_dir import state_dir
+from snapline.state_dir import read_state_file, state_dir
 
 if TYPE_CHECKING:
     from snapline.workspace import Workspace
@@ -142,7 +142,7 @@ def _command_metadata(command: str, tool_input: object) -> dict[str, Any]:
 def _remember(store: Path, tool_use: str, drifted: dict[str, str | None]) -> None:
     from snapline import atomic
 
-    pending = _load(store)
+    pending = read_state_file(store / PENDING_FILE)
     pending.pop(tool_use, None)
     pending[tool_use] = drifted
     # Bounded: an allowed call whose PostToolUse never came (interrupted) is dropped in time.
@@ -151,7 +151,7 @@ def _remember(store: Path, tool_use: str, drifted: dict[str, str | None]) -> Non
 
 
 def _take(store: Path, tool_use: str) -> dict[str, str | None]:
-    pending = _load(store)
+    pending = read_state_file(store / PENDING_FILE)
     taken = pending.pop(tool_use, None)
     if taken is None:
         return {}
@@ -165,11 +165,3 @@ def _take(store: Path, tool_use: str) -> dict[str, str | None]:
         for path, digest in taken.items()
         if digest is None or isinstance(digest, str)
     }
-
-
-def _load(store: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((store / PENDING_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.hosts.claude_code import HookOutcome, cwd_of, open_workspace, session_of
-from snapline.state_dir import state_dir
+from snapline.state_dir import read_state_file, state_dir
 
 if TYPE_CHECKING:
     from snapline.workspace import Workspace
@@ -82,7 +82,7 @@ def stamp(root: Path, session: str | None) -> dict[str, Any] | None:
     """The current prompt of ``session`` for a snapshot's ``metadata["prompt"]``, if any."""
     if session is None:
         return None
-    current = _load(state_dir(root) / PROMPTS_FILE).get(session)
+    current = read_state_file(state_dir(root) / PROMPTS_FILE).get(session)
     return current if isinstance(current, dict) else None
 
 
@@ -90,7 +90,7 @@ def _number(ws: Workspace, session: str, text: str, *, digest_only: bool) -> Non
     from snapline import atomic
 
     path = state_dir(ws.root) / PROMPTS_FILE
-    prompts = _load(path)
+    prompts = read_state_file(path)
     previous = prompts.pop(session, None)
     last = previous.get("n") if isinstance(previous, dict) else None
     if not isinstance(last, int):
@@ -130,7 +130,7 @@ def _milestone(ws: Workspace, event: Mapping[str, Any], text: str) -> int | None
     remembered = state_dir(ws.root) / PROMPT_FILE
     # The work since the last milestone answered the previous prompt: close it
     # under that prompt's title, then remember this one for the next turn.
-    previous = _load(remembered).get("title")
+    previous = read_state_file(remembered).get("title")
     number = None
     with contextlib.suppress(EmptyMilestoneError):
         title_then = previous if isinstance(previous, str) and previous else "Claude Code prompt"
@@ -138,14 +138,6 @@ def _milestone(ws: Workspace, event: Mapping[str, Any], text: str) -> int | None
     data = json.dumps({"title": title or "Claude Code prompt", "session": session_of(event)})
     atomic.write_file(remembered, data.encode("utf-8") + b"\n", 0o100644)
     return number
-
-
-def _load(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _shorten(text: str, limit: int) -> str:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from snapline import atomic
 from snapline.errors import SnaplineError
-from snapline.state_dir import state_dir
+from snapline.state_dir import read_state_file, state_dir
 
 if TYPE_CHECKING:
     from snapline.workspace import Workspace
@@ -199,7 +199,7 @@ def integrate_claude_code(
             if not uninstall and not had_ours:
                 _keep_before(before, path, original, text)
             snapshots = _write(ws, path, new, "uninstalled" if uninstall else "installed")
-            if new is None and not _kept(before).get("directory_existed", True):
+            if new is None and not read_state_file(before).get("directory_existed", True):
                 with contextlib.suppress(OSError):
                     path.parent.rmdir()  # only when empty: the install made it
         if uninstall:
@@ -258,7 +258,7 @@ def _as_before(before: Path, settings: dict[str, Any], text: bytes) -> bytes | N
     Returns:
         Those bytes, ``None`` when the file did not exist then, else ``text``.
     """
-    kept = _kept(before)
+    kept = read_state_file(before)
     try:
         existed = bool(kept["existed"])
         content = base64.b64decode(kept["content"], validate=True)
@@ -273,14 +273,6 @@ def _as_before(before: Path, settings: dict[str, Any], text: bytes) -> bytes | N
     if not existed and not settings:
         return None
     return text
-
-
-def _kept(before: Path) -> dict[str, Any]:
-    try:
-        kept = json.loads(before.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return kept if isinstance(kept, dict) else {}
 
 
 def _write(ws: Workspace, path: Path, data: bytes | None, what: str) -> tuple[int, ...]:

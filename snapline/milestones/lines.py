@@ -20,13 +20,12 @@ their titles. See docs/format.md, "Milestones across lines".
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from snapline.snapshots.kinds import JOINED_MILESTONES
 from snapline.store import MilestoneRow, SideRow, StoreReader
+from snapline.store.joined import joined_by_merges
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import SideSnapshot
@@ -91,7 +90,9 @@ def other_milestones(store: StoreReader) -> list[OtherMilestone]:
         while current is not None and current.id not in heads:
             heads[current.id] = head.id
             current = side.get(current.parent_id or "")
-    joined = _joined_by_marker(store)
+    # Merge snapshots name the milestone files they joined; this runs only when
+    # milestone files are off the main line.
+    joined = joined_by_merges(store.snapshots)
     found = []
     for entry in entries:
         row = entry.milestone
@@ -173,22 +174,3 @@ def pending_message(pending: list[OtherMilestone], store: StoreReader) -> str:
             f"{other.name}) was closed on another branch{beside}"
         )
     return "; ".join(parts) + "; run `snapline merge` to join and number it"
-
-
-def _joined_by_marker(store: StoreReader) -> dict[str, int]:
-    # Merge snapshots name the milestone files they joined in their metadata; few
-    # snapshots are merges, and this runs only when milestone files are off the main
-    # line.
-    joined: dict[str, int] = {}
-    for row in store.snapshots.select():
-        if JOINED_MILESTONES not in row.metadata:
-            continue
-        try:
-            names = json.loads(row.metadata).get(JOINED_MILESTONES, [])
-        except (ValueError, AttributeError):
-            continue
-        if isinstance(names, list):
-            for name in names:
-                if isinstance(name, str):
-                    joined.setdefault(name, row.number)
-    return joined

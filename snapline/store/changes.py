@@ -7,8 +7,9 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import Any
 
-from snapline.store.connection import Connection, decode_path, encode_path
+from snapline.store.connection import decode_path, encode_path
 from snapline.store.rows import ChangeRow
+from snapline.store.table import Table
 
 __all__ = ["ChangeTable"]
 
@@ -32,16 +33,8 @@ def _row(values: Sequence[Any]) -> ChangeRow:
     return ChangeRow(*row)
 
 
-class ChangeTable:
+class ChangeTable(Table):
     """File changes: read by snapshot, range or path, inserted with their snapshot."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the store's connection.
-
-        Args:
-            connection: The connection every table of the store shares.
-        """
-        self._c = connection
 
     def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
         """The file changes of one snapshot, ordered by path.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from snapline.store.connection import Connection
+from snapline.store.table import Table
 
 __all__ = ["BlobTable"]
 
@@ -12,16 +12,8 @@ _BATCH = 500
 """Hashes per ``IN (...)`` query: well under SQLite's bound on parameters."""
 
 
-class BlobTable:
+class BlobTable(Table):
     """Content-addressed blobs: each content is kept once, however often it recurs."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the store's connection.
-
-        Args:
-            connection: The connection every table of the store shares.
-        """
-        self._c = connection
 
     def put(self, hash_: str, size: int, packed: bytes) -> bool:
         """Store packed content under its hash unless present; call inside ``write()``.

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from snapline.store.connection import Connection
 from snapline.store.rows import JournalRow
+from snapline.store.table import Table
 
 __all__ = ["JournalTable"]
 
 
-class JournalTable:
+class JournalTable(Table):
     """Journal entries: added before work on the workspace, deleted once it is done."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the store's connection.
-
-        Args:
-            connection: The connection every table of the store shares.
-        """
-        self._c = connection
 
     def entries(self) -> list[JournalRow]:
         """Every entry, oldest first."""

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from snapline.store.connection import Connection
+from dataclasses import astuple
+
 from snapline.store.rows import MilestoneRow
+from snapline.store.table import Table
 
 __all__ = ["MilestoneTable"]
 
 
-class MilestoneTable:
+class MilestoneTable(Table):
     """Milestones: read by number or by the snapshot they contain, inserted one by one."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the store's connection.
-
-        Args:
-            connection: The connection every table of the store shares.
-        """
-        self._c = connection
 
     def all(self) -> list[MilestoneRow]:
         """Every milestone, in number order."""
@@ -61,17 +55,5 @@ class MilestoneTable:
             RuntimeError: Outside a transaction.
         """
         self._c.require_transaction()
-        self._c.db.execute(
-            "INSERT INTO milestones VALUES (?,?,?,?,?,?,?,?,?)",
-            (
-                row.number,
-                row.title,
-                row.description,
-                row.tags,
-                row.time,
-                row.first,
-                row.last,
-                row.version,
-                row.chain_hash,
-            ),
-        )
+        # The row's fields are the table's columns, in order (as reading it back assumes).
+        self._c.db.execute("INSERT INTO milestones VALUES (?,?,?,?,?,?,?,?,?)", astuple(row))

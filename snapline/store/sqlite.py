@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.store.changes import ChangeTable
-from snapline.store.connection import DEFAULT_BUSY_TIMEOUT, Connection, encode_path
+from snapline.store.connection import DEFAULT_BUSY_TIMEOUT, Connection
 from snapline.store.content import BlobTable
 from snapline.store.errors import StoreCorruptError
+from snapline.store.forgotten import ForgottenTable
 from snapline.store.journal import JournalTable
 from snapline.store.ledgerless import Ledgerless
 from snapline.store.milestones import MilestoneTable
@@ -62,6 +63,7 @@ class SqliteStore(Ledgerless):
         self.stat_cache = StatCacheTable(connection)
         self.milestones = MilestoneTable(connection)
         self.journal = JournalTable(connection)
+        self._forgotten = ForgottenTable(connection)
 
     @classmethod
     def create(
@@ -173,18 +175,11 @@ class SqliteStore(Ledgerless):
 
     def forgotten_hashes(self) -> set[str]:
         """The hashes recorded in the ``forgotten`` table."""
-        return {str(row[0]) for row in self._connection.query("SELECT hash FROM forgotten")}
+        return self._forgotten.hashes()
 
     def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
         """The version ``hash_`` of ``path`` in the ``forgotten`` table, or ``None``."""
-        rows = self._connection.query(
-            "SELECT snapshot, time, reason FROM forgotten WHERE path = ? AND hash = ?",
-            (encode_path(path), hash_),
-        )
-        if not rows:
-            return None
-        snapshot, time, reason = rows[0]
-        return ForgottenRow(path, hash_, int(snapshot), str(time), str(reason))
+        return self._forgotten.get(path, hash_)
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own ``quick_check``: an empty list when the file is sound."""

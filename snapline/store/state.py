@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from snapline.store.connection import Connection, decode_path, encode_path
+from snapline.store.connection import decode_path, encode_path
 from snapline.store.rows import Fingerprint, StateRow, StatRow
+from snapline.store.table import Table
 
 __all__ = ["KnownStateTable", "StatCacheTable"]
 
@@ -28,16 +29,8 @@ _STAMPS = (
 )
 
 
-class KnownStateTable:
+class KnownStateTable(Table):
     """The known state: for every tracked path, its content after the latest snapshot."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the store's connection.
-
-        Args:
-            connection: The connection every table of the store shares.
-        """
-        self._c = connection
 
     def get(self, paths: Iterable[str] | None = None) -> dict[str, StateRow]:
         """The known state of the given paths (all tracked paths when ``None``).
@@ -104,16 +97,8 @@ class KnownStateTable:
         )
 
 
-class StatCacheTable:
+class StatCacheTable(Table):
     """The stat cache: what ``lstat`` said of a file when it was last hashed."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the store's connection.
-
-        Args:
-            connection: The connection every table of the store shares.
-        """
-        self._c = connection
 
     def fingerprints(
         self, racy_window_ns: int, paths: Iterable[str] | None = None

@@ -182,10 +182,12 @@ class Restoring(WorkspaceBase):
             RollbackConflictError: If the files were changed outside snapline (and
                 ``force`` is false); nothing is written.
         """
-        from snapline.snapshots.restore.undo import undo
+        from snapline.snapshots.restore.undo import undo_or_redo
 
         info = info_of(who, "undo")
-        return undo(self._recorder, self._reconstructor, dry_run=dry_run, force=force, info=info)
+        return undo_or_redo(
+            self._recorder, self._reconstructor, "undo", dry_run=dry_run, force=force, info=info
+        )
 
     def redo(
         self,
@@ -204,7 +206,9 @@ class Restoring(WorkspaceBase):
                 change came after it).
             RollbackConflictError: As :meth:`undo` does.
         """
-        from snapline.snapshots.restore.undo import redo
+        from snapline.snapshots.restore.undo import undo_or_redo
 
         info = info_of(who, "redo")
-        return redo(self._recorder, self._reconstructor, dry_run=dry_run, force=force, info=info)
+        return undo_or_redo(
+            self._recorder, self._reconstructor, "redo", dry_run=dry_run, force=force, info=info
+        )

@@ -15,13 +15,13 @@ before anyone writes it.
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import Enum, auto
 
+from snapline.diffing import increasing_run
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 
@@ -198,25 +198,7 @@ def _anchors(a: Sequence[bytes], b: Sequence[bytes]) -> list[tuple[int, int]]:
     count_b = Counter(b)
     where_b = {line: j for j, line in enumerate(b) if count_b[line] == 1}
     pairs = [(i, where_b[x]) for i, x in enumerate(a) if count_a[x] == 1 and x in where_b]
-    # The longest subsequence increasing on both sides (patience sorting, O(n log n)).
-    tails: list[int] = []
-    ends: list[int] = []
-    previous: list[int] = []
-    for index, (_i, j) in enumerate(pairs):
-        k = bisect.bisect_left(tails, j)
-        if k == len(tails):
-            tails.append(j)
-            ends.append(index)
-        else:
-            tails[k] = j
-            ends[k] = index
-        previous.append(ends[k - 1] if k else -1)
-    run = []
-    index = ends[-1] if ends else -1
-    while index != -1:
-        run.append(pairs[index])
-        index = previous[index]
-    return run[::-1]
+    return increasing_run(pairs)
 
 
 def _gap_blocks(a: Sequence[bytes], b: Sequence[bytes]) -> list[tuple[int, int, int]]:

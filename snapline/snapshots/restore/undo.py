@@ -21,7 +21,7 @@ crash. The rules, walking back from the latest snapshot:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from snapline.errors import SnaplineError
 from snapline.snapshots.info import SnapshotInfo
@@ -36,9 +36,8 @@ __all__ = [
     "UNDO_KEY",
     "NothingToRedoError",
     "NothingToUndoError",
-    "redo",
     "redo_target",
-    "undo",
+    "undo_or_redo",
     "undo_target",
 ]
 
@@ -49,14 +48,28 @@ REDO_KEY = "redo_of"
 """The metadata key of a redo snapshot: the number of the undo snapshot it redid."""
 
 
-class NothingToUndoError(SnaplineError):
-    """Every change down to the baseline is already undone.
+class _NothingWaitingError(SnaplineError):
+    """Nothing waits to be undone or redone after the latest snapshot.
 
     Attributes:
         latest: The latest snapshot.
     """
 
     exit_code = 1
+
+    def __init__(self, latest: int, message: str) -> None:
+        """Keep the latest snapshot beside the message.
+
+        Args:
+            latest: The latest snapshot.
+            message: What is missing and what to do.
+        """
+        self.latest = latest
+        super().__init__(message)
+
+
+class NothingToUndoError(_NothingWaitingError):
+    """Every change down to the baseline is already undone."""
 
     def __init__(self, latest: int) -> None:
         """Describe an undo with nothing left to undo.
@@ -64,21 +77,15 @@ class NothingToUndoError(SnaplineError):
         Args:
             latest: The latest snapshot.
         """
-        self.latest = latest
         super().__init__(
+            latest,
             f"nothing to undo: snapshot {latest} stands for the baseline; "
-            "see `snapline log` for the history"
+            "see `snapline log` for the history",
         )
 
 
-class NothingToRedoError(SnaplineError):
-    """No undo is waiting to be redone: none yet, or a new change came after it.
-
-    Attributes:
-        latest: The latest snapshot.
-    """
-
-    exit_code = 1
+class NothingToRedoError(_NothingWaitingError):
+    """No undo is waiting to be redone: none yet, or a new change came after it."""
 
     def __init__(self, latest: int) -> None:
         """Describe a redo with nothing to redo.
@@ -86,10 +93,10 @@ class NothingToRedoError(SnaplineError):
         Args:
             latest: The latest snapshot.
         """
-        self.latest = latest
         super().__init__(
+            latest,
             f"nothing to redo: no undo is waiting after snapshot {latest} "
-            "(a new change clears what was undone)"
+            "(a new change clears what was undone)",
         )
 
 
@@ -128,68 +135,33 @@ def redo_target(store: StoreReader, latest: int) -> tuple[int, int] | None:
     return None
 
 
-def undo(
+def undo_or_redo(
     recorder: Recorder,
     reconstructor: Reconstructor,
+    which: Literal["undo", "redo"],
     *,
     dry_run: bool,
     force: bool,
     info: SnapshotInfo,
 ) -> RollbackResult:
-    """Roll back what the latest change did, as a new snapshot (``undo_of`` in its metadata).
+    """Undo the latest change, or redo the last undo, as a new snapshot.
 
     Args:
         recorder: The workspace's recorder (lock, detection, apply).
         reconstructor: Rebuilds the versions to restore.
+        which: ``"undo"``: roll back what the latest change N did (``undo_of: N`` in the
+            new snapshot's metadata, the state restored is N - 1); ``"redo"``: roll back
+            the last undo U of N (``redo_of: U``, the state restored is N).
         dry_run: Only plan: report what would change and every conflict.
-        force: Record outside changes first, then undo over them (as rollback).
-        info: Tool, description, session and metadata of the undo's snapshot; an
-            empty description becomes ``undo snapshot N``.
+        force: Record outside changes first, then roll back over them (as rollback).
+        info: Tool, description, session and metadata of the new snapshot; an empty
+            description becomes ``undo snapshot N`` (``redo snapshot N``).
 
     Returns:
-        The rollback's result: its ``target`` is the state restored (``N - 1``).
+        The rollback's result: its ``target`` is the state restored.
 
     Raises:
         NothingToUndoError: If everything down to the baseline is undone.
-        RollbackConflictError: If the files were changed outside snapline (and not
-            ``force``); nothing is written.
-    """
-    with recorder.writing():
-        store = recorder.store
-        with store.read():
-            latest = recorder.latest
-            target = undo_target(store, latest)
-            if target == 0:
-                raise NothingToUndoError(latest)
-            paths = _paths(store, target)
-        info = _described(info, f"undo snapshot {target}").with_metadata(**{UNDO_KEY: target})
-        return rollback(
-            recorder, reconstructor, target - 1, paths, dry_run=dry_run, force=force, info=info
-        )
-
-
-def redo(
-    recorder: Recorder,
-    reconstructor: Reconstructor,
-    *,
-    dry_run: bool,
-    force: bool,
-    info: SnapshotInfo,
-) -> RollbackResult:
-    """Roll back the last undo, as a new snapshot (``redo_of`` in its metadata).
-
-    Args:
-        recorder: The workspace's recorder (lock, detection, apply).
-        reconstructor: Rebuilds the versions to restore.
-        dry_run: Only plan: report what would change and every conflict.
-        force: Record outside changes first, then redo over them (as rollback).
-        info: Tool, description, session and metadata of the redo's snapshot; an
-            empty description becomes ``redo snapshot N``.
-
-    Returns:
-        The rollback's result: its ``target`` is the state restored (``N``).
-
-    Raises:
         NothingToRedoError: If no undo waits to be redone.
         RollbackConflictError: If the files were changed outside snapline (and not
             ``force``); nothing is written.
@@ -197,16 +169,30 @@ def redo(
     with recorder.writing():
         store = recorder.store
         with store.read():
-            latest = recorder.latest
-            found = redo_target(store, latest)
-            if found is None:
-                raise NothingToRedoError(latest)
-            undo_number, target = found
-            paths = _paths(store, target)
-        info = _described(info, f"redo snapshot {target}").with_metadata(**{REDO_KEY: undo_number})
-        return rollback(
-            recorder, reconstructor, target, paths, dry_run=dry_run, force=force, info=info
-        )
+            number, to, marks = _STEPS[which](store, recorder.latest)
+            paths = _paths(store, number)
+        info = _described(info, f"{which} snapshot {number}").with_metadata(**marks)
+        return rollback(recorder, reconstructor, to, paths, dry_run=dry_run, force=force, info=info)
+
+
+def _undo_step(store: StoreReader, latest: int) -> tuple[int, int, dict[str, int]]:
+    target = undo_target(store, latest)
+    if target == 0:
+        raise NothingToUndoError(latest)
+    return target, target - 1, {UNDO_KEY: target}
+
+
+def _redo_step(store: StoreReader, latest: int) -> tuple[int, int, dict[str, int]]:
+    found = redo_target(store, latest)
+    if found is None:
+        raise NothingToRedoError(latest)
+    undo_number, target = found
+    return target, target, {REDO_KEY: undo_number}
+
+
+# Given the store and the latest number: the snapshot whose files go back, the state they
+# go back to, and the metadata that marks the new snapshot; or the refusal.
+_STEPS = {"undo": _undo_step, "redo": _redo_step}
 
 
 def _stands_for(store: StoreReader, number: int) -> int:

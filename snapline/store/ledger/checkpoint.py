@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 
 from snapline import atomic
-from snapline.store.connection import Connection
 from snapline.store.ledger.files import KINDS, OBJECTS, Ledger
 from snapline.store.rows import Checkpoint, FileStamp
+from snapline.store.table import Table
 
 __all__ = ["CheckpointTable", "stamp_ledger"]
 
@@ -74,16 +74,12 @@ def _stamp_directory(
             )
 
 
-class CheckpointTable:
+class CheckpointTable(Table):
     """The checkpoint in the index: a head in ``meta`` and the stamps in ``verified``.
 
     An index written before checkpoints existed has no ``verified`` table: it reads as
     no checkpoint, and the table is made when the first one is kept.
     """
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the index's connection."""
-        self._c = connection
 
     def get(self) -> Checkpoint | None:
         """The checkpoint, or ``None`` when there is none (or it cannot be read)."""

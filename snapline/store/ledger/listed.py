@@ -35,8 +35,8 @@ from __future__ import annotations
 import json
 import os
 
-from snapline.store.connection import Connection
 from snapline.store.ledger.files import KINDS, Ledger
+from snapline.store.table import Table
 
 __all__ = [
     "FolderStamps",
@@ -103,12 +103,8 @@ def safely_old(stamps: FolderStamps, now: int | None) -> bool:
     return now is not None and all(s is None or s[_CTIME] < now for s in stamps)
 
 
-class ListedTable:
+class ListedTable(Table):
     """The kept stamp, in the index's ``meta`` as ``ledger_listed`` (a JSON list)."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the index's connection."""
-        self._c = connection
 
     def get(self) -> FolderStamps | None:
         """The kept stamp, or ``None`` (none kept, or not one of ours: list again)."""

@@ -5,9 +5,8 @@ See docs/format.md, "Milestones across lines".
 
 from __future__ import annotations
 
-import json
-
 from snapline.store.errors import StoreCorruptError
+from snapline.store.joined import joined_by_merges
 from snapline.store.ledger.files import MILESTONES, Ledger, read_as_store
 from snapline.store.ledger.format import (
     MilestoneRecord,
@@ -27,9 +26,6 @@ __all__ = [
 
 MAX_MILESTONE_BYTES = 1 << 30
 """No milestone file is larger (sync.MAX_RECORD_BYTES)."""
-
-# snapline.snapshots.kinds.JOINED_MILESTONES; the store layer may not import it.
-_JOINED_MILESTONES = "joined_milestones"
 
 
 def import_milestones(
@@ -81,17 +77,7 @@ def import_milestones(
 
 def joined_milestones(store: LedgerStore) -> set[str]:
     """The milestone files the main line's merge snapshots name as joined."""
-    joined: set[str] = set()
-    for row in store.index.snapshots.select():
-        if _JOINED_MILESTONES not in row.metadata:
-            continue
-        try:
-            names = json.loads(row.metadata).get(_JOINED_MILESTONES, [])
-        except (ValueError, AttributeError):
-            continue
-        if isinstance(names, list):
-            joined.update(name for name in names if isinstance(name, str))
-    return joined
+    return set(joined_by_merges(store.index.snapshots))
 
 
 def other_milestone_entries(store: LedgerStore) -> list[LedgerEntry]:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from snapline.atomic import sync_directory
 from snapline.store.dbfile import remove_stale_logs
-from snapline.store.errors import StoreBusyError, StoreCorruptError, StoreVersionError
+from snapline.store.errors import StoreCorruptError, StoreVersionError
+from snapline.store.holding import holding
 from snapline.store.ledger.files import (
     ATTRIBUTES_NAME,
     CONFIG_NAME,
@@ -26,7 +25,6 @@ from snapline.store.ledger.files import (
 from snapline.store.ledger.files import (
     SNAPSHOTS as SNAPSHOTS_KIND,
 )
-from snapline.store.lockfile import FileLock, LockTimeout
 from snapline.store.sqlite import SqliteStore
 
 __all__ = [
@@ -85,7 +83,7 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
             if foreign is None:
                 return index
             index.close()
-            with _holding(store_dir / lock_name, location, timeout):
+            with holding(store_dir / lock_name, location, timeout):
                 _set_aside(store_dir, location, _FOREIGN, foreign)
             return open_index(store_dir, ledger, timeout, lock_name)
     elif os.path.lexists(location):
@@ -94,7 +92,7 @@ def open_index(store_dir: Path, ledger: Ledger, timeout: float, lock_name: str) 
         # No index, and this user cannot make one (a read-only store, a fresh clone on
         # a read-only mount): one in memory, filled from the ledger, never saved.
         return _in_memory(store_dir, ledger, timeout)
-    with _holding(store_dir / lock_name, location, timeout):
+    with holding(store_dir / lock_name, location, timeout):
         if problem is not None and os.path.lexists(location):
             _set_aside(store_dir, location, _DAMAGED, problem)
         # Checked again under the lock: another process may have created the index
@@ -229,19 +227,6 @@ def _make_token(store_dir: Path) -> str:
     finally:
         staging.unlink()
     return _read_token(store_dir) or ""
-
-
-@contextlib.contextmanager
-def _holding(lock_path: Path, location: Path, timeout: float) -> Iterator[None]:
-    lock = FileLock(str(lock_path), timeout=timeout)
-    try:
-        lock.acquire()
-    except LockTimeout:
-        raise StoreBusyError(location, timeout) from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def ledger_config(ledger: Ledger) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from snapline.content import unpack
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreAccessError, StoreCorruptError, access_problem
+from snapline.store.forgotten import ForgottenTable
 from snapline.store.indexed import IndexedStore
 from snapline.store.ledger.baseline import baseline_content
 from snapline.store.ledger.checkpoint import CheckpointTable, stamp_ledger
@@ -41,7 +42,6 @@ from snapline.store.ledger.listed import FolderStamps, ListedTable, folder_stamp
 from snapline.store.ledger.side_lines import line_ids, read_side_line
 from snapline.store.ledger.tables import (
     ForgetCleanup,
-    ForgottenTable,
     LedgerNameTable,
     OrphanTable,
     SideSnapshotTable,

@@ -1,18 +1,18 @@
-"""The index's own tables beside the history it mirrors: ledger names, other lines, forgotten."""
+"""The index's own tables beside the history it mirrors: ledger names, other lines, orphans."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 
-from snapline.store.connection import Connection, encode_path
+from snapline.store.connection import Connection
 from snapline.store.ledger.checkpoint import CheckpointTable
 from snapline.store.ledger.listed import ListedTable
-from snapline.store.rows import ForgottenRow, SideRow
+from snapline.store.rows import SideRow
+from snapline.store.table import Table
 
 __all__ = [
     "ForgetCleanup",
-    "ForgottenTable",
     "LedgerNameTable",
     "OrphanTable",
     "SideSnapshotTable",
@@ -23,12 +23,8 @@ _ORPHANS_KEY = "orphans"
 _CLEANUP_KEY = "forget_cleanup"
 
 
-class LedgerNameTable:
+class LedgerNameTable(Table):
     """The names of the ledger files the index holds, to notice files it does not."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the index's connection."""
-        self._c = connection
 
     def all(self) -> set[str]:
         """Every name."""
@@ -47,12 +43,8 @@ class LedgerNameTable:
         ListedTable(self._c).clear()
 
 
-class SideSnapshotTable:
+class SideSnapshotTable(Table):
     """Snapshots of other lines, by id."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the index's connection."""
-        self._c = connection
 
     def all(self) -> list[SideRow]:
         """Every side snapshot, by number then id."""
@@ -79,49 +71,13 @@ class SideSnapshotTable:
         )
 
 
-class ForgottenTable:
-    """Versions whose content was forgotten: rebuilding them says so."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the index's connection."""
-        self._c = connection
-
-    def get(self, path: str, hash_: str) -> ForgottenRow | None:
-        """The version ``hash_`` of ``path`` if it was forgotten, else ``None``."""
-        rows = self._c.query(
-            "SELECT snapshot, time, reason FROM forgotten WHERE path = ? AND hash = ?",
-            (encode_path(path), hash_),
-        )
-        if not rows:
-            return None
-        snapshot, time, reason = rows[0]
-        return ForgottenRow(path, hash_, int(snapshot), str(time), str(reason))
-
-    def hashes(self) -> set[str]:
-        """The hash of every forgotten version."""
-        return {str(row[0]) for row in self._c.query("SELECT hash FROM forgotten")}
-
-    def add(self, versions: Iterable[ForgottenRow]) -> None:
-        """Record versions as forgotten; call inside ``write()``. The first record stays."""
-        self._c.require_transaction()
-        self._c.db.executemany(
-            "INSERT OR IGNORE INTO forgotten(path, hash, snapshot, time, reason) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [(encode_path(r.path), r.hash, r.snapshot, r.time, r.reason) for r in versions],
-        )
-
-
-class OrphanTable:
+class OrphanTable(Table):
     """Snapshot files whose parent is not in this checkout (left by a branch switch).
 
     Kept in ``meta`` as a JSON list of ``[number, id]``: a rebuild sets it, and the
     index holds their names in ``ledger_files`` so that they do not make every command
     rebuild again.
     """
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the index's connection."""
-        self._c = connection
 
     def all(self) -> list[tuple[int, str]]:
         """``(number, id)`` of every orphaned snapshot file, by number then id."""
@@ -145,17 +101,13 @@ class OrphanTable:
             )
 
 
-class ForgetCleanup:
+class ForgetCleanup(Table):
     """Whether a rebuild took in a forget whose index pages are still to be cleaned.
 
     Set in the rebuild's transaction, cleared once the index is vacuumed and its log
     truncated (``forgetting.secure_index``): a process killed in between leaves the
     flag for the next command (``meta``: ``forget_cleanup``).
     """
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the index's connection."""
-        self._c = connection
 
     def pending(self) -> bool:
         """Whether the cleanup is still to run."""

@@ -17,8 +17,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from snapline.crashpoints import crash_point
+from snapline.store.forgotten import ForgottenTable
 from snapline.store.ledger.forget_format import ForgetRecord
-from snapline.store.ledger.tables import ForgetCleanup, ForgottenTable, clear_history
+from snapline.store.ledger.tables import ForgetCleanup, clear_history
 from snapline.store.refs.forgetting import (
     Forget,
     apply_forgets,

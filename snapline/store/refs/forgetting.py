@@ -26,13 +26,18 @@ import re
 from dataclasses import dataclass
 
 from snapline.content import tombstone
+from snapline.store.ledger.fields import is_id
 from snapline.store.ledger.forget_format import ForgetRecord, parse_forget, render_forget
 from snapline.store.ledger.forgetting import forgotten_in
 from snapline.store.ledger.format import render_snapshot
-from snapline.store.ledger.lines import LedgerFormatError
-from snapline.store.refs.git import GitRepository, MissingObjectError
+from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import FORGETS, RECORD, STATE, commit_time, line_ref
-from snapline.store.refs.reading import DamagedLineError, LineSnapshot, list_lines, read_snapshot
+from snapline.store.refs.reading import (
+    LineSnapshot,
+    list_lines,
+    read_record_commit,
+    read_snapshot,
+)
 from snapline.store.refs.values import TREE_MODE, Entry
 
 __all__ = [
@@ -46,7 +51,6 @@ __all__ = [
     "record_forget",
 ]
 
-_ID = re.compile(r"[0-9a-f]{32}")
 _TRAILER = re.compile(r"Rewrote: (refs/snapline/\S+) ([0-9a-f]{40}) ([0-9a-f]{40})")
 
 
@@ -90,19 +94,9 @@ def read_forgets(repo: GitRepository) -> list[Forget]:
     """
     found = []
     for ref, commit in sorted(repo.refs(FORGETS).items()):
-        if not _ID.fullmatch(ref.removeprefix(FORGETS)):
+        if not is_id(ref.removeprefix(FORGETS)):
             continue  # not a forget snapline wrote
-        try:
-            read = repo.read_commit(commit)
-            names = repo.names(read.tree)
-            entry = names.get(RECORD)
-            if set(names) != {RECORD} or entry is None or entry.mode != 0o100644:
-                raise DamagedLineError(ref, commit, f"its tree holds {sorted(names)[:4]}")
-            record = parse_forget(repo.read_blob(entry.id))
-        except MissingObjectError as error:
-            raise DamagedLineError(ref, commit, str(error)) from None
-        except LedgerFormatError as error:
-            raise DamagedLineError(ref, commit, f"its {RECORD}: {error}") from None
+        read, record = read_record_commit(repo, ref, commit, parse_forget)
         rewrites = tuple(Rewrite(*m.groups()) for m in _TRAILER.finditer(read.message))
         found.append(Forget(ref, commit, record, rewrites))
     return found

@@ -10,19 +10,15 @@ table, as the ledger store keeps its own keys.
 
 from __future__ import annotations
 
-from snapline.store.connection import Connection
+from snapline.store.table import Table
 
 __all__ = ["MarkTable"]
 
 _PREFIX = "refs-mark "
 
 
-class MarkTable:
+class MarkTable(Table):
     """The marks of the refs this index mirrors, by ref name."""
-
-    def __init__(self, connection: Connection) -> None:
-        """Bind the table to the index's connection."""
-        self._c = connection
 
     def get(self, ref: str) -> str | None:
         """The commit ``ref`` was at when the index last held it, or ``None``."""

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, check_recorded, inside_git_dir
@@ -38,7 +39,7 @@ from snapline.store.refs.layout import (
     line_ref,
     milestones_ref,
 )
-from snapline.store.refs.values import TREE_MODE, TreeChange
+from snapline.store.refs.values import TREE_MODE, Commit, TreeChange
 
 __all__ = [
     "DamagedLineError",
@@ -47,9 +48,13 @@ __all__ = [
     "list_lines",
     "read_line",
     "read_milestones",
+    "read_record_commit",
     "read_snapshot",
     "read_version",
 ]
+
+
+_Record = TypeVar("_Record")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +112,33 @@ def _unreadable_as_damage(ref: str, commit: str) -> Iterator[None]:
         raise DamagedLineError(ref, commit, str(error)) from None
     except LedgerFormatError as error:
         raise DamagedLineError(ref, commit, f"its {RECORD}: {error}") from None
+
+
+def read_record_commit(
+    repo: GitRepository, ref: str, commit: str, parse: Callable[[bytes], _Record]
+) -> tuple[Commit, _Record]:
+    """A commit whose tree is exactly ``record`` (a milestone's, a forget's), and its record.
+
+    Args:
+        repo: The repository.
+        ref: The ref the commit was reached from, for the error.
+        commit: The commit id.
+        parse: Reads the record's bytes (raising ``LedgerFormatError``).
+
+    Returns:
+        The commit and its record, parsed.
+
+    Raises:
+        DamagedLineError: If the tree holds anything else, an object is missing, or the
+            record does not parse.
+    """
+    with _unreadable_as_damage(ref, commit):
+        read = repo.read_commit(commit)
+        names = repo.names(read.tree)
+        entry = names.get(RECORD)
+        if set(names) != {RECORD} or entry is None or entry.mode != 0o100644:
+            raise DamagedLineError(ref, commit, f"its tree holds {sorted(names)[:4]}")
+        return read, parse(repo.read_blob(entry.id))
 
 
 def read_snapshot(repo: GitRepository, commit: str, *, ref: str = "") -> LineSnapshot:
@@ -188,13 +220,7 @@ def read_milestones(repo: GitRepository, line: str) -> list[MilestoneRecord]:
     found: list[MilestoneRecord] = []
     commit = repo.ref(ref)
     while commit is not None:
-        with _unreadable_as_damage(ref, commit):
-            read = repo.read_commit(commit)
-            names = repo.names(read.tree)
-            entry = names.get(RECORD)
-            if set(names) != {RECORD} or entry is None or entry.mode != 0o100644:
-                raise DamagedLineError(ref, commit, f"its tree holds {sorted(names)[:4]}")
-            record = parse_milestone(repo.read_blob(entry.id))
+        read, record = read_record_commit(repo, ref, commit, parse_milestone)
         if found and record.row.number + 1 != found[-1].row.number:
             raise DamagedLineError(
                 ref, commit, f"milestone {record.row.number} before {found[-1].row.number}"

@@ -23,9 +23,9 @@ import pytest
 from snapline import Workspace
 from snapline.snapshots.record.recorder import LOCK_NAME
 from snapline.store.dbfile import identity, remove_stale_logs
-from snapline.store.ledger import opening
 from snapline.store.ledger.files import Ledger
 from snapline.store.ledger.opening import open_index
+from snapline.store.lockfile import FileLock
 
 
 @pytest.fixture
@@ -106,9 +106,9 @@ def test_an_index_created_meanwhile_keeps_its_log(
         part.unlink()
     held: list[Workspace] = []
     started: list[bool] = []
-    acquire = opening.FileLock.acquire
+    acquire = FileLock.acquire
 
-    def other_process_first(lock: opening.FileLock, *args: Any, **kwargs: Any) -> Any:
+    def other_process_first(lock: FileLock, *args: Any, **kwargs: Any) -> Any:
         # Between this process's look for the index and its lock, the other process
         # creates the index, fills it and records a snapshot it holds open.
         if not started:
@@ -117,7 +117,7 @@ def test_an_index_created_meanwhile_keeps_its_log(
             held[0].write_file("new.txt", "committed into the log\n")
         return acquire(lock, *args, **kwargs)
 
-    monkeypatch.setattr(opening.FileLock, "acquire", other_process_first)
+    monkeypatch.setattr(FileLock, "acquire", other_process_first)
     wal = f"{_store(root) / 'index.db'}-wal"
     try:
         index = open_index(_store(root), Ledger(_store(root) / "ledger"), 5.0, LOCK_NAME)
