@@ -118,22 +118,27 @@ def summarize(
         The counts; a file that cannot be blamed (binary, deleted on disk, a version
         tracked by hash only or forgotten) is listed in ``skipped`` with the reason.
     """
+    from snapline.blame.batch import groups
+    from snapline.blame.gitdiff import line_diff
+
     summary = BlameSummary()
     origins = Origins(store)
-    for path, disk in files:
-        try:
-            _, owners, _ = line_owners(store, reconstructor, path, disk, hunks)
-            found = None
-            if elsewhere is not None and disk is not None and None in owners:
-                found = elsewhere.owners(path, disk)
-        except (NotBlamableError, ContentUnavailableError) as error:
-            summary.skipped[path] = str(error)
-            continue
-        counts = LineCounts()
-        if found is None:
-            counts.add(owners, origins)
-        else:
-            counts.add_origins(found)
-        summary.files[path] = counts
-        summary.total.merge(counts)
+    # The line diffs of a group of files are done ahead in one git process, not one each.
+    for group, diff in groups(store, reconstructor, files, hunks or line_diff()):
+        for path, disk in group:
+            try:
+                _, owners, _ = line_owners(store, reconstructor, path, disk, diff)
+                found = None
+                if elsewhere is not None and disk is not None and None in owners:
+                    found = elsewhere.owners(path, disk)
+            except (NotBlamableError, ContentUnavailableError) as error:
+                summary.skipped[path] = str(error)
+                continue
+            counts = LineCounts()
+            if found is None:
+                counts.add(owners, origins)
+            else:
+                counts.add_origins(found)
+            summary.files[path] = counts
+            summary.total.merge(counts)
     return summary

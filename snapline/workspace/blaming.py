@@ -69,6 +69,7 @@ class Blaming(WorkspaceBase):
                 forgotten.
         """
         from snapline.blame import FileBlame, NotAFileError, blame_file
+        from snapline.blame.batch import groups
         from snapline.blame.elsewhere import for_checkout
         from snapline.blame.gitdiff import line_diff
 
@@ -79,7 +80,9 @@ class Blaming(WorkspaceBase):
         disk = _read_disk(where)
         hunks = line_diff()
         with self._store.read(), _closing(for_checkout(self.root, self._store, hunks)) as other:
-            found = blame_file(self._store, self._reconstructor, rel, disk, hunks, elsewhere=other)
+            # Every version's diff with the one before in one git process, not one each.
+            ((_, diff),) = groups(self._store, self._reconstructor, [(rel, disk)], hunks)
+            found = blame_file(self._store, self._reconstructor, rel, disk, diff, elsewhere=other)
         if lines is None:
             return found
         start, end = lines
