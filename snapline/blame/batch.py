@@ -20,7 +20,7 @@ from snapline.errors import SnaplineError
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.store import StoreReader
 
-__all__ = ["Prefetched", "groups", "prefetched"]
+__all__ = ["Prefetched", "groups", "pairs", "prefetched"]
 
 PAIRS_PER_FILE = 512
 """The newest pairs of a file diffed ahead (a walk of a longer history diffs the rest one
@@ -66,39 +66,56 @@ def groups(
         yield list(files), fallback
         return
     group: list[tuple[str, bytes | None]] = []
-    pairs: list[Pair] = []
+    ahead: list[Pair] = []
     size = 0
     for path, disk in files:
         group.append((path, disk))
-        found = _pairs(store, reconstructor, path, disk)
-        pairs.extend(found)
+        found = pairs(store, reconstructor, path, disk)
+        ahead.extend(found)
         size += sum(len(old) + len(new) for old, new in found)
         if size >= GROUP_BYTES:
-            yield group, prefetched(pairs, fallback)
-            group, pairs, size = [], [], 0
+            yield group, prefetched(ahead, fallback)
+            group, ahead, size = [], [], 0
     if group:
-        yield group, prefetched(pairs, fallback)
+        yield group, prefetched(ahead, fallback)
 
 
-def prefetched(pairs: list[Pair], fallback: Hunks) -> Hunks:
-    """A line diff that knows ``pairs`` (diffed in one git process) and falls back.
+def prefetched(known: list[Pair], fallback: Hunks) -> Hunks:
+    """A line diff that knows the pairs ``known`` (diffed in one git process) and falls back.
 
     Raises:
         OSError: If git cannot be run or fails.
     """
-    from snapline.blame.gitdiff import git_hunks_many
+    from snapline.blame.gitdiff import git_hunks, git_hunks_many
 
-    unique = list(dict.fromkeys(pair for pair in pairs if pair[0] != pair[1]))
+    if fallback is not git_hunks:
+        return fallback  # libgit2's (no git binary), or a test's: nothing to save
+    unique = list(dict.fromkeys(pair for pair in known if pair[0] != pair[1]))
     if not unique:
         return fallback
     return Prefetched(fallback, dict(zip(unique, git_hunks_many(unique), strict=True)))
 
 
-def _pairs(
-    store: StoreReader, reconstructor: Reconstructor, path: str, disk: bytes | None
+def pairs(
+    store: StoreReader,
+    reconstructor: Reconstructor,
+    path: str,
+    disk: bytes | None,
+    at: int | None = None,
 ) -> list[Pair]:
-    """The pairs blaming ``path`` diffs: the disk against the latest version, then back."""
-    latest = store.snapshots.latest_number()
+    """The pairs blaming ``path`` diffs: the disk against its version, then back.
+
+    Args:
+        store: The history (read inside one ``store.read()``).
+        reconstructor: Rebuilds its versions.
+        path: The file.
+        disk: Its bytes on disk (``None``: no pair).
+        at: The snapshot whose version is blamed (default: the latest).
+
+    Returns:
+        The pairs (older, newer), newest first; none where the walk cannot start.
+    """
+    latest = store.snapshots.latest_number() if at is None else at
     if latest is None or disk is None or is_binary(disk):
         return []
     found: list[Pair] = []

@@ -28,6 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from snapline.blame.batch import pairs, prefetched
 from snapline.blame.lines import Hunks, carried, split_lines
 from snapline.blame.lineviews import LineViews
 from snapline.blame.model import UNRECORDED, Origin
@@ -114,8 +115,10 @@ class Elsewhere:
         wrote = self._writers.get((path, hash_bytes(disk)))
         if wrote is not None:
             view = self._views.get(wrote.line)
+            # Its versions' diffs in one git process (the disk pair is not asked for).
+            ahead = pairs(view.store, view.reconstructor, path, disk, wrote.number)
             content, numbers = line_snapshots(
-                view.store, view.reconstructor, path, wrote.number, self._hunks
+                view.store, view.reconstructor, path, wrote.number, prefetched(ahead, self._hunks)
             )
             if content == disk:
                 return [view.origins.of(number) for number in numbers]
@@ -132,16 +135,18 @@ class Elsewhere:
             if not place.line:
                 continue  # a fork no line holds any more: no index follows it
             view = self._views.get(place.line)
+            ahead = pairs(view.store, view.reconstructor, path, disk, place.number)
+            diff = prefetched(ahead, self._hunks)
             try:
                 content, numbers = line_snapshots(
-                    view.store, view.reconstructor, path, place.number, self._hunks
+                    view.store, view.reconstructor, path, place.number, diff
                 )
             except NotInSnapshotError:
                 continue
             if content in seen:
                 continue
             seen.add(content)
-            for line, before in enumerate(carried(content, disk, self._hunks, count)):
+            for line, before in enumerate(carried(content, disk, diff, count)):
                 if found[line] is None and before is not None:
                     found[line] = view.origins.of(numbers[before])
         if not seen:
