@@ -72,7 +72,7 @@ def groups(
         group.append((path, disk))
         found = pairs(store, reconstructor, path, disk)
         ahead.extend(found)
-        size += sum(len(old) + len(new) for old, new in found)
+        size += len(disk or b"") + sum(len(old) + len(new) for old, new in found)
         if size >= GROUP_BYTES:
             yield group, prefetched(ahead, fallback)
             group, ahead, size = [], [], 0

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import snapline.blame.batch
 import snapline.blame.gitdiff
 from snapline import Workspace
 from snapline.blame.gitdiff import git_hunks
@@ -121,3 +122,8 @@ def test_a_summary_runs_one_git_diff_for_every_version_of_its_files(
         runs.clear()
         assert {path: snapline_lines(ws, path) for path in ("a.txt", "b.txt")} == before
         assert len([run for run in runs if "diff" in run]) == 2  # one per file blamed
+        # Files in groups of a bounded size: one process per group, the same counts.
+        monkeypatch.setattr(snapline.blame.batch, "GROUP_BYTES", 1)
+        runs.clear()
+        assert ws.blame_summary().to_json() == summary.to_json()
+        assert len([run for run in runs if "diff" in run]) == 2
