@@ -50,6 +50,10 @@ class Blaming(WorkspaceBase):
         ``person`` (an outside change recorded as such, tool ``external``), ``baseline``
         (snapshot 0: it predates snapline) or ``unrecorded`` (changed on disk since the
         latest snapshot). Lines are matched between versions by git's own line diff.
+        In a checkout that only reads a history on git's refs (CI's clone of main), a
+        file that other lines recorded (agents' pull requests, however merged) is
+        blamed along the line that wrote it, as the agent's own clone blames it
+        (:mod:`snapline.blame.elsewhere`).
 
         Args:
             path: The file, relative to the root or absolute inside it.
