@@ -8,6 +8,8 @@ is ``unrecorded``. A file on disk that no snapshot tracks is unrecorded througho
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from snapline.blame.lines import Hunks, carried, is_binary, split_lines
 from snapline.blame.model import UNRECORDED, BlameLine, FileBlame
 from snapline.blame.origins import Origins
@@ -16,6 +18,9 @@ from snapline.errors import SnaplineError
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.store import StoreReader
 from snapline.unknown_path import UnknownPathError
+
+if TYPE_CHECKING:
+    from snapline.blame.elsewhere import Elsewhere
 
 __all__ = ["BinaryFileError", "NotAFileError", "NotBlamableError", "blame_file", "line_owners"]
 
@@ -59,6 +64,7 @@ def blame_file(
     disk: bytes | None,
     hunks: Hunks | None = None,
     origins: Origins | None = None,
+    elsewhere: Elsewhere | None = None,
 ) -> FileBlame:
     """Who wrote each line of ``path`` as it is on disk (read inside one ``store.read()``).
 
@@ -69,6 +75,9 @@ def blame_file(
         disk: Its bytes on disk, ``None`` when it is not there.
         hunks: The line diff; git's own by default (tests hand in a wrong one).
         origins: Who each snapshot was, shared by the files of one answer.
+        elsewhere: In a checkout that only reads a history on git's refs, the other
+            lines, which blame a file (or lines of it) the followed line did not record
+            (:mod:`snapline.blame.elsewhere`).
 
     Returns:
         Every line on disk with its origin.
@@ -80,8 +89,12 @@ def blame_file(
         ContentUnavailableError: If a version was tracked by hash only or forgotten.
     """
     lines, owners, latest = line_owners(store, reconstructor, path, disk, hunks)
-    origins = origins or Origins(store)
-    found = [UNRECORDED if owner is None else origins.of(owner) for owner in owners]
+    found = None
+    if elsewhere is not None and disk is not None and None in owners:
+        found = elsewhere.owners(path, disk)
+    if found is None:
+        origins = origins or Origins(store)
+        found = [UNRECORDED if owner is None else origins.of(owner) for owner in owners]
     return FileBlame(
         path,
         tuple(

@@ -11,11 +11,12 @@ and the guard outcomes of its snapshots.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from snapline.blame.file import NotBlamableError, blame_file
+from snapline.blame.lines import Hunks
 from snapline.blame.model import LineKind
 from snapline.blame.origins import Origins
 from snapline.snapshots.read.prompts import prompt_of
@@ -56,9 +57,9 @@ def _count(
 ) -> _Lines:
     found = _Lines()
     origins = Origins(store)
-    for path, disk in files:
+    for path, disk, diff in _ahead(store, reconstructor, files):
         try:
-            blamed = blame_file(store, reconstructor, path, disk, origins=origins)
+            blamed = blame_file(store, reconstructor, path, disk, diff, origins=origins)
         except (NotBlamableError, ContentUnavailableError) as error:
             found.skipped[path] = str(error)
             continue
@@ -85,6 +86,18 @@ def _count(
             tally["unrecorded"],
         )
     return found
+
+
+def _ahead(
+    store: StoreReader, reconstructor: Reconstructor, files: Iterable[tuple[str, bytes | None]]
+) -> Iterator[tuple[str, bytes | None, Hunks]]:
+    """Each file with a line diff that did its versions' diffs ahead, a group at a time."""
+    from snapline.blame.batch import groups
+    from snapline.blame.gitdiff import line_diff
+
+    for group, diff in groups(store, reconstructor, files, line_diff()):
+        for path, disk in group:
+            yield path, disk, diff
 
 
 def range_summary(

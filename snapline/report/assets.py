@@ -34,6 +34,11 @@ dl.totals div { display: flex; flex-direction: column-reverse; }
 dl.totals dt { color: var(--muted); font-size: 12px; }
 dl.totals dd { margin: 0; font-size: 18px; font-weight: 600; }
 dl.totals.small dd { font-size: 14px; }
+div.authors { margin-top: 8px; }
+ul.authors-who, ul.authors-skipped { list-style: none; display: flex; flex-wrap: wrap;
+  gap: 2px 16px; margin: 4px 0 0; padding: 0; }
+ul.authors-who .n { font-weight: 600; }
+ul.authors-skipped { color: var(--muted); font-size: 12px; }
 .added-n, dd.lines-added { color: var(--ok); }
 .removed-n, dd.lines-removed { color: var(--bad); }
 nav.filters { position: sticky; top: 0; z-index: 2; background: #fffffff0;

@@ -1,7 +1,8 @@
 """Gathering a page's records from a history, through the reads a :class:`PageReader` names.
 
 Each snapshot's diff is ``reader.diff(n - 1, n)``: what that one snapshot changed, from
-which its lines added and removed are counted. Milestones come from
+which its lines added and removed are counted. Each section's files are blamed by
+``reader.blame_summary`` (report/authors.py). Milestones come from
 ``reader.milestones.list()``; the verification result from ``reader.verify()`` unless
 the caller already has one (``snapline verify --report``).
 """
@@ -14,6 +15,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
+from snapline.report.authors import with_authors
 from snapline.report.diffs import Budget, binary_paths, count_lines, cut_lines
 from snapline.report.model import (
     FileEntry,
@@ -93,7 +95,7 @@ def collect(
         for snapshot in reader.snapshots(since=max(first, 1), until=last, session=scope.session)
         if snapshot.number >= 1
     ]
-    sections = _sections(milestones, entries, scope, first, last)
+    sections = with_authors(reader, _sections(milestones, entries, scope, first, last))
     shown = tuple(entries)
     return PageModel(
         title=os.path.basename(os.fspath(reader.root)) or os.fspath(reader.root),

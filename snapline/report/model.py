@@ -11,6 +11,7 @@ from datetime import datetime
 from enum import Enum
 
 __all__ = [
+    "Authors",
     "DiffView",
     "FileEntry",
     "JoinedLine",
@@ -199,10 +200,36 @@ class Totals:
 
 
 @dataclass(frozen=True)
+class Authors:
+    """The lines on disk now of the files a section's snapshots touched, by who wrote them.
+
+    Counted as ``snapline blame --summary`` counts those files, whoever wrote each line
+    and whenever (in this milestone or another).
+
+    Attributes:
+        files: How many of the files were counted.
+        lines: Their lines.
+        kinds: Lines per kind, in the order ``agent``, ``person``, ``baseline``,
+            ``unrecorded``.
+        sessions: An agent's lines per session (its tool when it had none), most first.
+        people: A person's lines per session (``person`` when none was given), most first.
+        skipped: The files not counted, with why (binary, tracked by hash only, deleted).
+    """
+
+    files: int
+    lines: int
+    kinds: tuple[tuple[str, int], ...]
+    sessions: tuple[tuple[str, int], ...]
+    people: tuple[tuple[str, int], ...]
+    skipped: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class Section:
     """A milestone (``number`` set) or the open range after the last one (``number`` ``None``).
 
-    ``first``/``last`` are the milestone's own range, or the open range's.
+    ``first``/``last`` are the milestone's own range, or the open range's. ``authors``
+    counts the lines of the files its snapshots touched (``None``: they touched none).
     """
 
     number: int | None
@@ -214,6 +241,7 @@ class Section:
     last: int | None
     snapshots: tuple[SnapshotEntry, ...]
     totals: Totals
+    authors: Authors | None = None
 
 
 @dataclass(frozen=True)

@@ -2,18 +2,20 @@
 
 The page is drawn from what its caller hands it: a :class:`PageReader` names each read
 (snapshots, their diffs, milestones, the lines beside the main one, check outcomes, the
-verification result). The :class:`~snapline.Workspace` facade is one, and passes itself
-down; the page never imports the facade, so data flows down and nothing calls back up.
+verification result, who wrote the lines of the files on disk). The
+:class:`~snapline.Workspace` facade is one, and passes itself down; the page never
+imports the facade, so data flows down and nothing calls back up.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from snapline.blame.summary import BlameSummary
     from snapline.guard.outcome import CheckOutcome
     from snapline.milestones.lines import OtherLine
     from snapline.milestones.milestone import Milestone
@@ -85,4 +87,13 @@ class PageReader(Protocol):
 
     def verify(self) -> Report:
         """The history's problems and the disk's drift from it."""
+        ...
+
+    def blame_summary(self, paths: Iterable[str] | None = None) -> BlameSummary:
+        """How many lines of the tracked files at or under ``paths`` each author wrote.
+
+        As ``snapline blame --summary PATHS``: the files as they are on disk now; one
+        that cannot be blamed (binary, deleted on disk, tracked by hash only) is listed
+        in ``skipped`` with why, and an untracked one is left out.
+        """
         ...

@@ -26,6 +26,7 @@ from snapline.report.model import (
     Totals,
     Verdict,
 )
+from snapline.report.render_authors import render_authors
 
 __all__ = ["render_page"]
 
@@ -214,6 +215,8 @@ def _section(section: Section, opened: bool) -> Iterator[str]:
     if section.description:
         yield f'<p class="description">{_e(section.description)}</p>\n'
     yield from _totals(section.totals, milestones=None, css="totals small")
+    if section.authors is not None:
+        yield from render_authors(section.authors)
     yield "</header>\n"
     group = None
     for entry in section.snapshots:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -14,6 +15,7 @@ from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
     from snapline.blame import FileBlame
+    from snapline.blame.elsewhere import Elsewhere
     from snapline.blame.summary import BlameSummary
 
 __all__ = ["BlameRangeError", "Blaming"]
@@ -48,6 +50,10 @@ class Blaming(WorkspaceBase):
         ``person`` (an outside change recorded as such, tool ``external``), ``baseline``
         (snapshot 0: it predates snapline) or ``unrecorded`` (changed on disk since the
         latest snapshot). Lines are matched between versions by git's own line diff.
+        In a checkout that only reads a history on git's refs (CI's clone of main), a
+        file that other lines recorded (agents' pull requests, however merged) is
+        blamed along the line that wrote it, as the agent's own clone blames it
+        (:mod:`snapline.blame.elsewhere`).
 
         Args:
             path: The file, relative to the root or absolute inside it.
@@ -67,14 +73,20 @@ class Blaming(WorkspaceBase):
                 forgotten.
         """
         from snapline.blame import FileBlame, NotAFileError, blame_file
+        from snapline.blame.batch import groups
+        from snapline.blame.elsewhere import for_checkout
+        from snapline.blame.gitdiff import line_diff
 
         rel = self._relpath(path)
         where = disk_path(self.root, rel)
         if where.is_dir() and not where.is_symlink():
             raise NotAFileError(rel)
         disk = _read_disk(where)
-        with self._store.read():
-            found = blame_file(self._store, self._reconstructor, rel, disk)
+        hunks = line_diff()
+        with self._store.read(), _closing(for_checkout(self.root, self._store, hunks)) as other:
+            # Every version's diff with the one before in one git process, not one each.
+            ((_, diff),) = groups(self._store, self._reconstructor, [(rel, disk)], hunks)
+            found = blame_file(self._store, self._reconstructor, rel, disk, diff, elsewhere=other)
         if lines is None:
             return found
         start, end = lines
@@ -99,13 +111,22 @@ class Blaming(WorkspaceBase):
         Raises:
             UnsafePathError: If a path is outside the root or inside ``.snapline/``.
         """
+        from snapline.blame.elsewhere import for_checkout
+        from snapline.blame.gitdiff import line_diff
         from snapline.blame.summary import summarize
 
         scope = self._scope(paths)
-        with self._store.read():
-            tracked = sorted(self._store.state.get())
-            wanted = [path for path in tracked if _inside(path, scope)]
-            return summarize(self._store, self._reconstructor, self._on_disk(wanted))
+        hunks = line_diff()
+        with self._store.read(), _closing(for_checkout(self.root, self._store, hunks)) as other:
+            tracked = set(self._store.state.get())
+            if other is not None:
+                # A reading checkout: the files other lines track count too (main's
+                # files that the agents' pull requests added).
+                tracked |= {p for p in other.paths() if disk_path(self.root, p).is_file()}
+            wanted = [path for path in sorted(tracked) if _inside(path, scope)]
+            return summarize(
+                self._store, self._reconstructor, self._on_disk(wanted), hunks, elsewhere=other
+            )
 
     def blame_markdown(self, base: SnapshotRef, end: SnapshotRef | None = None) -> str:
         """A pull request's review as Markdown: what the snapshots after ``base`` did, who wrote it.
@@ -141,6 +162,15 @@ class Blaming(WorkspaceBase):
     def _on_disk(self, paths: list[str]) -> Iterator[tuple[str, bytes | None]]:
         for path in paths:
             yield path, _read_disk(disk_path(self.root, path))
+
+
+@contextlib.contextmanager
+def _closing(other: Elsewhere | None) -> Iterator[Elsewhere | None]:
+    try:
+        yield other
+    finally:
+        if other is not None:
+            other.close()
 
 
 def _inside(path: str, scope: list[str] | None) -> bool:

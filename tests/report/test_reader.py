@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from snapline import Workspace
+from snapline.blame.summary import BlameSummary
 from snapline.guard import CheckOutcome
 from snapline.milestones import Milestone
 from snapline.milestones.lines import OtherLine
@@ -71,6 +72,9 @@ class _Only:
 
     def verify(self) -> Report:
         return self._ws.verify()
+
+    def blame_summary(self, paths: Iterable[str] | None = None) -> BlameSummary:
+        return self._ws.blame_summary(paths)
 
 
 def test_a_reader_that_is_not_a_workspace_draws_the_same_page(history: Workspace) -> None:
