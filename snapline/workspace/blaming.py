@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from snapline.blame import FileBlame
     from snapline.blame.elsewhere import Elsewhere
     from snapline.blame.summary import BlameSummary
+    from snapline.snapshots.snapshot import Report
 
 __all__ = ["BlameRangeError", "Blaming"]
 
@@ -159,6 +160,82 @@ class Blaming(WorkspaceBase):
             disk = dict(self._on_disk(tracked))
             return range_summary(self._store, self._reconstructor, first, last, disk, checks)
 
+    def blame_commits_markdown(
+        self, base: str, head: str = "HEAD", *, verification: Report | None = None
+    ) -> str:
+        """A pull request's review as Markdown, the range given as git commits ``base..head``.
+
+        With the history on git's refs the agent's snapshots are on the agent's line.
+        Each commit's files are explained as ``verify`` explains a checkout (a recorded
+        state, or git's clean merge of states, on any line); the range is, on each line
+        whose snapshot explains ``head``, the snapshots after those explaining ``base``
+        (:mod:`snapline.blame.commits`). Each line's range is reviewed as
+        :meth:`blame_markdown` reviews one, with that line's own numbers, against the
+        files on disk (CI's checkout of ``head``).
+
+        Args:
+            base: A git revision (``origin/main``, a SHA).
+            head: Another (default ``HEAD``).
+            verification: ``verify``'s result, shown first (``None``: not shown).
+
+        Returns:
+            The Markdown text, ending in a newline.
+
+        Raises:
+            CommitRangeError: If git does not know a revision, or the history is not on
+                git's refs (an in-tree history: give snapshot references instead).
+            DamagedLineError: If a line is damaged or crafted.
+        """
+        from snapline.blame.commits import CommitRangeError, commit_range, described
+        from snapline.blame.lineviews import LineViews
+        from snapline.blame.markdown import cell, range_summary
+        from snapline.guard import outcomes
+        from snapline.store.refs.store import RefsStore
+
+        store = self._store
+        if not isinstance(store, RefsStore):
+            raise CommitRangeError(
+                f"{base}..{head}",
+                "the history is in the tree (.snapline/), not on git's refs: give "
+                "snapshot references (--markdown A..B), or move it with `snapline upgrade`",
+            )
+        with store.read():
+            found = commit_range(self.root, store, base, head)
+            out = [f"## snapline: {cell(base)}..{cell(head)}", "", "| | |", "|---|---|"]
+            out.append(f"| base | {described(found.base)} |")
+            out.append(f"| head | {described(found.head)} |")
+            if verification is not None:
+                out.append(f"| verify | {_verdict(verification)} |")
+            out.append("")
+            if not found.lines:
+                out += ["No snapshot between these commits.", ""]
+            views = LineViews(store.repo, store.config())
+            try:
+                for part in found.lines:
+                    view = views.get(part.line)
+                    changed = {
+                        p
+                        for _, path, old in view.store.changes.paths(part.first, part.last)
+                        for p in (path, old)
+                        if p
+                    }
+                    disk = dict(self._on_disk(sorted(changed)))
+                    title = f"line {part.line[:8]}, snapshots"
+                    out.append(
+                        range_summary(
+                            view.store,
+                            view.reconstructor,
+                            part.first,
+                            part.last,
+                            disk,
+                            outcomes(view.store),
+                            title,
+                        )
+                    )
+            finally:
+                views.close()
+        return "\n".join(out)
+
     def _on_disk(self, paths: list[str]) -> Iterator[tuple[str, bytes | None]]:
         for path in paths:
             yield path, _read_disk(disk_path(self.root, path))
@@ -171,6 +248,19 @@ def _closing(other: Elsewhere | None) -> Iterator[Elsewhere | None]:
     finally:
         if other is not None:
             other.close()
+
+
+def _verdict(report: Report) -> str:
+    """``verify``'s result in one cell: passed, or the problems (the first five named)."""
+    from snapline.blame.markdown import cell
+
+    if report.ok:
+        return "passed"
+    named = "; ".join(cell(f"{p.kind} {p.path}" if p.path else p.kind) for p in report.problems[:5])
+    more = len(report.problems) - 5
+    return f"failed, {len(report.problems)} problems: {named}" + (
+        f"; and {more} more" if more > 0 else ""
+    )
 
 
 def _inside(path: str, scope: list[str] | None) -> bool:

@@ -1,0 +1,123 @@
+"""The pull request's review in CI with the history on git's refs: the range as git commits.
+
+An agent's clone records on a branch (its snapshots on its own line, prompts, a person's
+edit, a milestone, a guard run) and pushes; CI's fresh clone checks out the pull
+request's head, runs docs/ci.md's step as written (``snapline fetch``, then ``blame
+--commits "origin/$GITHUB_BASE_REF..HEAD"``), and the Markdown names the agent's
+snapshots, prompts, files and line counts. After a squash merge, main's clone reviews
+the merge commit the same way (``HEAD~1..HEAD``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from snapline import Workspace
+from tests.history_refs.gitrepo import ENV, Repo, new_repo
+
+FILES = {"app.py": "def main():\n    return 0\n", "lib.py": "X = 0\n"}
+DOC = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
+
+
+def _pull_request(tmp_path: Path) -> tuple[Path, Repo]:
+    """A bare remote with main and the agent's branch ``pr``; the agent's clone."""
+    origin = tmp_path / "origin.git"
+    maintainer = new_repo(tmp_path / "maintainer", FILES)
+    maintainer.ok("init")
+    maintainer.git("init", "-q", "--bare", str(origin))
+    maintainer.git("remote", "add", "origin", str(origin))
+    maintainer.ok("push", "--install-hook")
+    maintainer.git("push", "-q", "origin", "main")
+    agent = Repo(tmp_path / "agent")
+    Repo(tmp_path).git("clone", "-q", str(origin), str(agent.path))
+    agent.ok("fetch", "origin")
+    agent.ok("push", "--install-hook")
+    agent.git("switch", "-q", "-c", "pr")
+    prompt = {"prompt": {"session": "agent-7", "n": 3, "at": 1}}
+    with Workspace.open(agent.path) as ws:
+        ws.write_file("app.py", "def main():\n    return run()\n\n\ndef run():\n    return 1\n",
+                      session="agent-7", metadata=prompt)  # fmt: skip
+        ws.write_file("new.py", "print('new')\n", session="agent-7", metadata=prompt)
+        (agent.path / "lib.py").write_text("X = 0\nY = 'by hand'\n")
+        ws.resync(session="alice")
+        ws.milestones.create("feature done")
+        ws.guard(["true"])
+    agent.git("add", "-A")
+    agent.git("commit", "-qm", "the agent's work")
+    agent.git("push", "-q", "origin", "pr")  # the pre-push hook carries its line
+    return origin, agent
+
+
+def _docs_step(clone: Path, tmp_path: Path) -> str:
+    """docs/ci.md's refs-layout review step, run as written; the step summary it wrote."""
+    doc = DOC.read_text()
+    step = doc.split("## The pull request's review", 1)[1].split("run: |\n", 1)[1]
+    script = "\n".join(line.strip() for line in step.split("```", 1)[0].splitlines())
+    assert "--commits" in script
+    summary = tmp_path / "summary.md"
+    env = {
+        **ENV,
+        "GITHUB_BASE_REF": "main",
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), ENV["PATH"]]),
+    }
+    done = subprocess.run(["bash", "-euc", script], cwd=clone, env=env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return summary.read_text()
+
+
+def _names_the_agent_s_work(text: str) -> None:
+    assert "| head | recorded (snapshot " in text
+    assert "| verify | passed |" in text
+    assert "## snapline: line " in text and ", snapshots 1-3\n" in text
+    assert "| snapshots | 3 (1-3) |" in text
+    assert "| prompts | 1 in 1 sessions |" in text
+    assert "| agent-7 | 3 |" in text
+    assert "| M1 | feature done | 1-3 |" in text
+    assert "| agent agent-7 | 5 |\n| person alice | 1 |\n| before snapshot 1 | 2 |" in text
+    assert "| app.py | 6 | 5 | 0 | 1 | 0 |" in text
+    assert "| new.py | 1 | 1 | 0 | 0 | 0 |" in text
+    assert "| lib.py | 2 | 0 | 1 | 1 | 0 |" in text
+    assert "| 3 | true | passed |" in text
+    assert "](" not in text and "http" not in text
+
+
+def test_ci_s_clone_of_the_pull_request_reviews_the_agent_s_line(tmp_path: Path) -> None:
+    origin, _ = _pull_request(tmp_path)
+    ci = Repo(tmp_path / "ci")
+    Repo(tmp_path).git("clone", "-q", f"file://{origin}", str(ci.path))
+    ci.git("checkout", "-q", "origin/pr")
+    text = _docs_step(ci.path, tmp_path)
+    assert text.startswith("## snapline: origin/main..HEAD\n")
+    assert "| base | recorded (snapshot " in text
+    _names_the_agent_s_work(text)
+
+
+def test_main_s_clone_reviews_a_squash_merge_by_its_commit(tmp_path: Path) -> None:
+    origin, _ = _pull_request(tmp_path)
+    main = Repo(tmp_path / "main")
+    Repo(tmp_path).git("clone", "-q", str(origin), str(main.path))
+    main.git("merge", "-q", "--squash", "origin/pr")
+    main.git("commit", "-qm", "the pull request, squashed")
+    main.ok("fetch", "origin")
+    text = main.ok("blame", "--commits", "HEAD~1..HEAD")
+    assert text.startswith("## snapline: HEAD~1..HEAD\n")
+    _names_the_agent_s_work(text)
+    # The same range on the line main's clone follows finds none of it.
+    assert "No snapshot" in main.ok("blame", "--commits", "HEAD..HEAD")
+
+
+def test_a_revision_git_does_not_know_is_one_clear_error(tmp_path: Path) -> None:
+    origin, _ = _pull_request(tmp_path)
+    ci = Repo(tmp_path / "ci")
+    Repo(tmp_path).git("clone", "-q", str(origin), str(ci.path))
+    ci.ok("fetch", "origin")
+    done = ci.snap("blame", "--commits", "origin/nowhere..HEAD")
+    assert done.returncode == 1
+    assert "'origin/nowhere': git knows no such commit" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert ci.snap("blame", "--commits", "HEAD...HEAD").returncode == 2
