@@ -117,10 +117,10 @@ def commit_range(root: Path, store: RefsStore, base: str, head: str) -> CommitRa
 
 def described(found: Explanation) -> str:
     """One Markdown-safe phrase for an explanation: what the commit's files are."""
-    places = ", ".join(f"{p.line[:8] or '?'}:{p.number}" for p in found.snapshots)
+    places = ", ".join(f"snapshot {p.number} on line {p.line[:8] or '?'}" for p in found.snapshots)
     if found.explained:
-        how = "snapshot" if found.verdict.value == "recorded" else "git's merge of"
-        return f"{found.verdict.value} ({how} {places})"
+        how = "" if found.verdict.value == "recorded" else "git's merge of "
+        return f"{found.verdict.value}: {how}{places}"
     if found.verdict.value == "no-history":
         return "no history"
     return f"unexplained: {len(found.paths)} paths differ from {places}"

@@ -11,6 +11,7 @@ the merge commit the same way (``HEAD~1..HEAD``).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,14 +72,14 @@ def _docs_step(clone: Path, tmp_path: Path) -> str:
 
 
 def _names_the_agent_s_work(text: str) -> None:
-    assert "| head | recorded (snapshot " in text
+    assert re.search(r"^\| head \| recorded: snapshot 3 on line [0-9a-f]{8} \|$", text, re.M)
     assert "| verify | passed |" in text
     assert "## snapline: line " in text and ", snapshots 1-3\n" in text
     assert "| snapshots | 3 (1-3) |" in text
     assert "| prompts | 1 in 1 sessions |" in text
     assert "| agent-7 | 3 |" in text
     assert "| M1 | feature done | 1-3 |" in text
-    assert "| agent agent-7 | 5 |\n| person alice | 1 |\n| before snapshot 1 | 2 |" in text
+    assert "| agent agent-7 | 6 |\n| person alice | 1 |\n| before snapshot 1 | 2 |" in text
     assert "| app.py | 6 | 5 | 0 | 1 | 0 |" in text
     assert "| new.py | 1 | 1 | 0 | 0 | 0 |" in text
     assert "| lib.py | 2 | 0 | 1 | 1 | 0 |" in text
@@ -93,7 +94,7 @@ def test_ci_s_clone_of_the_pull_request_reviews_the_agent_s_line(tmp_path: Path)
     ci.git("checkout", "-q", "origin/pr")
     text = _docs_step(ci.path, tmp_path)
     assert text.startswith("## snapline: origin/main..HEAD\n")
-    assert "| base | recorded (snapshot " in text
+    assert re.search(r"^\| base \| recorded: snapshot 0 on line [0-9a-f]{8} \|$", text, re.M)
     _names_the_agent_s_work(text)
 
 
@@ -107,8 +108,9 @@ def test_main_s_clone_reviews_a_squash_merge_by_its_commit(tmp_path: Path) -> No
     text = main.ok("blame", "--commits", "HEAD~1..HEAD")
     assert text.startswith("## snapline: HEAD~1..HEAD\n")
     _names_the_agent_s_work(text)
-    # The same range on the line main's clone follows finds none of it.
-    assert "No snapshot" in main.ok("blame", "--commits", "HEAD..HEAD")
+    # Snapshot references range over the line main's clone follows: none of the agent's.
+    assert "No snapshot in this range." in main.ok("blame", "--summary", "--markdown", "0..")
+    assert "No snapshot between these commits." in main.ok("blame", "--commits", "HEAD..")
 
 
 def test_a_revision_git_does_not_know_is_one_clear_error(tmp_path: Path) -> None:
