@@ -14,6 +14,7 @@ lines it forked from up to each fork).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,11 +23,13 @@ from snapline.errors import SnaplineError
 from snapline.travel.gitrun import git, git_line
 
 if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Report
+    from snapline.store import StoreReader
     from snapline.store.refs.catalog import Catalog, Place
     from snapline.store.refs.explain import Explanation
     from snapline.store.refs.store import RefsStore
 
-__all__ = ["CommitRange", "CommitRangeError", "LineRange", "commit_range", "described"]
+__all__ = ["CommitRange", "CommitRangeError", "LineRange", "commit_range", "described", "review"]
 
 
 class CommitRangeError(SnaplineError):
@@ -113,6 +116,88 @@ def commit_range(root: Path, store: RefsStore, base: str, head: str) -> CommitRa
         first = chains[place.line][start].record.row.number
         ranges.append(LineRange(place.line, first, place.number))
     return CommitRange(explained[0], explained[1], tuple(ranges))
+
+
+def review(
+    root: Path,
+    store: StoreReader,
+    base: str,
+    head: str,
+    verification: Report | None,
+    on_disk: Callable[[list[str]], Iterable[tuple[str, bytes | None]]],
+) -> str:
+    """The Markdown review of the commits ``base..head``: how each is explained, then each line.
+
+    Args:
+        root: The workspace root.
+        store: The open store (read inside one ``store.read()``).
+        base: A git revision.
+        head: Another.
+        verification: ``verify``'s result, shown first (``None``: not shown).
+        on_disk: The bytes on disk (``None``: absent) of the paths given.
+
+    Returns:
+        The Markdown text, ending in a newline.
+
+    Raises:
+        CommitRangeError: If git does not know a revision, or the history is not on
+            git's refs.
+        DamagedLineError: If a line is damaged or crafted.
+    """
+    from snapline.blame.lineviews import LineViews
+    from snapline.blame.markdown import cell, range_summary
+    from snapline.guard import outcomes
+    from snapline.store.refs.store import RefsStore
+
+    if not isinstance(store, RefsStore):
+        raise CommitRangeError(
+            f"{base}..{head}",
+            "the history is in the tree (.snapline/), not on git's refs: give "
+            "snapshot references (--markdown A..B), or move it with `snapline upgrade`",
+        )
+    found = commit_range(root, store, base, head)
+    out = [f"## snapline: {cell(base)}..{cell(head)}", "", "| | |", "|---|---|"]
+    out.append(f"| base | {described(found.base)} |")
+    out.append(f"| head | {described(found.head)} |")
+    if verification is not None:
+        out.append(f"| verify | {_verdict(verification)} |")
+    out.append("")
+    if not found.lines:
+        out += ["No snapshot between these commits.", ""]
+    views = LineViews(store.repo, store.config())
+    try:
+        for part in found.lines:
+            view = views.get(part.line)
+            changes = view.store.changes.paths(part.first, part.last)
+            changed = sorted({p for _, path, old in changes for p in (path, old) if p})
+            out.append(
+                range_summary(
+                    view.store,
+                    view.reconstructor,
+                    part.first,
+                    part.last,
+                    dict(on_disk(changed)),
+                    outcomes(view.store),
+                    f"line {part.line[:8]}, snapshots",
+                    "not recorded on this line",
+                )
+            )
+    finally:
+        views.close()
+    return "\n".join(out)
+
+
+def _verdict(report: Report) -> str:
+    """``verify``'s result in one cell: passed, or the problems (the first five named)."""
+    from snapline.blame.markdown import cell
+
+    if report.ok:
+        return "passed"
+    named = "; ".join(cell(f"{p.kind} {p.path}" if p.path else p.kind) for p in report.problems[:5])
+    more = len(report.problems) - 5
+    return f"failed, {len(report.problems)} problems: {named}" + (
+        f"; and {more} more" if more > 0 else ""
+    )
 
 
 def described(found: Explanation) -> str:

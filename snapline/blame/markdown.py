@@ -108,6 +108,7 @@ def range_summary(
     disk: Mapping[str, bytes | None],
     checks: Mapping[int, CheckOutcome],
     title: str = "snapshots",
+    unrecorded: str = "not recorded yet",
 ) -> str:
     """The Markdown review of snapshots ``first..last`` (both included).
 
@@ -119,6 +120,8 @@ def range_summary(
         disk: The bytes on disk (``None``: absent) of every tracked file the range changed.
         checks: The latest check of each checked snapshot, by number.
         title: What the heading calls the range, before its numbers.
+        unrecorded: What the lines no snapshot of this history wrote are called (one
+            line's review of a file several lines changed: the others' lines too).
 
     Returns:
         The Markdown text, ending in a newline.
@@ -175,7 +178,7 @@ def range_summary(
     ]
     out += [f"| before snapshot {first} | {lines.earlier} |"]
     if lines.unrecorded:
-        out.append(f"| not recorded yet | {lines.unrecorded} |")
+        out.append(f"| {unrecorded} | {lines.unrecorded} |")
     out.append("")
     out += ["### Files", "", "| file | lines | agent | person | earlier | unrecorded |"]
     out.append("|---|---|---|---|---|---|")

@@ -186,55 +186,10 @@ class Blaming(WorkspaceBase):
                 git's refs (an in-tree history: give snapshot references instead).
             DamagedLineError: If a line is damaged or crafted.
         """
-        from snapline.blame.commits import CommitRangeError, commit_range, described
-        from snapline.blame.lineviews import LineViews
-        from snapline.blame.markdown import cell, range_summary
-        from snapline.guard import outcomes
-        from snapline.store.refs.store import RefsStore
+        from snapline.blame.commits import review
 
-        store = self._store
-        if not isinstance(store, RefsStore):
-            raise CommitRangeError(
-                f"{base}..{head}",
-                "the history is in the tree (.snapline/), not on git's refs: give "
-                "snapshot references (--markdown A..B), or move it with `snapline upgrade`",
-            )
-        with store.read():
-            found = commit_range(self.root, store, base, head)
-            out = [f"## snapline: {cell(base)}..{cell(head)}", "", "| | |", "|---|---|"]
-            out.append(f"| base | {described(found.base)} |")
-            out.append(f"| head | {described(found.head)} |")
-            if verification is not None:
-                out.append(f"| verify | {_verdict(verification)} |")
-            out.append("")
-            if not found.lines:
-                out += ["No snapshot between these commits.", ""]
-            views = LineViews(store.repo, store.config())
-            try:
-                for part in found.lines:
-                    view = views.get(part.line)
-                    changed = {
-                        p
-                        for _, path, old in view.store.changes.paths(part.first, part.last)
-                        for p in (path, old)
-                        if p
-                    }
-                    disk = dict(self._on_disk(sorted(changed)))
-                    title = f"line {part.line[:8]}, snapshots"
-                    out.append(
-                        range_summary(
-                            view.store,
-                            view.reconstructor,
-                            part.first,
-                            part.last,
-                            disk,
-                            outcomes(view.store),
-                            title,
-                        )
-                    )
-            finally:
-                views.close()
-        return "\n".join(out)
+        with self._store.read():
+            return review(self.root, self._store, base, head, verification, self._on_disk)
 
     def _on_disk(self, paths: list[str]) -> Iterator[tuple[str, bytes | None]]:
         for path in paths:
@@ -248,19 +203,6 @@ def _closing(other: Elsewhere | None) -> Iterator[Elsewhere | None]:
     finally:
         if other is not None:
             other.close()
-
-
-def _verdict(report: Report) -> str:
-    """``verify``'s result in one cell: passed, or the problems (the first five named)."""
-    from snapline.blame.markdown import cell
-
-    if report.ok:
-        return "passed"
-    named = "; ".join(cell(f"{p.kind} {p.path}" if p.path else p.kind) for p in report.problems[:5])
-    more = len(report.problems) - 5
-    return f"failed, {len(report.problems)} problems: {named}" + (
-        f"; and {more} more" if more > 0 else ""
-    )
 
 
 def _inside(path: str, scope: list[str] | None) -> bool:

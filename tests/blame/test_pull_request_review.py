@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from snapline import Workspace
+from tests.blame.test_team_lines import _team
 from tests.history_refs.gitrepo import ENV, Repo, new_repo
 
 FILES = {"app.py": "def main():\n    return 0\n", "lib.py": "X = 0\n"}
@@ -123,3 +124,26 @@ def test_a_revision_git_does_not_know_is_one_clear_error(tmp_path: Path) -> None
     assert "'origin/nowhere': git knows no such commit" in done.stderr
     assert "Traceback" not in done.stderr
     assert ci.snap("blame", "--commits", "HEAD...HEAD").returncode == 2
+
+
+def test_a_merge_of_two_agents_pull_requests_is_reviewed_line_by_line(tmp_path: Path) -> None:
+    _, _, fresh = _team(tmp_path, "squash")
+    text = fresh.ok("blame", "--commits", "HEAD~2..HEAD")
+    assert re.search(r"^\| head \| merged: git's merge of snapshot 3 on line .*, snapshot 3 on ",
+                     text, re.M)  # fmt: skip
+    assert len(re.findall(r"^## snapline: line [0-9a-f]{8}, snapshots 1-3$", text, re.M)) == 2
+    assert "| M1 | a done | 1-3 |" in text and "| M1 | b done | 1-3 |" in text
+    assert "| agent agent-a | 5 |\n| person a's reviewer | 1 |" in text
+    assert "| agent agent-b | 5 |" in text
+    # shared.py, both agents' merge: each line's review leaves the other's line to it.
+    assert text.count("| shared.py | 10 | 1 | 0 | 8 | 1 |") == 2
+    assert text.count("| not recorded on this line | 1 |") == 2
+
+
+def test_an_in_tree_history_is_told_to_give_snapshot_references(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", FILES)
+    repo.ok("init", "--in-tree")
+    done = repo.snap("blame", "--commits", "HEAD..HEAD")
+    assert done.returncode == 1, done.stderr
+    assert "not on git's refs: give snapshot references (--markdown A..B)" in done.stderr
+    assert "Traceback" not in done.stderr
