@@ -26,7 +26,7 @@ from snapline.store import StoreReader
 if TYPE_CHECKING:
     from snapline.guard import CheckOutcome
 
-__all__ = ["range_summary"]
+__all__ = ["cell", "range_summary"]
 
 
 @dataclass
@@ -41,7 +41,7 @@ class _Lines:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     """Text safe in a Markdown table cell: no pipe, no line break, no markup that links."""
     for char in "\\`*_[]<>|":
         text = text.replace(char, "\\" + char)
@@ -107,6 +107,8 @@ def range_summary(
     last: int,
     disk: Mapping[str, bytes | None],
     checks: Mapping[int, CheckOutcome],
+    title: str = "snapshots",
+    unrecorded: str = "not recorded yet",
 ) -> str:
     """The Markdown review of snapshots ``first..last`` (both included).
 
@@ -117,12 +119,15 @@ def range_summary(
         last: The last one.
         disk: The bytes on disk (``None``: absent) of every tracked file the range changed.
         checks: The latest check of each checked snapshot, by number.
+        title: What the heading calls the range, before its numbers.
+        unrecorded: What the lines no snapshot of this history wrote are called (one
+            line's review of a file several lines changed: the others' lines too).
 
     Returns:
         The Markdown text, ending in a newline.
     """
     rows = store.snapshots.select(first=first, last=last)
-    out = [f"## snapline: snapshots {first}-{last}", ""]
+    out = [f"## snapline: {title} {first}-{last}", ""]
     if not rows:
         return "\n".join([*out, "No snapshot in this range.", ""])
     changed = sorted(
@@ -156,41 +161,41 @@ def range_summary(
     ]
     if milestones:
         out += ["### Milestones", "", "| milestone | title | snapshots |", "|---|---|---|"]
-        out += [f"| M{m.number} | {_cell(m.title)} | {m.first}-{m.last} |" for m in milestones]
+        out += [f"| M{m.number} | {cell(m.title)} | {m.first}-{m.last} |" for m in milestones]
         out.append("")
     if prompts:
         out += ["### Prompts", "", "| session | prompts |", "|---|---|"]
         for session in sorted({s for s, _ in prompts}):
             numbers = ", ".join(str(n) for s, n in prompts if s == session)
-            out.append(f"| {_cell(session)} | {numbers} |")
+            out.append(f"| {cell(session)} | {numbers} |")
         out.append("")
     out += ["### Lines on disk, by who wrote them", ""]
     out += ["| who | lines |", "|---|---|"]
-    out += [f"| agent {_cell(who)} | {n} |" for who, n in lines.agent.most_common()]
+    out += [f"| agent {cell(who)} | {n} |" for who, n in lines.agent.most_common()]
     out += [
-        f"| person {_cell(who)} |".replace("  ", " ") + f" {n} |"
+        f"| person {cell(who)} |".replace("  ", " ") + f" {n} |"
         for who, n in lines.person.most_common()
     ]
     out += [f"| before snapshot {first} | {lines.earlier} |"]
     if lines.unrecorded:
-        out.append(f"| not recorded yet | {lines.unrecorded} |")
+        out.append(f"| {unrecorded} | {lines.unrecorded} |")
     out.append("")
     out += ["### Files", "", "| file | lines | agent | person | earlier | unrecorded |"]
     out.append("|---|---|---|---|---|---|")
     for path in changed:
         counts = lines.per_file.get(path)
         if counts is not None:
-            out.append(f"| {_cell(path)} | " + " | ".join(map(str, counts)) + " |")
+            out.append(f"| {cell(path)} | " + " | ".join(map(str, counts)) + " |")
         elif path in lines.skipped:
-            out.append(f"| {_cell(path)} | not counted: {_cell(lines.skipped[path])} | | | | |")
+            out.append(f"| {cell(path)} | not counted: {cell(lines.skipped[path])} | | | | |")
         else:
-            out.append(f"| {_cell(path)} | gone | | | | |")
+            out.append(f"| {cell(path)} | gone | | | | |")
     out.append("")
     if ran:
         out += ["### Guard", "", "| snapshot | check | outcome |", "|---|---|---|"]
         for number in sorted(ran):
             check = ran[number]
-            command = _cell(" ".join(check.command))
+            command = cell(" ".join(check.command))
             outcome = "passed" if check.passed else f"failed (exit {check.exit_code})"
             out.append(f"| {number} | {command} | {outcome} |")
         out.append("")

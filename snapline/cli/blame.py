@@ -59,6 +59,15 @@ def blame(
             "latest) as Markdown, for $GITHUB_STEP_SUMMARY.",
         ),
     ] = None,
+    commits: Annotated[
+        str | None,
+        typer.Option(
+            "--commits",
+            metavar="BASE..HEAD",
+            help="Write the review of a pull request given as git commits (origin/main..HEAD, "
+            "or two SHAs) as Markdown: its snapshots on any line (history on git's refs).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Show who wrote each line of a file: the snapshot, its tool, session and prompt.
@@ -68,8 +77,13 @@ def blame(
     `person` (an outside change, recorded by `resync`), `baseline` (snapshot 0, from
     before snapline) or `unrecorded` (changed on disk since the latest snapshot).
     """
-    if (summary or markdown is not None) and (line_range is not None or porcelain):
+    if (summary or markdown is not None or commits is not None) and (
+        line_range is not None or porcelain
+    ):
         raise click.UsageError("-L and --porcelain are for one FILE, not --summary or --markdown")
+    if commits is not None:
+        _commits(ctx, commits, markdown)
+        return
     if markdown is not None:
         base, dots, end = markdown.partition("..")
         if not dots or not base.strip():
@@ -101,6 +115,25 @@ def blame(
             _porcelain(line)
     else:
         _text(found)
+
+
+def _commits(ctx: typer.Context, commits: str, markdown: str | None) -> None:
+    """``--commits BASE..HEAD``: git revisions, never snapshot references (two dots only)."""
+    if markdown is not None:
+        raise click.UsageError("give --markdown A..B (snapshots) or --commits BASE..HEAD, not both")
+    base, dots, head = commits.partition("..")
+    if not dots or not base.strip() or head.startswith("."):
+        raise click.BadParameter(
+            f"{commits!r} is not a commit range: write BASE..HEAD or BASE.. (git revisions, "
+            "as `git log BASE..HEAD`)",
+            param_hint="'--commits'",
+        )
+    with workspace(ctx) as ws:
+        verified = ws.verify()
+        text = ws.blame_commits_markdown(
+            base.strip(), head.strip() or "HEAD", verification=verified
+        )
+    sys.stdout.write(text)
 
 
 def _text(found: FileBlame) -> None:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from snapline.blame import FileBlame
     from snapline.blame.elsewhere import Elsewhere
     from snapline.blame.summary import BlameSummary
+    from snapline.snapshots.snapshot import Report
 
 __all__ = ["BlameRangeError", "Blaming"]
 
@@ -158,6 +159,37 @@ class Blaming(WorkspaceBase):
             tracked = sorted(changed & set(self._store.state.get(changed)))
             disk = dict(self._on_disk(tracked))
             return range_summary(self._store, self._reconstructor, first, last, disk, checks)
+
+    def blame_commits_markdown(
+        self, base: str, head: str = "HEAD", *, verification: Report | None = None
+    ) -> str:
+        """A pull request's review as Markdown, the range given as git commits ``base..head``.
+
+        With the history on git's refs the agent's snapshots are on the agent's line.
+        Each commit's files are explained as ``verify`` explains a checkout (a recorded
+        state, or git's clean merge of states, on any line); the range is, on each line
+        whose snapshot explains ``head``, the snapshots after those explaining ``base``
+        (:mod:`snapline.blame.commits`). Each line's range is reviewed as
+        :meth:`blame_markdown` reviews one, with that line's own numbers, against the
+        files on disk (CI's checkout of ``head``).
+
+        Args:
+            base: A git revision (``origin/main``, a SHA).
+            head: Another (default ``HEAD``).
+            verification: ``verify``'s result, shown first (``None``: not shown).
+
+        Returns:
+            The Markdown text, ending in a newline.
+
+        Raises:
+            CommitRangeError: If git does not know a revision, or the history is not on
+                git's refs (an in-tree history: give snapshot references instead).
+            DamagedLineError: If a line is damaged or crafted.
+        """
+        from snapline.blame.commits import review
+
+        with self._store.read():
+            return review(self.root, self._store, base, head, verification, self._on_disk)
 
     def _on_disk(self, paths: list[str]) -> Iterator[tuple[str, bytes | None]]:
         for path in paths:

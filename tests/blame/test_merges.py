@@ -108,12 +108,13 @@ def test_the_same_lines_keep_the_same_snapshots_on_the_target_branch(
 
 
 def test_the_ci_recipe_reviews_the_pull_request_s_snapshots(tmp_path: Path) -> None:
-    # docs/ci.md's step, run as written, in a clone with the pull request's branch.
+    # docs/ci.md's in-tree step, run as written, in a clone with the pull request's branch.
     repo, _ = _branch(tmp_path)
     clone = tmp_path / "ci"
     _git(tmp_path, "clone", "-q", "--branch", "feature", f"file://{repo}", str(clone))
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text()
-    step = doc.split("## The pull request's review", 1)[1].split("run: |\n", 1)[1]
+    review = doc.split("## The pull request's review", 1)[1]
+    step = review.split("(in-tree ledger)\n", 1)[1].split("run: |\n", 1)[1]
     script = "\n".join(line.strip() for line in step.split("```", 1)[0].splitlines())
     summary = tmp_path / "summary.md"
     env = {
