@@ -145,7 +145,7 @@ def review(
         DamagedLineError: If a line is damaged or crafted.
     """
     from snapline.blame.lineviews import LineViews
-    from snapline.blame.markdown import cell, range_summary
+    from snapline.blame.markdown import cell, range_summary, verdict
     from snapline.guard import outcomes
     from snapline.store.refs.store import RefsStore
 
@@ -160,7 +160,7 @@ def review(
     out.append(f"| base | {described(found.base)} |")
     out.append(f"| head | {described(found.head)} |")
     if verification is not None:
-        out.append(f"| verify | {_verdict(verification)} |")
+        out.append(f"| verify | {verdict(verification)} |")
     out.append("")
     if not found.lines:
         out += ["No snapshot between these commits.", ""]
@@ -185,19 +185,6 @@ def review(
     finally:
         views.close()
     return "\n".join(out)
-
-
-def _verdict(report: Report) -> str:
-    """``verify``'s result in one cell: passed, or the problems (the first five named)."""
-    from snapline.blame.markdown import cell
-
-    if report.ok:
-        return "passed"
-    named = "; ".join(cell(f"{p.kind} {p.path}" if p.path else p.kind) for p in report.problems[:5])
-    more = len(report.problems) - 5
-    return f"failed, {len(report.problems)} problems: {named}" + (
-        f"; and {more} more" if more > 0 else ""
-    )
 
 
 def described(found: Explanation) -> str:

@@ -25,8 +25,9 @@ from snapline.store import StoreReader
 
 if TYPE_CHECKING:
     from snapline.guard import CheckOutcome
+    from snapline.snapshots.snapshot import Report
 
-__all__ = ["cell", "range_summary"]
+__all__ = ["cell", "range_summary", "verdict"]
 
 
 @dataclass
@@ -109,6 +110,7 @@ def range_summary(
     checks: Mapping[int, CheckOutcome],
     title: str = "snapshots",
     unrecorded: str = "not recorded yet",
+    verification: Report | None = None,
 ) -> str:
     """The Markdown review of snapshots ``first..last`` (both included).
 
@@ -122,6 +124,7 @@ def range_summary(
         title: What the heading calls the range, before its numbers.
         unrecorded: What the lines no snapshot of this history wrote are called (one
             line's review of a file several lines changed: the others' lines too).
+        verification: ``verify``'s result, shown after the snapshots (``None``: not shown).
 
     Returns:
         The Markdown text, ending in a newline.
@@ -145,6 +148,7 @@ def range_summary(
         "| | |",
         "|---|---|",
         f"| snapshots | {len(rows)} ({first}-{last}) |",
+        *([] if verification is None else [f"| verify | {verdict(verification)} |"]),
         f"| milestones | {len(milestones)}"
         + (
             f", open after {milestones[-1].last}"
@@ -200,3 +204,14 @@ def range_summary(
             out.append(f"| {number} | {command} | {outcome} |")
         out.append("")
     return "\n".join(out)
+
+
+def verdict(report: Report) -> str:
+    """``verify``'s result in one cell: passed, or the problems (the first five named)."""
+    if report.ok:
+        return "passed"
+    named = "; ".join(cell(f"{p.kind} {p.path}" if p.path else p.kind) for p in report.problems[:5])
+    more = len(report.problems) - 5
+    return f"failed, {len(report.problems)} problems: {named}" + (
+        f"; and {more} more" if more > 0 else ""
+    )

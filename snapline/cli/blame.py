@@ -92,7 +92,8 @@ def blame(
                 param_hint="'--markdown'",
             )
         with workspace(ctx) as ws:
-            text = ws.blame_markdown(base.strip(), end.strip() or None)
+            verified = ws.verify()
+            text = ws.blame_markdown(base.strip(), end.strip() or None, verification=verified)
         sys.stdout.write(text)
         return
     if summary:

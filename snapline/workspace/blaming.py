@@ -129,7 +129,13 @@ class Blaming(WorkspaceBase):
                 self._store, self._reconstructor, self._on_disk(wanted), hunks, elsewhere=other
             )
 
-    def blame_markdown(self, base: SnapshotRef, end: SnapshotRef | None = None) -> str:
+    def blame_markdown(
+        self,
+        base: SnapshotRef,
+        end: SnapshotRef | None = None,
+        *,
+        verification: Report | None = None,
+    ) -> str:
         """A pull request's review as Markdown: what the snapshots after ``base`` did, who wrote it.
 
         As ``git log BASE..END``: the snapshots after ``base`` up to ``end`` (default:
@@ -137,6 +143,7 @@ class Blaming(WorkspaceBase):
         files they changed, the lines of those files on disk now by who wrote them (an
         agent session or a person in the range, or earlier) and the guard outcomes.
         Plain Markdown with no link, for ``$GITHUB_STEP_SUMMARY`` or any host.
+        ``verification``, ``verify``'s result, is shown after the snapshots when given.
 
         Raises:
             SnapshotRefError: If a reference is not a number or reference.
@@ -158,7 +165,15 @@ class Blaming(WorkspaceBase):
             }
             tracked = sorted(changed & set(self._store.state.get(changed)))
             disk = dict(self._on_disk(tracked))
-            return range_summary(self._store, self._reconstructor, first, last, disk, checks)
+            return range_summary(
+                self._store,
+                self._reconstructor,
+                first,
+                last,
+                disk,
+                checks,
+                verification=verification,
+            )
 
     def blame_commits_markdown(
         self, base: str, head: str = "HEAD", *, verification: Report | None = None

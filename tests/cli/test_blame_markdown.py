@@ -30,7 +30,7 @@ def test_the_review_of_a_range_names_its_snapshots_prompts_lines_and_checks(
     assert done.exit_code == 0, done.output
     text = done.stdout
     assert text.startswith("## snapline: snapshots 2-4\n")
-    assert "| snapshots | 3 (2-4) |" in text
+    assert "| snapshots | 3 (2-4) |\n| verify | passed |" in text
     assert "| prompts | 1 in 1 sessions |" in text
     assert "| M1 | parser \\| done | 1-2 |" in text
     assert "| s1 | 2 |" in text
@@ -47,3 +47,10 @@ def test_a_range_that_is_not_one_is_a_usage_error(project: Path, cli: Invoke) ->
     missing = cli("blame", "--markdown", "7..")
     assert missing.exit_code == 1
     assert "no snapshot 7" in missing.output
+
+
+def test_the_review_says_what_verify_found(project: Path, cli: Invoke) -> None:
+    _branch_work(project)
+    (project / "README.md").write_text("changed behind snapline's back\n")
+    text = cli("blame", "--summary", "--markdown", "1..").stdout
+    assert "| verify | failed, 1 problems: modified README.md |" in text
