@@ -35,6 +35,7 @@ from benchmarks.growth import GROWTH_ROWS, row_growth
 from benchmarks.hooks import row_hook
 from benchmarks.install import cli_environment
 from benchmarks.mcp import row_mcp
+from benchmarks.on_refs import REFS_ROWS, row_on_refs
 from benchmarks.one_path import ONE_PATH_ROWS, row_one_path
 from benchmarks.page import row_report_page
 from benchmarks.peers import PEER_ROWS, row_peers
@@ -1510,6 +1511,7 @@ ORDER = (
     *WARM_ROWS,
     *ONE_PATH_ROWS,
     *GIT_LAYER_ROWS,
+    *REFS_ROWS,
     *BLAME_ROWS,
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
@@ -1517,8 +1519,10 @@ Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issu
 14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
 issue 13; 5b, 6d, 6e and 9b: issue 16; G1-G6: growth with the history, issue 30;
 W1-W7: the warm server and the cold path, issue 29, benchmarks/warm.py; R1-R3: the git
-layer of the history on refs, issue 37, benchmarks/git_layer.py; B1: blame of the whole
-long-history workspace against git blame, issue 38, benchmarks/blame.py). The peers'
+layer of the history on refs, issue 37, benchmarks/git_layer.py; R4-R10: the history on
+refs as a team uses it, issue 37 point 9 and issue 39's numbers, benchmarks/on_refs.py;
+B1: blame of the whole long-history workspace against git blame, issue 38,
+benchmarks/blame.py). The peers'
 rows P1-P5 run only with ``--peers``."""
 
 
@@ -1579,6 +1583,7 @@ def run_all(
     attempt(("W8", "W9"), "warm checks", lambda: row_warm_checks(bench))
     attempt(ONE_PATH_ROWS, "one path per command", lambda: row_one_path(bench))
     attempt(GIT_LAYER_ROWS, "the git layer", lambda: row_git_layer(bench))
+    attempt(REFS_ROWS, "the history on refs", lambda: row_on_refs(bench, only))
     attempt(BLAME_ROWS, "blame", lambda: row_blame(bench))
     return sorted(results, key=lambda r: ORDER.index(r.number) if r.number in ORDER else 99)
 

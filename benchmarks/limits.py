@@ -167,7 +167,78 @@ LIMITS: dict[str, str] = {
         "is smaller still). Content kept outside SQLite, in a file of its own, would "
         "bring the row to about 1.1; not built."
     ),
+    "R4": (
+        "The first command in a fresh clone builds the local index from the line "
+        "(`store/refs/catchup.py`). For every snapshot it diffs the snapshot's state "
+        "tree with its parent's (`GitRepository.changes`, pygit2 `diff_to_tree`: 2,104 "
+        "calls, 7.9 s of the 37 s profiled at 10,000 files and 1,052 snapshots) and "
+        "reads its record; it copies every whole version into the index, the "
+        "baseline's 10,000 files first, each read back from git's objects (`read_blob` "
+        "and the object lookups: 4.6 s) and zlib-compressed into SQLite "
+        "(`content.pack`: 16,763 calls, 6.9 s). Only then does it check the work tree. "
+        "git's `status` after a clone trusts the index its checkout wrote. What would "
+        "remove most of it: not copying into the index content that git's object store "
+        "already holds (read a version from the object store when it is needed), "
+        "`pack_raw` instead of zlib where a copy is kept (as the in-tree rebuild does), "
+        "and each snapshot's changed paths taken from its record instead of a tree "
+        "diff; all are changes of `store/refs/`, not made here."
+    ),
+    "R5": (
+        "The rollback itself; the server saves the process start and the imports "
+        "(about a fifth of the cold profile). A rollback checks the whole work tree "
+        "for outside changes first (the walk, 10,000 `stat` calls), rebuilds the 100 "
+        "files' versions from the index across the history (about 2,000 SQLite "
+        "fetches) with the rows checked as they are read (`store/rows.shape_problem`), "
+        "writes each file under a temporary name, fsyncs and renames it, and records "
+        "the rollback as a snapshot on the line (100 blobs, the trees on their paths, "
+        "a commit, the ref moved with compare-and-swap) and in the index. "
+        "`git checkout REV -- .` overwrites the files from its object store and "
+        "checks nothing."
+    ),
+    "R6": (
+        "Two things. The history push carries the baseline snapshot, the whole tree "
+        "at `init`, although the remote already holds those files through the user's "
+        "branch: the line's first commit has no parent among the user's commits, and "
+        "git's push leaves out only what the boundary commits of what it sends reach "
+        "(pack-objects marks the trees of those commits, not of every ref the remote "
+        "has). That is most of the bytes (the row's notes split them). A baseline "
+        "commit whose parent is the user's commit it was taken from would be such a "
+        "boundary, and its files would stay home; a format change of `store/refs/`, "
+        "not made here. Then each snapshot costs about a "
+        "kilobyte packed: a commit with its `Snapline-Id` trailer, a record blob "
+        "(both directions' diffs, two SHA-256 a file, the chain hash), the file's "
+        "version and the trees on its path as deltas. A session of small edits is the "
+        "worst case for this ratio: its code work is 100 small deltas, so the history "
+        "weighs against almost nothing; the goal of 1.2x holds only where the code "
+        "work is large against the number of snapshots."
+    ),
+    "R8": (
+        "git stores each version whole until a pack deltas it: the record writes F's "
+        "new version (a 10,000-line file) as a loose object, compressing all of it "
+        "(pygit2 `create_blob`: 28 ms of the 97 ms profiled under load), and reads F's "
+        "previous version back from the object store to compute the record's deltas "
+        "(`read_blob` with its lookups: 28 ms). The in-tree layout's record (row 2b) "
+        "stores the delta alone and has F's base in its own index. The index "
+        "transaction (SQLite, fsynced) and the record's rendering take most of the "
+        "rest. Keeping the previous version from the index instead of the object store "
+        "would remove the read; the whole-object write is git's format."
+    ),
+    "R9": (
+        "Imports. In a git work tree every cold command loads libgit2's binding: "
+        "`pygit2` took 227 ms of the 726 ms of imports measured under load 8 "
+        "(`pygit2.enums` alone 100 ms, its enums built at import), besides what the "
+        "in-tree layout's record imports (row W5: `snapline.workspace`, the row types, "
+        "`dataclasses`). The warm server (row W1) removes both; without it, a lean "
+        "reader of the refs that does not import pygit2 for a record, or pygit2 "
+        "imported only where an object is written, would."
+    ),
+    "5b": (
+        "The console script imports the warm server's client (`snapline.cli.warm.client`, "
+        "with `signal` and `_socket`) before it answers, to hand any command to a "
+        "running server; `--version` could be answered before that import."
+    ),
 }
+LIMITS["R10"] = LIMITS["R9"]
 LIMITS["3b"] = LIMITS["3a"]
 LIMITS["G4b"] = LIMITS["G4a"]
 LIMITS["6b"] = LIMITS["6a"]
