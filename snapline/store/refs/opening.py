@@ -19,6 +19,7 @@ from typing import Any
 from snapline.store.errors import StoreCorruptError, StoreVersionError
 from snapline.store.lockfile import FileLock
 from snapline.store.refs.git import GitRepository, open_repository
+from snapline.store.refs.read_only import built_in_memory, can_write, caught_up_in_memory
 from snapline.store.refs.reading import list_lines
 from snapline.store.refs.store import RefsStore
 from snapline.store.sqlite import SqliteStore
@@ -100,11 +101,16 @@ def open_refs_store(
     location = state / INDEX_NAME
     if location.is_file():
         try:
-            return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
+            opened = RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
         except (StoreCorruptError, StoreVersionError):
             pass  # a cache: set aside below and built again from the refs
+        else:
+            return caught_up_in_memory(opened)
     elif not list_lines(repo):
         return None
+    if not can_write(state):
+        # Read as git reads a repository this user cannot write: never saved.
+        return built_in_memory(repo, location, config, timeout)
     state.mkdir(exist_ok=True)
     lock = FileLock(str(state / lock_name), timeout=timeout)
     with lock.acquire():
