@@ -21,6 +21,7 @@ from snapline.store.lockfile import FileLock
 from snapline.store.refs.git import GitRepository, open_repository
 from snapline.store.refs.read_only import built_in_memory, can_write, caught_up_in_memory
 from snapline.store.refs.reading import list_lines
+from snapline.store.refs.settings import adopt_settings
 from snapline.store.refs.store import RefsStore
 from snapline.store.sqlite import SqliteStore
 
@@ -85,7 +86,8 @@ def open_refs_store(
     Args:
         work_tree: The top of the git work tree.
         state: The local state directory (created when missing and there are lines).
-        config: The settings of an index built here (the refs do not keep them).
+        config: The settings of an index built here when the refs keep none (a history
+            from before they were kept on the refs: :mod:`.settings`).
         timeout: Seconds to wait for another process holding the index or the lock.
         lock_name: The writer lock's file name in ``state``.
 
@@ -133,6 +135,7 @@ def _build(repo: GitRepository, state: Path, config: dict[str, Any]) -> None:
     store = RefsStore(repo, SqliteStore.create(state / STAGING_NAME, config))
     try:
         catch_up(store)
+        adopt_settings(store)
     finally:
         store.close()
     # The log of a deleted index would be applied to the new one: gone first.

@@ -16,6 +16,7 @@ from typing import Any
 
 from snapline.store.connection import Connection
 from snapline.store.refs.git import GitRepository
+from snapline.store.refs.settings import adopt_settings
 from snapline.store.refs.store import RefsStore
 from snapline.store.sqlite import SqliteStore
 
@@ -65,4 +66,5 @@ def built_in_memory(
     named.in_memory = True
     store = RefsStore(repo, SqliteStore(named))
     store.refresh()
+    adopt_settings(store)
     return store
