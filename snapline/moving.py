@@ -31,6 +31,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
@@ -266,6 +267,7 @@ def _move(
             before_main=lambda: _before_main(repo, snapshots[0].row.id, store),
         )
         if index is not None:
+            _keep_settings(repo, outcome.main_line, snapshots, store.config())
             crash_point("upgrade-refs-moved")
             # The ledger's index is this work tree's only if the main line on the refs
             # is the ledger's (a clone that fetched another history builds its own).
@@ -308,6 +310,20 @@ def _move(
         index=None if dry_run else str(state / INDEX_NAME),
         index_made=made,
     )
+
+
+def _keep_settings(
+    repo: object, line: str, snapshots: Sequence[object], config: dict[str, Any]
+) -> None:
+    """The ledger's ``config.json`` onto the refs, with its main line (once, if it is ours)."""
+    from snapline.store.refs.git import GitRepository
+    from snapline.store.refs.layout import commit_time
+    from snapline.store.refs.moving import MovedSnapshot
+    from snapline.store.refs.settings import settings_ref, write_settings
+
+    assert isinstance(repo, GitRepository) and isinstance(snapshots[0], MovedSnapshot)
+    if _main_is(repo, line, snapshots) and repo.ref(settings_ref(line)) is None:
+        write_settings(repo, line, config, commit_time(snapshots[0].row))
 
 
 def _main_is(repo: object, line: str, snapshots: Sequence[object]) -> bool:

@@ -6,7 +6,8 @@ own operations, and each open names the one it meets (a notice on stderr, the
 ``snapline`` logger, never a changed exit code):
 
 - an old branch checked out: its ledger is whole and is the history of that checkout,
-  read and verified as before; the notice says ``snapline upgrade`` moves it;
+  read and verified as before; the notice says ``snapline upgrade`` moves it (also in
+  a clone that fetched the refs and has no local index yet: never a silent switch);
 - the moved branch checked out again: git took the ledger's tracked files away and left
   the local files the old checkout made (index, lock), which are snapline's own cache:
   they are removed, so that ``git status`` stays clean;
@@ -51,13 +52,38 @@ def _warn(text: str) -> None:
 def note_in_tree_beside_refs(root: Path) -> None:
     """Say so when an in-tree ledger is open in a work tree whose history moved to the refs."""
     found = git_dir(root)
-    if found is None or not (found / GIT_STATE / "index.db").is_file():
+    if found is None:
         return
+    if not (found / GIT_STATE / "index.db").is_file() and not _refs_hold_lines(root, found):
+        return  # no history on the refs (yet): an in-tree store like any other
     _warn(
         "this checkout still keeps its history in .snapline/ (a branch from before "
         "`snapline upgrade`), and it is read as before; the repository's history is on "
         "git's refs: run `snapline upgrade` to move this branch's snapshots there"
     )
+
+
+def _refs_hold_lines(root: Path, found: Path) -> bool:
+    """Whether the repository has a line on its refs (a clone that fetched them, no index yet).
+
+    git's files are looked at first (a loose ref's folder, ``packed-refs``), so that an
+    in-tree store in a repository without refs never loads the git library.
+    """
+    common = found
+    with contextlib.suppress(OSError):
+        common = (found / (found / "commondir").read_text().strip()).resolve()
+    with contextlib.suppress(OSError):
+        if os.listdir(common / "refs" / "snapline" / "lines"):
+            return True
+    try:
+        packed = (common / "packed-refs").read_bytes()
+    except OSError:
+        packed = b""
+    if b" refs/snapline/lines/" not in packed and not (common / "reftable").exists():
+        return False
+    from snapline.store.refs.opening import has_lines  # only here: it loads the git library
+
+    return has_lines(root)
 
 
 def settle_leftovers(root: Path) -> None:

@@ -27,6 +27,7 @@ from snapline.store.refs.opening import (
     publish_index,
     start_refs_store,
 )
+from snapline.store.refs.settings import keep_settings
 
 if TYPE_CHECKING:
     from snapline.snapshots.record.build import Limits
@@ -62,7 +63,8 @@ def create_refs(
     Args:
         path: The top of the git work tree.
         git_dir: Its own git directory.
-        config: The content settings to keep in the index.
+        config: The content settings to keep in the index and on the refs
+            (``refs/snapline/settings/<line>``, :mod:`snapline.store.refs.settings`).
         limits: The same settings, for the capture.
         description: The baseline's description.
         timeout: Seconds to wait for another process holding the lock.
@@ -87,6 +89,9 @@ def create_refs(
         try:
             # The baseline's commit and ref are written as its transaction commits.
             capture_baseline(path, store, limits, description, progress)
+            # After the baseline's ref (which names the line): a kill in between leaves
+            # a history with the default settings, as one written before they travelled.
+            keep_settings(store, config)
         finally:
             store.close()
         crash_point("baseline-built")
@@ -101,7 +106,7 @@ def open_refs(
     Args:
         path: The top of the git work tree.
         git_dir: Its own git directory.
-        config: The settings of an index built from the refs (they do not keep them).
+        config: The settings of an index built from refs that keep none (older ones).
         timeout: Seconds to wait for another process.
     """
     state = git_dir / GIT_STATE

@@ -102,11 +102,11 @@ class AccessProblem(str, Enum):
 _ACCESS_ADVICE = {
     AccessProblem.PERMISSION: (
         "permission denied (a read-only file, directory or file system); give this user "
-        "write access to .snapline/ and try again"
+        "write access to {state} and try again"
     ),
     AccessProblem.OPEN: (
         "the file or its directory cannot be opened (missing, or no permission); check "
-        ".snapline/ and its permissions and try again"
+        "{state} and its permissions and try again"
     ),
     AccessProblem.SPACE: "the disk is full; free some space and try again",
     AccessProblem.IO: (
@@ -140,10 +140,24 @@ class StoreAccessError(SnaplineError):
         self.path = str(path)
         self.problem = problem
         self.detail = detail
+        advice = _ACCESS_ADVICE[problem].format(state=_state_name(Path(path)))
         super().__init__(
-            f"cannot use the store at {path} ({detail}): {_ACCESS_ADVICE[problem]}; "
-            "nothing was recorded"
+            f"cannot use the store at {path} ({detail}): {advice}; nothing was recorded"
         )
+
+
+def _state_name(path: Path) -> str:
+    """The directory a store file is in, as a user knows it: ``.snapline/`` or ``.git/snapline/``.
+
+    On git's refs the local state is under the git directory (``.git/snapline/``, or a
+    linked work tree's ``.git/worktrees/NAME/snapline/``): the advice names it there.
+    """
+    for folder in (path, *path.parents):
+        if folder.name == ".snapline":
+            return ".snapline/"
+        if folder.name == "snapline" and (folder.parent / "HEAD").is_file():
+            return ".git/snapline/" if folder.parent.name == ".git" else f"{folder}/"
+    return ".snapline/"
 
 
 class StoreBusyError(SnaplineError):

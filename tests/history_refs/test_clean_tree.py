@@ -58,7 +58,8 @@ def test_every_command_leaves_git_status_clean(tmp_path: Path) -> None:
     assert (repo.path / "a.txt").read_text() == "two\n"
     # The history is on the refs, the local state in git's directory.
     refs = repo.git("for-each-ref", "--format=%(refname)", "refs/snapline/").split()
-    assert [ref.rsplit("/", 2)[-2] for ref in refs] == ["checks", "lines", "milestones"], refs
+    kinds = ["checks", "lines", "milestones", "settings"]
+    assert [ref.rsplit("/", 2)[-2] for ref in refs] == kinds, refs
     assert (repo.path / ".git" / "snapline" / "index.db").is_file()
     assert (repo.path / ".git" / "snapline" / "report.html").is_file()
     # The guard's outcome is on its ref, and read back.

@@ -3,7 +3,8 @@
 The index keeps a version as a delta against the one before, or whole (a blob), or by
 its hash only. The refs store's ``state`` holds every file's bytes, so publishing a
 snapshot turns its change rows back into content: a whole version from the index's
-blob, a delta applied to the version before as the line's previous ``state`` holds it.
+blob, a delta applied to the version before as the line's previous ``state`` holds it,
+a version kept by its hash only read from the work tree (:mod:`.large_files`).
 Every version is checked against its recorded SHA-256 before it enters a tree.
 """
 
@@ -18,6 +19,7 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.store.protocol import BlobReader
 from snapline.store.refs.git import GitRepository
+from snapline.store.refs.large_files import work_tree_bytes
 from snapline.store.refs.writing import StateEdit
 from snapline.store.rows import ChangeRow
 
@@ -68,9 +70,9 @@ def state_edits(
         change of the same snapshot puts a file there).
 
     Raises:
-        UnpublishableError: If a version has no bytes here (kept by hash only, a blob
-            missing, a delta whose base is not in ``before``) or other bytes than its
-            recorded hash.
+        UnpublishableError: If a version has no bytes here (kept by hash only and gone
+            from the work tree, a blob missing, a delta whose base is not in ``before``)
+            or other bytes than its recorded hash.
     """
     edits: dict[str, StateEdit] = {}
     for change in changes:
@@ -114,8 +116,12 @@ def _content(
         except ValueError as error:
             raise refuse(f"has a delta that does not fit its base: {error}") from None
     else:
-        # Above the large-file limit only the hash is kept: a state needs the bytes.
-        raise refuse(f"is kept by its hash only ({change.storage})")
+        # Above the large-file limit the index keeps only the hash; a state needs the
+        # bytes: the work tree's, held to the recorded hash below (large_files.py).
+        found = work_tree_bytes(repo, change.path)
+        if found is None:
+            raise refuse(f"is kept by its hash only ({change.storage}) and is not on disk")
+        data = found
     if hash_bytes(data) != change.result_hash:
         raise refuse(f"rebuilds to {hash_bytes(data)}, recorded {change.result_hash}")
     return data

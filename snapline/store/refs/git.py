@@ -165,9 +165,7 @@ class GitRepository:
             MissingObjectError: If an object on the way is absent.
         """
         found = self.entry(tree, path)
-        if found is None or found.mode == TREE_MODE:
-            return None
-        return self.read_blob(found.id)
+        return None if found is None or found.mode == TREE_MODE else self.read_blob(found.id)
 
     def tree(self, entries: Mapping[str, Entry]) -> str:
         """Write a tree of the given names (no ``/`` in them) and entries; its id."""
@@ -233,7 +231,7 @@ class GitRepository:
         """The files that differ between two trees, in path order.
 
         Args:
-            old: The tree before, ``None`` for the empty tree (every file is added).
+            old: The tree before, ``None`` for none (every file is added; nothing is written).
             new: The tree after.
 
         Raises:
@@ -241,10 +239,11 @@ class GitRepository:
         """
         import pygit2
 
-        before = self._object(old or self._write_tree({}), pygit2.Tree, "tree")
         after = self._object(new, pygit2.Tree, "tree")
+        before = None if old is None else self._object(old, pygit2.Tree, "tree")
+        diff = after.diff_to_tree(swap=True) if before is None else before.diff_to_tree(after)
         found: dict[str, TreeChange] = {}
-        for delta in before.diff_to_tree(after).deltas:
+        for delta in diff.deltas:
             path = _decode(delta.new_file.raw_path or delta.old_file.raw_path)
             old_entry = None if delta.status == pygit2.enums.DeltaStatus.ADDED else delta.old_file
             new_entry = None if delta.status == pygit2.enums.DeltaStatus.DELETED else delta.new_file

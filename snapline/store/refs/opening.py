@@ -19,7 +19,9 @@ from typing import Any
 from snapline.store.errors import StoreCorruptError, StoreVersionError
 from snapline.store.lockfile import FileLock
 from snapline.store.refs.git import GitRepository, open_repository
+from snapline.store.refs.read_only import built_in_memory, can_write, caught_up_in_memory
 from snapline.store.refs.reading import list_lines
+from snapline.store.refs.settings import adopt_settings
 from snapline.store.refs.store import RefsStore
 from snapline.store.sqlite import SqliteStore
 
@@ -84,7 +86,8 @@ def open_refs_store(
     Args:
         work_tree: The top of the git work tree.
         state: The local state directory (created when missing and there are lines).
-        config: The settings of an index built here (the refs do not keep them).
+        config: The settings of an index built here when the refs keep none (a history
+            from before they were kept on the refs: :mod:`.settings`).
         timeout: Seconds to wait for another process holding the index or the lock.
         lock_name: The writer lock's file name in ``state``.
 
@@ -100,11 +103,16 @@ def open_refs_store(
     location = state / INDEX_NAME
     if location.is_file():
         try:
-            return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
+            opened = RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
         except (StoreCorruptError, StoreVersionError):
             pass  # a cache: set aside below and built again from the refs
+        else:
+            return caught_up_in_memory(opened)
     elif not list_lines(repo):
         return None
+    if not can_write(state):
+        # Read as git reads a repository this user cannot write: never saved.
+        return built_in_memory(repo, location, config, timeout)
     state.mkdir(exist_ok=True)
     lock = FileLock(str(state / lock_name), timeout=timeout)
     with lock.acquire():
@@ -127,6 +135,7 @@ def _build(repo: GitRepository, state: Path, config: dict[str, Any]) -> None:
     store = RefsStore(repo, SqliteStore.create(state / STAGING_NAME, config))
     try:
         catch_up(store)
+        adopt_settings(store)
     finally:
         store.close()
     # The log of a deleted index would be applied to the new one: gone first.
