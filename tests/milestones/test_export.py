@@ -147,3 +147,23 @@ def test_export_of_the_first_milestone_applies_on_the_baseline(
     result = _git(repo, "apply", str(patch), check=False)
     assert result.returncode == 0, result.stderr
     assert tree(repo) == tree(ws.root)
+
+
+def test_the_header_of_a_one_snapshot_milestone_line_by_line(ws: Workspace) -> None:
+    ws.write_file("src/app.py", "print('one')\n")
+    description = "\n  Indented, as written.\n\nThe second paragraph, by X\n\n"
+    milestone = ws.milestones.create("A   spaced\ttitle", description, tags=["two  words", "x"])
+    header = ws.milestones.export(milestone.number).split("diff --git", 1)[0]
+    assert header.splitlines() == [
+        f"Milestone {milestone.number}: A spaced title",
+        "",
+        "      Indented, as written.",
+        "",
+        "    The second paragraph, by X",
+        "",
+        "Snapshots: 1..1 (1 snapshot; apply on top of snapshot 0)",
+        "Tags: two words, x",
+        f"Created: {milestone.time.isoformat()}",
+        f"Chain: {milestone.chain_hash}",
+        "",
+    ]
