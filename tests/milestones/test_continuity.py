@@ -152,5 +152,10 @@ def test_unreadable_or_newer_records_are_refused_with_a_message(ws: Workspace) -
     with pytest.raises(MilestoneRecordError, match="upgrade snapline") as caught:
         ws.milestones.get(1)
     assert caught.value.exit_code == 3
-    with pytest.raises(MilestoneRecordError, match="tags"):
+    assert (caught.value.number, caught.value.detail) == (
+        1,
+        "it has format version 99, newer than the 1 this snapline reads",
+    )
+    with pytest.raises(MilestoneRecordError, match="tags") as caught:
         ws.milestones.get(2)
+    assert caught.value.number == 2

@@ -72,8 +72,11 @@ def test_a_start_other_than_the_expected_one_is_refused(
     assert (error.expected, error.actual, error.number) == (2, start, 2)
     assert isinstance(error, SnaplineError)
     assert error.exit_code == 1
-    assert "start at snapshot 2" in str(error)
-    assert ("overlap" if what == "overlap" else "gap") in str(error)
+    way = "would overlap it" if what == "overlap" else "would leave a gap"
+    assert str(error).startswith(
+        "milestone 2 must start at snapshot 2, one past the end of milestone 1, "
+        f"not {start}: starting there {way}"
+    )
     assert "\n" not in str(error)
     assert len(ws.milestones.list()) == 1
 
