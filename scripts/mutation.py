@@ -87,7 +87,17 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "tests/ledger/test_milestone_lines.py",
         ],
     ),
-    "warm": ("cli/warm/ (the warm server)", ["snapline/cli/warm/*"], ["tests/cli/warm"]),
+    "warm": (
+        "cli/warm/ (the warm server)",
+        ["snapline/cli/warm/*"],
+        # Not the two state machines (test_monitor_machine, test_monitor_oracle): minutes
+        # each, per mutant of the server's loop, and they walk the paths the others pin.
+        [
+            "tests/cli/warm",
+            "--deselect=tests/cli/warm/test_monitor_machine.py",
+            "--deselect=tests/cli/warm/test_monitor_oracle.py",
+        ],
+    ),
 }
 """Each package's files and tests; ``restore`` is the one in pyproject.toml."""
 _PYTEST_ARGS = ["-p", "no:cacheprovider", "-q"]
