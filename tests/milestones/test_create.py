@@ -73,10 +73,11 @@ def test_a_start_other_than_the_expected_one_is_refused(
     assert isinstance(error, SnaplineError)
     assert error.exit_code == 1
     way = "would overlap it" if what == "overlap" else "would leave a gap"
-    assert str(error).startswith(
+    assert str(error) == (
         "milestone 2 must start at snapshot 2, one past the end of milestone 1, "
-        f"not {start}: starting there {way}"
+        f"not {start}: starting there {way}; pass start=2 or leave start out"
     )
+    assert (error.start, error.end, error.latest) == (start, None, 4)
     assert "\n" not in str(error)
     assert len(ws.milestones.list()) == 1
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from snapline import Workspace
+from snapline import OutputInStoreError, Workspace
 from tests.conftest import tree
 
 _GIT_ENV = {
@@ -167,3 +167,13 @@ def test_the_header_of_a_one_snapshot_milestone_line_by_line(ws: Workspace) -> N
         f"Chain: {milestone.chain_hash}",
         "",
     ]
+
+
+def test_a_patch_is_never_written_into_the_store(ws: Workspace) -> None:
+    ws.write_file("src/app.py", "print('one')\n")
+    ws.milestones.create("one")
+    target = ws.root / ".snapline" / "one.patch"
+    with pytest.raises(OutputInStoreError) as caught:
+        ws.milestones.export(1, target)
+    assert "write the patch to" in str(caught.value)
+    assert not target.exists()
