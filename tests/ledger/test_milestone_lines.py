@@ -16,6 +16,7 @@ closes the merge — so the main line's numbers run 1, 2, 3… and every clone a
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +115,13 @@ def test_verify_names_the_state_and_the_command_that_settles_it(
         text = output(result)
         assert result.returncode == 1, text
         assert "snapline merge" in text
+        if case == "beside":
+            assert re.search(
+                r"milestone 1 'feature done' \(snapshots 1\.\.1, \S+\.mile\) was closed on "
+                r"another branch beside the main line's 'main done'; run `snapline merge` to "
+                r"join and number it\n",
+                text,
+            ), text
         assert "backup" not in text and "corrupt" not in text
 
 
