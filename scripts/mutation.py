@@ -161,6 +161,7 @@ a file, which this plugin hands to mutmut at the end of each test, before mutmut
 own hook reads the functions of that test.
 """
 
+import contextlib
 import importlib.util
 import os
 import tempfile
@@ -180,6 +181,16 @@ def pytest_addoption(parser):
         fd, path = tempfile.mkstemp(prefix="mutmut-hits-")
         os.close(fd)
         os.environ[_HITS] = path
+        _made.append(path)
+
+
+_made = []
+
+
+def pytest_unconfigure(config):
+    for path in _made:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 @pytest.hookimpl(tryfirst=True)
