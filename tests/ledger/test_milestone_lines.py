@@ -141,8 +141,8 @@ def test_snapline_merge_keeps_both_and_numbers_them_without_collision(
     closed: Closed = request.getfixturevalue(case)
     repo = copy(closed.repo, tmp_path / "copy")
     before = {path.name: path.read_bytes() for path in repo.milestone_files()}
-    merged = repo.json("merge")
-    assert merged["tool"] == "merge"
+    merged = repo.json("merge", "-m", "join the feature branch")
+    assert (merged["tool"], merged["description"]) == ("merge", "join the feature branch")
     # Both files as they were, plus one: the milestone that closes the merge.
     after = {path.name: path.read_bytes() for path in repo.milestone_files()}
     assert {name: after[name] for name in before} == before
