@@ -179,3 +179,27 @@ def test_a_fresh_clone_of_the_merge_takes_the_branch_merged_intos_milestone(
     fresh = clone(beside.repo, tmp_path / "fresh")
     assert [t[3] for t in _titles(fresh)] == ["main done"]
     assert "'feature done'" in fresh.snap("verify").stdout
+
+
+def test_two_milestones_closed_on_a_branch_are_joined_as_one(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    repo.write("app.py", "v0\n")
+    repo.ok("init", "--in-tree")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    for step, tags in (("one", ["feat"]), ("two", ["feat", "x"])):
+        repo.write(f"{step}.txt", f"{step}\n")
+        repo.ok("record", "-m", f"feature {step}")
+        tagged = [arg for tag in tags for arg in ("--tag", tag)]
+        repo.ok("milestone", "create", "--title", f"feature {step}", *tagged)
+    repo.commit("feature milestones")
+    repo.git("checkout", "-q", "main")
+    repo.write("main.txt", "main\n")
+    repo.ok("record", "-m", "main work")
+    repo.ok("milestone", "create", "--title", "main done")
+    repo.commit("main milestone")
+    assert repo.git("merge", "--no-edit", "feature", check=False).returncode == 0
+    repo.json("merge")
+    joined = repo.json("milestone", "show", "2")
+    # One milestone for both: their titles in order, each tag once.
+    assert (joined["title"], joined["tags"]) == ("feature one + feature two", ["feat", "x"])
