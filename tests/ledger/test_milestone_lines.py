@@ -203,3 +203,7 @@ def test_two_milestones_closed_on_a_branch_are_joined_as_one(tmp_path: Path) -> 
     joined = repo.json("milestone", "show", "2")
     # One milestone for both: their titles in order, each tag once.
     assert (joined["title"], joined["tags"]) == ("feature one + feature two", ["feat", "x"])
+    first, second = joined["description"].split("\n")
+    assert first.startswith("joins milestone 1 'feature one' (snapshots 1..1, ")
+    assert second.startswith("joins milestone 2 'feature two' (snapshots 2..2, ")
+    assert second.endswith("), closed on another branch")
