@@ -93,6 +93,8 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "tests/ledger/test_milestone_lines.py",
             # A merge with no milestone to join must make none (milestones/join.py).
             "tests/ledger/test_branches.py",
+            # The lines beside the main one, with the milestones closed on them.
+            "tests/ledger/test_reach_lines.py",
         ],
     ),
     "warm": (
