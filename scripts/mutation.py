@@ -14,8 +14,12 @@ with that package's `[tool.mutmut]`; results in its `mutants/`).
 mutmut needs click 8.4 or later, which snapline's own pin (below 8.3, for start-up time)
 excludes, so it gets a venv of its own, `.venv-mutation`, holding snapline's dependencies
 without the pins; snapline itself is not installed there (mutmut runs the copy it mutates,
-in `mutants/`). Not part of `make test` or CI: a run takes hours on two cores; it runs
-under `nice -n 19`, one package at a time.
+in `mutants/`), only a console script that imports that copy, for the tests that run
+snapline as a user does. Every process a test starts (the console script, the warm server
+and its workers) runs the mutant under test, and while mutmut maps tests to functions it
+counts what those processes reach too (the venv's `sitecustomize`, written here), so a
+mutant of code that runs only there gets the tests that reach it. Not part of `make test`
+or CI: a run takes hours on two cores; it runs under `nice -n 19`, one package at a time.
 
     python scripts/mutation.py                    # every package, then the summary
     python scripts/mutation.py --package check    # one package, then the summary
@@ -65,17 +69,48 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "tests/reliability/test_hostile_store.py",
             "tests/reliability/test_damaged_rows.py",
             "tests/cli/test_verify.py",
-            # Not tests/reliability/test_resealed_history.py: it runs the installed
-            # console script, which the mutation venv does not have.
+            "tests/cli/test_fast_verify.py",
+            "tests/reliability/test_resealed_history.py",
         ],
     ),
     "scanning": (
         "scanning/ (the walk, ignore rules, fingerprints, the monitor)",
         ["snapline/scanning/*"],
-        ["tests/scanning"],
+        [
+            "tests/scanning",
+            # The monitor runs in the warm server; these hold its answers to the walk's.
+            "tests/cli/warm/test_monitor.py",
+            "tests/cli/warm/test_monitor_truth.py",
+            "tests/cli/warm/test_global_excludes_warm.py",
+        ],
     ),
-    "milestones": ("milestones/", ["snapline/milestones/*"], ["tests/milestones"]),
-    "warm": ("cli/warm/ (the warm server)", ["snapline/cli/warm/*"], ["tests/cli/warm"]),
+    "milestones": (
+        "milestones/",
+        ["snapline/milestones/*"],
+        [
+            "tests/milestones",
+            "tests/cli/test_milestones.py",
+            "tests/ledger/test_milestone_lines.py",
+            # A merge with no milestone to join must make none (milestones/join.py).
+            "tests/ledger/test_branches.py",
+            # The lines beside the main one, with the milestones closed on them.
+            "tests/ledger/test_reach_lines.py",
+        ],
+    ),
+    "warm": (
+        "cli/warm/ (the warm server)",
+        ["snapline/cli/warm/*"],
+        # Not the two state machines (test_monitor_machine, test_monitor_oracle): minutes
+        # each, per mutant of the server's loop, and they walk the paths the others pin.
+        [
+            "tests/cli/warm",
+            "--deselect=tests/cli/warm/test_monitor_machine.py",
+            "--deselect=tests/cli/warm/test_monitor_oracle.py",
+            # Counts the modules the client imports: under mutmut every mutated module
+            # imports mutmut too, so it fails on the mapping run itself.
+            "--deselect=tests/cli/warm/test_lean_client.py",
+        ],
+    ),
 }
 """Each package's files and tests; ``restore`` is the one in pyproject.toml."""
 _PYTEST_ARGS = ["-p", "no:cacheprovider", "-q"]
@@ -83,9 +118,6 @@ _DESELECT = [
     # Peak memory, which mutmut's tracing of every call adds to.
     "--deselect",
     "tests/reliability/test_damaged_rows.py::test_a_decompression_bomb_is_refused_without_inflating_it",
-    # The installed console script, which the mutation venv does not have.
-    "--deselect",
-    "tests/cli/test_verify.py::test_verify_exit_codes_through_the_console_script",
 ]
 
 # mutmut's exit codes (mutmut/stats.py): what each says about one mutant.
@@ -121,22 +153,99 @@ def main() -> int:
 
 
 _CHILDREN = "mutmut_children"
-_CHILDREN_PLUGIN = '''"""While mutmut maps tests to functions, child processes run plain code.
+_CHILDREN_PLUGIN = '''"""What a test starts runs the mutant too, and counts in mutmut's mapping.
 
-mutmut's trampolines record each call in the mapping run ("stats") by reading mutmut's
-configuration from the working directory, which a snapline process started in a
-temporary workspace does not have: it would fail. mutmut keeps the mode in the test
-process itself too, so only the variable children inherit goes, before any conftest
-copies the environment (pytest_addoption runs before the first conftest is read).
+Many tests drive snapline as a user does, through the console script, and the warm
+server runs in processes of its own: a mutant must reach them, and mutmut must know
+which tests reach which functions there too, or it never runs those tests for a
+mutant (its mapping run, "stats", sees only the test process). So children import
+the mutated copy (PYTHONPATH), and while mutmut maps, the venv's ``sitecustomize``
+(written by scripts/mutation.py) makes each child append the functions it reaches to
+a file, which this plugin hands to mutmut at the end of each test, before mutmut's
+own hook reads the functions of that test.
+"""
+
+import contextlib
+import importlib.util
+import os
+import tempfile
+
+import pytest
+
+_HITS = "SNAPLINE_MUTMUT_HITS"
+
+
+def pytest_addoption(parser):
+    # The folder mutmut's mutated copy of snapline is imported from (its `mutants/`).
+    spec = importlib.util.find_spec("snapline")
+    package = os.path.dirname(spec.origin)
+    paths = [os.path.dirname(package), os.environ.get("PYTHONPATH", "")]
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    if os.environ.get("MUTANT_UNDER_TEST") == "stats" and _HITS not in os.environ:
+        fd, path = tempfile.mkstemp(prefix="mutmut-hits-")
+        os.close(fd)
+        os.environ[_HITS] = path
+        _made.append(path)
+
+
+_made = []
+
+
+def pytest_unconfigure(config):
+    for path in _made:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    path = os.environ.get(_HITS)
+    if path is None or os.environ.get("MUTANT_UNDER_TEST") != "stats":
+        return
+    from mutmut.state import state
+
+    with open(path, "r+", encoding="utf-8") as hits:
+        names = hits.read().split()
+        hits.truncate(0)
+    state()._stats.update(names)
+'''
+_SITECUSTOMIZE = '''"""Written by snapline's scripts/mutation.py into the mutation venv only.
+
+While mutmut maps tests to functions ("stats"), a process started by a test records
+each mutated function it reaches in the file the test process names (mutmut's own
+recording reads a configuration that a process started elsewhere cannot find), once
+per function and process.
 """
 
 import os
 
+if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+    import mutmut.mutation.trampoline as _trampoline
 
-def pytest_addoption(parser):
-    if os.environ.get("MUTANT_UNDER_TEST") == "stats":
-        del os.environ["MUTANT_UNDER_TEST"]
+    _seen = set()
+
+    def _record(name, caller=None):
+        path = os.environ.get("SNAPLINE_MUTMUT_HITS")
+        if path is None or name in _seen:
+            return
+        _seen.add(name)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, name.encode() + b"\\n")
+        finally:
+            os.close(fd)
+
+    _trampoline.record_trampoline_hit = _record
 '''
+_CONSOLE_SCRIPT = """#!{python}
+# snapline's console script in the mutation venv: the tests that run it as a user does
+# import the mutated copy (PYTHONPATH, set by the mutmut_children plugin).
+import sys
+
+from snapline.cli import main
+
+sys.exit(main())
+"""
 
 
 def _mutants(name: str) -> Path:
@@ -163,6 +272,10 @@ def _workdir(name: str) -> Path:
         f"only_mutate = {json.dumps(files)}",
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
         f'also_copy = ["{_CHILDREN}.py"]',
+        # Tests are imported after the mutant is chosen, never before: a test module
+        # that copies the environment when imported (tests/ledger/conftest.py's _ENV)
+        # would otherwise hand its children no mutant at all.
+        'forkserver_warmup = "none"',
         f"pytest_add_cli_args = {json.dumps([*_PYTEST_ARGS, '-p', _CHILDREN, *_DESELECT])}",
         "",
     ]
@@ -185,6 +298,14 @@ def _ensure_venv() -> None:
     # snapline's command line (a click.Group) does not take.
     names = [r if _name(r) != "click" else "click>=8.4,<8.5" for r in wanted]
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", MUTMUT, *names], check=True)
+    script = VENV / "bin" / "snapline"
+    script.write_text(_CONSOLE_SCRIPT.format(python=python), encoding="utf-8")
+    script.chmod(0o755)
+    where = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    (Path(where) / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
 
 
 def _name(requirement: str) -> str:

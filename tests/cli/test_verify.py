@@ -131,3 +131,30 @@ def test_gc_reports_bytes_freed(cli: Invoke, project: Path) -> None:
     assert result.stdout == "removed 1 unreferenced blob, freed 300 bytes\n"
     assert as_json(cli("gc", "--json")) == {"blobs_removed": 0, "bytes_freed": 0}
     assert cli("verify").exit_code == 0
+
+
+def test_verify_finds_a_snapshot_that_starts_from_a_mode_the_history_did_not_have(
+    cli: Invoke, project: Path
+) -> None:
+    # Issue 40.19: the continuity check compares modes as well as hashes. Snapshot 1
+    # makes README.md executable (same content); snapshot 2, rewritten by hand, claims
+    # to start from the file as it was before, as if the change of mode never happened.
+    (project / "README.md").chmod(0o755)
+    assert cli("resync", "-m", "executable").exit_code == 0
+    _edit(cli, project)
+    with sqlite3.connect(project / ".snapline" / "index.db") as db:
+        (before,) = db.execute(
+            "SELECT base_mode FROM changes WHERE snapshot = 1 AND path = 'README.md'"
+        ).fetchone()
+        (after,) = db.execute(
+            "SELECT base_mode FROM changes WHERE snapshot = 2 AND path = 'README.md'"
+        ).fetchone()
+        assert before != after  # sanity: snapshot 2 starts from the executable file
+        db.execute(
+            "UPDATE changes SET base_mode = ? WHERE snapshot = 2 AND path = 'README.md'",
+            (before,),
+        )
+    result = cli("verify", "--json")
+    assert result.exit_code == 3  # the rewrite also breaks the chain
+    found = [(p["kind"], p["path"], p["number"]) for p in as_json(result)["problems"]]
+    assert ("continuity", "README.md", 2) in found

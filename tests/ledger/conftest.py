@@ -42,17 +42,24 @@ _GIT = [
     "-c",
     "init.defaultBranch=main",
 ]
-_ENV = {
-    **os.environ,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_TERMINAL_PROMPT": "0",
-    "NO_COLOR": "1",
-}
-_ENV.pop("GIT_DIR", None)
-_ENV.pop("GIT_WORK_TREE", None)
-if not _INSTALLED:
-    _ENV["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+
+
+def _env() -> dict[str, str]:
+    # Read at each call, never on import: `make mutation` names the mutant under test in
+    # the environment after the tests are imported, and every command run here must run it.
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_TERMINAL_PROMPT": "0",
+        "NO_COLOR": "1",
+    }
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    if not _INSTALLED:
+        env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    return env
+
 
 LOCAL_NAMES = (
     "index.db",
@@ -80,7 +87,7 @@ class Repo:
             cwd=self.path,
             capture_output=True,
             text=True,
-            env=_ENV,
+            env=_env(),
             timeout=120,
             check=False,
         )
@@ -95,7 +102,7 @@ class Repo:
             cwd=self.path,
             capture_output=True,
             text=True,
-            env=_ENV,
+            env=_env(),
             timeout=120,
             check=False,
         )
@@ -174,7 +181,7 @@ def clone(source: Repo, path: Path) -> Repo:
         [*_GIT, "clone", "-q", str(source.path), str(path)],
         capture_output=True,
         text=True,
-        env=_ENV,
+        env=_env(),
         timeout=120,
         check=False,
     )

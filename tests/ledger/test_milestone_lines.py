@@ -16,6 +16,7 @@ closes the merge — so the main line's numbers run 1, 2, 3… and every clone a
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +115,13 @@ def test_verify_names_the_state_and_the_command_that_settles_it(
         text = output(result)
         assert result.returncode == 1, text
         assert "snapline merge" in text
+        if case == "beside":
+            assert re.search(
+                r"milestone 1 'feature done' \(snapshots 1\.\.1, \S+\.mile\) was closed on "
+                r"another branch beside the main line's 'main done'; run `snapline merge` to "
+                r"join and number it\n",
+                text,
+            ), text
         assert "backup" not in text and "corrupt" not in text
 
 
@@ -133,8 +141,8 @@ def test_snapline_merge_keeps_both_and_numbers_them_without_collision(
     closed: Closed = request.getfixturevalue(case)
     repo = copy(closed.repo, tmp_path / "copy")
     before = {path.name: path.read_bytes() for path in repo.milestone_files()}
-    merged = repo.json("merge")
-    assert merged["tool"] == "merge"
+    merged = repo.json("merge", "-m", "join the feature branch")
+    assert (merged["tool"], merged["description"]) == ("merge", "join the feature branch")
     # Both files as they were, plus one: the milestone that closes the merge.
     after = {path.name: path.read_bytes() for path in repo.milestone_files()}
     assert {name: after[name] for name in before} == before
@@ -171,3 +179,31 @@ def test_a_fresh_clone_of_the_merge_takes_the_branch_merged_intos_milestone(
     fresh = clone(beside.repo, tmp_path / "fresh")
     assert [t[3] for t in _titles(fresh)] == ["main done"]
     assert "'feature done'" in fresh.snap("verify").stdout
+
+
+def test_two_milestones_closed_on_a_branch_are_joined_as_one(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    repo.write("app.py", "v0\n")
+    repo.ok("init", "--in-tree")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    for step, tags in (("one", ["feat"]), ("two", ["feat", "x"])):
+        repo.write(f"{step}.txt", f"{step}\n")
+        repo.ok("record", "-m", f"feature {step}")
+        tagged = [arg for tag in tags for arg in ("--tag", tag)]
+        repo.ok("milestone", "create", "--title", f"feature {step}", *tagged)
+    repo.commit("feature milestones")
+    repo.git("checkout", "-q", "main")
+    repo.write("main.txt", "main\n")
+    repo.ok("record", "-m", "main work")
+    repo.ok("milestone", "create", "--title", "main done")
+    repo.commit("main milestone")
+    assert repo.git("merge", "--no-edit", "feature", check=False).returncode == 0
+    repo.json("merge")
+    joined = repo.json("milestone", "show", "2")
+    # One milestone for both: their titles in order, each tag once.
+    assert (joined["title"], joined["tags"]) == ("feature one + feature two", ["feat", "x"])
+    first, second = joined["description"].split("\n")
+    assert first.startswith("joins milestone 1 'feature one' (snapshots 1..1, ")
+    assert second.startswith("joins milestone 2 'feature two' (snapshots 2..2, ")
+    assert second.endswith("), closed on another branch")

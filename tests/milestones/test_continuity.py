@@ -114,26 +114,34 @@ def test_rewriting_one_milestones_hash_breaks_the_next(ws: Workspace) -> None:
         ("milestone-chain-mismatch", 1),
         ("milestone-chain-mismatch", 2),
     ]
+    assert {p.severity for p in problems} == {"corrupt"}  # damage, not a range to fix
 
 
 @pytest.mark.parametrize(
-    ("ranges", "kind", "number"),
+    ("ranges", "kind", "number", "expected", "actual"),
     [
-        ([(2, 3)], "milestone-start", 1),
-        ([(1, 1), (3, 4)], "milestone-gap", 2),
-        ([(1, 2), (2, 4)], "milestone-overlap", 2),
-        ([(1, 2), (3, 9)], "milestone-past-history", 2),
-        ([(1, 2), (3, 2)], "milestone-empty", 2),
+        ([(2, 3)], "milestone-start", 1, "1", "2"),
+        ([(1, 1), (3, 4)], "milestone-gap", 2, "2", "3"),
+        ([(1, 2), (2, 4)], "milestone-overlap", 2, "3", "2"),
+        ([(1, 2), (3, 9)], "milestone-past-history", 2, "4", "9"),
+        ([(1, 2), (3, 2)], "milestone-empty", 2, None, None),
     ],
 )
 def test_range_problems_are_caught_even_with_a_consistent_chain(
-    ws: Workspace, ranges: list[tuple[int, int]], kind: str, number: int
+    ws: Workspace,
+    ranges: list[tuple[int, int]],
+    kind: str,
+    number: int,
+    expected: str | None,
+    actual: str | None,
 ) -> None:
     for i in range(4):
         ws.write_file(f"f{i}.txt", f"{i}\n")
     _forge(ws, ranges)
     problems = ws.validate().problems
-    assert [(p.kind, p.number) for p in problems] == [(kind, number)]
+    assert [(p.kind, p.number, p.expected, p.actual) for p in problems] == [
+        (kind, number, expected, actual)
+    ]
     # A range that does not hold together is a validation failure (exit 1), not damage.
     assert problems[0].severity == "error"
 
@@ -152,5 +160,10 @@ def test_unreadable_or_newer_records_are_refused_with_a_message(ws: Workspace) -
     with pytest.raises(MilestoneRecordError, match="upgrade snapline") as caught:
         ws.milestones.get(1)
     assert caught.value.exit_code == 3
-    with pytest.raises(MilestoneRecordError, match="tags"):
+    assert (caught.value.number, caught.value.detail) == (
+        1,
+        "it has format version 99, newer than the 1 this snapline reads",
+    )
+    with pytest.raises(MilestoneRecordError, match="tags") as caught:
         ws.milestones.get(2)
+    assert caught.value.number == 2

@@ -72,8 +72,12 @@ def test_a_start_other_than_the_expected_one_is_refused(
     assert (error.expected, error.actual, error.number) == (2, start, 2)
     assert isinstance(error, SnaplineError)
     assert error.exit_code == 1
-    assert "start at snapshot 2" in str(error)
-    assert ("overlap" if what == "overlap" else "gap") in str(error)
+    way = "would overlap it" if what == "overlap" else "would leave a gap"
+    assert str(error) == (
+        "milestone 2 must start at snapshot 2, one past the end of milestone 1, "
+        f"not {start}: starting there {way}; pass start=2 or leave start out"
+    )
+    assert (error.start, error.end, error.latest) == (start, None, 4)
     assert "\n" not in str(error)
     assert len(ws.milestones.list()) == 1
 
@@ -90,14 +94,20 @@ def test_nothing_new_since_the_last_milestone_is_refused(ws: Workspace) -> None:
     with pytest.raises(EmptyMilestoneError) as caught:
         ws.milestones.create("nothing yet")  # only the baseline exists
     assert caught.value.latest == 0
-    assert "record changes first" in str(caught.value)
+    assert str(caught.value) == (
+        "milestone 1 would be empty: no snapshot was recorded since the baseline "
+        "(the latest is 0); record changes first"
+    )
     _edits(ws, 2)
     ws.milestones.create("one")
     with pytest.raises(EmptyMilestoneError) as caught:
         ws.milestones.create("again")
     assert isinstance(caught.value, MilestoneRangeError)
     assert (caught.value.number, caught.value.start, caught.value.latest) == (2, 3, 2)
-    assert "since milestone 1" in str(caught.value)
+    assert str(caught.value) == (
+        "milestone 2 would be empty: no snapshot was recorded since milestone 1 "
+        "(the latest is 2); record changes first"
+    )
     assert [m.number for m in ws.milestones.list()] == [1]
 
 

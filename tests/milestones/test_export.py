@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from snapline import Workspace
+from snapline import OutputInStoreError, Workspace
 from tests.conftest import tree
 
 _GIT_ENV = {
@@ -147,3 +147,33 @@ def test_export_of_the_first_milestone_applies_on_the_baseline(
     result = _git(repo, "apply", str(patch), check=False)
     assert result.returncode == 0, result.stderr
     assert tree(repo) == tree(ws.root)
+
+
+def test_the_header_of_a_one_snapshot_milestone_line_by_line(ws: Workspace) -> None:
+    ws.write_file("src/app.py", "print('one')\n")
+    description = "\n  Indented, as written.\n\nThe second paragraph, by X\n\n"
+    milestone = ws.milestones.create("A   spaced\ttitle", description, tags=["two  words", "x"])
+    header = ws.milestones.export(milestone.number).split("diff --git", 1)[0]
+    assert header.splitlines() == [
+        f"Milestone {milestone.number}: A spaced title",
+        "",
+        "      Indented, as written.",
+        "",
+        "    The second paragraph, by X",
+        "",
+        "Snapshots: 1..1 (1 snapshot; apply on top of snapshot 0)",
+        "Tags: two words, x",
+        f"Created: {milestone.time.isoformat()}",
+        f"Chain: {milestone.chain_hash}",
+        "",
+    ]
+
+
+def test_a_patch_is_never_written_into_the_store(ws: Workspace) -> None:
+    ws.write_file("src/app.py", "print('one')\n")
+    ws.milestones.create("one")
+    target = ws.root / ".snapline" / "one.patch"
+    with pytest.raises(OutputInStoreError) as caught:
+        ws.milestones.export(1, target)
+    assert "write the patch to" in str(caught.value)
+    assert not target.exists()

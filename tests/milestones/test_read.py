@@ -35,8 +35,12 @@ def test_get_of_a_missing_milestone_names_the_range(ws: Workspace, number: int) 
 
 
 def test_get_with_no_milestones_says_how_to_create_one(ws: Workspace) -> None:
-    with pytest.raises(MilestoneNotFoundError, match="no milestones yet"):
+    with pytest.raises(MilestoneNotFoundError) as caught:
         ws.milestones.get(1)
+    assert str(caught.value) == (
+        "there is no milestone 1: there are no milestones yet; "
+        "create one with `snapline milestone create`"
+    )
 
 
 def test_current_is_the_open_range(ws: Workspace) -> None:

@@ -44,6 +44,15 @@ def history(ws: Workspace) -> tuple[Workspace, list[dict[str, bytes]]]:
     return ws, states
 
 
+def test_a_milestone_rollback_is_recorded_under_the_session_given(
+    history: tuple[Workspace, list[dict[str, bytes]]],
+) -> None:
+    ws, _ = history
+    result = ws.milestones.rollback(2, session="agent-7")
+    assert result.snapshot is not None
+    assert ws.snapshot(result.snapshot.number).session == "agent-7"
+
+
 @pytest.mark.parametrize("number", [1, 2, 3])
 def test_rollback_restores_the_tree_before_the_milestone_byte_for_byte(
     history: tuple[Workspace, list[dict[str, bytes]]], number: int
@@ -57,6 +66,9 @@ def test_rollback_restores_the_tree_before_the_milestone_byte_for_byte(
     assert result.snapshot is not None and result.snapshot.number == latest + 1
     assert result.snapshot.tool == "rollback"
     assert result.snapshot.metadata["milestone"] == number
+    recorded = ws.snapshot(latest + 1)
+    assert recorded.description == f"roll back milestone {number}: {milestone.title}"
+    assert recorded.session is None
     assert ws.check_sync().ok
     assert ws.validate().ok
     # The rollback is history, in the open range: the next milestone can close it.

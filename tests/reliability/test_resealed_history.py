@@ -25,12 +25,16 @@ from snapline.store.ledger.format import parse_snapshot, render_snapshot
 from tests.conftest import GIT_IDENTITY
 
 SCRIPT = str(Path(sys.executable).with_name("snapline"))
-_ENV = {**os.environ, "SNAPLINE_SERVER": "0", **GIT_IDENTITY}
+
+
+def _env() -> dict[str, str]:
+    # Read at each call: `make mutation` names the mutant in the environment after import.
+    return {**os.environ, "SNAPLINE_SERVER": "0", **GIT_IDENTITY}
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        args, cwd=cwd, env=_ENV, capture_output=True, text=True, timeout=120, check=False
+        args, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=120, check=False
     )
 
 

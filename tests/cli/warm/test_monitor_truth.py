@@ -91,6 +91,23 @@ def test_a_change_still_queued_when_the_worker_forks_is_seen(warm: Warm, project
     assert token(project)["walked"] is False
 
 
+def test_a_file_made_while_the_worker_forks_is_seen(warm: Warm, project: Path) -> None:
+    # As above, for a new file: no tracked file's stat can tell of it, only the
+    # monitor's events, drained before the fork (a worker never reads the queue).
+    warm_status(project, warm)
+    assert warm_status(project, warm) == []
+    request = SlowRequest(warm, project, "status", "--json")
+    with stopped(warm.pid):
+        wait_stopped(warm.pid)
+        request.finish()
+        (project / "src" / "new.py").write_text("print('made just before the command')\n")
+    code, out = request.outcome()
+    assert code == 0
+    drift = [(p["kind"], p["path"]) for p in json.loads(out)["drift"]]
+    assert drift == [("untracked", "src/new.py")]
+    assert token(project)["walked"] is False
+
+
 def _linked_project(tmp_path: Path, *, ignored: str = "") -> Path:
     root = tmp_path / "ws"
     root.mkdir()
