@@ -2,12 +2,13 @@
 
 A maintainer records snapshot 1 and closes milestone 1, pushes; an agent clones, records
 two snapshots on a branch of its own and closes a milestone there, pushes; the maintainer
-records snapshot 2 and closes milestone 2, then git merges the agent's branch and runs
-``snapline merge``. On the in-tree ledger the agent's snapshots come with the commit; on
-git's refs they are the agent's own line, fetched beside the branch (issue 37, point 5:
-"Lines stay lines"). Either way the merge snapshot continues the maintainer's numbers,
-joins the agent's line (its snapshots reachable by ``id:``), one milestone closes the
-merge with the agent's milestone's title, and a fresh clone agrees.
+records snapshot 2 and closes milestone 2, then git merges (or squash-merges) the
+agent's branch and runs ``snapline merge``. On the in-tree ledger the agent's snapshots
+come with the commit; on git's refs they are the agent's own line, fetched beside the
+branch (issue 37, point 5: "Lines stay lines"). Either way the merge snapshot continues
+the maintainer's numbers, joins the agent's line (its snapshots reachable by ``id:``),
+one milestone closes the merge with the agent's milestone's title, and a fresh clone
+agrees.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class Team:
     main_head: str
 
 
-def _team(tmp_path: Path, layout: str) -> Team:
+def _team(tmp_path: Path, layout: str, merging: str = "merge") -> Team:
     origin = tmp_path / "origin.git"
     maintainer = new_repo(tmp_path / "maintainer", {"app.py": "v0\n", "lib.py": "x = 0\n"})
     maintainer.ok("init", *(["--in-tree"] if layout == "in-tree" else []))
@@ -84,13 +85,20 @@ def _team(tmp_path: Path, layout: str) -> Team:
     maintainer.git("fetch", "-q", "origin")
     if layout == "refs":
         maintainer.ok("fetch", "origin")
-    maintainer.git("merge", "-q", "--no-edit", "origin/feature")
+    if merging == "squash":
+        maintainer.git("merge", "-q", "--squash", "origin/feature")
+        maintainer.git("commit", "-qm", "feature (squashed)")
+    else:
+        maintainer.git("merge", "-q", "--no-edit", "origin/feature")
     return Team(layout, origin, maintainer, ids, main_head)
 
 
+@pytest.mark.parametrize("merging", ["merge", "squash"])
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_merge_joins_another_clones_line_and_its_milestone(tmp_path: Path, layout: str) -> None:
-    team = _team(tmp_path, layout)
+def test_merge_joins_another_clones_line_and_its_milestone(
+    tmp_path: Path, layout: str, merging: str
+) -> None:
+    team = _team(tmp_path, layout, merging)
     repo = team.maintainer
     merged = _json(repo, "merge")
     assert (merged["number"], merged["parent_id"]) == (3, team.main_head)
