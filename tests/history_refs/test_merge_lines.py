@@ -177,3 +177,28 @@ def test_a_rollback_by_id_to_a_fetched_line_needs_no_merge_on_the_refs(tmp_path:
     assert (repo.path / "app.py").read_text() == "v1\n"
     assert _json(repo, "show", "3")["metadata"]["rollback_to_id"] == team.agent_ids[0]
     assert repo.snap("verify").returncode == 0
+
+
+def test_an_agent_merges_the_main_lines_later_work_into_its_own_line(tmp_path: Path) -> None:
+    # The other direction: the agent's clone, on a line of its own, takes main's later
+    # snapshot 2 (git merge origin/main); its merge snapshot joins the main line's part.
+    team = _team(tmp_path, "refs")
+    agent = Repo(tmp_path / "agent")
+    team.maintainer.git("reset", "-q", "--hard", "HEAD^1")
+    team.maintainer.git("push", "-q", "origin", "main")
+    agent.git("fetch", "-q", "origin")
+    agent.ok("fetch", "origin")
+    agent.git("merge", "-q", "--no-edit", "origin/main")
+    merged = _json(agent, "merge")
+    assert (merged["number"], merged["parent_id"]) == (4, team.agent_ids[-1])
+    assert merged["merges"] == [team.main_head]
+    assert [f["path"] for f in merged["files"]] == ["app.py"]
+    assert [s["id"] for s in _json(agent, "log")[0]["joins"]] == [team.main_head]
+    titles = [m["title"] for m in _json(agent, "milestone", "list")]
+    assert titles == ["first", "feature done", "main done"]
+    assert agent.snap("verify").returncode == 0
+    # Its line, rebuilt from the refs, still runs through its fork and its merge.
+    for name in ("index.db", "index.db-wal", "index.db-shm"):
+        (agent.path / ".git/snapline" / name).unlink(missing_ok=True)
+    assert [s["number"] for s in _json(agent, "log")] == [4, 3, 2, 1, 0]
+    assert _json(agent, "show", f"id:{team.main_head}")["joined_by"] == 4
