@@ -202,3 +202,21 @@ def test_an_agent_merges_the_main_lines_later_work_into_its_own_line(tmp_path: P
         (agent.path / ".git/snapline" / name).unlink(missing_ok=True)
     assert [s["number"] for s in _json(agent, "log")] == [4, 3, 2, 1, 0]
     assert _json(agent, "show", f"id:{team.main_head}")["joined_by"] == 4
+
+
+def test_a_merge_killed_after_its_refs_moved_is_caught_up(tmp_path: Path) -> None:
+    # refs-published: the merge snapshot and the milestone closing it are on their refs,
+    # the index not committed; the next command reads both, with the joined line.
+    from tests.reliability.helpers import KILLED, cli
+
+    team = _team(tmp_path, "refs")
+    repo = team.maintainer
+    child = cli(repo.path, "merge", crash="refs-published")
+    assert child.returncode == KILLED, (child.returncode, child.stdout, child.stderr)
+    log = _json(repo, "log")
+    assert (log[0]["number"], log[0]["merges"]) == (3, [team.agent_ids[-1]])
+    assert [s["id"] for s in log[0]["joins"]] == team.agent_ids[::-1]
+    titles = [m["title"] for m in _json(repo, "milestone", "list")]
+    assert titles == ["first", "main done", "feature done"]
+    assert repo.snap("verify").returncode == 0
+    assert "nothing to merge" in repo.ok("merge")
