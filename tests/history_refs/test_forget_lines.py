@@ -92,3 +92,24 @@ def test_an_agent_forgets_a_secret_on_its_own_forked_line(tmp_path: Path) -> Non
     # The secret's line is another writer's for the fresh clone: reachable by id, forgotten.
     assert "forgotten" in fresh.ok("show", f"id:{ids[0]}")
     assert fresh.snap("verify").returncode == 0
+
+
+def test_a_forget_across_lines_killed_after_its_refs_moved_is_taken_in(tmp_path: Path) -> None:
+    # forget-refs-moved: both lines and the forget ref moved in one transaction, the
+    # index not rebuilt; the next command takes it in, the joined line read forgotten.
+    from tests.reliability.helpers import KILLED, cli
+
+    maintainer, _, _, ids = _team(tmp_path)
+    maintainer.git("fetch", "-q", "origin")
+    maintainer.ok("fetch", "origin")
+    maintainer.git("merge", "-q", "--ff-only", "origin/feature")
+    maintainer.ok("merge")
+    lines = maintainer.git("for-each-ref", "refs/snapline/lines/")
+    child = cli(maintainer.path, "forget", "config.env", "-m", "leaked", crash="forget-refs-moved")
+    assert child.returncode == KILLED, (child.returncode, child.stderr)
+    assert not _holds_secret(maintainer)
+    assert maintainer.git("for-each-ref", "refs/snapline/lines/") != lines
+    shown = maintainer.ok("show", f"id:{ids[0]}")
+    assert SECRET.decode() not in shown and "forgotten" in shown
+    assert [s["id"] for s in json.loads(maintainer.ok("log", "--json"))[0]["joins"]] == ids[::-1]
+    maintainer.ok("verify")
