@@ -23,6 +23,7 @@ STEPS = (
     "file-written",  # one workspace file written, snapshot not committed
     "files-written",  # every workspace file written, snapshot not committed
     "ledger-published",  # the ledger files of a write are on disk, the index not committed
+    "refs-line-named",  # a work tree's first write: its local state names its new line, no ref yet
     "refs-published",  # a write's commits are on their refs (git's), the index not committed
     "snapshot-committed",  # snapshot and journal clean-up committed
     "record-prepared",  # a recording is computed, its transaction not committed

@@ -36,7 +36,9 @@ def merge_with_milestones(
     Returns:
         The merge snapshot, or ``None`` when there was nothing to join.
     """
-    with recorder.writing(joining=True):
+    # The lines to join are read caught up, under the lock (on git's refs: the lines
+    # whose work git merged into the files, store.merging).
+    with recorder.writing(joining=True), store.merging(recorder.root):
         pending = pending_milestones(store)
         # One transaction: the merge snapshot and the milestone that closes it are
         # published together (the snapshot file first), or neither is.

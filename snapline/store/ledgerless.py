@@ -7,7 +7,9 @@ the workspace and other lines; a store without them answers from here, in one pl
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection, Iterator
+from pathlib import Path
 
 from snapline.store.rows import ChangeRow, Checkpoint, FileStamp, LedgerEntry, SideRow, SnapshotRow
 
@@ -43,12 +45,20 @@ class Ledgerless:
         """Nothing: the store keeps every version's content. Returns ``None``."""
         return None
 
+    def merging(self, root: Path) -> contextlib.AbstractContextManager[None]:
+        """Nothing to add: one line only (the refs store has its own)."""
+        return contextlib.nullcontext()
+
     def side_snapshots(self) -> list[SideRow]:
         """One line only: returns ``[]``."""
         return []
 
     def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
         """One line only: returns ``[]``."""
+        return []
+
+    def snapshots_elsewhere(self, prefix: str) -> list[SideRow]:
+        """No lines of other writers: returns ``[]``."""
         return []
 
     def orphan_snapshots(self) -> list[tuple[int, str]]:

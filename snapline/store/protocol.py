@@ -323,6 +323,9 @@ class StoreReader(Protocol):
         index lists side snapshots without their changes.
         """
 
+    def snapshots_elsewhere(self, prefix: str) -> list[SideRow]:
+        """Snapshots of other writers' lines on git's refs, not joined, by id prefix (``id:``)."""
+
     def orphan_snapshots(self) -> list[tuple[int, str]]:
         """``(number, id)`` of files a branch switch left, parent not here (format.md: orphans)."""
 
@@ -366,6 +369,12 @@ class Store(StoreReader, Protocol):
 
         Raises:
             StoreBusyError: If another writer holds the store past the busy timeout.
+        """
+
+    def merging(self, root: Path) -> AbstractContextManager[None]:
+        """A block in which the side snapshots include the lines a merge of ``root`` joins.
+
+        On git's refs, other writers' lines whose work git merged into the files.
         """
 
     def refresh(self) -> bool:

@@ -65,14 +65,14 @@ class Reading(WorkspaceBase):
             SnapshotNotFoundError: If it names a snapshot outside the history.
             SnapshotIdError: If an id reference names no snapshot, or several.
         """
-        from snapline.snapshots.read.lines import side_snapshots
+        from snapline.snapshots.read.lines import side_snapshot
         from snapline.snapshots.read.refs import locate
 
         with self._store.read():
             found = locate(self._store, ref)
             if isinstance(found, int):
                 return None
-            return next(s for s in side_snapshots(self._store) if s.id == found.id)
+            return side_snapshot(self._store, found.id)
 
     def _point(self, ref: SnapshotRef | None) -> Point:
         """The snapshot ``ref`` names on any line (``None``: the latest).

@@ -90,7 +90,7 @@ class Restoring(WorkspaceBase):
         revert follows its files through the line's later snapshots).
         """
         from snapline.snapshots.read.line_view import LineView
-        from snapline.snapshots.read.lines import side_snapshots
+        from snapline.snapshots.read.lines import side_snapshot
         from snapline.snapshots.read.refs import locate
 
         with self._store.read():
@@ -99,7 +99,7 @@ class Restoring(WorkspaceBase):
                 return found, None
             end = found.id
             if whole_line:
-                end = next(s.line for s in side_snapshots(self._store) if s.id == found.id)
+                end = side_snapshot(self._store, found.id).line
             return found.number, LineView(self._store, self._store.side_line(end))
 
     def revert(

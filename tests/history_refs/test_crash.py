@@ -122,3 +122,51 @@ def test_an_init_killed_after_its_baseline_went_onto_the_ref_is_a_history(tmp_pa
     again = cli(root, "init")
     assert again.returncode == 2 and "already has a snapline store" in again.stderr
     assert _line(root) == ["snapline 0: init: baseline"]
+
+
+def test_a_first_write_killed_after_naming_its_line_starts_one_again(tmp_path: Path) -> None:
+    # refs-line-named: a linked work tree's first record named its new line in its local
+    # state, then died before the line's ref existed. The name counts as no line: the
+    # next command follows the main line, the next record starts a line of its own.
+    root = tmp_path / "work"
+    history = _history(root)
+    linked = tmp_path / "linked"
+    for command in (
+        ["add", "-A"],
+        ["commit", "-qm", "two"],
+        ["worktree", "add", "-q", str(linked)],
+    ):
+        subprocess.run([*GIT, *command], cwd=root, env=ENV, check=True)
+    (linked / "a.txt").write_text("linked\n")
+    child = cli(linked, "record", "-m", "linked edit", crash="refs-line-named")
+    assert child.returncode == KILLED, (child.returncode, child.stdout, child.stderr)
+    state = root / ".git" / "worktrees" / "linked" / "snapline"
+    named = (state / "line").read_text().strip()
+    assert len(_lines(root)) == 1 and named not in _lines(root)[0]
+    assert _line(root)[0].startswith("snapline 2: ")  # the main line as it was
+
+    with Workspace.open(linked) as ws:
+        assert ws.latest == 2 and ws.validate().ok
+    status = cli(linked, "status")
+    assert "1 path changed" in status.stdout and "modified   a.txt" in status.stdout
+    done = cli(linked, "record", "-m", "linked edit")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = _lines(root)
+    assert len(lines) == 2
+    own = (state / "line").read_text().strip()
+    assert own != named and f"refs/snapline/lines/{own}" in lines
+    with Workspace.open(linked) as ws:
+        assert ws.latest == 3 and ws.validate().ok
+        assert ws.content_at("a.txt", 3) == b"linked\n"
+    assert assert_healthy(root, history) == 2  # the main work tree: untouched
+
+
+def _lines(root: Path) -> list[str]:
+    return subprocess.run(
+        [*GIT, "for-each-ref", "--format=%(refname)", "refs/snapline/lines/"],
+        cwd=root,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()

@@ -94,6 +94,9 @@ def find_by_id(store: StoreReader, ref: str) -> int | SideRow:
     with store.read():
         main = store.snapshots.with_id_prefix(prefix, _MAX_NAMED + 1)
         side = [row for row in store.side_snapshots() if row.id.startswith(prefix)]
+        if not main and not side:
+            # On git's refs: another writer's line, read only when asked (every line).
+            side = store.snapshots_elsewhere(prefix)
         found: list[tuple[int, str, str]] = [(row.number, row.id, "main") for row in main]
         found += [(row.number, row.id, "line") for row in side]
         if len(found) == 1:

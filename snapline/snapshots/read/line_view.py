@@ -170,6 +170,10 @@ class LineView:
         """The store's other lines."""
         return self.main.side_line(id_)
 
+    def snapshots_elsewhere(self, prefix: str) -> list[SideRow]:
+        """The store's snapshots of other writers' lines."""
+        return self.main.snapshots_elsewhere(prefix)
+
     def orphan_snapshots(self) -> list[tuple[int, str]]:
         """The store's orphaned snapshot files."""
         return self.main.orphan_snapshots()

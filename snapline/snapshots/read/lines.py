@@ -17,7 +17,7 @@ from snapline.store import SideRow, SnapshotRow, StoreReader
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import SideSnapshot
 
-__all__ = ["DivergedHistoryError", "Line", "side_snapshots", "unmerged_lines"]
+__all__ = ["DivergedHistoryError", "Line", "side_snapshot", "side_snapshots", "unmerged_lines"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,25 @@ def unmerged_lines(store: StoreReader) -> list[Line]:
 
 def side_snapshots(store: StoreReader) -> list[SideSnapshot]:
     """Every snapshot off the main line, each with the line it is on, by number."""
-    rows = store.side_snapshots()
+    return _models(store.side_snapshots())
+
+
+def side_snapshot(store: StoreReader, id_: str) -> SideSnapshot:
+    """Snapshot ``id_`` off the main line: on a line of the history, else another writer's.
+
+    Another writer's line (git's refs: another clone's or work tree's, neither held nor
+    joined) is read only when the id is on no line of the history.
+
+    Raises:
+        StopIteration: If no line holds ``id_`` (a caller that located it first never).
+    """
+    found = next((s for s in side_snapshots(store) if s.id == id_), None)
+    if found is not None:
+        return found
+    return next(s for s in _models(store.snapshots_elsewhere("")) if s.id == id_)
+
+
+def _models(rows: list[SideRow]) -> list[SideSnapshot]:
     if not rows:
         return []  # the common case: one line, and no models to load
     from snapline.snapshots.snapshot import SideSnapshot  # writers check lines, build none

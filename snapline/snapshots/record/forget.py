@@ -201,6 +201,16 @@ def forget(
     side_targets: list[ChangeRow] = []
     if isinstance(store, LedgerStore):
         side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
+    else:
+        from snapline.store.refs.elsewhere import changes_off_history
+
+        # Joined lines and other writers' lines: the rewrite goes through every line.
+        side_targets = [
+            row
+            for row in changes_off_history(store)
+            if row.path in wanted and row.result_hash and row.storage in _STORED
+            if snapshot is None or row.result_hash in hashes
+        ]
     targets += side_targets
     found = {row.path for row in targets}
     for path in wanted:

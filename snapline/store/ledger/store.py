@@ -224,9 +224,17 @@ class LedgerStore(IndexedStore):
         """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""
         return self.forgotten.get(path, hash_)
 
+    def merging(self, root: Path) -> contextlib.AbstractContextManager[None]:
+        """Nothing to add: the ledger lists every line git merged."""
+        return contextlib.nullcontext()
+
     def side_snapshots(self) -> list[SideRow]:
         """Snapshots on lines other than the main one, by number."""
         return self.side.all()
+
+    def snapshots_elsewhere(self, prefix: str) -> list[SideRow]:
+        """No lines of other writers: returns ``[]``."""
+        return []
 
     def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
         """The snapshots of another line up to ``id_``, oldest first, from their files."""

@@ -15,12 +15,14 @@ main line (the one whose first snapshot is a baseline); others' lines are not jo
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from snapline.content import pack
 from snapline.store.ledger.tables import ForgetCleanup
 from snapline.store.refs.followed import followed_milestones, read_followed
 from snapline.store.refs.layout import FORGETS, line_ref, milestones_ref
+from snapline.store.refs.marks import PIN
 from snapline.store.refs.reading import (
     LineRewrittenError,
     LineSnapshot,
@@ -57,13 +59,19 @@ def _starts_a_history(store: RefsStore, line: str) -> bool:
     return bool(snapshots) and snapshots[0].record.row.number == 0
 
 
-def catch_up(store: RefsStore) -> int:
+def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     """Add to the index the main line's snapshots and milestones it lacks; how many.
 
     Each snapshot comes with its changes, the content of its whole versions (as blobs)
     and its effect on the known state, then the line's milestones the index lacks, and
     the marks of both refs, in one index transaction that publishes nothing. With a
-    mark only what follows it is read; a line rewritten past it is read whole.
+    mark only what follows it is read; a line rewritten past it is read whole. A work
+    tree without a line of its own stops at its pin (:mod:`.pinning`).
+
+    Args:
+        store: The store.
+        checkout: For an index built afresh: the work tree's root, whose checkout
+            pins it to the snapshot it is (``None``: a catch-up, the pin kept).
 
     Raises:
         DamagedLineError: If the line is damaged or crafted.
@@ -73,6 +81,7 @@ def catch_up(store: RefsStore) -> int:
     line = store.followed_line() or find_main_line(store)
     if line is None:
         return 0
+    own = store.own_line() is not None
     ref, milestones = line_ref(line), milestones_ref(line)
     forgets = None
     if store.repo.refs(FORGETS):
@@ -88,6 +97,9 @@ def catch_up(store: RefsStore) -> int:
         forgotten = store.index.forgotten_hashes()
         latest = store.index.snapshots.latest_number()
         missing, end = _line_after(store, line, -1 if latest is None else latest)
+        last = _pin(store, own, checkout if latest is None else None, missing)
+        if last is not None:
+            missing = missing[: len(missing) - last]
         for snapshot in missing:
             _add(store, snapshot, forgotten)
         if end is not None:
@@ -102,6 +114,10 @@ def catch_up(store: RefsStore) -> int:
             else read_milestones(store.repo, line)  # the forked-from lines' are in already
         )
         new = [m for m in every if m.row.number > after]
+        if last is not None:
+            # A pinned index takes the milestones up to its pin, no further.
+            pin = store.index.snapshots.latest_number()
+            new = [m for m in new if pin is not None and m.row.last <= pin]
         for milestone in new:
             store.index.milestones.insert(milestone.row)
         if tip is not None:
@@ -111,6 +127,29 @@ def catch_up(store: RefsStore) -> int:
 
         secure(store)
     return len(missing) + len(new)
+
+
+def _pin(
+    store: RefsStore, own: bool, checkout: Path | None, missing: list[LineSnapshot]
+) -> int | None:
+    """How many of ``missing`` a pinned index leaves out (``None``: not pinned)."""
+    if own:
+        return None
+    pin = store.marks.get(PIN)
+    if checkout is None and pin is None:
+        return None  # the common case: nothing more to load
+    from snapline.store.refs.pinning import checkout_snapshot, pinned
+
+    if checkout is not None:
+        pin = checkout_snapshot(store, checkout, missing)
+    if pin is None:
+        return None
+    taken = pinned(store, pin, missing)
+    if taken is None:
+        store.marks.drop(PIN)
+        return None
+    store.marks.put(PIN, pin)
+    return len(missing) - len(taken)
 
 
 def _line_after(store: RefsStore, line: str, have: int) -> tuple[list[LineSnapshot], str | None]:

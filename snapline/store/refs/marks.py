@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from snapline.store.table import Table
 
-__all__ = ["MarkTable"]
+__all__ = ["PIN", "MarkTable"]
+
+PIN = "checkout"
+"""The key of a work tree's pin: the snapshot its checkout is (:mod:`.pinning`)."""
 
 _PREFIX = "refs-mark "
 
@@ -31,3 +34,8 @@ class MarkTable(Table):
         self._c.db.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (_PREFIX + ref, commit)
         )
+
+    def drop(self, ref: str) -> None:
+        """Remove the mark of ``ref``; call inside ``write()``."""
+        self._c.require_transaction()
+        self._c.db.execute("DELETE FROM meta WHERE key = ?", (_PREFIX + ref,))

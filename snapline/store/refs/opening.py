@@ -122,19 +122,19 @@ def open_refs_store(
                 return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
             except (StoreCorruptError, StoreVersionError):
                 os.replace(location, state / _DAMAGED)
-        _build(repo, state, config)
+        _build(repo, state, config, work_tree)
     return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
 
 
-def _build(repo: GitRepository, state: Path, config: dict[str, Any]) -> None:
-    """Fill a new index from the refs (the main line and its milestones) and publish it."""
+def _build(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: Path) -> None:
+    """Fill a new index from the refs (the line followed, up to the checkout's snapshot)."""
     from snapline.store.dbfile import remove_stale_logs
     from snapline.store.refs.catchup import catch_up
 
     _remove_staging(state)
     store = RefsStore(repo, SqliteStore.create(state / STAGING_NAME, config))
     try:
-        catch_up(store)
+        catch_up(store, checkout=work_tree)
         adopt_settings(store)
     finally:
         store.close()

@@ -16,14 +16,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from snapline.store.refs.followed import read_followed
 from snapline.store.refs.layout import line_ref
-from snapline.store.refs.reading import LineSnapshot, read_line, read_snapshot
+from snapline.store.refs.reading import LineSnapshot, read_snapshot
 from snapline.store.rows import ChangeRow, LedgerEntry, SideRow, SnapshotRow
 
 if TYPE_CHECKING:
     from snapline.store.refs.store import RefsStore
 
-__all__ = ["joined_lines", "joined_milestones", "joined_side_line"]
+__all__ = ["joined_lines", "joined_milestones", "joined_side_line", "side_row"]
 
 _MERGE_TOOL = "merge"
 _SEEN: dict[tuple[str, str, int], dict[str, tuple[SideRow, LineSnapshot]]] = {}
@@ -38,7 +39,10 @@ def joined_lines(store: RefsStore) -> dict[str, tuple[SideRow, LineSnapshot]]:
     merges = [
         row for row in store.index.snapshots.select(tool=_MERGE_TOOL) if json.loads(row.merges)
     ]
-    line = store.main_line()
+    if not merges:
+        return {}  # the common case, asked by every write: no ref read
+    # The merges are on the line this work tree follows (its own, or the main line).
+    line = store.followed_line()
     tip = None if line is None else store.repo.ref(line_ref(line))
     latest = store.index.snapshots.latest_number()
     if not merges or tip is None or latest is None:
@@ -59,7 +63,7 @@ def joined_lines(store: RefsStore) -> dict[str, tuple[SideRow, LineSnapshot]]:
         if joining.record.row.id != merge.id:
             # The ref is not where the index is (a write caught up later): by id instead.
             joining = next(
-                s for s in read_line(store.repo, line or "") if s.record.row.id == merge.id
+                s for s in read_followed(store.repo, line or "") if s.record.row.id == merge.id
             )
         for head in joining.parents[1:]:
             _walk(store, ref, head, merge.number, found)
@@ -91,11 +95,12 @@ def _walk(
             or earlier[0].merged_into is None
             or merged_into < earlier[0].merged_into
         ):
-            found[row.id] = (_side_row(row, merged_into), snapshot)
+            found[row.id] = (side_row(row, merged_into), snapshot)
         commit = snapshot.parents[0] if snapshot.parents else None
 
 
-def _side_row(row: SnapshotRow, merged_into: int) -> SideRow:
+def side_row(row: SnapshotRow, merged_into: int | None) -> SideRow:
+    """The side row of snapshot ``row``, joined by ``merged_into`` (``None``: not yet)."""
     return SideRow(
         id=row.id,
         number=row.number,
@@ -108,12 +113,17 @@ def _side_row(row: SnapshotRow, merged_into: int) -> SideRow:
     )
 
 
-def joined_side_line(store: RefsStore, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
+def joined_side_line(
+    store: RefsStore,
+    id_: str,
+    joined: dict[str, tuple[SideRow, LineSnapshot]] | None = None,
+) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
     """The joined snapshots from where ``id_``'s line left the main line to ``id_``.
 
     Oldest first, each with its changes; ``[]`` when ``id_`` is on no joined line.
+    ``joined``: the side snapshots to look among (default: the joined lines').
     """
-    joined = joined_lines(store)
+    joined = joined_lines(store) if joined is None else joined
     walked = []
     current = joined.get(id_)
     while current is not None:
@@ -124,11 +134,14 @@ def joined_side_line(store: RefsStore, id_: str) -> list[tuple[SnapshotRow, list
     return walked
 
 
-def joined_milestones(store: RefsStore) -> list[LedgerEntry]:
+def joined_milestones(
+    store: RefsStore, joined: dict[str, tuple[SideRow, LineSnapshot]] | None = None
+) -> list[LedgerEntry]:
     """The milestones closed on joined lines, as the ledger's files would list them.
 
     Each is named as its ledger file was (``milestone_name`` of its record), by
-    number, time and name.
+    number, time and name. ``joined``: the side snapshots whose milestones are
+    listed (default: the joined lines').
 
     Raises:
         DamagedLineError: If a milestones ref is damaged or crafted.
@@ -139,8 +152,8 @@ def joined_milestones(store: RefsStore) -> list[LedgerEntry]:
     from snapline.store.refs.layout import MILESTONES
     from snapline.store.refs.reading import read_milestones
 
-    joined = joined_lines(store)
-    main = store.main_line()
+    joined = joined_lines(store) if joined is None else joined
+    main = store.followed_line()
     if not joined or main is None:
         return []
     found = []

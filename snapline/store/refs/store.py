@@ -14,7 +14,8 @@ transaction after its ref moved (a crash in between) catches up from the ref
 Each work tree writes its own line (:mod:`snapline.store.refs.followed`): the one that
 ran ``init`` the baseline's, any other a line it starts at its first write, forked from
 the tip its index followed; milestones go on ``refs/snapline/milestones/<line>``. A
-merge snapshot is refused (docs/format.md, "The refs layout").
+merge snapshot (``snapline merge``, inside :meth:`RefsStore.merging`) names the commits
+of the other lines' heads it joins as its further parents (:mod:`.joining`).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import read_own_line, write_own_line
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
-from snapline.store.refs.marks import MarkTable
-from snapline.store.refs.reading import read_milestones, read_snapshot
+from snapline.store.refs.marks import PIN, MarkTable
+from snapline.store.refs.otherlines import OtherLines, SideBlobs
+from snapline.store.refs.reading import LineSnapshot, read_milestones, read_snapshot
 from snapline.store.refs.writing import append_milestone, append_snapshot
-from snapline.store.rows import ChangeRow, ForgottenRow, LedgerEntry, SideRow, SnapshotRow
+from snapline.store.rows import ChangeRow, ForgottenRow, SideRow, SnapshotRow
 from snapline.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
@@ -125,7 +127,7 @@ class _Changes:
         self._this_write.check({row.snapshot for row in rows})
 
 
-class RefsStore(Ledgerless, IndexedStore):
+class RefsStore(OtherLines, Ledgerless, IndexedStore):
     """An open workspace history: the lines on git's refs and the local index.
 
     A write (``write()``) also raises what publishing raises: :class:`LineMovedError`,
@@ -151,6 +153,8 @@ class RefsStore(Ledgerless, IndexedStore):
         self._this_write = _ThisWriteOnly(self._pending)
         self.marks = MarkTable(index.connection)
         self.changes = _Changes(index.changes, self._this_write)
+        self.blobs = SideBlobs(index.connection)
+        self._joining: dict[str, tuple[SideRow, LineSnapshot]] = {}
 
     def _seal(self, number: int, skipped: str, chain_hash: str) -> None:
         self.index.snapshots.seal(number, skipped, chain_hash)
@@ -250,6 +254,15 @@ class RefsStore(Ledgerless, IndexedStore):
             raise UnpublishableError(
                 self.path, row.last, "", f"is missing: milestone {number} ends at it"
             )
+        if self.own_line() is None and self.marks.get(PIN) is not None:
+            # Its checkout is behind the main line, whose milestones go on past it.
+            raise UnpublishableError(
+                self.path,
+                row.last,
+                "",
+                "is behind the main line's latest: record first, "
+                "this work tree's milestones go on the line its first record starts",
+            )
         ref = milestones_ref(line)
         if tip is None:
             before = [m.number for m in self.index.milestones.all() if m.number < number]
@@ -259,9 +272,11 @@ class RefsStore(Ledgerless, IndexedStore):
         return commit
 
     def _append(self, row: SnapshotRow, tip: str | None) -> str:
-        if json.loads(row.merges):
-            # The commits of another line's heads are not tracked yet (side lines).
-            raise UnpublishableError(self.path, row.number, "", "is a merge: not written yet")
+        merges = []
+        for head in json.loads(row.merges):
+            if head not in self._joining:
+                raise UnpublishableError(self.path, row.number, "", f"joins {head}: on no line")
+            merges.append(self._joining[head][1].commit)
         fork: str | None = None
         if tip is not None:
             line = self.followed_line()  # a snapshot after another of this transaction
@@ -271,10 +286,12 @@ class RefsStore(Ledgerless, IndexedStore):
             line = self.own_line()
             if line is None:
                 line, fork = row.id, self._fork(row)
+                self.marks.drop(PIN)  # its own line now says where it is
         assert line is not None, "a snapshot after the baseline has a baseline"
         if line == row.id:
             # Named before the ref moves: a writer killed after it catches up from it.
             write_own_line(self.path.parent, line)
+            crash_point("refs-line-named")
         if not self.wrote_here():
             # Before the ref moves: a write that then fails still marks a writer.
             (self.path.parent / WRITER_MARK).touch()
@@ -288,7 +305,9 @@ class RefsStore(Ledgerless, IndexedStore):
             before = None if entry is None else entry.id
         changes = self.index.changes.of(row.number)
         edits = state_edits(self.repo, before, changes, self.index.blobs, self.path)
-        commit = append_snapshot(self.repo, line, row, changes, edits, tip=tip, fork=fork)
+        commit = append_snapshot(
+            self.repo, line, row, changes, edits, tip=tip, fork=fork, merges=merges
+        )
         self.marks.put(ref, commit)
         return commit
 
@@ -302,7 +321,8 @@ class RefsStore(Ledgerless, IndexedStore):
         followed = self.main_line()
         assert followed is not None, "a snapshot after the baseline has a baseline"
         ref = line_ref(followed)
-        mark = self.marks.get(ref)
+        # A work tree whose checkout is an earlier snapshot forks there (.pinning).
+        mark = self.marks.get(PIN) or self.marks.get(ref)
         at = None if mark is None else read_snapshot(self.repo, mark, ref=ref).record.row
         if mark is None or at is None or at.id != row.parent_id:
             raise LineMovedError(ref, row.number, row.parent_id or "", at.id if at else None)
@@ -339,25 +359,6 @@ class RefsStore(Ledgerless, IndexedStore):
         if any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs):
             return True
         return ForgetCleanup(self.index.connection).pending()
-
-    def side_snapshots(self) -> list[SideRow]:
-        """The snapshots of the lines the main line joined (:mod:`.sides`), by number."""
-        from snapline.store.refs.sides import joined_lines
-
-        rows = [side for side, _ in joined_lines(self).values()]
-        return sorted(rows, key=lambda row: (row.number, row.id))
-
-    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
-        """A joined line's snapshots up to ``id_``, oldest first (:mod:`.sides`)."""
-        from snapline.store.refs.sides import joined_side_line
-
-        return joined_side_line(self, id_)
-
-    def other_milestones(self) -> list[LedgerEntry]:
-        """The milestones closed on the joined lines (:mod:`.sides`)."""
-        from snapline.store.refs.sides import joined_milestones
-
-        return joined_milestones(self)
 
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of forgotten versions (the index's table)."""

@@ -1,0 +1,86 @@
+"""The lines ``snapline merge`` joins on git's refs: those whose work git merged into the files.
+
+On the in-tree ledger, git's merge of two branches brings the other branch's snapshot
+files along, and the ledger lists a second line. On the refs each writer records on a
+line of its own, fetched beside the branches, so which lines a merge joins is asked of
+the files git merged: the work tree's files in scope are explained by the history
+(:func:`~snapline.store.refs.disk.explain_workspace`, as CI's ``verify`` explains a
+commit): a state recorded on another line (a fast-forward), git's merge of states of
+several lines (a merge, a squash, a rebase), or the nearest such merge (a conflict
+resolved by hand). Each snapshot so named that this work tree's history neither holds
+nor joined is a head to join: its line's snapshots back to the history are the side
+snapshots the merge snapshot joins (its commit names each head's commit as a further
+parent). A line that never reaches this history (another baseline) is left alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from snapline.store.refs.layout import line_ref
+from snapline.store.refs.reading import LineSnapshot, read_snapshot
+from snapline.store.refs.sides import joined_lines, side_row
+from snapline.store.rows import SideRow
+
+if TYPE_CHECKING:
+    from snapline.store.refs.store import RefsStore
+
+__all__ = ["lines_to_join"]
+
+
+def lines_to_join(store: RefsStore, root: Path) -> dict[str, tuple[SideRow, LineSnapshot]]:
+    """The side snapshots a merge of the files at ``root`` joins, by id (not joined yet).
+
+    Args:
+        store: The open store, caught up, under the writer lock.
+        root: The work tree's root.
+
+    Returns:
+        Each snapshot of the lines to join (``merged_into`` ``None``) and its commit.
+
+    Raises:
+        DamagedLineError: If a line is damaged or crafted.
+    """
+    from snapline.store.refs.disk import explain_workspace
+    from snapline.store.refs.explain import Verdict
+
+    explanation, _ = explain_workspace(root, store.repo)
+    if explanation.verdict is Verdict.UNEXPLAINED and explanation.base is None:
+        return {}  # nearest to one state, no merge: nothing git merged
+    joined = joined_lines(store)
+    found: dict[str, tuple[SideRow, LineSnapshot]] = {}
+    for place in sorted(explanation.snapshots, key=lambda p: (-p.number, p.id)):
+        held = store.index.snapshots.get(place.number)
+        if (held is not None and held.id == place.id) or place.id in joined or place.id in found:
+            continue
+        walked: dict[str, tuple[SideRow, LineSnapshot]] = {}
+        ref = line_ref(place.line) if place.line else "refs/snapline/lines"
+        if _walk_unjoined(store, ref, place.commit, joined, walked):
+            found.update(walked)
+    return found
+
+
+def _walk_unjoined(
+    store: RefsStore,
+    ref: str,
+    head: str,
+    joined: dict[str, tuple[SideRow, LineSnapshot]],
+    walked: dict[str, tuple[SideRow, LineSnapshot]],
+) -> bool:
+    """Walk from ``head`` back to the history; whether it got there (not another baseline).
+
+    A line joined by an earlier merge and continued since: only its new part joins now.
+    """
+    commit: str | None = head
+    while commit is not None:
+        snapshot = read_snapshot(store.repo, commit, ref=ref)
+        row = snapshot.record.row
+        if row.id in joined:
+            return True
+        held = store.index.snapshots.get(row.number)
+        if held is not None and held.id == row.id:
+            return True
+        walked[row.id] = (side_row(row, None), snapshot)
+        commit = snapshot.parents[0] if snapshot.parents else None
+    return False

@@ -1,0 +1,158 @@
+"""The refs store's answers about other lines: joined, being joined, and others' lines by id.
+
+A mixin of :class:`~snapline.store.refs.store.RefsStore`, so that the store module keeps
+to writing and catching up. The lines a merge snapshot joined are read from its commit
+(:mod:`.sides`); those ``snapline merge`` is joining, inside :meth:`OtherLines.merging`
+(:mod:`.joining`); other writers' lines, which nothing joins, only when an ``id:``
+reference names one of their snapshots (:mod:`.elsewhere`): they never make a writer
+refuse, as the in-tree ledger's unjoined lines do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from snapline.store.connection import Connection
+from snapline.store.content import BlobTable
+from snapline.store.refs.reading import LineSnapshot
+from snapline.store.rows import ChangeRow, LedgerEntry, SideRow, SnapshotRow
+
+if TYPE_CHECKING:
+    from snapline.store.refs.store import RefsStore
+
+__all__ = ["OtherLines", "SideBlobs"]
+
+
+class SideBlobs(BlobTable):
+    """The index's blobs, and the whole versions of other lines' snapshots, read from the refs.
+
+    The index holds the content of the history it follows; a snapshot of another line
+    (joined, or named by ``id:``) keeps its whole versions in its commit's ``state``
+    only. :meth:`OtherLines.side_line` reads them there (hash-checked) into ``extra``,
+    for this process: readers find them as any blob, and nothing is written to the index
+    (``put`` and the tables' other writers see the index alone).
+
+    Attributes:
+        extra: Packed content by hash, read from the lines' states.
+    """
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__(connection)
+        self.extra: dict[str, bytes] = {}
+
+    def has(self, hash_: str) -> bool:
+        """Whether the index, or a line read, holds this hash's content."""
+        return super().has(hash_) or hash_ in self.extra
+
+    def present(self, hashes: Iterable[str]) -> set[str]:
+        """Which of ``hashes`` the index, or a line read, holds."""
+        wanted = list(hashes)
+        return super().present(wanted) | {h for h in wanted if h in self.extra}
+
+    def get(self, hash_: str) -> bytes | None:
+        """The packed content of ``hash_``: the index's, else a line's read, else ``None``."""
+        found = super().get(hash_)
+        return self.extra.get(hash_) if found is None else found
+
+
+class OtherLines:
+    """The other-line methods of the store protocol, over the refs.
+
+    Attributes:
+        _joining: While ``snapline merge`` runs, the side snapshots it joins, by id.
+    """
+
+    _joining: dict[str, tuple[SideRow, LineSnapshot]]
+
+    @contextlib.contextmanager
+    def merging(self, root: Path) -> Iterator[None]:
+        """A block in which the side snapshots include the lines a merge of ``root`` joins.
+
+        Under the writer lock, caught up: ``snapline merge`` reads them as the ledger's
+        unjoined lines (:mod:`.joining`), and its merge snapshot's commit names their
+        heads' commits as further parents.
+
+        Raises:
+            DamagedLineError: If a line is damaged or crafted.
+        """
+        from snapline.store.refs.joining import lines_to_join
+
+        self._joining = lines_to_join(_store(self), root)
+        try:
+            yield
+        finally:
+            self._joining = {}
+
+    def side_snapshots(self) -> list[SideRow]:
+        """The snapshots of the lines joined, and of those being joined, by number."""
+        from snapline.store.refs.sides import joined_lines
+
+        rows = [side for side, _ in [*joined_lines(_store(self)).values(), *self._joining.values()]]
+        return sorted(rows, key=lambda row: (row.number, row.id))
+
+    def side_line(self, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:
+        """The line's snapshots from its fork up to ``id_``, oldest first, with their changes.
+
+        On a line joined, being joined, or, for an ``id:`` reference, another writer's.
+        """
+        from snapline.store.refs.sides import joined_lines, joined_side_line
+
+        known = {**joined_lines(_store(self)), **self._joining}
+        if id_ not in known:
+            from snapline.store.refs.elsewhere import snapshots_elsewhere
+
+            known = {**snapshots_elsewhere(_store(self)), **known}
+        walked = joined_side_line(_store(self), id_, known)
+        _read_whole(_store(self), [known[row.id][1] for row, _ in walked])
+        return walked
+
+    def snapshots_elsewhere(self, prefix: str) -> list[SideRow]:
+        """Snapshots on other writers' lines, not joined, whose id starts with ``prefix``."""
+        from snapline.store.refs.elsewhere import snapshots_elsewhere
+
+        found = snapshots_elsewhere(_store(self))
+        return sorted(
+            (row for id_, (row, _) in found.items() if id_.startswith(prefix)),
+            key=lambda row: (row.number, row.id),
+        )
+
+    def other_milestones(self) -> list[LedgerEntry]:
+        """The milestones closed on the lines joined, or being joined (:mod:`.sides`)."""
+        from snapline.store.refs.sides import joined_milestones
+
+        found = joined_milestones(_store(self))
+        if self._joining:
+            found += joined_milestones(_store(self), self._joining)
+        return found
+
+
+def _store(lines: OtherLines) -> RefsStore:
+    # Only RefsStore mixes this in (mypy takes no self-type of a subclass on a mixin).
+    return cast("RefsStore", lines)
+
+
+def _read_whole(store: RefsStore, snapshots: list[LineSnapshot]) -> None:
+    """Read the whole versions of ``snapshots`` that the index lacks from their states.
+
+    As a catch-up takes them in (:mod:`.catchup`): a version kept whole, or one whose
+    delta was built on a forgotten version (its state holds it whole); a forgotten
+    version's state holds its tombstone and is not read.
+    """
+    from snapline.content import pack
+    from snapline.store.refs.reading import read_version
+
+    blobs = store.blobs
+    assert isinstance(blobs, SideBlobs), "the refs store reads other lines through SideBlobs"
+    forgotten = store.index.forgotten_hashes()
+    for snapshot in snapshots:
+        for change in snapshot.record.changes:
+            whole = change.content
+            if change.storage == "delta" and change.base_hash in forgotten:
+                whole = change.result_hash
+            if whole is None or whole in forgotten or blobs.has(whole):
+                continue
+            data = read_version(store.repo, snapshot, change.path, whole)
+            blobs.extra[whole] = pack(data)
