@@ -7,10 +7,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-deep mutation lint typecheck bench bench-full bench-peers screenshot clean
 
+# No lock or constraints file: a fresh clone (CI's) gets the newest release of every
+# dependency, and --upgrade-strategy eager moves an existing .venv to them too whenever
+# pyproject.toml changes, so a developer runs what CI runs (issue 39: typer and click
+# have no upper bound).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)

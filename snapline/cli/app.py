@@ -14,14 +14,13 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
-from click.exceptions import ClickException
-from click.shell_completion import CompletionItem
-from typer.core import TyperGroup
+from typer.core import TyperCommand
 
+from snapline.cli import click_api as click
+from snapline.cli import usage
 from snapline.cli.commands import COMMANDS, Command, named
-from snapline.cli.completion import name_shells
+from snapline.cli.completion import name_shells, shell_words
 from snapline.cli.context import DEFAULT_TIMEOUT, JSON_REQUESTED, State, state
 from snapline.cli.errors import error_json, exit_code_for
 from snapline.cli.lean import typed, words
@@ -30,7 +29,7 @@ from snapline.cli.output import echo_json
 __all__ = ["app", "prepare", "run"]
 
 
-class _Group(TyperGroup):
+class _Group(click.Group):
     """The root command group: lazy, and turns any error a command raises into its exit code."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -51,14 +50,15 @@ class _Group(TyperGroup):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
-    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[click.CompletionItem]:
         # The names that may follow, from the table; then the root's own options.
         found = [
-            CompletionItem(row.name, help=_listed(row).get_short_help_str())
+            click.CompletionItem(row.name, help=_listed(row).get_short_help_str())
             for row in COMMANDS
             if row.name.startswith(incomplete)
         ]
-        return found + click.Command.shell_complete(self, ctx, incomplete)
+        options: list[click.CompletionItem] = click.Command.shell_complete(self, ctx, incomplete)
+        return found + options
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -79,7 +79,7 @@ class _Group(TyperGroup):
         ctx.meta[_ARGS] = list(args)
         _hide_unset_envvars(self)
         name_shells(self)
-        return super().parse_args(ctx, args)
+        return super().parse_args(ctx, shell_words(args))
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
@@ -88,7 +88,7 @@ class _Group(TyperGroup):
             # Exit and Abort are the parser's own way out (exit 0 or 2).
             if isinstance(error, (typer.Exit, typer.Abort)):
                 raise
-            if isinstance(error, ClickException):
+            if isinstance(error, click.ClickException):
                 # A usage error: the parser prints it on stderr; --json users get the
                 # object too. The option may not have been reached (`show abc --json`
                 # fails on N first), so the words typed are looked at instead.
@@ -116,6 +116,29 @@ def _hide_unset_envvars(command: click.Command) -> None:
             _hide_unset_envvars(sub)
 
 
+def _keep_argument_help(command: click.Command) -> None:
+    # typer before 0.26 gives an argument its help before click's Parameter.__init__
+    # runs, which from click 8.5 sets it again, to None: `--help` would list the
+    # arguments bare. The help is read back from the function typer declared it on.
+    if click.VENDORED:
+        return  # typer's own copy of click keeps it
+    bare = [p for p in command.params if isinstance(p, click.Argument) and p.help is None]
+    if bare and command.callback is not None:
+        import inspect
+
+        from typer.models import ArgumentInfo
+        from typer.utils import get_params_from_function
+
+        declared = get_params_from_function(inspect.unwrap(command.callback))
+        for param in bare:
+            info = declared[param.name].default if param.name in declared else None
+            if isinstance(info, ArgumentInfo):
+                param.help = info.help
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _keep_argument_help(sub)
+
+
 app = typer.Typer(
     name="snapline",
     cls=_Group,
@@ -126,7 +149,9 @@ app = typer.Typer(
     # Plain help: rich's help panels would import rich tables for every --help.
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    # "--help" first: a usage error's "Try 'snapline --help' for help." names the first
+    # name up to click 8.3 (and in typer's copy of click), the longest from click 8.4.
+    context_settings={"help_option_names": ["--help", "-h"]},
 )
 
 
@@ -187,15 +212,16 @@ def _built(row: Command) -> click.Command:
     else:
         one = typer.Typer(add_completion=False, rich_markup_mode=None)
         settings = {} if row.interspersed else {"allow_interspersed_args": False}
-        one.command(row.name, context_settings=settings)(found)
+        one.command(row.name, cls=usage.Command, context_settings=settings)(found)
         command = typer.main.get_command(one)
     _hide_unset_envvars(command)
+    _keep_argument_help(command)
     return command
 
 
 def _listed(row: Command) -> click.Command:
     # A command holding only the row's summary: click shortens it as it would the help.
-    return click.Command(row.name, help=row.summary)
+    return TyperCommand(row.name, help=row.summary)
 
 
 def run() -> None:

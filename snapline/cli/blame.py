@@ -6,9 +6,9 @@ import re
 import sys
 from typing import TYPE_CHECKING, Annotated
 
-import click
 import typer
 
+from snapline.cli import click_api as click
 from snapline.cli.context import JsonOption, user_paths, workspace
 from snapline.cli.output import echo, echo_json
 

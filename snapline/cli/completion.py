@@ -6,21 +6,31 @@ from the process tree, and a word after the option is never read, so
 printed "Shell  not supported" and exited 1. Here the shell named on the command line is
 the answer whatever the parent process; only a bare option guesses, and says what to do
 when it cannot tell.
+
+The two options take a value, declared with typer's public ``typer.Option`` (so they are
+options of whichever click typer runs on, ``cli/click_api.py``); a bare one is given the
+empty value before the root parses its words (:func:`shell_words`), as click's optional
+values did: typer's own copy of click has none.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Annotated, Any
 
-import click
+import typer
 
-__all__ = ["SHELLS", "name_shells"]
+from snapline.cli import click_api as click
+from snapline.cli.commands import ROOT
+
+__all__ = ["SHELLS", "name_shells", "shell_words"]
 
 SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
 """The shells typer writes a completion script for."""
 
 _OPTIONS = {"install_completion": "--install-completion", "show_completion": "--show-completion"}
+
+_BUILT: list[click.Parameter] = []
 
 
 def name_shells(command: click.Command) -> None:
@@ -32,44 +42,96 @@ def name_shells(command: click.Command) -> None:
         command: The root click command typer built (with ``add_completion=True``, so
             typer has set up its completion classes).
     """
+    ours = _options()
     for index, param in enumerate(command.params):
-        if param.name in _OPTIONS and not isinstance(param, _ShellOption):
-            command.params[index] = _ShellOption(param)
+        if param.name in _OPTIONS and param not in ours:
+            command.params[index] = next(one for one in ours if one.name == param.name)
 
 
-class _ShellOption(click.Option):
-    """One of typer's completion options, with an optional value: the shell."""
+def shell_words(args: list[str]) -> list[str]:
+    """The root's words, with the empty value given to a bare completion option.
 
-    def __init__(self, typer_option: click.Parameter) -> None:
-        flag = _OPTIONS[typer_option.name or ""]
-        installs = flag == "--install-completion"
-        super().__init__(
-            [flag],
-            is_flag=False,
-            flag_value="",
-            default=None,
+    A completion option is bare when it is the last word or the next one is an option,
+    as click read an optional value.
+
+    Args:
+        args: The words after ``snapline``.
+
+    Returns:
+        The same words; a bare ``--show-completion`` reads ``--show-completion=``.
+    """
+    takes_value = {name for option in ROOT.options if option.value for name in option.names}
+    found = list(args)
+    index = 0
+    while index < len(found):
+        word = found[index]
+        if word in _OPTIONS.values():
+            if index + 1 == len(found) or found[index + 1].startswith("-"):
+                found[index] = f"{word}="
+            return found
+        if word == "--" or not word.startswith("-"):
+            return found  # the command's words follow: not the root's
+        index += 2 if word in takes_value else 1
+    return found
+
+
+def _options() -> list[click.Parameter]:
+    # Built by typer from a function's signature, once a process: the options are then
+    # of the classes typer's parser reads, under every typer.
+    if not _BUILT:
+        one = typer.Typer(add_completion=False, rich_markup_mode=None)
+        one.command()(_declared)
+        _BUILT.extend(typer.main.get_command(one).params)
+    return _BUILT
+
+
+def _install(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> Any:
+    if value is None or ctx.resilient_parsing:
+        return value
+    from typer.completion import install_callback
+
+    # typer's callback installs the script for the shell it is given, and exits.
+    return install_callback(ctx, param, _shell(value, "--install-completion"))
+
+
+def _show(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> Any:
+    if value is None or ctx.resilient_parsing:
+        return value
+    from typer.completion import show_callback
+
+    # typer's callback writes the script for the shell it is given, and exits.
+    return show_callback(ctx, param, _shell(value, "--show-completion"))
+
+
+def _declared(
+    install_completion: Annotated[
+        str | None,
+        typer.Option(
+            "--install-completion",
             metavar="[SHELL]",
             expose_value=False,
             is_eager=True,
-            callback=self._run,
-            help=(
-                "Install completion for SHELL (bash, zsh, fish, powershell, pwsh; "
-                "default: the shell running snapline)."
-                if installs
-                else "Show the completion script for SHELL (default: the shell running "
-                "snapline), to install it by hand."
-            ),
-        )
-        self._typer_callback = typer_option.callback
-
-    def _run(self, ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
-        if value is None or ctx.resilient_parsing:
-            return value
-        shell = _shell(value, self.opts[0])
-        assert self._typer_callback is not None
-        # typer's callback writes the script (or installs it) for the shell it is given
-        # as a string, and exits.
-        return self._typer_callback(ctx, param, shell)
+            callback=_install,
+            show_default=False,
+            help="Install completion for SHELL (bash, zsh, fish, powershell, pwsh; "
+            "default: the shell running snapline).",
+        ),
+    ] = None,
+    show_completion: Annotated[
+        str | None,
+        typer.Option(
+            "--show-completion",
+            metavar="[SHELL]",
+            expose_value=False,
+            is_eager=True,
+            callback=_show,
+            show_default=False,
+            help="Show the completion script for SHELL (default: the shell running "
+            "snapline), to install it by hand.",
+        ),
+    ] = None,
+) -> None:
+    """Declare the two options (never called: their values are not passed on)."""
 
 
 def _shell(named: str, flag: str) -> str:

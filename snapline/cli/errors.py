@@ -197,8 +197,8 @@ def restore_advice(conflicts: Iterable[Conflict], *, can_force: bool) -> str | N
 
 def _force_offered() -> bool:
     # `guard --rollback` rolls back too, but has no --force: only a command that offers
-    # it says so (click is loaded by then: only the typer commands restore).
-    import click
+    # it says so (typer is loaded by then: only the typer commands restore).
+    from snapline.cli import click_api as click
 
     ctx = click.get_current_context(silent=True)
     return bool(ctx is not None and ctx.meta.get(FORCE_OFFERED))

@@ -40,7 +40,7 @@ __all__ = [
     "words",
 ]
 
-HELP = ("-h", "--help")
+HELP = ("--help", "-h")
 """The help options of every command (the root's ``help_option_names``)."""
 
 

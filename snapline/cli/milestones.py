@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from snapline.cli import usage
 from snapline.cli.context import JsonOption, command_group, workspace
 from snapline.cli.errors import FORCE_OFFERED
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
@@ -53,7 +54,7 @@ def _milestone_line(milestone: Milestone) -> None:
     )
 
 
-@group.command("create")
+@group.command("create", cls=usage.Command)
 def create(
     ctx: typer.Context,
     title: Annotated[
@@ -106,7 +107,7 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-@group.command("list")
+@group.command("list", cls=usage.Command)
 def list_(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """List milestones, oldest first, with the lines of joined branches.
 
@@ -230,7 +231,7 @@ def _other_line(other: OtherMilestone) -> None:
     )
 
 
-@group.command("show")
+@group.command("show", cls=usage.Command)
 def show(ctx: typer.Context, number: NumberArgument, as_json: JsonOption = False) -> None:
     """Show a milestone with its files and line counts."""
     with workspace(ctx) as ws:
@@ -270,7 +271,7 @@ def show(ctx: typer.Context, number: NumberArgument, as_json: JsonOption = False
         echo_modified(files)
 
 
-@group.command("diff")
+@group.command("diff", cls=usage.Command)
 def diff(ctx: typer.Context, number: NumberArgument, as_json: JsonOption = False) -> None:
     """Print the unified diff of a whole milestone."""
     with workspace(ctx) as ws:
@@ -281,7 +282,7 @@ def diff(ctx: typer.Context, number: NumberArgument, as_json: JsonOption = False
     echo_diff(text)
 
 
-@group.command("rollback")
+@group.command("rollback", cls=usage.Command)
 def rollback(
     ctx: typer.Context,
     number: NumberArgument,
@@ -308,7 +309,7 @@ def rollback(
     echo_resume(sessions)
 
 
-@group.command("export")
+@group.command("export", cls=usage.Command)
 def export(
     ctx: typer.Context,
     number: NumberArgument,

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Literal
 
-import click
 import typer
 
+from snapline.cli import click_api as click
 from snapline.cli.context import JsonOption, user_paths, workspace
 from snapline.cli.errors import EXIT_FAILURE, FORCE_OFFERED, restore_advice
 from snapline.cli.output import echo, echo_json, plural
@@ -198,8 +198,10 @@ def echo_resume(sessions: list[str]) -> None:
         echo("resume that conversation: ", (f"claude --resume {session}", "bold"))
 
 
-def _param(ctx: typer.Context, name: str) -> click.Parameter:
-    return next(p for p in ctx.command.params if p.name == name)
+def _param(ctx: typer.Context, name: str) -> click.Option:
+    found = next(p for p in ctx.command.params if p.name == name)
+    assert isinstance(found, click.Option)  # typer builds every option as its TyperOption
+    return found
 
 
 def revert(

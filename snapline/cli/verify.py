@@ -32,6 +32,7 @@ def verify(
         Format,
         typer.Option(
             "--format",
+            metavar="[text|github]",  # typer 0.26 writes <text|github>
             case_sensitive=False,
             help="text, or github for ::error annotations in GitHub Actions.",
         ),

@@ -16,11 +16,11 @@ import typing
 from types import ModuleType
 from typing import Any
 
-import click
 import typer
 from typer.models import ParameterInfo
 
 import snapline.cli
+from snapline.cli import click_api as click
 from snapline.cli.commands import COMMANDS, named
 
 # The command line itself, not commands: the root group and the table.

@@ -68,3 +68,20 @@ def test_a_shell_snapline_does_not_complete_is_a_usage_error(tmp_path: Path) -> 
     assert (code, out) == (2, "")
     assert "'tcsh' is not a shell snapline completes" in err
     assert "bash, zsh, fish, powershell, pwsh" in err
+
+
+@pytest.mark.parametrize("option", ["--show-completion", "--install-completion"])
+def test_a_bare_option_with_no_shell_above_says_to_name_one(tmp_path: Path, option: str) -> None:
+    # typer 0.26's own copy of click has no optional values: the bare option is read as
+    # one given the empty value, under every typer.
+    code, out, err = _orphaned(option, home=tmp_path)
+    assert (code, out) == (2, "")
+    assert "could not tell which shell runs snapline" in err
+    assert f"snapline {option} bash" in err
+    assert "requires an argument" not in err
+
+
+def test_a_bare_option_before_another_root_option_still_takes_no_value(tmp_path: Path) -> None:
+    code, out, err = _orphaned("--show-completion", "--debug", home=tmp_path)
+    assert (code, out) == (2, "")
+    assert "could not tell which shell runs snapline" in err

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import click
 import typer
 
+from snapline.cli import click_api as click
 from snapline.cli.app import app
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"

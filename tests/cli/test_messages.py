@@ -10,11 +10,11 @@ import re
 import shlex
 from pathlib import Path
 
-import click
 import pytest
 import typer
 
 from snapline import Workspace
+from snapline.cli import click_api as click
 from snapline.cli.app import app
 from tests.cli.conftest import run_script
 
