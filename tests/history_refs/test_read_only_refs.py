@@ -20,24 +20,14 @@ from pathlib import Path
 import pytest
 
 from tests.history_refs.gitrepo import ENV, SNAPLINE, Repo, new_repo
-from tests.store.test_read_only_store import _drop_bypass, _files, _readonly, _writable
-
-_READERS = [
-    ["log"],
-    ["log", "--json"],
-    ["show", "2"],
-    ["diff", "0", "2"],
-    ["diff", "--stat"],
-    ["status", "--json"],
-    ["verify"],
-    ["verify", "--full"],
-]
-_WRITERS = [
-    ["record", "-m", "x"],
-    ["resync", "-m", "x"],
-    ["rollback", "--to", "1", "--yes"],
-    ["milestone", "create", "--to", "latest", "-m", "m"],
-]
+from tests.store.test_read_only_store import (
+    _READERS,
+    _WRITERS,
+    _drop_bypass,
+    _files,
+    _readonly,
+    _writable,
+)
 
 
 def _as_reader(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:
