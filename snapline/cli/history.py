@@ -92,11 +92,25 @@ def _echo_drift(drift: tuple[Problem, ...]) -> None:
     if not drift:
         echo(("in sync    ", "bold"), ("the workspace matches the latest snapshot", "green"))
         return
+    # Another line's recorded work that git merged (history on refs): no outside change,
+    # so never the resync advice (snapshots/check/merged.py).
+    unmerged = [problem for problem in drift if problem.kind == "unmerged"]
+    outside = [problem for problem in drift if problem.kind != "unmerged"]
+    if unmerged:
+        echo(
+            ("unmerged   ", "bold"),
+            (f"{plural(len(unmerged), 'path')} recorded on another line, merged by git:", "red"),
+        )
+        for problem in unmerged:
+            echo("  ", quote_path(problem.path or ""))
+        echo("Join that line with `snapline merge`.")
+    if not outside:
+        return
     echo(
         ("drift      ", "bold"),
-        (f"{plural(len(drift), 'path')} changed outside snapline:", "red"),
+        (f"{plural(len(outside), 'path')} changed outside snapline:", "red"),
     )
-    for problem in drift:
+    for problem in outside:
         echo(
             "  ",
             (f"{problem.kind:<11}", _DRIFT_STYLES.get(problem.kind, "red")),

@@ -31,6 +31,7 @@ from snapline.hosts.claude_code import (
     named,
     open_workspace,
     session_of,
+    unmerged_message,
 )
 from snapline.state_dir import read_state_file, state_dir
 
@@ -46,6 +47,8 @@ MAX_COMMAND = 8 * 1024
 """Characters of a command kept in metadata (longer ones: this much and their digest)."""
 
 _MAX_DESCRIPTION = 200
+# What a Bash call is asked about and compared after: drift, and another line's merged work.
+_PENDING_KINDS = (*DRIFT_KINDS, "unmerged")
 _MAX_PENDING = 32
 
 
@@ -68,10 +71,15 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
             return HookOutcome()
         store = state_dir(ws.root)  # local: .snapline/, or .git/snapline/
         if pre:
-            drifted = [p for p in sync_problems(ws, None) if p.kind in DRIFT_KINDS]
+            problems = sync_problems(ws, None)
+            drifted = [p for p in problems if p.kind in _PENDING_KINDS]
             if not drifted:
                 return HookOutcome()
             _remember(store, str(tool_use), {str(p.path): p.actual for p in drifted})
+            unmerged = [p for p in problems if p.kind == "unmerged"]
+            if unmerged:
+                # Another line's work git merged (refs): `snapline merge`, never resync.
+                return HookOutcome(Verdict.ASK, unmerged_message(unmerged))
             return HookOutcome(
                 Verdict.ASK,
                 f"snapline: changed outside snapline since the last snapshot: {named(drifted)}. "
@@ -108,7 +116,7 @@ def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | No
         now = {
             str(p.path): p.actual
             for p in sync_problems(ws, sorted(pending))
-            if p.kind in DRIFT_KINDS
+            if p.kind in _PENDING_KINDS
         }
         untouched = sorted(path for path, digest in pending.items() if now.get(path, 0) == digest)
         mixed = sorted(path for path in pending if path in now and path not in untouched)

@@ -56,6 +56,7 @@ __all__ = [
     "named",
     "open_workspace",
     "session_of",
+    "unmerged_message",
     "warn",
 ]
 
@@ -249,6 +250,9 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
 
 
 def _refuse_drift(problems: Sequence[Problem]) -> HookOutcome:
+    unmerged = [p for p in problems if p.kind == "unmerged"]
+    if unmerged:
+        return HookOutcome(Verdict.DENY, unmerged_message(unmerged))
     drifted = [p for p in problems if p.kind in DRIFT_KINDS]
     if not drifted:
         return HookOutcome()
@@ -260,6 +264,18 @@ def _refuse_drift(problems: Sequence[Problem]) -> HookOutcome:
         f"{named(drifted)}. That change is not yours: do not record or undo it yourself; "
         "ask the user to keep it (`snapline resync`) or drop it (`snapline rollback`), "
         "then retry",
+    )
+
+
+def unmerged_message(problems: Sequence[Problem]) -> str:
+    """Said to the model when files are another line's work that git merged (history on refs).
+
+    Not an outside change: resync would file that agent's recorded work as a person's.
+    """
+    return (
+        f"snapline: {named(problems)}: recorded on another line and merged by git, "
+        "not joined yet. Do not record or undo it yourself; ask the user to run "
+        "`snapline merge`, then retry"
     )
 
 

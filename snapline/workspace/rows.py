@@ -72,6 +72,10 @@ def sync_problems(
             workspace then looks only at what may have changed since its last one
             (``snapshots/record/monitored.py``), with the same answer.
 
+    Returns:
+        The problems; on git's refs, drift that another line recorded and git merged
+        into the files is ``unmerged`` (``snapshots/check/merged.py``).
+
     Raises:
         UnsafePathError: If a path is outside the root or inside ``.snapline/``.
     """
@@ -80,14 +84,21 @@ def sync_problems(
     if changes is not None and paths is None:
         from snapline.snapshots.record.monitored import compare_watched
 
-        return problems_of(compare_watched(ws._recorder, changes))
-    detection = ws._recorder.compare(ws._scope(paths))
-    if paths is None and (detection.drifts or detection.skipped):
-        from snapline.snapshots.record.monitored import note_walk
+        found = problems_of(compare_watched(ws._recorder, changes))
+    else:
+        detection = ws._recorder.compare(ws._scope(paths))
+        if paths is None and (detection.drifts or detection.skipped):
+            from snapline.snapshots.record.monitored import note_walk
 
-        # A drift a warm check's token would hide (what its monitor could not see).
-        note_walk(ws.root, detection)
-    return problems_of(detection)
+            # A drift a warm check's token would hide (what its monitor could not see).
+            note_walk(ws.root, detection)
+        found = problems_of(detection)
+    if not found:
+        return found  # the clean path asks nothing more
+    from snapline.snapshots.check.merged import mark_merged
+
+    # Drift that git merged from another line on the refs: for `snapline merge`.
+    return mark_merged(ws.root, ws._store, found)
 
 
 def verify_problems(

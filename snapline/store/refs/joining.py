@@ -24,9 +24,10 @@ from snapline.store.refs.sides import joined_lines, side_row
 from snapline.store.rows import SideRow
 
 if TYPE_CHECKING:
+    from snapline.store.refs.explain import Explanation
     from snapline.store.refs.store import RefsStore
 
-__all__ = ["lines_to_join"]
+__all__ = ["join_of", "lines_to_join"]
 
 
 def lines_to_join(store: RefsStore, root: Path) -> dict[str, tuple[SideRow, LineSnapshot]]:
@@ -42,12 +43,33 @@ def lines_to_join(store: RefsStore, root: Path) -> dict[str, tuple[SideRow, Line
     Raises:
         DamagedLineError: If a line is damaged or crafted.
     """
+    return join_of(store, root)[1]
+
+
+def join_of(
+    store: RefsStore, root: Path
+) -> tuple[Explanation, dict[str, tuple[SideRow, LineSnapshot]]]:
+    """What explains the files at ``root``, and the side snapshots a merge of them joins.
+
+    Status and verify ask it too (``snapshots/check/merged.py``): files that git merged
+    from another line are that line's recorded work, for ``snapline merge``.
+
+    Args:
+        store: The open store, under a lock (the writer's, or a reader's).
+        root: The work tree's root.
+
+    Returns:
+        The explanation, and :func:`lines_to_join`'s answer.
+
+    Raises:
+        DamagedLineError: If a line is damaged or crafted.
+    """
     from snapline.store.refs.disk import explain_workspace
     from snapline.store.refs.explain import Verdict
 
     explanation, _ = explain_workspace(root, store.repo)
     if explanation.verdict is Verdict.UNEXPLAINED and explanation.base is None:
-        return {}  # nearest to one state, no merge: nothing git merged
+        return explanation, {}  # nearest to one state, no merge: nothing git merged
     joined = joined_lines(store)
     found: dict[str, tuple[SideRow, LineSnapshot]] = {}
     for place in sorted(explanation.snapshots, key=lambda p: (-p.number, p.id)):
@@ -58,7 +80,7 @@ def lines_to_join(store: RefsStore, root: Path) -> dict[str, tuple[SideRow, Line
         ref = line_ref(place.line) if place.line else "refs/snapline/lines"
         if _walk_unjoined(store, ref, place.commit, joined, walked):
             found.update(walked)
-    return found
+    return explanation, found
 
 
 def _walk_unjoined(

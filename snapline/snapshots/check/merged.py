@@ -1,0 +1,86 @@
+"""Drift that is another line's recorded work, merged by git: for ``snapline merge``.
+
+With the history on git's refs each writer records on a line of its own. After a
+person's ``git merge`` (or squash merge) of a branch whose agent recorded on its line,
+the merged files differ from this work tree's latest snapshot: drift, whose usual advice
+(``snapline resync``) would file the agent's recorded work as a person's outside change.
+On the in-tree ledger the same moment says "run ``snapline merge``"
+(``DivergedHistoryError``). This asks the refs the question ``snapline merge`` asks to
+choose its lines (:func:`~snapline.store.refs.joining.join_of`): when the files are
+explained by lines this history has not joined, each drifted path the explanation covers
+becomes an ``unmerged`` problem that says to run ``snapline merge``; a path it does not
+cover (a person's own edit beside the merge) keeps its drift and its advice.
+
+Cost: nothing on the clean path (no drift: nothing is asked). With drift in a work tree
+that wrote to the refs, one :func:`~snapline.store.refs.disk.explain_workspace`: a read
+and hash of the files in scope, a git tree built of them, and a lookup against every
+line's states (plus ``git merge-tree`` tries when no single state matches), the same as
+``snapline merge`` pays.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snapline.snapshots.found import make_problem
+from snapline.snapshots.snapshot import Problem
+from snapline.store.protocol import StoreReader
+
+__all__ = ["UNMERGED", "mark_merged"]
+
+UNMERGED = "unmerged"
+"""The kind of a drifted path that another line recorded and git merged into the files."""
+
+_DRIFT_KINDS = frozenset({"modified", "deleted", "untracked"})
+
+
+def mark_merged(root: Path, store: StoreReader, problems: list[Problem]) -> list[Problem]:
+    """``problems`` (a sync check's), with drift that another line explains marked ``unmerged``.
+
+    Args:
+        root: The workspace root.
+        store: The open store; only a history on git's refs written from here is asked.
+        problems: What the sync check found.
+
+    Returns:
+        ``problems`` unchanged when there is no drift, the history is not on refs, this
+        work tree never wrote to it, or no line to join explains the files. Otherwise
+        the same problems, each drifted path the explanation covers replaced by one
+        ``unmerged`` problem (severity ``error``: not in sync until merged).
+
+    Raises:
+        DamagedLineError: If a line is damaged or crafted (exit 3).
+    """
+    if not any(problem.kind in _DRIFT_KINDS for problem in problems):
+        return problems
+    from snapline.store.refs.store import RefsStore
+
+    if not isinstance(store, RefsStore) or not store.wrote_here():
+        return problems  # a reading checkout: snapshots/check/explained.py's case
+    from snapline.store.refs.joining import join_of
+
+    with store.read():
+        explanation, found = join_of(store, root)
+    if not found:
+        return problems
+    # A nearest merge's own paths, and its conflicts, are what nobody recorded.
+    uncovered = set(explanation.paths) | set(explanation.conflicts)
+    return [
+        _unmerged(problem)
+        if problem.kind in _DRIFT_KINDS and problem.path and problem.path not in uncovered
+        else problem
+        for problem in problems
+    ]
+
+
+def _unmerged(drift: Problem) -> Problem:
+    path = drift.path or ""
+    # The drift's digests stay: the Bash hook compares them after the command.
+    return make_problem(
+        kind=UNMERGED,
+        path=path,
+        expected=drift.expected,
+        actual=drift.actual,
+        message=f"{path} is another line's recorded work that git merged into the files; "
+        "join that line with `snapline merge` (it is no outside change: do not resync it)",
+    )
