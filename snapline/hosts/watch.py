@@ -129,18 +129,22 @@ class Watcher:
 
     def _record(self, pending: set[str], *, final: bool = False) -> set[str]:
         from snapline import FileChangingError, StoreBusyError, UnknownPathError
+        from snapline.snapshots.check.merged import UNMERGED
 
         # Only the paths the events named are looked at (cost in proportion to the
         # change); at the stop, the whole workspace, for events not delivered yet.
         paths = None if final else sorted(pending)
         try:
-            changed = sorted({p.path for p in self.ws.check_sync(paths).problems if p.path})
+            problems = self.ws.check_sync(paths).problems
+            # Another line's recorded work that git merged in (``unmerged``) is not a
+            # change of the watcher's: ``snapline merge`` joins it with its own snapshots.
+            changed = sorted({p.path for p in problems if p.path and p.kind != UNMERGED})
             if not changed:
                 return set()  # already recorded by whoever wrote it (the CLI, a hook)
             # Only what drifted: an event's path may be gone and never tracked (an
-            # editor's swap file), which record() refuses as a likely typo.
-            scope = None if paths is None else changed
-            snapshot = self.ws.record(scope, tool=WATCH_TOOL, description=_describe(changed))
+            # editor's swap file), which record() refuses as a likely typo; and never
+            # the whole workspace, which would take in the unmerged files too.
+            snapshot = self.ws.record(changed, tool=WATCH_TOOL, description=_describe(changed))
         except (StoreBusyError, FileChangingError, UnknownPathError):
             if final:
                 raise

@@ -11,6 +11,7 @@ beside it keeps its drift and its resync advice; after ``snapline merge`` verify
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,31 @@ def test_the_claude_code_hooks_say_merge_not_resync(tmp_path: Path) -> None:
     assert answer["permissionDecision"] == "ask"
     assert "snapline merge" in answer["permissionDecisionReason"]
     assert "resync" not in answer["permissionDecisionReason"]
+
+
+def test_watch_leaves_another_lines_merged_work_to_snapline_merge(tmp_path: Path) -> None:
+    # `watch` records whatever drifted; another line's recorded work that git merged in is
+    # not a change of the watcher's: filed under `watch`, it would lose its agent.
+    repo = _team(tmp_path, "refs").maintainer
+    watching = subprocess.Popen(
+        [str(Path(sys.executable).with_name("snapline")), "watch", "--quiet-ms", "100"],
+        cwd=repo.path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert watching.stderr is not None
+        line = watching.stderr.readline()
+        assert line.startswith("watching "), line
+        (repo.path / "app.py").write_text("by hand, while watching\n")
+        watching.send_signal(signal.SIGINT)
+        _, err = watching.communicate(timeout=120)
+    finally:
+        if watching.poll() is None:
+            watching.kill()
+    assert watching.returncode == 0, err
+    logged = json.loads(repo.ok("log", "--json"))
+    watched = [s for s in logged if s["tool"] == "watch"]
+    assert [f["path"] for s in watched for f in s["files"]] == ["app.py"]
+    status = json.loads(repo.ok("status", "--json"))
+    assert [(p["kind"], p["path"]) for p in status["drift"]] == [("unmerged", "lib.py")]
+    repo.ok("merge")
+    assert repo.snap("verify").returncode == 0
