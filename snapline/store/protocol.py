@@ -10,7 +10,7 @@ and a writer (the reader plus its changes), gathered by :class:`StoreReader` and
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol, Unpack
@@ -18,6 +18,7 @@ from typing import Any, Protocol, Unpack
 from snapline.store.rows import (
     ChangeRow,
     Checkpoint,
+    Contents,
     FileStamp,
     Fingerprint,
     ForgottenRow,
@@ -74,18 +75,9 @@ class SnapshotWriter(SnapshotReader, Protocol):
     """Snapshot headers, read and inserted."""
 
     def insert(
-        self,
-        row: SnapshotRow,
-        changes: Sequence[ChangeRow],
-        contents: Mapping[str, bytes] | None = None,
+        self, row: SnapshotRow, changes: Sequence[ChangeRow], contents: Contents = None
     ) -> None:
-        """Insert one snapshot with its changes.
-
-        ``contents`` are the whole new versions the caller holds, by SHA-256: a store
-        that keeps every version whole (git's refs) writes them as they are, checked
-        against their hashes, instead of rebuilding them from the deltas; the index
-        keeps only what the changes say.
-        """
+        """Insert one snapshot with its changes (``contents``: the new versions at hand)."""
 
     def seal(self, number: int, skipped: str, chain_hash: str) -> None:
         """Set the skipped paths and chain hash of a snapshot inserted in this transaction."""
