@@ -179,7 +179,8 @@ def taken_back(ws: Workspace, result: RollbackResult, named: str | None = None) 
         Full session ids, each once: ``named``, then every session that recorded a
         change of a path the rollback changed, between its target and itself.
     """
-    from snapline.hosts.claude_sessions import conversations
+    from snapline.hosts.claude_sessions import VIA, conversations
+    from snapline.workspace.rows import stamped_snapshots
 
     sessions = [] if named is None else [named]
     made = result.snapshot
@@ -188,7 +189,7 @@ def taken_back(ws: Workspace, result: RollbackResult, named: str | None = None) 
     last = (made.number if result.external is None else result.external.number) - 1
     if last <= result.target:
         return sessions
-    went = ws.snapshots(since=result.target + 1, until=last)
+    went = stamped_snapshots(ws, result.target + 1, last, VIA)
     return sessions + [s for s in conversations(went, result.changed) if s not in sessions]
 
 

@@ -8,7 +8,7 @@ tables: they insert as the tables do and note the numbers, which the store publi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from snapline.store.milestones import MilestoneTable
 from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
@@ -23,11 +23,13 @@ class Pending:
     def __init__(self) -> None:
         self.snapshots: list[int] = []
         self.milestones: list[int] = []
+        self.contents: dict[str, bytes] = {}
 
     def clear(self) -> None:
         """Forget what was noted (the transaction ended)."""
         self.snapshots.clear()
         self.milestones.clear()
+        self.contents.clear()
 
     def __bool__(self) -> bool:
         return bool(self.snapshots or self.milestones)
@@ -46,10 +48,20 @@ class PublishingSnapshots:
         self.with_id_prefix = table.with_id_prefix
         self.seal = table.seal
 
-    def insert(self, row: SnapshotRow, changes: Sequence[ChangeRow]) -> None:
-        """Insert one snapshot with its changes; it is published when the write commits."""
+    def insert(
+        self,
+        row: SnapshotRow,
+        changes: Sequence[ChangeRow],
+        contents: Mapping[str, bytes] | None = None,
+    ) -> None:
+        """Insert one snapshot with its changes; it is published when the write commits.
+
+        ``contents`` (new versions by SHA-256) are kept for the publisher until then.
+        """
         self._table.insert(row, changes)
         self._pending.snapshots.append(row.number)
+        if contents:
+            self._pending.contents.update(contents)
 
 
 class PublishingMilestones:

@@ -18,6 +18,7 @@ from typing import Any, Protocol, Unpack
 from snapline.store.rows import (
     ChangeRow,
     Checkpoint,
+    Contents,
     FileStamp,
     Fingerprint,
     ForgottenRow,
@@ -73,8 +74,10 @@ class SnapshotReader(Protocol):
 class SnapshotWriter(SnapshotReader, Protocol):
     """Snapshot headers, read and inserted."""
 
-    def insert(self, row: SnapshotRow, changes: Sequence[ChangeRow]) -> None:
-        """Insert one snapshot with its changes."""
+    def insert(
+        self, row: SnapshotRow, changes: Sequence[ChangeRow], contents: Contents = None
+    ) -> None:
+        """Insert one snapshot with its changes (``contents``: the new versions at hand)."""
 
     def seal(self, number: int, skipped: str, chain_hash: str) -> None:
         """Set the skipped paths and chain hash of a snapshot inserted in this transaction."""

@@ -7,7 +7,7 @@ throughout: a file name that is not valid UTF-8 carries surrogate escapes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypedDict
@@ -15,6 +15,7 @@ from typing import NamedTuple, TypedDict
 __all__ = [
     "ChangeRow",
     "Checkpoint",
+    "Contents",
     "FileStamp",
     "Fingerprint",
     "ForgottenRow",
@@ -29,6 +30,10 @@ __all__ = [
     "shape_problem",
     "state_moves",
 ]
+
+Contents = Mapping[str, bytes] | None
+"""New versions' bytes a writer holds, by SHA-256: a store keeping every version whole
+(git's refs) writes them as they are, checked, rather than rebuilt from the deltas."""
 
 
 class SnapshotQuery(TypedDict, total=False):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Unpack
 
 from snapline.store.changes import ChangeTable
@@ -99,12 +99,18 @@ class SnapshotTable:
             params.append(limit)
         return [SnapshotRow(*row) for row in self._c.query(sql, params)]
 
-    def insert(self, row: SnapshotRow, changes: Sequence[ChangeRow]) -> None:
+    def insert(
+        self,
+        row: SnapshotRow,
+        changes: Sequence[ChangeRow],
+        contents: Mapping[str, bytes] | None = None,
+    ) -> None:
         """Insert one snapshot with its changes; call inside ``write()``.
 
         Args:
             row: The header.
             changes: Its file changes.
+            contents: Not kept: the index holds the versions as its changes and blobs say.
 
         Raises:
             RuntimeError: Outside a transaction.

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.read.headers import SnapshotHeader
     from snapline.snapshots.record.monitored import Changes
     from snapline.snapshots.record.recorded import Recorded
-    from snapline.snapshots.snapshot import Problem
+    from snapline.snapshots.snapshot import Problem, Snapshot
     from snapline.workspace.reading import Reading
     from snapline.workspace.recording import Recording
 
@@ -31,6 +31,7 @@ __all__ = [
     "latest_header",
     "log_headers",
     "record_rows",
+    "stamped_snapshots",
     "sync_problems",
     "verify_problems",
 ]
@@ -209,3 +210,37 @@ def baseline_id(ws: Reading) -> str:
     with store.read():
         row = store.snapshots.get(0)
     return "" if row is None else row.id
+
+
+def stamped_snapshots(ws: Reading, first: int, last: int, via: str) -> list[Snapshot]:
+    """The snapshots ``first`` to ``last`` that a host stamped ``metadata["via"] == via``.
+
+    What :meth:`Reading.snapshots` lists from ``first`` to ``last``, only those, with
+    their files: the headers are filtered before any model is built (a rollback across
+    a thousand snapshots built a thousand, most of its command's time, row R5).
+
+    Args:
+        ws: The open workspace.
+        first: The lowest number.
+        last: The highest number.
+        via: The host's stamp (``claude-code``).
+    """
+    import json
+
+    from snapline.snapshots.read.convert import to_snapshot
+
+    def stamped(metadata: str) -> bool:
+        # The stamp's text is in the JSON of every stamped row: most rows are not parsed.
+        if via not in metadata:
+            return False
+        parsed = json.loads(metadata)
+        return isinstance(parsed, dict) and parsed.get("via") == via
+
+    store = ws._store
+    with store.read():
+        rows = [
+            row for row in store.snapshots.select(first=first, last=last) if stamped(row.metadata)
+        ]
+        return [
+            to_snapshot(row, store.changes.of(row.number, deltas=False), store.path) for row in rows
+        ]

@@ -24,6 +24,21 @@ PRELOAD = (
     "snapline.workspace.rows",
     "snapline.snapshots.snapshot",
     "snapline.snapshots.read.headers",
+    # A history on git's refs, what `init` makes in a git work tree: the store, its
+    # catch-up and libgit2 (pygit2), which every command there loaded again, 70 to 90 ms
+    # of CPU a worker (measured: a warm rollback, row R5), and the rollback's resume line.
+    "pygit2",
+    "snapline.opening_refs",
+    "snapline.store.refs.store",
+    "snapline.store.refs.catchup",
+    "snapline.store.refs.opening",
+    "snapline.store.refs.read_only",
+    "snapline.snapshots.restore.rollback",
+    "snapline.snapshots.record.journal",
+    "snapline.hosts.claude_sessions",
+    "snapline.snapshots.read.convert",
+    "snapline.store.refs.sides",
+    "concurrent.futures.thread",  # the pool of overlap.py, started by a worker, never here
     # verify's check of the ledger files.
     "snapline.store.ledger.check",
     "snapline.store.ledger.forgotten",

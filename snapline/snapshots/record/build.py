@@ -36,11 +36,21 @@ class Limits:
 
 @dataclass
 class Prepared:
-    """Change rows (snapshot number still unset) and the blobs they need."""
+    """Change rows (snapshot number still unset) and the blobs they need.
+
+    Attributes:
+        changes: The change rows, in path order.
+        blobs: The versions the index keeps whole: hash to (size, packed bytes).
+        skipped: What the recording did not capture.
+        contents: Every new version's bytes that were at hand, by SHA-256 (computed
+            from those bytes): a store that keeps each version whole (git's refs) writes
+            them as they are, rather than rebuilding them from the deltas.
+    """
 
     changes: list[ChangeRow] = field(default_factory=list)
     blobs: dict[str, tuple[int, bytes]] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
+    contents: dict[str, bytes] = field(default_factory=dict)
 
     def add_blob(self, hash_: str, content: bytes) -> None:
         """Store ``content`` in full (compressed) under its hash, once."""
@@ -89,6 +99,8 @@ def prepare_changes(
     moved_away = set(pairs.values())
     by_path = {d.path: d for d in drifts}
     for drift in drifts:
+        if drift.disk is not None and drift.disk.content is not None:
+            prepared.contents[drift.disk.hash] = drift.disk.content
         if drift.path in moved_away:
             continue
         source = by_path[pairs[drift.path]] if drift.path in pairs else None

@@ -72,7 +72,7 @@ def append_snapshot(
     row = dataclasses.replace(row, chain_hash=chain_hash(previous_chain, row, changes))
     for hash_, (size, packed) in prepared.blobs.items():
         store.blobs.put(hash_, size, packed)
-    store.snapshots.insert(row, changes)
+    store.snapshots.insert(row, changes, prepared.contents)
     store.state.set(*state_moves(number, changes))
     if trusted is not None:
         trusted.add(row.chain_hash)

@@ -94,8 +94,8 @@ def _extends(store: Store, tip: tuple[int, str]) -> bool:
 
 def _changed_since(store: Store, number: int, latest: int) -> set[str]:
     paths: set[str] = set()
-    for change in store.changes.in_range(number + 1, latest):
-        paths.add(change.path)
-        if change.old_path is not None:
-            paths.add(change.old_path)
+    for _, path, old_path in store.changes.paths(number + 1, latest):
+        paths.add(path)
+        if old_path is not None:
+            paths.add(old_path)
     return paths

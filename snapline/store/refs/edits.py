@@ -4,13 +4,15 @@ The index keeps a version as a delta against the one before, or whole (a blob), 
 its hash only. The refs store's ``state`` holds every file's bytes, so publishing a
 snapshot turns its change rows back into content: a whole version from the index's
 blob, a delta applied to the version before as the line's previous ``state`` holds it,
-a version kept by its hash only read from the work tree (:mod:`.large_files`).
+a version kept by its hash only read from the work tree (:mod:`.large_files`); a
+version whose bytes the writer still holds (it just hashed and recorded them) is taken
+as it is, which spares reading the version before out of git and applying the delta.
 Every version is checked against its recorded SHA-256 before it enters a tree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from snapline.content import MAX_DELTA_BYTES, decode_text, unpack
@@ -55,6 +57,7 @@ def state_edits(
     changes: Sequence[ChangeRow],
     blobs: BlobReader,
     where: Path,
+    at_hand: Mapping[str, bytes] | None = None,
 ) -> list[StateEdit]:
     """The files of ``state`` that a snapshot's changes set or remove, with their bytes.
 
@@ -64,6 +67,8 @@ def state_edits(
         changes: The snapshot's changes, deltas included.
         blobs: The index's blobs (whole versions).
         where: The index, for the error.
+        at_hand: New versions the writer holds, by SHA-256 (the bytes it recorded):
+            taken as they are, checked as the others, instead of rebuilt.
 
     Returns:
         One edit per path the changes name (a rename's old path removed, unless a
@@ -82,7 +87,16 @@ def state_edits(
         if change.result_hash is None:
             edits.setdefault(change.path, StateEdit(change.path, None))
             continue
-        data = _content(repo, before, change, blobs, where)
+        held = None if at_hand is None else at_hand.get(change.result_hash)
+        data = _content(repo, before, change, blobs, where) if held is None else held
+        if (actual := hash_bytes(data)) != change.result_hash:
+            raise UnpublishableError(
+                where,
+                change.snapshot,
+                change.path,
+                f"{'is handed' if held is not None else 'rebuilds to'} {actual}, "
+                f"recorded {change.result_hash}",
+            )
         mode = change.result_mode if change.result_mode is not None else 0o100644
         edits[change.path] = StateEdit(change.path, data, mode)
     return [edits[path] for path in sorted(edits)]
@@ -117,11 +131,9 @@ def _content(
             raise refuse(f"has a delta that does not fit its base: {error}") from None
     else:
         # Above the large-file limit the index keeps only the hash; a state needs the
-        # bytes: the work tree's, held to the recorded hash below (large_files.py).
+        # bytes: the work tree's, held to the recorded hash by the caller (large_files.py).
         found = work_tree_bytes(repo, change.path)
         if found is None:
             raise refuse(f"is kept by its hash only ({change.storage}) and is not on disk")
         data = found
-    if hash_bytes(data) != change.result_hash:
-        raise refuse(f"rebuilds to {hash_bytes(data)}, recorded {change.result_hash}")
     return data

@@ -21,6 +21,7 @@ from snapline.store.refs.git_errors import (
 )
 from snapline.store.refs.objects import parse_tree, tree_bytes
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
+from snapline.store.refs.tree_edit import update_tree
 from snapline.store.refs.values import TREE_MODE, Commit, Entry, Merged, TreeChange
 
 if TYPE_CHECKING:
@@ -169,7 +170,7 @@ class GitRepository:
 
     def tree(self, entries: Mapping[str, Entry]) -> str:
         """Write a tree of the given names (no ``/`` in them) and entries; its id."""
-        return self._write_tree({_encode(name): entry for name, entry in entries.items()})
+        return self._write(tree_bytes({_encode(name): entry for name, entry in entries.items()}))
 
     def update_tree(self, base: str | None, edits: Mapping[str, Entry | None]) -> str:
         """A tree like ``base`` with ``edits`` applied, rebuilding only the changed path.
@@ -187,38 +188,17 @@ class GitRepository:
             ValueError: If the edits make a path both a file and a directory.
         """
         split = {tuple(_encode(path).split(b"/")): entry for path, entry in edits.items()}
-        return self._update(base, split) or self._write_tree({})
+        return update_tree(self._tree_data, self._write, base, split) or self._write(b"")
 
-    def _update(
-        self, base: str | None, edits: Mapping[tuple[bytes, ...], Entry | None]
-    ) -> str | None:
-        entries = dict(self._entries(base)) if base is not None else {}
-        below: dict[bytes, dict[tuple[bytes, ...], Entry | None]] = {}
-        for parts, entry in edits.items():
-            if len(parts) > 1:
-                below.setdefault(parts[0], {})[parts[1:]] = entry
-            elif entry is None:
-                entries.pop(parts[0], None)
-            else:
-                entries[parts[0]] = entry
-        for name, inner in below.items():
-            old = entries.get(name)
-            if old is not None and old.mode != TREE_MODE and (name,) in edits:
-                # A directory replaced by a file: what was below it goes with it.
-                if any(entry is not None for entry in inner.values()):
-                    raise ValueError(f"{_decode(name)!r} is both a file and a directory")
-                continue
-            tree = self._update(old.id if old and old.mode == TREE_MODE else None, inner)
-            if tree is None:
-                entries.pop(name, None)
-            else:
-                entries[name] = Entry(tree, TREE_MODE)
-        return self._write_tree(entries) if entries else None
-
-    def _write_tree(self, entries: Mapping[bytes, Entry]) -> str:
+    def _tree_data(self, tree: str) -> bytes:
         import pygit2
 
-        return str(self._repo.write(pygit2.enums.ObjectType.TREE, tree_bytes(entries)))
+        return bytes(self._object(tree, pygit2.Tree, "tree").read_raw())
+
+    def _write(self, tree: bytes) -> str:
+        import pygit2
+
+        return str(self._repo.write(pygit2.enums.ObjectType.TREE, tree))
 
     def _entries(self, tree: str) -> dict[bytes, Entry]:
         # The tree's bytes parsed here: pygit2 makes an object of every entry it lists,

@@ -304,7 +304,9 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
             entry = self.repo.entry(self.repo.read_commit(parent).tree, STATE)
             before = None if entry is None else entry.id
         changes = self.index.changes.of(row.number)
-        edits = state_edits(self.repo, before, changes, self.index.blobs, self.path)
+        edits = state_edits(
+            self.repo, before, changes, self.index.blobs, self.path, self._pending.contents
+        )
         commit = append_snapshot(
             self.repo, line, row, changes, edits, tip=tip, fork=fork, merges=merges
         )
