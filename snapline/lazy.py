@@ -9,7 +9,6 @@ name the first time it is asked for.
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 # `typing` costs a few milliseconds to import, and `snapline --version` imports nothing
@@ -42,7 +41,8 @@ def lazy_exports(
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        __import__(module)  # not importlib's: the package itself costs `--version` a module
+        value = getattr(sys.modules[module], name)
         setattr(sys.modules[package], name, value)  # later lookups find it directly
         return value
 

@@ -233,11 +233,11 @@ def open_store(
         OldStoreDamagedError: If a 0.1 store does not verify (it is left as it was).
         UnsettledOldStoreError: If a 0.1 store has a write left half done.
     """
-    from snapline.store.ledger.files import Ledger
-    from snapline.store.ledger.store import LedgerStore
-
     if not state_dir.in_tree(path):
         return _open_refs(path, timeout)
+    # Only here: the in-tree ledger's store is not loaded for a history on git's refs.
+    from snapline.store.ledger.store import LedgerStore
+
     store_dir = path / STORE_DIR
     if (store_dir / DB_NAME).is_file():
         from snapline.upgrade import upgrade_store

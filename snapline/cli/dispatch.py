@@ -9,7 +9,6 @@ application is built; the lean path runs the plain forms the lean parser reads
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 from snapline.cli import lean
@@ -30,7 +29,8 @@ def dispatch() -> None:
     if hot is not None and hot.lean:
         # Run after every edit or agent event: skip building the typer app and rich.
         module, _, function = hot.lean.rpartition(".")
-        code = getattr(importlib.import_module(f"snapline.cli.{module}"), function)(args[1:])
+        __import__(f"snapline.cli.{module}")  # not importlib's: one module less on the way in
+        code = getattr(sys.modules[f"snapline.cli.{module}"], function)(args[1:])
         if code is not None:
             sys.exit(code)
     from snapline.cli.app import run

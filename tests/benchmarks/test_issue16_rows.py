@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import peers
-from benchmarks.cases import Bench, Config, row_blocks, row_help, run_all
+from benchmarks.cases import Bench, Config, help_series, row_blocks, row_help, run_all
 from benchmarks.clone import copy_clone, row_fresh_clone
 from benchmarks.peers import Peer, install_peers, row_peers
 from benchmarks.report import (
@@ -134,6 +134,10 @@ def test_help_version_and_block_rows(tmp_path: Path) -> None:
 
     help_row, version = row_help(bench)
     (blocks,) = row_blocks(bench)
+
+    # Row W7 asks for the same series: one figure for one command, not timed again.
+    assert help_row.snapline is not None
+    assert help_series(bench)["help"].stats == help_row.snapline.stats
 
     assert (help_row.number, version.number) == ("5", "5b")
     assert version.reference_name == "python" and version.goal == "≤ 1.5"

@@ -52,6 +52,16 @@ NOT_NEEDED = (
     "secrets",
     "shutil",
     "lzma",
+    # signal's and subprocess's enums and selectors: only a crash point that fires, the
+    # warm client talking to a server, and a look at git (a baseline version, another
+    # branch's ledger) need them (issue 39).
+    "signal",
+    "subprocess",
+    # An inotify watch of the ledger (and ctypes, which it speaks through) is for a
+    # process that checks it more than a one-shot command does.
+    "ctypes",
+    "snapline.store.ledger.watch",
+    "snapline.scanning.inotify",
     # libgit2: only a history on git's refs loads it, and only to read or write objects.
     "pygit2",
     "snapline.store.refs",
@@ -88,9 +98,17 @@ CLIENT = {
     "snapline.cli.lean",
     "snapline.cli.commands",
     "_socket",
-    "signal",
     "zlib",
 }
+
+# A history on git's refs reads and writes no in-tree ledger (issue 39): its store and
+# the catch-up with it stay unloaded.
+REFS_NOT_NEEDED = (
+    "snapline.store.ledger.store",
+    "snapline.store.ledger.sync",
+    "snapline.store.ledger.baseline",
+    "snapline.store.ledger.agreement",
+)
 
 _DRIVER = """
 import json, sys
@@ -232,6 +250,48 @@ def test_version_loads_nothing_but_the_package(tmp_path: Path) -> None:
     assert added <= {"snapline", "snapline.lazy", "snapline.cli", *CLIENT}, sorted(added)
 
 
+# Run without `site`, the checkout on the path: reports the modules loaded, as text (json
+# would load re, enum and more itself).
+_BARE_DRIVER = """
+import sys
+sys.path.insert(0, CHECKOUT)
+sys.argv = ["snapline", "--version"]
+if ARGV:
+    from snapline.cli import main
+    try:
+        main()
+    except SystemExit:
+        pass
+sys.stderr.write(" ".join(sorted(sys.modules)))
+"""
+
+
+def _bare(here: Path, run_main: bool) -> set[str]:
+    checkout = Path(__file__).resolve().parents[2]
+    driver = _BARE_DRIVER.replace("CHECKOUT", repr(str(checkout))).replace("ARGV", str(run_main))
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", driver], cwd=here, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.startswith("snapline ") if run_main else done.stdout == ""
+    return set(done.stderr.split())
+
+
+def test_version_loads_no_more_of_the_standard_library_than_python_itself(
+    tmp_path: Path,
+) -> None:
+    # This venv's editable install loads its finder (and enum, re, importlib...) into
+    # every interpreter, which hides them from the test above; an installed snapline
+    # has no finder. Without `site`, what `--version` adds to the interpreter shows.
+    here = tmp_path / "here"
+    here.mkdir()
+    added = _bare(here, True) - _bare(here, False)
+    assert "snapline.cli.warm.client" in added  # sanity: it ran the command line
+    # `site` loads os (and what it imports) into every interpreter anyway.
+    site = {"os", "os.path", "posixpath", "genericpath", "stat", "_stat", "_collections_abc"}
+    ours = {name for name in added if name.split(".")[0] != "snapline"}
+    assert ours <= {"__future__", "errno", "_socket", "zlib", *site}, sorted(ours - site)
+
+
 def test_on_git_refs_record_loads_the_git_library_and_a_caught_up_verify_does_not(
     root: Path,
 ) -> None:
@@ -249,7 +309,15 @@ def test_on_git_refs_record_loads_the_git_library_and_a_caught_up_verify_does_no
     assert "pygit2" in recorded["modules"]
     # pygit2 itself imports tarfile, hence shutil and lzma.
     libgit2 = ("pygit2", "snapline.store.refs", "shutil", "lzma")
-    _lean(recorded, tuple(name for name in NOT_NEEDED if name not in libgit2))
+    on_refs = (*(name for name in NOT_NEEDED if name not in libgit2), *REFS_NOT_NEEDED)
+    _lean(recorded, on_refs)
+    (root / "app.py").write_text("print('hooked')\n")
+    event = json.loads(_event(root, "PostToolUse"))
+    event["tool_input"]["file_path"] = str(root / "app.py")
+    hooked = _run(root, ["hook", "claude-code"], json.dumps(event))
+    assert hooked["code"] == 0 and hooked["stderr"] == "", hooked["stderr"]
+    assert "pygit2" in hooked["modules"]  # it recorded
+    _lean(hooked, on_refs)
     checked = _run(root, ["verify"])
-    assert checked["code"] == 0 and "snapshots 0..1 verified," in checked["stdout"]
+    assert checked["code"] == 0 and "snapshots 0..2 verified," in checked["stdout"]
     _lean(checked, tuple(name for name in VERIFY_NOT_NEEDED if name != "snapline.store.refs"))

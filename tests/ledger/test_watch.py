@@ -1,6 +1,6 @@
 """A long-lived workspace watches the ledger instead of listing it before every record.
 
-From its second check on, a process that keeps a workspace open watches the ledger's
+From its third check on, a process that keeps a workspace open watches the ledger's
 folders of records (inotify, ``store/ledger/watch.py``) and lists them only when
 something other than its own records changed them (issue 30: a library record must
 not grow with the history). These tests hold the watch to catching every change a

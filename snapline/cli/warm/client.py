@@ -22,8 +22,9 @@ answers its ``started`` with ``go``, so nothing runs twice, and this client's
 descriptors are sent only once the server has checked the request and asked for them
 (``send``), so a stopped server never holds this process's output pipes open. A signal
 before ``go`` ends this process at once, as it ends a process that has not started its
-command. Imports: ``os``, ``sys``, ``signal`` and ``_socket`` only (``socket`` itself
-costs more than all the rest), and the lean parser (``cli/lean.py``), which says which
+command. Imports: ``os``, ``sys`` and ``_socket`` only (``socket`` itself costs more than
+all the rest; ``signal``, whose enums cost a ``--version`` process a third of its time,
+only once a server answers), and the lean parser (``cli/lean.py``), which says which
 command the words name.
 """
 
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import _socket
 import os
-import signal
 import sys
 
 from snapline.cli import lean
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SIGNALS", "forward", "run"]
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
 """The signals a client passes on to its worker, as a terminal or a parent sends them."""
 
 _STARTED = b"started"
@@ -167,6 +167,8 @@ def _request(key: str, streams: list[bytes], ignored: list[int]) -> bytes:
 
 
 def _run(connection: _socket.socket, key: str, streams: list[bytes]) -> int | None:
+    import signal  # only here, where a server answers: its enums cost every process
+
     worker = 0
     previous: dict[int, object] = {}
 
@@ -191,8 +193,9 @@ def _run(connection: _socket.socket, key: str, streams: list[bytes]) -> int | No
 
     # A signal this process ignores (started in the background of a shell without job
     # control: SIGINT and SIGQUIT) is ignored by the worker, and what it runs, too.
-    ignored = [int(s) for s in SIGNALS if signal.getsignal(s) == signal.SIG_IGN]
-    for signum in SIGNALS:
+    signums = [int(getattr(signal, name)) for name in SIGNALS]
+    ignored = [s for s in signums if signal.getsignal(s) == signal.SIG_IGN]
+    for signum in signums:
         if signum not in ignored:
             previous[signum] = signal.signal(signum, pass_on)
     try:
@@ -223,6 +226,8 @@ def _run(connection: _socket.socket, key: str, streams: list[bytes]) -> int | No
 
 
 def _outcome(replies: _Replies, previous: Mapping[int, object]) -> int:
+    import signal
+
     try:
         reply = replies.next()
     except OSError:
@@ -246,6 +251,8 @@ def _outcome(replies: _Replies, previous: Mapping[int, object]) -> int:
 
 
 def _restore(previous: Mapping[int, object]) -> None:
+    import signal
+
     for signum, handler in previous.items():
         # None: a handler not set from Python, which cannot be put back; the default is.
         signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ def in_step(store: LedgerStore) -> bool:
       ``data_version`` on its connection, which changes when another connection
       commits. This process's own writes keep the index's names in step with the files
       they publish, and ``LedgerStore.write`` adds those names to what is remembered.
-    - From the second check of a process on, an inotify watch of the folders
+    - From the third check of a process on, an inotify watch of the folders
       (``watch.py``): while it has seen nothing but this process's own files and no
       other connection has written, the remembered listing is the listing, unread.
     - Across processes, the folders' stamp kept in the index when a listing agreed and
@@ -44,13 +44,15 @@ def in_step(store: LedgerStore) -> bool:
     # connection is part of the version.
     version = (store.index.connection.db, data_version)
     agreed, watch = store.agreed, store.watch
+    store.checks += 1
     if agreed is not None:
         if watch is not None and watch.quiet(agreed[1]):
             if agreed[0] == version:
                 return True  # nothing but this process's own files since (watch.py)
-        else:
-            # Checked before in this process, so a long-lived one: watch the folders
-            # from before this listing on, and the next checks need none.
+        elif store.checks > 2:
+            # Checked twice before in this process, so a long-lived one (a one-shot
+            # record checks twice: as it opens, then under the writer lock): watch the
+            # folders from before this listing on, and the next checks need none.
             from snapline.store.ledger.watch import LedgerWatch  # one-shot commands never
 
             if watch is not None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from pathlib import Path
 
 from snapline.hashing import hash_bytes
@@ -59,6 +58,8 @@ def _from_workspace(root: Path, path: str, size: int) -> bytes | None:
 
 
 def _from_git(root: Path, path: str, size: int) -> bytes | None:
+    import subprocess  # here: a record that finds its versions in the index never asks git
+
     # The workspace's own repository: an inherited GIT_DIR would point elsewhere. The
     # blob is read raw (no filters), which is what the workspace held unless a filter
     # or autocrlf rewrote it, and then its hash differs and it is not used.

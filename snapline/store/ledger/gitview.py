@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -127,6 +126,8 @@ def _ls_files(root: Path, options: list[str]) -> list[str] | None:
 def _git(root: Path, args: list[str]) -> str | None:
     # What git prints, or None when it fails or cannot run. The workspace's own
     # repository: an inherited GIT_DIR would point elsewhere.
+    import subprocess  # here: a catch-up that finds one line never runs git
+
     env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
     try:
         done = subprocess.run(

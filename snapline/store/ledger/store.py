@@ -100,6 +100,8 @@ class LedgerStore(IndexedStore):
         self.listed = ListedTable(index.connection)
         # The inotify watch of a long-lived process (watch.py), started by sync.
         self.watch: LedgerWatch | None = None
+        # How often this process asked whether the index holds the ledger's files.
+        self.checks = 0
         connection = index.connection
         self.names = LedgerNameTable(connection)
         self.side = SideSnapshotTable(connection)

@@ -20,8 +20,9 @@ The watch is trusted only while it can be:
   ``ledger/`` or ``.snapline/`` moved away and replaced sends no event to the old one;
 - a forked child does not read its parent's queue (it would steal the parent's events).
 
-It is started by the second check in a process (one-shot commands check once and never
-need it), and closed with the store. Where inotify is missing (another OS, no instances
+It is started by the third check in a process (a one-shot command checks twice at most:
+as it opens, and a record under the writer lock; it never needs one), and closed with
+the store. Where inotify is missing (another OS, no instances
 left), there is no watch and every check lists, as before.
 """
 
