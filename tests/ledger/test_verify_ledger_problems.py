@@ -113,3 +113,25 @@ def test_a_delta_the_index_holds_otherwise_names_the_index(
             "severity": "corrupt",
         }
     ]
+
+
+def test_a_baseline_the_index_holds_otherwise_names_the_index(origin: Repo, tmp_path: Path) -> None:
+    repo = copy(origin, tmp_path / "copy")
+    # One of the baseline's two files given another size in the index: the two sides
+    # are compared file by file, in path order.
+    _index(repo, "UPDATE changes SET size = 99 WHERE snapshot = 0 AND path = 'README.md'")
+    where = repo.snapshot_file(0).relative_to(repo.path).as_posix()
+
+    problems = _verify(repo)
+
+    assert [p for p in problems if p["kind"] == "ledger"] == [
+        {
+            "kind": "ledger",
+            "message": _ELSE.format(where, "snapshot 0"),
+            "path": where,
+            "number": 0,
+            "expected": None,
+            "actual": None,
+            "severity": "corrupt",
+        }
+    ]
