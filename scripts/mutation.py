@@ -71,6 +71,14 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "tests/cli/test_verify.py",
             "tests/cli/test_fast_verify.py",
             "tests/reliability/test_resealed_history.py",
+            # The ledger's problems word for word, and the field of each.
+            "tests/ledger/test_verify_ledger_problems.py",
+            # A ledger file that still holds forgotten content (check/ledger.py's _live).
+            "tests/ledger/test_forget_holds.py::test_verify_never_says_ok_while_a_ledger_file_still_holds_forgotten_content",
+            "tests/ledger/test_forget_deep.py",
+            # The only test that checks a 0.1 store's chain hashes (version 1): the
+            # upgrade refuses a store whose chain does not verify.
+            "tests/test_upgrade.py::test_first_open_upgrades_and_keeps_the_whole_history",
         ],
     ),
     "scanning": (
@@ -153,6 +161,7 @@ def main() -> int:
 
 
 _CHILDREN = "mutmut_children"
+_DOCS = ("docs", "README.md")
 _CHILDREN_PLUGIN = '''"""What a test starts runs the mutant too, and counts in mutmut's mapping.
 
 Many tests drive snapline as a user does, through the console script, and the warm
@@ -259,7 +268,10 @@ def _workdir(name: str) -> Path:
     _, files, tests = PACKAGES[name]
     where = WORK / name
     where.mkdir(parents=True, exist_ok=True)
-    for entry in ("snapline", "tests"):
+    # The docs and the README too: a test that holds them to the code reads them beside
+    # its checkout (tests/reliability/test_resealed_history.py), and the mapping run
+    # stops at the first test that fails.
+    for entry in ("snapline", "tests", *_DOCS):
         link = where / entry
         if not link.is_symlink():
             link.symlink_to(ROOT / entry)
@@ -271,7 +283,7 @@ def _workdir(name: str) -> Path:
         'source_paths = ["snapline"]',
         f"only_mutate = {json.dumps(files)}",
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
-        f'also_copy = ["{_CHILDREN}.py"]',
+        f"also_copy = {json.dumps([f'{_CHILDREN}.py', *_DOCS])}",
         # Tests are imported after the mutant is chosen, never before: a test module
         # that copies the environment when imported (tests/ledger/conftest.py's _ENV)
         # would otherwise hand its children no mutant at all.
