@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from snapline.store import DB_NAME, SqliteStore, Store
 from snapline.paths import STORE_DIR
+from snapline.store import DB_NAME, SqliteStore, Store
 from snapline.store.refs.git import open_repository
 from snapline.store.refs.private import make_private_repo
 from snapline.store.refs.store import RefsStore
