@@ -43,16 +43,16 @@ from snapline.moving_git import (
 )
 from snapline.paths import STORE_DIR
 from snapline.snapshots.record.writer_lock import LOCK_NAME
-from snapline.state_dir import GIT_STATE, git_dir
+from snapline.state_dir import GIT_STATE, git_dir, private_repo
 from snapline.store import DB_NAME
 from snapline.store.holding import holding
 from snapline.store.ledger.files import FORMAT_NAME, LEDGER_DIR
 
 __all__ = [
     "MOVED_NAME",
-    "NotAGitWorkTreeError",
     "StagedChangesError",
     "Upgraded",
+    "move_store",
     "moved",
     "set_aside",
     "upgrade_to_refs",
@@ -61,21 +61,6 @@ __all__ = [
 
 MOVED_NAME = "moved-in-tree"
 """Where ``.snapline/`` goes in the local state directory before it is deleted."""
-
-
-class NotAGitWorkTreeError(SnaplineError):
-    """``snapline upgrade`` was run where there are no git refs to move the history to.
-
-    Attributes:
-        path: The workspace root.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = str(path)
-        super().__init__(
-            f"{path} is not the top of a git work tree: snapline upgrade moves a history "
-            "onto git's refs; outside git the history stays in .snapline/"
-        )
 
 
 class StagedChangesError(SnaplineError):
@@ -127,16 +112,18 @@ class Upgraded:
 
 
 def work_tree_top(start: Path) -> Path:
-    """The top of the git work tree holding ``start`` (its nearest directory with ``.git``).
+    """The top of the git work tree holding ``start``, else (outside git) its workspace root.
 
     Raises:
-        NotAGitWorkTreeError: If no directory from ``start`` upwards is one.
+        NotInitializedError: If neither is found from ``start`` upwards.
     """
     start = start.resolve()
     for candidate in (start, *start.parents):
         if git_dir(candidate) is not None:
             return candidate
-    raise NotAGitWorkTreeError(start)
+    from snapline.opening import find_root
+
+    return find_root(start)  # its in-tree store goes to a private repository
 
 
 def upgrade_to_refs(root: Path, *, dry_run: bool, timeout: float) -> Upgraded:
@@ -150,16 +137,20 @@ def upgrade_to_refs(root: Path, *, dry_run: bool, timeout: float) -> Upgraded:
     Returns:
         What was done (or would be).
 
+    Outside git (or with a private repository already), the in-tree store moves onto a
+    private repository instead (:func:`snapline.moving_private.upgrade_private`).
+
     Raises:
-        NotAGitWorkTreeError: If ``root`` is not the top of a git work tree.
         StagedChangesError: If git's index holds staged changes outside ``.snapline/``.
         GitCommandError: If a git command failed (the refs hold the history by then).
         StoreCorruptError: If the in-tree store or a line on the refs is damaged.
         StoreBusyError: If another process held a lock past ``timeout``.
     """
     found_git = git_dir(root)
-    if found_git is None:
-        raise NotAGitWorkTreeError(root)
+    if found_git is None or private_repo(root) is not None:
+        from snapline.moving_private import upgrade_private
+
+        return upgrade_private(root, dry_run=dry_run, timeout=timeout)
     store_dir = root / STORE_DIR
     state = found_git / GIT_STATE
     kind = _found(store_dir)
@@ -187,7 +178,7 @@ def upgrade_to_refs(root: Path, *, dry_run: bool, timeout: float) -> Upgraded:
             holding(store_dir / LOCK_NAME, store_dir / LOCK_NAME, timeout),
             holding(state / LOCK_NAME, state / LOCK_NAME, timeout),
         ):
-            done = _move(root, opened.store, state, kind, timeout, dry_run=False)
+            done = move_store(root, opened.store, state, kind, timeout, dry_run=False)
             unstage_store(root)
             crash_point("upgrade-unstaged")
             set_aside(store_dir, state)
@@ -223,18 +214,25 @@ def moved(
     opened = open_store(source, timeout)
     try:
         if dry_run:
-            return _move(root, opened.store, state, kind, timeout, dry_run=True)
+            return move_store(root, opened.store, state, kind, timeout, dry_run=True)
         state.mkdir(exist_ok=True)
         with holding(state / LOCK_NAME, state / LOCK_NAME, timeout):
-            return _move(root, opened.store, state, kind, timeout, dry_run=False)
+            return move_store(root, opened.store, state, kind, timeout, dry_run=False)
     finally:
         opened.close()
 
 
-def _move(
-    root: Path, store: object, state: Path, kind: str, timeout: float, *, dry_run: bool
+def move_store(
+    root: Path,
+    store: object,
+    state: Path,
+    kind: str,
+    timeout: float,
+    *,
+    dry_run: bool,
+    repo: object = None,
 ) -> Upgraded:
-    """Steps 1 and 2 under the locks: the refs, then the index."""
+    """Steps 1 and 2 under the locks: the refs (of ``repo``, else ``root``'s), then the index."""
     from snapline.store.ledger.moving_out import (
         copy_index,
         ledger_milestones,
@@ -242,7 +240,7 @@ def _move(
         ledger_snapshots,
     )
     from snapline.store.ledger.store import LedgerStore
-    from snapline.store.refs.git import open_repository
+    from snapline.store.refs.git import GitRepository, open_repository
     from snapline.store.refs.layout import line_ref, milestones_ref
     from snapline.store.refs.marks import MarkTable
     from snapline.store.refs.moving import move_history
@@ -252,7 +250,7 @@ def _move(
     if store.stale() and not dry_run:
         store.refresh()
     snapshots = ledger_snapshots(store)
-    repo = open_repository(root)
+    repo = repo if isinstance(repo, GitRepository) else open_repository(root)
     staging = state / STAGING_NAME
     index = None if dry_run else copy_index(store, staging, timeout)
     made = False

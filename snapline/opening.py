@@ -29,7 +29,7 @@ from snapline.paths import STORE_DIR
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
-from snapline.state_dir import git_dir
+from snapline.state_dir import GIT_STATE, PRIVATE_REPO, git_dir
 from snapline.store import (
     DB_NAME,
     SqliteStore,
@@ -94,8 +94,10 @@ def create_store(
 
     At the top of a git work tree the history goes onto the repository's refs
     (``refs/snapline/lines/<baseline id>``) and the local state under the work tree's
-    git directory (:mod:`snapline.opening_refs`); elsewhere, or with ``in_tree``, into
-    ``<path>/.snapline/``.
+    git directory (:mod:`snapline.opening_refs`); elsewhere onto the same refs of a
+    private bare repository, ``<path>/.snapline/repo``, the local state in
+    ``<path>/.snapline/``; with ``in_tree``, into the in-tree ledger,
+    ``<path>/.snapline/ledger/`` (read forever; ``snapline upgrade`` moves it).
 
     Args:
         path: The absolute root, an existing directory.
@@ -104,8 +106,8 @@ def create_store(
         description: The baseline's description.
         timeout: Seconds to wait for another process holding the lock.
         progress: Called as ``progress(done, total)`` while files are captured.
-        in_tree: Keep the store in ``<path>/.snapline/`` in a git work tree too (for
-            hosts that do not carry custom refs, and for the upgrade period).
+        in_tree: Make the in-tree ledger, ``<path>/.snapline/ledger/``, in git or not
+            (the 0.2 layout, for tests of the stores it wrote and the upgrade period).
 
     Raises:
         AlreadyInitializedError: If the root already has a store, also when another
@@ -121,21 +123,28 @@ def create_store(
         raise RootNotADirectoryError(path)
     _refuse_dangerous_root(path, force)
     found_git = git_dir(path)
-    if not in_tree and found_git is not None and not os.path.lexists(path / STORE_DIR):
+    store_dir = path / STORE_DIR
+    private = state_dir.private_repo(path)
+    if found_git is not None and private is None and not os.path.lexists(store_dir):
+        state = found_git / GIT_STATE  # a git work tree's top: the refs of its repository
+    elif private is not None or (found_git is None and not _has_store(store_dir)):
+        state = store_dir  # elsewhere: the same refs, in a private repository
+    else:
+        state = None
+    if not in_tree and state is not None:
         from snapline.opening_refs import create_refs
 
         create_refs(
             path,
-            found_git,
+            state,
             config=_config(limits),
             limits=limits,
             description=description,
             timeout=timeout,
             progress=progress,
-            already=lambda: AlreadyInitializedError(path, "git's refs (refs/snapline/)"),
+            already=lambda: AlreadyInitializedError(path, _refs_where(state)),
         )
         return
-    store_dir = path / STORE_DIR
     if _has_store(store_dir):
         raise AlreadyInitializedError(path)
     try:
@@ -272,16 +281,17 @@ def open_store(
 
 
 def _open_refs(path: Path, timeout: float) -> Opened:
-    """Open the refs workspace at ``path`` (a git work tree's top), the index caught up."""
+    """Open the refs workspace at ``path`` (a git work tree's top, or a private repository)."""
     from snapline.opening_refs import open_refs
 
-    found_git = git_dir(path)
-    assert found_git is not None, "a root that is not in the tree is a git work tree's top"
-    if os.path.lexists(path / STORE_DIR):
+    located = state_dir.refs_state(path)
+    assert located is not None, "a root that is not in the tree has a history on refs"
+    _, state = located
+    if state != path / STORE_DIR and os.path.lexists(path / STORE_DIR):
         from snapline.moving_notes import settle_leftovers
 
         settle_leftovers(path)
-    store = open_refs(path, found_git, _config(Limits()), timeout)
+    store = open_refs(path, state, _config(Limits()), timeout)
     if store is None:
         raise NotInitializedError(path)
     return _assemble(path, store, timeout)
@@ -296,8 +306,15 @@ def _assemble(path: Path, store: Store, timeout: float) -> Opened:
     return Opened(root=path, store=store, recorder=recorder, reconstructor=reconstructor)
 
 
+def _refs_where(state: Path) -> str:
+    """Where a history on refs is, as ``init`` names it when there is one already."""
+    if state.name == STORE_DIR:
+        return f"the refs (refs/snapline/) of {STORE_DIR}/{PRIVATE_REPO}/"
+    return "git's refs (refs/snapline/)"
+
+
 def _has_store(store_dir: Path) -> bool:
-    if (store_dir / DB_NAME).is_file():
+    if (store_dir / DB_NAME).is_file() or state_dir.private_repo(store_dir.parent):
         return True
     return not stray_ledger(store_dir) and (store_dir / LEDGER_DIR).exists()
 
@@ -312,6 +329,8 @@ def find_root(start: Path) -> Path:
         store_dir = candidate / STORE_DIR
         if (store_dir / LEDGER_DIR / FORMAT_NAME).is_file() or (store_dir / DB_NAME).is_file():
             return candidate
+        if state_dir.private_repo(candidate) is not None:
+            return candidate  # a history on refs outside git (or one made, without a line)
         # A store half there stops the search, as a store does (in git: unless it is
         # no store, state_dir.in_tree says: a moved work tree's leftovers).
         kept_in_tree = state_dir.in_tree(candidate)
@@ -321,7 +340,7 @@ def find_root(start: Path) -> Path:
         if found_git is not None:
             from snapline.opening_refs import has_refs_history
 
-            if has_refs_history(candidate, found_git):
+            if has_refs_history(candidate, found_git / GIT_STATE):
                 return candidate
     raise NotInitializedError(start)
 

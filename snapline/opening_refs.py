@@ -1,12 +1,15 @@
-"""Creating and opening a workspace whose history is on git's refs (the default in git).
+"""Creating and opening a workspace whose history is on refs (the default, in git or not).
 
 When the root is the top of a git work tree (main or linked), ``init`` writes the
 baseline as the first commit of a line, ``refs/snapline/lines/<baseline id>``, and
 keeps the local state (index, lock, ...) under that work tree's git directory
-(:func:`snapline.state_dir.state_dir`): nothing is written into the work tree. The ref
-is the baseline's commit point; the index takes its real name only after it, so an
-init killed before the ref moved leaves nothing, and one killed after leaves a history
-that the next command builds its index from (``init`` again says it is there).
+(:func:`snapline.state_dir.state_dir`): nothing is written into the work tree. Outside
+git (or below a work tree's top) the same refs are in a private bare repository,
+``.snapline/repo``, made by ``init`` (:mod:`snapline.store.refs.private`), and the
+local state is ``.snapline/``. The ref is the baseline's commit point; the index takes
+its real name only after it, so an init killed before the ref moved leaves nothing
+(but a private repository without a line), and one killed after leaves a history that
+the next command builds its index from (``init`` again says it is there).
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapline.crashpoints import crash_point
+from snapline.paths import STORE_DIR
 from snapline.snapshots.record.writer_lock import LOCK_NAME
-from snapline.state_dir import GIT_STATE
+from snapline.state_dir import private_repo
 from snapline.store.holding import holding
 from snapline.store.refs.opening import (
     INDEX_NAME,
@@ -36,20 +40,29 @@ if TYPE_CHECKING:
 __all__ = ["create_refs", "has_refs_history", "open_refs"]
 
 
-def has_refs_history(work_tree: Path, git_dir: Path) -> bool:
+def has_refs_history(work_tree: Path, state: Path) -> bool:
     """Whether the work tree has a refs workspace: its local index, or a line on the refs.
 
     The local state answers without opening the repository; only a work tree without
     it (a fresh clone after a fetch, a new linked work tree, or no history) asks git.
+    Where no private repository is made yet, no repository is asked: one around the
+    workspace holds no history of it.
+
+    Args:
+        work_tree: The workspace root.
+        state: Its local state (``<git dir>/snapline``, or ``.snapline`` for a private
+            repository: :func:`snapline.state_dir.refs_state`).
     """
-    if (git_dir / GIT_STATE / INDEX_NAME).is_file():
+    if (state / INDEX_NAME).is_file():
         return True
+    if state == work_tree / STORE_DIR and private_repo(work_tree) is None:
+        return False
     return has_lines(work_tree)
 
 
 def create_refs(
     path: Path,
-    git_dir: Path,
+    state: Path,
     *,
     config: dict[str, Any],
     limits: Limits,
@@ -61,8 +74,9 @@ def create_refs(
     """Capture the work tree at ``path`` as the first snapshot of a new line on the refs.
 
     Args:
-        path: The top of the git work tree.
-        git_dir: Its own git directory.
+        path: The top of the git work tree, or a root outside git.
+        state: Its local state: ``<git dir>/snapline``, or ``<path>/.snapline``, where
+            the private repository is made (``.snapline/repo``) if it is not there.
         config: The content settings to keep in the index and on the refs
             (``refs/snapline/settings/<line>``, :mod:`snapline.store.refs.settings`).
         limits: The same settings, for the capture.
@@ -77,39 +91,53 @@ def create_refs(
     """
     from snapline.snapshots.record.baseline import capture_baseline
 
-    state = git_dir / GIT_STATE
-    if has_refs_history(path, git_dir):
+    if has_refs_history(path, state):
         raise already()
+    private = state == path / STORE_DIR
+    made = private and not os.path.lexists(state)
     state.mkdir(exist_ok=True)
     with holding(state / LOCK_NAME, state / INDEX_NAME, timeout):
         # Again under the lock: another init may have finished while this one waited.
-        if has_refs_history(path, git_dir):
+        if has_refs_history(path, state):
             raise already()
-        store = start_refs_store(path, state, config)
         try:
-            # The baseline's commit and ref are written as its transaction commits.
-            capture_baseline(path, store, limits, description, progress)
-            # After the baseline's ref (which names the line): a kill in between leaves
-            # a history with the default settings, as one written before they travelled.
-            keep_settings(store, config)
-        finally:
-            store.close()
-        crash_point("baseline-built")
-        publish_index(state)
+            if private:
+                from snapline.store.ledger.stray import set_stray_aside
+                from snapline.store.refs.private import make_private_repo
+
+                set_stray_aside(state)  # a ledger/ without history, as in-tree init does
+                make_private_repo(state)
+            store = start_refs_store(path, state, config)
+            try:
+                # The baseline's commit and ref are written as its transaction commits.
+                capture_baseline(path, store, limits, description, progress)
+                # After the baseline's ref (which names the line): a kill in between
+                # leaves a history with the default settings, as one written before
+                # they travelled.
+                keep_settings(store, config)
+            finally:
+                store.close()
+            crash_point("baseline-built")
+            publish_index(state)
+        except BaseException:
+            if made:
+                # Still under the lock, in a .snapline/ this init made: nothing in it
+                # is acknowledged, and a failed init leaves no store behind.
+                import shutil  # here: shutil imports lzma and bz2, for every command
+
+                shutil.rmtree(state, ignore_errors=True)
+            raise
 
 
-def open_refs(
-    path: Path, git_dir: Path, config: dict[str, Any], timeout: float
-) -> RefsStore | None:
+def open_refs(path: Path, state: Path, config: dict[str, Any], timeout: float) -> RefsStore | None:
     """The refs store of the work tree at ``path``, or ``None`` when it has no history.
 
     Args:
-        path: The top of the git work tree.
-        git_dir: Its own git directory.
+        path: The top of the git work tree, or the root of a private repository.
+        state: Its local state (:func:`snapline.state_dir.refs_state`).
         config: The settings of an index built from refs that keep none (older ones).
         timeout: Seconds to wait for another process.
     """
-    state = git_dir / GIT_STATE
     if not os.path.isdir(state) and not has_lines(path):
         return None
     return open_refs_store(path, state, config, timeout, LOCK_NAME)

@@ -5,7 +5,10 @@ A workspace's local state is what belongs to one checkout and never travels: the
 token, the report page written by default, a hook's notes. It lives:
 
 - in ``<root>/.snapline/`` for a store in the work tree (snapline 0.1 and 0.2 stores,
-  ``init --in-tree``, and every workspace outside git or below a work tree's top);
+  ``init --in-tree``), and for every workspace outside git or below a work tree's top,
+  whose history is on the refs of a private bare repository, ``<root>/.snapline/repo``
+  (:func:`private_repo`), which ``.snapline/.gitignore`` keeps out of any repository
+  around it;
 - else, when the root is the top of a git work tree, in that work tree's own git
   directory: ``.git/snapline/`` for the main work tree, ``.git/worktrees/NAME/snapline/``
   for a linked one (``git worktree add``), so nothing is written into the work tree and
@@ -26,10 +29,22 @@ from typing import Any
 
 from snapline.paths import STORE_DIR
 
-__all__ = ["GIT_STATE", "git_dir", "in_tree", "read_state_file", "state_dir"]
+__all__ = [
+    "GIT_STATE",
+    "PRIVATE_REPO",
+    "git_dir",
+    "in_git",
+    "in_tree",
+    "private_repo",
+    "read_state_file",
+    "refs_state",
+    "state_dir",
+]
 
 GIT_STATE = "snapline"
 """The name of the local state's directory inside a work tree's git directory."""
+PRIVATE_REPO = "repo"
+"""The private repository's name inside ``.snapline/`` (a workspace outside git)."""
 
 # A `.git` file is one line (`gitdir: PATH`); anything longer is not git's.
 _GITFILE_LIMIT = 4096
@@ -79,18 +94,70 @@ def _is_git_dir(path: Path) -> bool:
     return (path / "objects").is_dir() and (path / "refs").is_dir()
 
 
+def in_git(path: Path) -> bool:
+    """Whether git may find a repository from ``path``: ``.git`` in it or above, ``$GIT_DIR``.
+
+    What the commands that run the git binary (``push``, ``fetch``, ``branch``) ask
+    first, so that a workspace outside git is told so without git being needed.
+    A private repository (``.snapline/repo``) is no ``.git``: git never finds it.
+    """
+    if os.environ.get("GIT_DIR"):
+        return True
+    absolute = Path(os.path.abspath(path))
+    return any(os.path.lexists(folder / ".git") for folder in (absolute, *absolute.parents))
+
+
+def private_repo(root: Path) -> Path | None:
+    """The private repository of the workspace at ``root``, or ``None`` when it has none.
+
+    A workspace outside git keeps its history on the refs of a bare repository of its
+    own, ``<root>/.snapline/repo``: git finds it from no directory of the workspace or
+    above it (it is no ``.git``, and no directory git walks through is bare). It stays
+    the store after a ``git init`` of the root (``snapline upgrade`` moves it).
+
+    Args:
+        root: The absolute workspace root.
+
+    Returns:
+        ``<root>/.snapline/repo`` when it is a git directory, else ``None``.
+    """
+    found = root / STORE_DIR / PRIVATE_REPO
+    return found if _is_git_dir(found) else None
+
+
+def refs_state(root: Path) -> tuple[Path, Path] | None:
+    """The git directory and the local state of a history on refs at ``root``.
+
+    Args:
+        root: The absolute workspace root.
+
+    Returns:
+        ``(<root>/.snapline/repo, <root>/.snapline)`` for a private repository, else
+        ``(<git dir>, <git dir>/snapline)`` at the top of a git work tree, else ``None``.
+    """
+    private = private_repo(root)
+    if private is not None:
+        return private, root / STORE_DIR
+    found = git_dir(root)
+    return None if found is None else (found, found / GIT_STATE)
+
+
 def in_tree(root: Path) -> bool:
     """Whether the workspace at ``root`` keeps its store in ``<root>/.snapline/``.
 
-    Yes when ``root`` is not the top of a git work tree; else when ``.snapline/`` holds
+    Yes when ``root`` is not the top of a git work tree (and has no private repository);
+    else when ``.snapline/`` holds
     a store (``ledger/``, a 0.1 ``store.db``, a ledger being made), a half one, or is not
     a directory, each of which the in-tree code names. A ``.snapline/`` holding only
     local files (an index, a lock: what an old branch's checkout left when git took its
     ledger away) is no store; nor, in a work tree whose history moved onto the refs
     (its local index is under the git directory, or the refs hold a line), is a ledger
     without its ``FORMAT`` file: the files a git merge of a branch that still carried
-    the ledger brought back (``snapline upgrade`` moves them).
+    the ledger brought back (``snapline upgrade`` moves them). A private repository
+    (:func:`private_repo`) is a history on refs, not in the tree.
     """
+    if private_repo(root) is not None:
+        return False
     found = git_dir(root)
     if found is None:
         return True
@@ -127,6 +194,8 @@ def state_dir(root: Path) -> Path:
     Returns:
         ``<root>/.snapline`` or ``<git dir>/snapline``; it may not exist yet.
     """
+    if private_repo(root) is not None:
+        return root / STORE_DIR
     found = git_dir(root)
     if found is None or _holds_store(root / STORE_DIR, found):
         return root / STORE_DIR

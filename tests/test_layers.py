@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.moving_git",
         "snapline.moving_notes",
         "snapline.moving_plan",
+        "snapline.moving_private",
         "snapline.moving_merged",
         "snapline.validation",
         "snapline",

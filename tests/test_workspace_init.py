@@ -75,7 +75,7 @@ def test_dangerous_roots_are_refused_unless_forced(
     if where == "home":
         (tmp_path / "f").write_text("x")
         Workspace.init(tmp_path, force=True).close()
-        assert (tmp_path / ".snapline" / "ledger" / "FORMAT").exists()
+        assert (tmp_path / ".snapline" / "repo" / "HEAD").exists()
 
 
 def test_a_failed_init_leaves_no_store(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,7 +115,7 @@ def test_init_memory_grows_with_the_files_by_less_than_their_rows(tmp_path: Path
             (folder / f"a_reasonably_long_file_name_{number:05d}.py").write_text(f"x = {number}\n")
         tracemalloc.start()
         try:
-            Workspace.init(root).close()
+            Workspace.init(root, in_tree=True).close()
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.state_dir import in_git
 
 __all__ = ["BranchError", "BranchResult", "make_branch"]
 
@@ -140,8 +141,13 @@ class _Git:
         return done
 
     def prefix(self) -> str:
-        inside = self.run("rev-parse", "--is-inside-work-tree", check=False)
-        if inside.returncode != 0 or inside.stdout.strip() != b"true":
+        # Outside git (a private repository's workspace) said without git: none may be there.
+        inside = (
+            self.run("rev-parse", "--is-inside-work-tree", check=False)
+            if in_git(self.root)
+            else None
+        )
+        if inside is None or inside.returncode != 0 or inside.stdout.strip() != b"true":
             raise BranchError(
                 self.name,
                 f"{self.root} is not inside a git work tree; a branch needs one (`git init`)",

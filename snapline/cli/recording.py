@@ -67,8 +67,8 @@ def init(
         bool,
         typer.Option(
             "--in-tree",
-            help="Keep the history in DIRECTORY/.snapline/ in a git work tree too "
-            "(hosts without custom refs).",
+            help="Make the 0.2 in-tree ledger, DIRECTORY/.snapline/ledger/, in git or "
+            "not (for tests of the stores it wrote; `snapline upgrade` moves it).",
         ),
     ] = False,
     as_json: JsonOption = False,
@@ -76,12 +76,14 @@ def init(
     """Create the store; the workspace as it is becomes snapshot 0.
 
     At the top of a git work tree the history goes onto git's refs
-    (refs/snapline/) and nothing is written into the work tree; elsewhere, or
-    with --in-tree, into DIRECTORY/.snapline/. Ignored files (.gitignore,
+    (refs/snapline/) and nothing is written into the work tree; elsewhere onto
+    the same refs of a private bare repository, DIRECTORY/.snapline/repo/, with
+    the local state in DIRECTORY/.snapline/. Ignored files (.gitignore,
     .snaplineignore) are left out; files above the large-file limit are tracked
     by hash only.
     """
     from snapline import Workspace
+    from snapline.state_dir import private_repo
 
     options = state(ctx)
     root = directory or options.root or Path.cwd()
@@ -99,7 +101,8 @@ def init(
         progress.close()
     with ws:
         summary = _baseline_summary(ws)
-    summary["push_hook"] = None if summary["refs"] is None else _push_hook(ws.root)
+    on_git = summary["refs"] is not None and private_repo(ws.root) is None
+    summary["push_hook"] = _push_hook(ws.root) if on_git else None
     if as_json:
         echo_json(summary)
         return

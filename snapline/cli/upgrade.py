@@ -60,13 +60,18 @@ def upgrade(
         else:
             echo("nothing to upgrade: the work tree holds no in-tree history (.snapline/)")
         return
+    from snapline.state_dir import git_dir, private_repo
+
+    # Outside git the history goes to the refs of the workspace's private repository.
+    private = git_dir(root) is None or private_repo(root) is not None
+    target = "the refs of .snapline/repo/" if private else "git's refs"
     verb = "would move" if done.dry_run else "moved"
     source = {
         "0.1": "the in-tree snapline 0.1 store",
         "merged": "the ledger of the merged branch",
     }.get(done.found, "the in-tree ledger")
     echo(
-        f"{verb} {source} onto git's refs: "
+        f"{verb} {source} onto {target}: "
         f"{plural(done.written, 'snapshot')} written, {done.present} already there"
     )
     for ref, count in sorted(done.lines.items()):
@@ -80,11 +85,14 @@ def upgrade(
             "its state holds a placeholder"
         )
     if done.dry_run:
-        echo("then would remove .snapline/ from the tree in one commit; nothing was changed")
+        then = "the ledger from .snapline/" if private else ".snapline/ from the tree in one commit"
+        echo(f"then would remove {then}; nothing was changed")
         return
     where = "made from the ledger's" if done.index_made else "kept"
     echo(f"  local index {done.index} ({where})")
-    if done.commit:
+    if private:
+        echo("removed the ledger from .snapline/; the history is in the private repository")
+    elif done.commit:
         echo(f"removed .snapline/ from the tree in commit {done.commit[:12]}")
     else:
         echo(

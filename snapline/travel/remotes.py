@@ -14,6 +14,7 @@ from enum import Enum
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.state_dir import in_git
 from snapline.travel.gitrun import git
 
 __all__ = ["Direction", "NoRemoteError", "NotAGitRepositoryError", "default_remote", "work_tree"]
@@ -71,6 +72,8 @@ def work_tree(cwd: Path) -> Path:
     Raises:
         NotAGitRepositoryError: If ``cwd`` is not inside one.
     """
+    if not in_git(cwd):
+        raise NotAGitRepositoryError(cwd)  # said without git: none may be installed
     ran = git(cwd, "rev-parse", "--show-toplevel")
     if ran.code != 0 or not ran.out.strip():
         raise NotAGitRepositoryError(cwd)

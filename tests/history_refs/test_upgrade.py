@@ -135,13 +135,6 @@ def test_staged_changes_are_refused_and_nothing_changes(tmp_path: Path) -> None:
     assert repo.git("diff", "--cached", "--name-only") == "README.md\n"
 
 
-def test_outside_git_the_command_says_there_is_nothing_to_move_to(tmp_path: Path) -> None:
-    (tmp_path / "plain").mkdir()
-    refused = Repo(tmp_path / "plain").snap("upgrade")
-    assert refused.returncode == 1
-    assert "is not the top of a git work tree" in refused.stderr
-
-
 def test_nothing_to_upgrade_says_so(tmp_path: Path) -> None:
     repo = clone_fixture("ledger-2", tmp_path / "repo")
     assert upgrade(repo).returncode == 0

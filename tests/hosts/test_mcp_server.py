@@ -20,6 +20,7 @@ from snapline.cli.app import app
 from tests.cli_runner import CliRunner
 from tests.conftest import tree
 from tests.hosts.conftest import env
+from tests.nogit import no_git_path
 
 TOOLS = {
     "status",
@@ -90,7 +91,15 @@ def project(root: Path) -> Path:
     return root
 
 
-def test_the_tools_over_stdio(project: Path) -> None:
+@pytest.mark.parametrize("git_binary", [True, False], ids=["git", "no-git"])
+def test_the_tools_over_stdio(
+    project: Path, git_binary: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Outside git the history is on a private repository's refs: no git binary needed.
+    assert (project / ".snapline" / "repo" / "HEAD").is_file()
+    if not git_binary:
+        monkeypatch.setenv("PATH", no_git_path(tmp_path))
+
     async def script(client: Client) -> None:
         listed = await client.session.list_tools()
         assert {tool.name for tool in listed.tools} == TOOLS

@@ -16,8 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from snapline.paths import STORE_DIR
 from snapline.store import DB_NAME, SqliteStore, Store
 from snapline.store.refs.git import open_repository
+from snapline.store.refs.private import make_private_repo
 from snapline.store.refs.store import RefsStore
 
 __all__ = ["BACKENDS", "Backend", "SqliteBackend"]
@@ -107,4 +109,29 @@ class RefsBackend(SqliteBackend):
         return RefsStore(open_repository(path.parents[2]), SqliteStore.open(path, busy_timeout))
 
 
-BACKENDS: list[Backend] = [SqliteBackend(), RefsBackend()]
+class PrivateBackend(SqliteBackend):
+    """:class:`RefsStore` outside git: a private bare repository, ``.snapline/repo``.
+
+    What ``init`` makes in a directory that is not the top of a git work tree; no git
+    binary makes or reads it.
+    """
+
+    name = "private"
+
+    def location(self, directory: Path) -> Path:
+        """``directory/.snapline/index.db``, beside the private repository made here."""
+        (directory / STORE_DIR).mkdir()
+        make_private_repo(directory / STORE_DIR)
+        return directory / STORE_DIR / "index.db"
+
+    def create(self, path: Path, config: dict[str, Any], busy_timeout: float) -> Store:
+        """A new index at ``path``, over the private repository beside it."""
+        index = SqliteStore.create(path, config, busy_timeout)
+        return RefsStore(open_repository(path.parents[1]), index)
+
+    def open(self, path: Path, busy_timeout: float) -> Store:
+        """The index at ``path`` and the private repository beside it."""
+        return RefsStore(open_repository(path.parents[1]), SqliteStore.open(path, busy_timeout))
+
+
+BACKENDS: list[Backend] = [SqliteBackend(), RefsBackend(), PrivateBackend()]

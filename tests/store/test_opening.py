@@ -77,13 +77,14 @@ def test_a_newer_format_is_refused_and_left_untouched(
 def test_a_file_that_is_not_a_store_is_refused_and_left_untouched(
     backend: Backend, location: Path, content: bytes
 ) -> None:
+    beside = _files(location.parent)  # the local state's other files (a .gitignore)
     location.write_bytes(content)
     with pytest.raises(StoreCorruptError) as caught:
         backend.open(location, BUSY)
     assert not isinstance(caught.value, StoreVersionError)
     assert caught.value.path == str(location)
     assert caught.value.detail
-    assert _files(location.parent) == {location.name: content}
+    assert _files(location.parent) == {**beside, location.name: content}
 
 
 def test_another_database_is_refused_and_left_untouched(backend: Backend, location: Path) -> None:
@@ -99,10 +100,12 @@ def test_another_database_is_refused_and_left_untouched(backend: Backend, locati
 
 def test_a_missing_store_is_refused_and_not_created(backend: Backend, location: Path) -> None:
     # Not a damaged store: one that cannot be opened, said as such (no advice to start over).
+    beside = sorted(location.parent.iterdir())  # the private repository, its .gitignore
     with pytest.raises(StoreAccessError) as caught:
         backend.open(location, BUSY)
     assert caught.value.problem is AccessProblem.OPEN
-    assert list(location.parent.iterdir()) == []
+    assert sorted(location.parent.iterdir()) == beside
+    assert not location.exists()
 
 
 def test_a_sound_store_has_no_integrity_problems(store: Store) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from snapline.state_dir import git_dir as work_tree_git_dir
+from snapline.state_dir import private_repo
 from snapline.store.refs.git_errors import (
     MissingObjectError,
     NotAGitRepositoryError,
@@ -46,14 +47,13 @@ def open_repository(path: Path) -> GitRepository:
     """Open the git repository that holds ``path`` (a work tree, a linked one, or bare).
 
     A linked work tree (``git worktree add``) opens the same object store and refs as
-    its main work tree.
-
-    The top of a work tree is opened without the library until an object is needed.
+    its main work tree; a workspace with a private repository (``.snapline/repo``) opens
+    that one. Either is opened without the library until an object is needed.
 
     Raises:
         NotAGitRepositoryError: If no repository holds ``path``.
     """
-    top = work_tree_git_dir(path)
+    top = private_repo(path) or work_tree_git_dir(path)
     if top is not None:
         return GitRepository(None, top)
     import pygit2

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from snapline.paths import STORE_DIR
+from snapline.state_dir import PRIVATE_REPO
 from snapline.store.refs.git import GitRepository
 
 __all__ = ["work_tree_bytes", "work_tree_of"]
@@ -22,11 +24,14 @@ def work_tree_of(repo: GitRepository) -> Path | None:
     """The top of the work tree whose git directory ``repo`` opened, or ``None`` (bare).
 
     The main work tree's git directory is ``<top>/.git``; a linked one's
-    (``.git/worktrees/NAME``) names its ``<top>/.git`` file in ``gitdir``, as git keeps it.
+    (``.git/worktrees/NAME``) names its ``<top>/.git`` file in ``gitdir``, as git keeps it;
+    a private repository's (``<top>/.snapline/repo``, bare to git) is its workspace's.
     """
     git_dir = repo.git_dir
     if git_dir.name == ".git":
         return git_dir.parent
+    if (git_dir.name, git_dir.parent.name) == (PRIVATE_REPO, STORE_DIR):
+        return git_dir.parent.parent
     try:
         named = (git_dir / "gitdir").read_text("utf-8").strip()
     except (OSError, UnicodeError):
