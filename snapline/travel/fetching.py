@@ -11,6 +11,13 @@ before returning, whatever happened.
 ``--no-prune`` (a ``fetch.prune`` setting would delete local lines the remote lacks:
 lines recorded here and not pushed yet), ``--no-tags``, ``--no-write-fetch-head`` and
 ``--no-recurse-submodules`` leave the rest of the repository as it was.
+
+A line's baseline has the user's commit it was taken at as its parent (docs/format.md).
+In a shallow clone (CI's ``actions/checkout``) a plain fetch of the lines would bring
+that commit and every commit below it; ``--shallow-exclude=HEAD`` stops at the commits
+the remote's default branch reaches, so the clone gets the snapshots and stays shallow
+(the baselines are added to ``.git/shallow``; ``git fetch --unshallow`` fetches the
+rest, as for any shallow clone). A remote that cannot do that gets the plain fetch.
 """
 
 from __future__ import annotations
@@ -49,7 +56,9 @@ def fetch(root: Path, remote: str) -> Travel:
     args = ["fetch", "--quiet", "--no-tags", "--no-prune", "--no-write-fetch-head"]
     args += ["--no-recurse-submodules", remote, f"+{REFS}*:{staging}*"]
     try:
-        ran = git(root, *args)
+        ran = git(root, *args[:1], "--shallow-exclude=HEAD", *args[1:]) if _shallow(root) else None
+        if ran is None or ran.code != 0:
+            ran = git(root, *args)
         if ran.code != 0:
             raise GitFailedError(
                 f"git fetch {remote}",
@@ -64,6 +73,11 @@ def fetch(root: Path, remote: str) -> Travel:
         return _settle(root, remote, incoming)
     finally:
         delete_refs(root, history_refs(root, staging))
+
+
+def _shallow(root: Path) -> bool:
+    """Whether the repository is a shallow clone (``git rev-parse``'s own answer)."""
+    return git(root, "rev-parse", "--is-shallow-repository").out.strip() == "true"
 
 
 def _settle(root: Path, remote: str, incoming: dict[str, str]) -> Travel:

@@ -46,7 +46,15 @@ def test_a_fork_s_pull_request_is_checked_with_both_histories(tmp_path: Path) ->
 
     # The plain git step the page gives instead gets the same refs from origin.
     plain = clone(upstream, tmp_path / "plain", "--depth", "1")
-    git(plain, "fetch", "-q", "--no-tags", "origin", "refs/snapline/*:refs/snapline/*")
+    git(
+        plain,
+        "fetch",
+        "-q",
+        "--no-tags",
+        "--shallow-exclude=HEAD",
+        "origin",
+        "refs/snapline/*:refs/snapline/*",
+    )
     other = clone(upstream, tmp_path / "other", "--depth", "1")
     assert snapline(other, "fetch").exit_code == 0
     assert refs(plain) == refs(other) == refs(upstream)

@@ -183,11 +183,13 @@ def _rewrite(
         if entry is not None and entry.id in blobs:
             hex_ = blobs[entry.id].removeprefix("sha256:")
             edits[path] = Entry(repo.write_blob(tombstone(hex_)), entry.mode)
-    parents = [new.get(parent, parent) for parent in snapshot.parents]
-    same_record = changes == list(snapshot.record.changes)
-    if same_record and not edits and tuple(parents) == snapshot.parents:
-        return None
     commit = repo.read_commit(snapshot.commit)
+    # The commit's own parents: a baseline keeps its parent, the user's commit (in a
+    # shallow clone cut there, git shows none, and a commit may not name a missing one).
+    parents = [new.get(parent, parent) for parent in commit.parents]
+    same_record = changes == list(snapshot.record.changes)
+    if same_record and not edits and tuple(parents) == commit.parents:
+        return None
     record = repo.entry(commit.tree, RECORD)
     assert record is not None, "read_snapshot checked the tree"
     row = snapshot.record.row

@@ -65,13 +65,17 @@ class LineSnapshot:
         commit: The snapshot's commit id.
         record: Its record, parsed (the snapshot and its changes).
         state: The id of its result state's tree.
-        parents: The commit's parents: the snapshot before, then the heads it merges.
+        parents: The snapshot commits among the commit's parents: the snapshot before,
+            then the heads it merges; none for a baseline.
+        taken_at: A baseline's parent commit, if it has one: the user's commit it was taken
+            at, never a snapshot (a walk down a line stops at the baseline, before it).
     """
 
     commit: str
     record: SnapshotRecord
     state: str
     parents: tuple[str, ...]
+    taken_at: str | None = None
 
 
 class LineRewrittenError(LookupError):
@@ -163,7 +167,13 @@ def read_snapshot(repo: GitRepository, commit: str, *, ref: str = "") -> LineSna
         if state_entry.mode != TREE_MODE:
             raise DamagedLineError(ref, commit, f"{STATE} is not a tree")
         record = parse_snapshot(repo.read_blob(record_entry.id))
-    return LineSnapshot(commit, record, state_entry.id, found.parents)
+    if record.row.number != 0:
+        return LineSnapshot(commit, record, state_entry.id, found.parents)
+    # A baseline's one parent is the user's commit it was taken at (docs/format.md): not
+    # a snapshot, so no walk goes there; in a shallow clone it may be absent or grafted.
+    if len(found.parents) > 1:
+        raise DamagedLineError(ref, commit, "a baseline with more than one parent commit")
+    return LineSnapshot(commit, record, state_entry.id, (), next(iter(found.parents), None))
 
 
 def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> list[LineSnapshot]:
@@ -285,9 +295,7 @@ def list_lines(repo: GitRepository) -> dict[str, str]:
 def _fork(repo: GitRepository, ref: str, first: LineSnapshot) -> LineSnapshot | None:
     """The snapshot a line's first snapshot follows (on another line), if it has one."""
     if first.record.row.number == 0:
-        if first.parents:
-            raise DamagedLineError(ref, first.commit, "a baseline with a parent commit")
-        return None
+        return None  # its parent, if any, is the user's commit (read_snapshot)
     if not first.parents:
         raise DamagedLineError(ref, first.commit, "a first snapshot with no parent commit")
     fork = read_snapshot(repo, first.parents[0], ref=ref)

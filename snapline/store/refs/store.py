@@ -31,6 +31,7 @@ from snapline.store.changes import ChangeTable
 from snapline.store.indexed import IndexedStore
 from snapline.store.ledgerless import Ledgerless
 from snapline.store.pending import Pending
+from snapline.store.refs.based import published_head
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import read_own_line, write_own_line
 from snapline.store.refs.git import GitRepository
@@ -278,6 +279,8 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
                 raise UnpublishableError(self.path, row.number, "", f"joins {head}: on no line")
             merges.append(self._joining[head][1].commit)
         fork: str | None = None
+        # A baseline's parent: the user's published commit it is taken at (writing.py).
+        taken_at = published_head(self.repo.git_dir) if row.number == 0 else None
         if tip is not None:
             line = self.followed_line()  # a snapshot after another of this transaction
         elif row.number == 0:
@@ -308,7 +311,15 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
             self.repo, before, changes, self.index.blobs, self.path, self._pending.contents
         )
         commit = append_snapshot(
-            self.repo, line, row, changes, edits, tip=tip, fork=fork, merges=merges
+            self.repo,
+            line,
+            row,
+            changes,
+            edits,
+            tip=tip,
+            fork=fork,
+            merges=merges,
+            taken_at=taken_at,
         )
         self.marks.put(ref, commit)
         return commit

@@ -61,6 +61,7 @@ def append_snapshot(
     tip: str | None,
     fork: str | None = None,
     merges: Sequence[str] = (),
+    taken_at: str | None = None,
 ) -> str:
     """Write snapshot ``row`` onto line ``line``; the id of its commit.
 
@@ -77,6 +78,9 @@ def append_snapshot(
             snapshot it follows, on another line.
         merges: The commits of the heads a merge snapshot joins, in the order of the
             ids in ``row.merges``.
+        taken_at: For a baseline: the user's commit it was taken at, its commit's parent,
+            so that a push of the line leaves out the files the remote holds through it
+            (git's push leaves out what the commits at the edge of what it sends reach).
 
     Raises:
         RefConflictError: If the line's ref no longer points at ``tip``.
@@ -87,6 +91,8 @@ def append_snapshot(
     """
     ref = line_ref(line)
     _check(line, row, changes, edits, tip, fork)
+    if taken_at is not None and row.number != 0:
+        raise ValueError(f"snapshot {row.number} is no baseline: its parent is a snapshot")
     if len(json.loads(row.merges)) != len(merges):
         raise ValueError(f"the record merges {row.merges:.80}, the commit {list(merges)}")
     parent = tip or fork
@@ -102,7 +108,11 @@ def append_snapshot(
     )
     record = repo.write_blob(render_snapshot(row, changes))
     root = repo.tree({RECORD: Entry(record, 0o100644), STATE: Entry(state, TREE_MODE)})
-    parents = [*([parent] if parent is not None else []), *merges]
+    parents = [
+        *([parent] if parent is not None else []),
+        *merges,
+        *([taken_at] if taken_at else []),
+    ]
     message = commit_message(row)
     commit = repo.write_commit(root, parents, message, commit_time(row))
     repo.set_ref(ref, commit, tip, message.splitlines()[0])
