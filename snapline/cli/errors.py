@@ -182,17 +182,22 @@ def restore_advice(conflicts: Iterable[Conflict], *, can_force: bool) -> str | N
 
     Args:
         conflicts: What stands in the way.
-        can_force: Whether the command has ``--force`` (rollback, undo, redo; not revert).
+        can_force: Whether the command has ``--force`` (rollback, undo, redo; not revert);
+            not offered over ``unmerged`` paths, which no forced restore settles.
 
     Returns:
         The advice for outside changes; ``None`` when there are none, since every other
-        conflict's own message says what to do.
+        conflict's own message says what to do (``snapline merge`` for ``unmerged``).
     """
+    from snapline.snapshots.check.merged import UNMERGED
     from snapline.snapshots.results import FORCEABLE
 
-    if not any(c.kind in FORCEABLE for c in conflicts):
+    kinds = {c.kind for c in conflicts}
+    if not kinds & FORCEABLE:
         return None
-    return FORCE_ADVICE if can_force else RESYNC_ADVICE
+    # Another line's merged work stands in the way too: --force records the outside
+    # changes, never that (the conflict's message says `snapline merge`).
+    return FORCE_ADVICE if can_force and UNMERGED not in kinds else RESYNC_ADVICE
 
 
 def _force_offered() -> bool:

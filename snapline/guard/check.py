@@ -48,7 +48,7 @@ def check_latest(
         detection = recorder.detect(None, want_content=False)
         number = store.snapshots.latest_number() or 0
         row = store.snapshots.get(number)
-    ensure_in_sync(detection)
+    ensure_in_sync(detection, recorder.root, store)
     assert row is not None  # the baseline at least, in any store that opened
     code, text = run_check(command, cwd, output)
     # A check that deleted or replaced the store leaves nowhere to keep its outcome: a

@@ -11,7 +11,8 @@ content hash (in ``.snapline/claude-code-pending.json``, keyed by ``tool_use_id`
 ``PostToolUse`` first records, as their own snapshot (tool ``external``), the files the
 command left as they were, then the command's effects. A file changed both outside and
 by the command cannot be told apart: it goes with the command, named in
-``metadata["outside_changes"]``.
+``metadata["outside_changes"]``. On git's refs, files that are another line's recorded
+work that git merged in (``unmerged``) are neither: they are left for ``snapline merge``.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ MAX_COMMAND = 8 * 1024
 
 _MAX_DESCRIPTION = 200
 # What a Bash call is asked about and compared after: drift, and another line's merged work.
-_PENDING_KINDS = (*DRIFT_KINDS, "unmerged")
+_UNMERGED = "unmerged"  # snapshots/check/merged.py's kind, not imported by every hook
+_PENDING_KINDS = (*DRIFT_KINDS, _UNMERGED)
 _MAX_PENDING = 32
 
 
@@ -76,17 +78,21 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
             if not drifted:
                 return HookOutcome()
             _remember(store, str(tool_use), {str(p.path): p.actual for p in drifted})
-            unmerged = [p for p in problems if p.kind == "unmerged"]
+            unmerged = [p for p in drifted if p.kind == _UNMERGED]
+            outside = [p for p in drifted if p.kind != _UNMERGED]
+            said = []
             if unmerged:
                 # Another line's work git merged (refs): `snapline merge`, never resync.
-                return HookOutcome(Verdict.ASK, unmerged_message(unmerged))
-            return HookOutcome(
-                Verdict.ASK,
-                f"snapline: changed outside snapline since the last snapshot: {named(drifted)}. "
-                "If you allow this command, snapline records that change first as its own "
-                "snapshot (tool external), then the command's effects apart from it; or deny, "
-                "and run `snapline resync` (keep the change) or `snapline rollback` (drop it)",
-            )
+                said.append(unmerged_message(unmerged))
+            if outside:
+                said.append(
+                    f"snapline: changed outside snapline since the last snapshot: "
+                    f"{named(outside)}. If you allow this command, snapline records that "
+                    "change first as its own snapshot (tool external), then the command's "
+                    "effects apart from it; or deny, and run `snapline resync` (keep the "
+                    "change) or `snapline rollback` (drop it)"
+                )
+            return HookOutcome(Verdict.ASK, "\n".join(said))
         return _record(ws, event, _take(store, str(tool_use)))
 
 
@@ -112,12 +118,19 @@ def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | No
     session = session_of(event)
     extra = _command_metadata(command, tool_input)
     mixed: list[str] = []
+    scope: list[str] | None = None  # the whole workspace
     if pending:
-        now = {
-            str(p.path): p.actual
-            for p in sync_problems(ws, sorted(pending))
-            if p.kind in _PENDING_KINDS
-        }
+        problems = sync_problems(ws, sorted(pending))
+        now = {str(p.path): p.actual for p in problems if p.kind in _PENDING_KINDS}
+        if any(p.kind == _UNMERGED for p in problems):
+            # Another line's recorded work that git merged in, left as it was: neither an
+            # outside change nor the command's, but that line's, for `snapline merge`.
+            held = {str(p.path) for p in problems if p.kind == _UNMERGED}
+            now = {path: digest for path, digest in now.items() if path not in held}
+            pending = {path: digest for path, digest in pending.items() if path not in held}
+            scope = sorted(
+                {str(p.path) for p in sync_problems(ws, None) if p.path and p.kind != _UNMERGED}
+            )
         untouched = sorted(path for path, digest in pending.items() if now.get(path, 0) == digest)
         mixed = sorted(path for path in pending if path in now and path not in untouched)
         if untouched:
@@ -132,7 +145,9 @@ def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | No
         extra["outside_changes"] = mixed
     metadata = event_metadata(event, ws.root, **extra)
     info = PlainInfo.checked("Bash", describe_command(command), session, metadata)
-    return HookOutcome(snapshot=record_rows(ws, None, info).number)
+    if scope == []:
+        return HookOutcome()  # the command changed nothing; the merged work waits
+    return HookOutcome(snapshot=record_rows(ws, scope, info).number)
 
 
 def _command_metadata(command: str, tool_input: object) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """A snapline error as a model calling the MCP tools should read it: the way out is a tool.
 
-The library's messages end with the command a person runs (`snapline resync`); a model
+The library's messages end with the command a person runs (`snapline resync`, or
+`snapline merge` for another line's work that git merged in); a model
 connected over MCP has tools, not a shell, so the errors whose way out is another call
 are told again from their data (never by rewriting the message text), naming the tool
 and its arguments. Every other error keeps its own message, which names no command.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
+from snapline.snapshots.check.merged import UNMERGED, merge_advice
 
 if TYPE_CHECKING:
     from snapline.snapshots.record.plan import ConflictsError
@@ -21,6 +23,7 @@ DRIFT_KINDS = ("modified", "deleted", "untracked")
 """Conflict kinds that are outside changes: recorded by `resync`, or forced over."""
 
 _MAX_NAMED = 3
+_MERGE_TOOL = "the `merge` tool"
 
 
 def tool_message(error: SnaplineError) -> str:
@@ -36,19 +39,25 @@ def tool_message(error: SnaplineError) -> str:
     """
     from snapline.snapshots.read.ids import SnapshotIdError
     from snapline.snapshots.read.lines import DivergedHistoryError
-    from snapline.snapshots.record.detect import StateMismatchError
     from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
+    from snapline.snapshots.record.mismatch import StateMismatchError
     from snapline.snapshots.record.plan import ConflictsError
     from snapline.snapshots.restore.undo import NothingToUndoError
     from snapline.workspace import UnknownPathError
 
     if isinstance(error, StateMismatchError):
-        return (
-            f"{_named(error.paths)} changed outside snapline (known state "
-            f"{error.expected or 'untracked'}, disk {error.actual or 'missing'}); call the "
-            f"`resync` tool with paths={error.paths[:_MAX_NAMED]!r} to record that change "
-            "as its own snapshot (or `rollback` with force=true to drop it), then retry"
-        )
+        outside = [path for path in error.paths if path not in error.unmerged]
+        parts = []
+        if outside:
+            parts.append(
+                f"{_named(outside)} changed outside snapline (known state "
+                f"{error.expected or 'untracked'}, disk {error.actual or 'missing'}); call the "
+                f"`resync` tool with paths={outside[:_MAX_NAMED]!r} to record that change "
+                "as its own snapshot (or `rollback` with force=true to drop it)"
+            )
+        if error.unmerged:
+            parts.append(merge_advice(error.unmerged, merge=_MERGE_TOOL))
+        return "; ".join(parts) + ", then retry"
     if isinstance(error, ConflictsError):
         return _conflicts(error)
     if isinstance(error, DivergedHistoryError):
@@ -85,11 +94,15 @@ def _conflicts(error: ConflictsError) -> str:
     from snapline.snapshots.restore.rollback import RollbackConflictError
 
     drifted = [c.path for c in error.conflicts if c.kind in DRIFT_KINDS]
-    others = [c for c in error.conflicts if c.kind not in DRIFT_KINDS]
+    unmerged = [c.path for c in error.conflicts if c.kind == UNMERGED]
+    others = [c for c in error.conflicts if c.kind not in (*DRIFT_KINDS, UNMERGED)]
     what, force = "the change", ""
     if isinstance(error, RollbackConflictError):
-        # Only a rollback can be forced: it records the outside change first.
-        what, force = f"rollback to snapshot {error.target}", ", or retry with force=true"
+        what = f"rollback to snapshot {error.target}"
+        if not unmerged:
+            # Only a rollback can be forced: it records the outside change first (never
+            # another line's merged work, which a forced rollback refuses too).
+            force = ", or retry with force=true"
     elif isinstance(error, RevertConflictError):
         what = f"revert of snapshot {error.number}"
     parts = [conflict.message for conflict in others[:1]]
@@ -98,6 +111,8 @@ def _conflicts(error: ConflictsError) -> str:
             f"{_named(drifted)} changed outside snapline; call `resync` with "
             f"paths={drifted[:_MAX_NAMED]!r} to record that first{force}"
         )
+    if unmerged:
+        parts.append(merge_advice(unmerged, merge=_MERGE_TOOL))
     return f"{what} refused, nothing was written: " + "; ".join(parts)
 
 

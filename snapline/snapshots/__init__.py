@@ -14,8 +14,8 @@ from snapline.lazy import lazy_exports
 if TYPE_CHECKING:
     from snapline.snapshots.kinds import ChangeKind, Storage
     from snapline.snapshots.read.reconstruct import ContentUnavailableError, NotInSnapshotError
-    from snapline.snapshots.record.detect import StateMismatchError
     from snapline.snapshots.record.journal import ContentMismatchError
+    from snapline.snapshots.record.mismatch import StateMismatchError
     from snapline.snapshots.snapshot import (
         FileChange,
         Problem,
@@ -36,7 +36,7 @@ _EXPORTS: dict[str, str] = {
     "SideSnapshot": "snapline.snapshots.snapshot",
     "SkippedPath": "snapline.snapshots.snapshot",
     "Snapshot": "snapline.snapshots.snapshot",
-    "StateMismatchError": "snapline.snapshots.record.detect",
+    "StateMismatchError": "snapline.snapshots.record.mismatch",
     "Storage": "snapline.snapshots.kinds",
 }
 

@@ -20,18 +20,22 @@ line's states (plus ``git merge-tree`` tries when no single state matches), the 
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from snapline.snapshots.found import make_problem
-from snapline.snapshots.snapshot import Problem
 from snapline.store.protocol import StoreReader
 
-__all__ = ["UNMERGED", "mark_merged"]
+if TYPE_CHECKING:
+    from snapline.snapshots.snapshot import Problem
+
+__all__ = ["UNMERGED", "mark_merged", "merge_advice", "unmerged_paths"]
 
 UNMERGED = "unmerged"
 """The kind of a drifted path that another line recorded and git merged into the files."""
 
 _DRIFT_KINDS = frozenset({"modified", "deleted", "untracked"})
+_MAX_NAMED = 3
 
 
 def mark_merged(root: Path, store: StoreReader, problems: list[Problem]) -> list[Problem]:
@@ -51,29 +55,79 @@ def mark_merged(root: Path, store: StoreReader, problems: list[Problem]) -> list
     Raises:
         DamagedLineError: If a line is damaged or crafted (exit 3).
     """
-    if not any(problem.kind in _DRIFT_KINDS for problem in problems):
+    drifted = [p.path for p in problems if p.kind in _DRIFT_KINDS and p.path]
+    merged = unmerged_paths(root, store, drifted)
+    if not merged:
         return problems
+    return [
+        _unmerged(problem) if problem.kind in _DRIFT_KINDS and problem.path in merged else problem
+        for problem in problems
+    ]
+
+
+def unmerged_paths(root: Path, store: StoreReader, drifted: Collection[str]) -> frozenset[str]:
+    """Of the ``drifted`` paths, those that another line recorded and git merged in.
+
+    Every refusal over drift asks it (``StateMismatchError``, a restore's conflicts), so
+    that its advice for those paths is ``snapline merge``, never ``resync``.
+
+    Args:
+        root: The workspace root.
+        store: The open store; only a history on git's refs written from here is asked.
+        drifted: Paths that differ from the known state.
+
+    Returns:
+        The paths the explanation of the files by lines not joined yet covers; empty
+        when nothing drifted, the history is not on refs, this work tree never wrote to
+        it, or no such line explains the files.
+
+    Raises:
+        DamagedLineError: If a line is damaged or crafted (exit 3).
+    """
+    if not drifted:
+        return frozenset()
     from snapline.store.refs.store import RefsStore
 
     if not isinstance(store, RefsStore) or not store.wrote_here():
-        return problems  # a reading checkout: snapshots/check/explained.py's case
+        return frozenset()  # a reading checkout: snapshots/check/explained.py's case
     from snapline.store.refs.joining import join_of
 
     with store.read():
         explanation, found = join_of(store, root)
     if not found:
-        return problems
+        return frozenset()
     # A nearest merge's own paths, and its conflicts, are what nobody recorded.
     uncovered = set(explanation.paths) | set(explanation.conflicts)
-    return [
-        _unmerged(problem)
-        if problem.kind in _DRIFT_KINDS and problem.path and problem.path not in uncovered
-        else problem
-        for problem in problems
-    ]
+    return frozenset(path for path in drifted if path not in uncovered)
+
+
+def merge_advice(paths: Sequence[str], *, merge: str = "`snapline merge`") -> str:
+    """The way out for ``paths`` that git merged from another line: a merge, never a resync.
+
+    The one wording of every surface (status, verify, the refusals of the writers, the
+    hooks, the MCP tools): filed by ``resync``, that line's recorded work would become a
+    person's outside change and lose its agent.
+
+    Args:
+        paths: The unmerged paths (at least one).
+        merge: How the surface names the merge (the MCP server: its ``merge`` tool).
+
+    Returns:
+        ``a.py and b.py are another line's recorded work ...; join that line with ...``.
+    """
+    shown = ", ".join(paths[:_MAX_NAMED])
+    if len(paths) > _MAX_NAMED:
+        shown += f" and {len(paths) - _MAX_NAMED} more"
+    verb = "is" if len(paths) == 1 else "are"
+    return (
+        f"{shown} {verb} another line's recorded work that git merged into the files; "
+        f"join that line with {merge} (it is no outside change: do not resync it)"
+    )
 
 
 def _unmerged(drift: Problem) -> Problem:
+    from snapline.snapshots.found import make_problem
+
     path = drift.path or ""
     # The drift's digests stay: the Bash hook compares them after the command.
     return make_problem(
@@ -81,6 +135,5 @@ def _unmerged(drift: Problem) -> Problem:
         path=path,
         expected=drift.expected,
         actual=drift.actual,
-        message=f"{path} is another line's recorded work that git merged into the files; "
-        "join that line with `snapline merge` (it is no outside change: do not resync it)",
+        message=merge_advice([path]),
     )

@@ -89,7 +89,7 @@ def run_command(
     store = recorder.store
     with store.read():
         detection = recorder.detect(None, want_content=False)
-    ensure_in_sync(detection)
+    ensure_in_sync(detection, recorder.root, store)
     payload = {"argv": json.dumps(list(argv)), "tool": info.tool, "description": info.description}
     with store.write():
         entry_id = store.journal.add(RUN_OP, now_iso(), json.dumps(payload))

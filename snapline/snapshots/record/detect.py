@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from snapline.errors import SnaplineError
 from snapline.paths import UnsafePathError, check_recorded, check_relpath, disk_path
 from snapline.scanning import DiskFile, FileChangingError, IgnoreRules, Skipped, read_disk_file
 from snapline.scanning import scan as walk
@@ -21,6 +20,7 @@ from snapline.scanning.fingerprint import RACY_WINDOW_NS, git_mode
 from snapline.scanning.reasons import SkipReason
 from snapline.scanning.tracked import Expected, TrackedTree, expected_stat, index_tracked
 from snapline.scanning.walk import unreachable
+from snapline.snapshots.record.mismatch import StateMismatchError, ensure_in_sync
 from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.store import Fingerprint, StateRow, StatRow, Store
 
@@ -38,30 +38,6 @@ __all__ = [
 
 # Skipped for a reason no recording can settle: notes, never problems.
 _NOT_DRIFT = frozenset({SkipReason.NOT_A_FILE.value, SkipReason.UNREACHABLE.value})
-
-
-class StateMismatchError(SnaplineError):
-    """A file on disk differs from its known state: it was changed outside snapline.
-
-    Attributes:
-        path: The first file that differs.
-        expected: Its known hash (``None``: not tracked).
-        actual: Its hash on disk (``None``: missing).
-        paths: Every file that differs.
-    """
-
-    def __init__(self, drifts: list[Drift]) -> None:
-        first = drifts[0]
-        self.path = first.path
-        self.expected = first.known.hash if first.known else None
-        self.actual = first.disk.hash if first.disk else None
-        self.paths = [d.path for d in drifts]
-        more = f" (and {len(drifts) - 1} more)" if len(drifts) > 1 else ""
-        super().__init__(
-            f"{self.path} was changed outside snapline{more}: known state "
-            f"{self.expected or 'untracked'}, disk {self.actual or 'missing'}; "
-            "run `snapline resync` to record the outside change, then try again"
-        )
 
 
 @dataclass(frozen=True)
@@ -188,12 +164,6 @@ def detect(
         cache.note(row.path for row in result.cache_updates)
         cache.note(result.cache_deletes)
     return result
-
-
-def ensure_in_sync(detection: Detection) -> None:
-    """Raise :class:`StateMismatchError` when the detection found any drift."""
-    if detection.drifts:
-        raise StateMismatchError(detection.drifts)
 
 
 def sync_problems(detection: Detection) -> list[Problem]:

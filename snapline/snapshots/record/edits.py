@@ -242,7 +242,8 @@ def _in_sync(recorder: Recorder, rel: str) -> tuple[StateRow | None, DiskFile | 
     if on_disk != ((known.hash, known.mode) if known else None) and not (
         known is None and recorder.rules().is_ignored(rel)
     ):
-        ensure_in_sync(Detection(drifts=[Drift(rel, known, current)]))
+        drifted = Detection(drifts=[Drift(rel, known, current)])
+        ensure_in_sync(drifted, recorder.root, recorder.store)
     return known, current
 
 
@@ -261,7 +262,8 @@ def _refuse_shadowing(recorder: Recorder, rel: str, moving: str | None = None) -
     if not tracked:
         return
     with store.read():
-        ensure_in_sync(recorder.detect(sorted(tracked), want_content=False))
+        detection = recorder.detect(sorted(tracked), want_content=False)
+        ensure_in_sync(detection, recorder.root, store)
     # In sync, such a file stands on disk in the way, and the write was refused
     # before getting here; this is only reached if the disk changed meanwhile.
     raise NotTrackedError(rel, f"cannot be written while {min(tracked)} is tracked")

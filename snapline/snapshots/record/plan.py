@@ -24,11 +24,12 @@ from snapline.hashing import hash_bytes
 from snapline.paths import ProtectedPathError, UnsafePathError, check_relpath, protected_dir
 from snapline.scanning import DiskFile
 from snapline.scanning.reasons import SkipReason
+from snapline.snapshots.check.merged import UNMERGED, merge_advice, unmerged_paths
 from snapline.snapshots.read.history import Version
 from snapline.snapshots.record.detect import Detection, Drift
 from snapline.snapshots.record.journal import PlannedWrite
 from snapline.snapshots.results import Conflict
-from snapline.store import StateRow
+from snapline.store import StateRow, Store
 
 __all__ = [
     "ConflictsError",
@@ -54,7 +55,8 @@ class ConflictsError(SnaplineError):
     Attributes:
         conflicts: Every conflicting file, with what is wrong with it.
         paths: The conflicting paths.
-        problem: The message without its advice (each surface names its own options).
+        problem: The message without its advice for outside changes (each surface names
+            its own options); it names ``snapline merge`` for ``unmerged`` paths.
     """
 
     exit_code = 1
@@ -64,6 +66,10 @@ class ConflictsError(SnaplineError):
         self.paths = [c.path for c in self.conflicts]
         more = f" (and {len(self.conflicts) - 1} more)" if len(self.conflicts) > 1 else ""
         self.problem = f"{what} refused, nothing was written: {self.conflicts[0].message}{more}"
+        unmerged = [c.path for c in self.conflicts if c.kind == UNMERGED]
+        if unmerged and self.conflicts[0].kind != UNMERGED:
+            # Said on every surface, beside its own advice for the outside changes.
+            self.problem += f"; {merge_advice(unmerged)}"
         super().__init__(f"{self.problem}; {advice}" if advice else self.problem)
 
 
@@ -137,23 +143,47 @@ def planned_file(rel: str, data: bytes, mode: int) -> DiskFile:
     )
 
 
-def drift_conflicts(detection: Detection, relevant: set[str] | None = None) -> list[Conflict]:
+def drift_conflicts(
+    detection: Detection, root: Path, store: Store, relevant: set[str] | None = None
+) -> list[Conflict]:
     """The outside changes (and unreadable tracked files) a detection found.
 
     Args:
         detection: What :meth:`Recorder.detect` found.
+        root: The workspace root.
+        store: The open store, asked (only on drift) which drifted paths another line
+            recorded and git merged in: those are ``unmerged`` conflicts, which no
+            forced restore settles (recording them would file that line's work as a
+            person's), for ``snapline merge``.
         relevant: Paths whose unreadability matters (``None``: all skipped paths that
             are not merely ignored).
+
+    Raises:
+        DamagedLineError: If, asked so, a line turns out damaged or crafted.
     """
+    merged = unmerged_paths(root, store, [drift.path for drift in detection.drifts])
     conflicts = []
     for drift in detection.drifts:
         kind = {"added": "untracked", "deleted": "deleted", "modified": "modified"}[drift.kind]
+        expected = drift.known.hash if drift.known else None
+        actual = drift.disk.hash if drift.disk else None
+        if drift.path in merged:
+            conflicts.append(
+                Conflict(
+                    path=drift.path,
+                    kind=UNMERGED,
+                    expected=expected,
+                    actual=actual,
+                    message=merge_advice([drift.path]),
+                )
+            )
+            continue
         conflicts.append(
             Conflict(
                 path=drift.path,
                 kind=kind,
-                expected=drift.known.hash if drift.known else None,
-                actual=drift.disk.hash if drift.disk else None,
+                expected=expected,
+                actual=actual,
                 # What is wrong only: the way out is an option of the caller's surface
                 # (--force on the command line, force=True in Python, "force" in MCP),
                 # which the error built from these conflicts names (FORCEABLE kinds).

@@ -211,7 +211,7 @@ class Recorder:
         """
         with self.store.read():
             detection = self.detect(paths, want_content=False)
-        ensure_in_sync(detection)
+        ensure_in_sync(detection, self.root, self.store)
         for rel in paths:
             location = disk_path(self.root, rel)
             with contextlib.suppress(OSError, SnaplineError):

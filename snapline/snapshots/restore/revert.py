@@ -194,7 +194,9 @@ def _plan(
             else:
                 plan.conflicts.append(unsafe)
         detection = recorder.detect(checkable, want_content=False)
-        plan.conflicts.extend(drift_conflicts(detection, relevant=touched))
+        plan.conflicts.extend(
+            drift_conflicts(detection, recorder.root, recorder.store, relevant=touched)
+        )
         outside = {c.path for c in plan.conflicts}
         undo = _Undo(rebuild, reconstructor, number, latest, known, plan)
         for change in changes:

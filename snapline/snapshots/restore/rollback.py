@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapline.paths import UnknownPathError
+from snapline.snapshots.check.merged import UNMERGED
 from snapline.snapshots.info import EXTERNAL_TOOL, SnapshotInfo
 from snapline.snapshots.read.history import (
     Version,
@@ -56,12 +57,15 @@ class RollbackConflictError(ConflictsError):
         # The library's own arguments; the command line says --force (cli/errors.py).
         # Any other conflict's own message says what to do.
         outside = any(c.kind in FORCEABLE for c in conflicts)
-        advice = (
-            "record the outside changes first (Workspace.resync), or pass force=True, which "
-            "records them first so they are not lost"
-            if outside
-            else ""
-        )
+        advice = ""
+        if outside and any(c.kind == UNMERGED for c in conflicts):
+            # No force then: it would record another line's merged work as outside too.
+            advice = "record the outside changes first (Workspace.resync)"
+        elif outside:
+            advice = (
+                "record the outside changes first (Workspace.resync), or pass force=True, "
+                "which records them first so they are not lost"
+            )
         super().__init__(f"rollback to snapshot {target}", conflicts, advice)
 
 
@@ -133,7 +137,9 @@ def rollback(
         UnknownPathError: If a path is neither on disk nor ever in the history (itself
             or anything under it).
         RollbackConflictError: If files were changed outside snapline (and ``force`` is
-            false), or a path cannot be written safely; nothing is written.
+            false), are another line's work that git merged in (``unmerged``, forced
+            or not: ``snapline merge`` joins it), or a path cannot be written safely;
+            nothing is written.
         ContentMismatchError: If a rebuilt content does not match its recorded hash.
         OSError: If writing fails; every file touched has been put back.
     """
@@ -148,6 +154,10 @@ def rollback(
         if plan.detection is not None:
             recorder.save_stat_cache(plan.detection)
         external = None
+        if force and not dry_run and any(c.kind == UNMERGED for c in plan.conflicts):
+            # Recorded first as `external`, another line's work that git merged in would
+            # become a person's outside change: only `snapline merge` settles it.
+            raise RollbackConflictError(to, plan.conflicts)
         if plan.outside and force and not dry_run:
             external = recorder.record(
                 scopes,
@@ -288,7 +298,11 @@ def _plan(
                 current.pop(drift.path, None)
             else:
                 current[drift.path] = Version(drift.disk.hash, drift.disk.mode)
-        plan.conflicts.extend(drift_conflicts(detection, relevant=known.keys() | target.keys()))
+        plan.conflicts.extend(
+            drift_conflicts(
+                detection, recorder.root, recorder.store, relevant=known.keys() | target.keys()
+            )
+        )
         tracked = current if force else before
         for path in sorted(current.keys() | target.keys()):
             now, then = current.get(path), target.get(path)

@@ -1,0 +1,79 @@
+"""Refusing over drift: a file on disk differs from its known state.
+
+Every writer that must start from the known state (``run``, ``guard``, ``track``, the
+library's edits) refuses through :func:`ensure_in_sync`, whose error names the way out
+for each path: ``snapline resync`` for an outside change, ``snapline merge`` for another
+line's recorded work that git merged in (``snapshots/check/merged.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from snapline.errors import SnaplineError
+from snapline.store import Store
+
+if TYPE_CHECKING:
+    from snapline.snapshots.record.detect import Detection, Drift
+
+__all__ = ["StateMismatchError", "ensure_in_sync"]
+
+
+class StateMismatchError(SnaplineError):
+    """A file on disk differs from its known state: it was changed outside snapline.
+
+    On git's refs a drifted file may instead be another line's recorded work that git
+    merged in (``unmerged``): its way out is ``snapline merge``, never ``resync``, and
+    the message says so for those paths.
+
+    Attributes:
+        path: The first file that differs (the first outside change, when there is one).
+        expected: Its known hash (``None``: not tracked).
+        actual: Its hash on disk (``None``: missing).
+        paths: Every file that differs.
+        unmerged: Those of ``paths`` that another line recorded and git merged in.
+    """
+
+    def __init__(self, drifts: list[Drift], unmerged: Collection[str] = ()) -> None:
+        outside = [d for d in drifts if d.path not in unmerged]
+        first = (outside or drifts)[0]
+        self.path = first.path
+        self.expected = first.known.hash if first.known else None
+        self.actual = first.disk.hash if first.disk else None
+        self.paths = [d.path for d in drifts]
+        self.unmerged = [d.path for d in drifts if d.path in unmerged]
+        said = []
+        if outside:
+            more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+            said.append(
+                f"{self.path} was changed outside snapline{more}: known state "
+                f"{self.expected or 'untracked'}, disk {self.actual or 'missing'}; "
+                "run `snapline resync` to record the outside change"
+            )
+        if self.unmerged:
+            from snapline.snapshots.check.merged import merge_advice
+
+            said.append(merge_advice(self.unmerged))
+        super().__init__("; ".join(said) + ", then try again")
+
+
+def ensure_in_sync(detection: Detection, root: Path, store: Store) -> None:
+    """Raise :class:`StateMismatchError` when the detection found any drift.
+
+    Args:
+        detection: What was found.
+        root: The workspace root.
+        store: The open store, asked (only on drift) which paths another line recorded.
+
+    Raises:
+        StateMismatchError: If anything drifted; its ``unmerged`` names the paths git
+            merged from another line (``snapshots/check/merged.py``).
+        DamagedLineError: If, asked so, a line turns out damaged or crafted.
+    """
+    if detection.drifts:
+        from snapline.snapshots.check.merged import unmerged_paths
+
+        merged = unmerged_paths(root, store, [drift.path for drift in detection.drifts])
+        raise StateMismatchError(detection.drifts, merged)
