@@ -294,7 +294,10 @@ def _tree_rows(bench: Bench, sizes: Sizes, *, clone: bool = True) -> list[RowRes
     generate(twin, files, seed=bench.config.seed)
     time.sleep(RACY_WINDOW)
     snapline = str(bench.snapline_bin)
-    init = run_process([snapline, "init"], cwd=root, env=bench.cli_env, measure_rss=True)
+    # The in-tree ledger, committed below with the tree (rows G3, G6 measure its bytes).
+    init = run_process(
+        [snapline, "init", "--in-tree"], cwd=root, env=bench.cli_env, measure_rss=True
+    )
     init.check("snapline init")
     first = run_process([snapline, "verify"], cwd=root, env=bench.cli_env, measure_rss=True)
     first.check("first snapline verify")

@@ -73,7 +73,8 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
         At the top of a git work tree the history goes onto the repository's refs
         (``refs/snapline/lines/<id>``) and the local state (index, lock) under the work
         tree's git directory (``.git/snapline/``): nothing is written into the work
-        tree. Elsewhere, or with ``in_tree``, the store is ``<root>/.snapline/``.
+        tree. Elsewhere the same refs are in a private bare repository,
+        ``<root>/.snapline/repo``, and the local state in ``<root>/.snapline/``.
 
         Args:
             root: An existing directory.
@@ -82,8 +83,8 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
             description: The baseline's description.
             timeout: Seconds to wait for another process holding the store.
             progress: Called as ``progress(done, total)`` while files are captured.
-            in_tree: Keep the store in ``<root>/.snapline/`` in a git work tree too:
-                for hosts that do not carry custom refs, and for the upgrade period.
+            in_tree: Make the 0.2 in-tree ledger, ``<root>/.snapline/ledger/``, in git
+                or not (for tests of the stores it wrote; ``snapline upgrade`` moves it).
 
         Returns:
             The open workspace.

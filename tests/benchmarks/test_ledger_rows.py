@@ -212,7 +212,7 @@ def test_ledger_breakdown_splits_snapshot_files_into_deltas_and_the_rest(
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.py").write_text("one\ntwo\nthree\n")
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         ws.write_file("a.py", b"one\n2\nthree\n")
     snap = next((root / ".snapline" / "ledger" / "snapshots").glob("00000001-*.snap")).read_text()
     forward = snap.split("  forward\n")[1].split("  reverse\n")[0]
@@ -237,7 +237,7 @@ def test_remove_index_deletes_the_local_index_only(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text("a\n")
-    Workspace.init(root).close()
+    Workspace.init(root, in_tree=True).close()
     # What a process killed with the index open leaves beside it.
     for name in ("index.db-wal", "index.db-shm"):
         (root / ".snapline" / name).write_bytes(b"")

@@ -42,6 +42,18 @@ def project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+@pytest.fixture
+def ledger_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``project`` with the 0.2 in-tree ledger (``init --in-tree``), for tests of its files."""
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('hello')\n")
+    (root / "README.md").write_text("# demo\n")
+    Workspace.init(root, in_tree=True).close()
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return root
+
+
 def as_json(result: Result) -> Any:
     """The JSON a ``--json`` command printed on stdout."""
     assert result.exit_code == 0 or result.stdout.strip(), result.output

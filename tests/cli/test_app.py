@@ -163,7 +163,8 @@ def test_errors_never_show_a_traceback_without_debug(project: Path) -> None:
     assert "SnapshotNotFoundError" in loud.stderr
 
 
-def test_corrupt_store_exits_3(cli: Invoke, project: Path) -> None:
+def test_corrupt_store_exits_3(cli: Invoke, ledger_project: Path) -> None:
+    project = ledger_project  # the in-tree ledger's files are what this test reads
     # The ledger is the history (a damaged local index is only rebuilt).
     (project / ".snapline" / "ledger" / "FORMAT").write_bytes(b"this is not a ledger" * 100)
     result = cli("status")

@@ -53,7 +53,8 @@ def _workspace(base: Path, name: str, damage: str) -> Path:
     root = base / name
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text("print('hello')\n")
-    with Workspace.init(root) as ws:
+    # An edited ledger file is the in-tree ledger's damage; the rest on the default store.
+    with Workspace.init(root, in_tree=damage == "edited") as ws:
         ws.write_file("src/app.py", b"print('hi')\n")
     if damage == "drift":
         (root / "src" / "app.py").write_text("changed behind its back\n")

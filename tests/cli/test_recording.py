@@ -72,7 +72,7 @@ def test_init_reports_the_baseline_without_loading_it(
 def test_init_uses_the_root_option(cli: Invoke, root: Path) -> None:
     (root / "a.txt").write_text("a\n")
     assert cli("--root", str(root), "init").exit_code == 0
-    assert (root / ".snapline" / "ledger" / "FORMAT").is_file()
+    assert (root / ".snapline" / "repo" / "HEAD").is_file()
 
 
 def test_init_twice_is_a_usage_error(cli: Invoke, project: Path) -> None:

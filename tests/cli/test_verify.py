@@ -18,7 +18,8 @@ def _edit(cli: Invoke, project: Path) -> None:
     assert cli("record", "-m", "edit").exit_code == 0
 
 
-def test_verify_clean_exits_0(cli: Invoke, project: Path) -> None:
+def test_verify_clean_exits_0(cli: Invoke, ledger_project: Path) -> None:
+    project = ledger_project  # the in-tree ledger's files are what this test reads
     _edit(cli, project)
     result = cli("verify")
     assert result.exit_code == 0
@@ -88,7 +89,8 @@ def test_verify_forged_history_exits_3(cli: Invoke, project: Path) -> None:
     assert data["problems"][0]["severity"] == "corrupt"
 
 
-def test_verify_unreadable_store_still_annotates(cli: Invoke, project: Path) -> None:
+def test_verify_unreadable_store_still_annotates(cli: Invoke, ledger_project: Path) -> None:
+    project = ledger_project  # the in-tree ledger's files are what this test reads
     (project / ".snapline" / "ledger" / "FORMAT").write_bytes(b"garbage" * 1000)
     github = cli("verify", "--format", "github")
     assert github.exit_code == 3

@@ -63,7 +63,7 @@ def _guard(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_damaged_record_is_named_by_verify_and_stops_log_with_exit_3(root: Path) -> None:
     (root / "a.txt").write_text("a\n")
-    Workspace.init(root).close()
+    Workspace.init(root, in_tree=True).close()
     assert _guard(root, "--", sys.executable, "-c", "pass").returncode == 0
     [record] = (root / ".snapline" / "ledger" / "checks").iterdir()
     record.write_bytes(record.read_bytes().replace(b"exit 0", b"exit zero"))
@@ -78,7 +78,7 @@ def test_a_damaged_record_is_named_by_verify_and_stops_log_with_exit_3(root: Pat
 
 def test_a_record_counts_only_for_the_snapshot_with_its_number_and_id(root: Path) -> None:
     (root / "a.txt").write_text("a\n")
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         ws.write_file("a.txt", "b\n")
         assert ws.guard([sys.executable, "-c", "pass"]).passed
         [name] = [p.name for p in (root / ".snapline" / "ledger" / "checks").iterdir()]
@@ -110,7 +110,7 @@ def test_records_of_two_git_branches_merge_without_a_conflict(root: Path) -> Non
         subprocess.run([git, *args], cwd=root, check=True, capture_output=True)
 
     (root / "a.txt").write_text("a\n")
-    Workspace.init(root).close()
+    Workspace.init(root, in_tree=True).close()
     run("init", "-q", "-b", "main")
     run("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
     run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")

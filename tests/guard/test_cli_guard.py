@@ -36,6 +36,16 @@ def project(root: Path) -> Path:
     return root
 
 
+@pytest.fixture
+def ledger_project(root: Path) -> Path:
+    """``project`` with the in-tree ledger, whose check records are files to count."""
+    (root / "calc.py").write_text(GOOD)
+    (root / "test_calc.py").write_text(TESTS)
+    (root / ".gitignore").write_text("__pycache__/\n")
+    Workspace.init(root, in_tree=True).close()
+    return root
+
+
 def snapline(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return run_script("--root", str(root), *args, cwd=root)
 
@@ -128,7 +138,8 @@ def test_log_show_and_the_review_page_show_pass_and_fail(project: Path, tmp_path
     assert 'id="s-1"' in html
 
 
-def test_exit_codes_and_what_is_recorded(project: Path) -> None:
+def test_exit_codes_and_what_is_recorded(ledger_project: Path) -> None:
+    project = ledger_project  # the in-tree ledger's files are what this test reads
     checks = project / ".snapline" / "ledger" / "checks"
     # A check that fails with a code of snapline's own (3: a damaged store) still
     # makes guard exit 1; the record keeps the check's own code.

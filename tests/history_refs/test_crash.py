@@ -27,10 +27,11 @@ from tests.reliability.helpers import (
 STEP = "refs-published"
 
 
-def _history(root: Path) -> dict[int, dict[str, bytes]]:
-    """A git work tree with snapshots 0..2 on its refs; each one's files."""
+def _history(root: Path, layout: str = "git") -> dict[int, dict[str, bytes]]:
+    """A git work tree (or a workspace outside git) with snapshots 0..2 on its refs."""
     root.mkdir()
-    subprocess.run([*GIT, "init", "-q", str(root)], env=ENV, check=True)
+    if layout == "git":
+        subprocess.run([*GIT, "init", "-q", str(root)], env=ENV, check=True)
     (root / "a.txt").write_bytes(b"a0\n")
     (root / "bin.dat").write_bytes(bytes(range(256)))
     with Workspace.init(root) as ws:
@@ -38,14 +39,21 @@ def _history(root: Path) -> dict[int, dict[str, bytes]]:
         ws.write_file("dir/c.txt", "c1\n")
         assert ws.latest == 2
         states = {n: history_tree(ws, n) for n in (0, 1, 2)}
-    assert not (root / ".snapline").exists()
+    # In git nothing in the work tree; outside git, the private repository.
+    assert (root / ".snapline").exists() == (layout == "private")
     return states
+
+
+def _git_dir(root: Path) -> list[str]:
+    """``--git-dir`` of the private repository, when the workspace has one."""
+    private = root / ".snapline" / "repo"
+    return ["--git-dir", str(private)] if private.is_dir() else []
 
 
 def _line(root: Path) -> list[str]:
     """The subjects of the main line's commits, newest first (plain git)."""
     refs = subprocess.run(
-        [*GIT, "for-each-ref", "--format=%(refname)", "refs/snapline/lines/"],
+        [*GIT, *_git_dir(root), "for-each-ref", "--format=%(refname)", "refs/snapline/lines/"],
         cwd=root,
         env=ENV,
         capture_output=True,
@@ -54,7 +62,7 @@ def _line(root: Path) -> list[str]:
     ).stdout.split()
     assert len(refs) == 1, refs
     log = subprocess.run(
-        [*GIT, "log", "--format=%s", refs[0]],
+        [*GIT, *_git_dir(root), "log", "--format=%s", refs[0]],
         cwd=root,
         env=ENV,
         capture_output=True,
@@ -64,10 +72,13 @@ def _line(root: Path) -> list[str]:
     return log.stdout.splitlines()
 
 
+@pytest.mark.parametrize("layout", ["git", "private"])
 @pytest.mark.parametrize("command", ["record", "rollback", "write_file"])
-def test_a_kill_after_the_ref_moved_is_caught_up_from_the_ref(tmp_path: Path, command: str) -> None:
+def test_a_kill_after_the_ref_moved_is_caught_up_from_the_ref(
+    tmp_path: Path, command: str, layout: str
+) -> None:
     root = tmp_path / "work"
-    history = _history(root)
+    history = _history(root, layout)
     if command == "record":
         (root / "a.txt").write_text("changed outside snapline\n")
         child = cli(root, "record", "-m", "outside edit", crash=STEP)
@@ -108,16 +119,21 @@ def test_a_milestone_killed_after_its_ref_moved_is_caught_up(tmp_path: Path) -> 
     assert done.returncode != 0 and "Traceback" not in done.stderr
 
 
-def test_an_init_killed_after_its_baseline_went_onto_the_ref_is_a_history(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", ["git", "private"])
+def test_an_init_killed_after_its_baseline_went_onto_the_ref_is_a_history(
+    tmp_path: Path, layout: str
+) -> None:
     # baseline-built: the baseline's commit is on its line, the index not yet named.
     root = tmp_path / "work"
     root.mkdir()
-    subprocess.run([*GIT, "init", "-q", str(root)], env=ENV, check=True)
+    if layout == "git":
+        subprocess.run([*GIT, "init", "-q", str(root)], env=ENV, check=True)
     (root / "a.txt").write_bytes(b"a0\n")
     child = cli(root, "init", crash="baseline-built")
     assert child.returncode == KILLED, (child.returncode, child.stdout, child.stderr)
     assert _line(root) == ["snapline 0: init: baseline"]
-    assert not (root / ".git" / "snapline" / "index.db").exists()
+    state = root / (".git/snapline" if layout == "git" else ".snapline")
+    assert not (state / "index.db").exists()
     assert assert_healthy(root) == 0  # the index is built from the ref
     again = cli(root, "init")
     assert again.returncode == 2 and "already has a snapline store" in again.stderr

@@ -63,11 +63,14 @@ def test_a_clone_says_how_to_get_the_history_then_builds_its_index_from_the_refs
 
 
 def test_below_a_work_tree_top_and_with_in_tree_the_store_is_in_the_tree(tmp_path: Path) -> None:
+    # Below a work tree's top: the private repository (issue 37.7), never the work tree's.
     repo = new_repo(tmp_path / "repo", {"sub/a.txt": "a\n", "b.txt": "b\n"})
     below = Repo(repo.path / "sub")
     below.ok("init")
-    assert (below.path / ".snapline" / "ledger").is_dir()
+    assert (below.path / ".snapline" / "repo" / "HEAD").is_file()
+    assert not (below.path / ".snapline" / "ledger").exists()
     assert not (repo.path / ".git" / "snapline").exists() and _lines(repo) == []
+    assert repo.git("status", "--porcelain") == ""  # .snapline/ ignored, nothing to commit
 
     other = new_repo(tmp_path / "other", {"a.txt": "a\n"})
     other.ok("init", "--in-tree")

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,17 @@ from snapline import Workspace
 from snapline.milestones import MilestoneRecordError, validate_milestones
 from snapline.milestones.seal import GENESIS, milestone_chain_hash
 from snapline.store import MilestoneRow, SqliteStore
+
+
+@pytest.fixture
+def ws(root: Path) -> Iterator[Workspace]:
+    """The root conftest's workspace, on the in-tree ledger: this file's checks read its files."""
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('hello')\n")
+    (root / "README.md").write_text("# demo\n")
+    workspace = Workspace.init(root, in_tree=True)
+    yield workspace
+    workspace.close()
 
 
 def _db(ws: Workspace) -> Path:

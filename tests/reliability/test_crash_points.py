@@ -6,6 +6,10 @@ would stop it. The test then reopens the workspace as the next user would and ch
 the guarantees of DESIGN.md point 5: the store opens without manual repair, validates,
 still holds (and rebuilds exactly) every snapshot acknowledged before the kill, and the
 workspace is wholly at the old or the new state, in sync with the history.
+
+These run on the in-tree ledger (``init --in-tree``), whose steps they name; the refs
+store's (in git, and outside git on its private repository: the same code) are killed
+by tests/history_refs/test_crash.py.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ def _history(root: Path) -> dict[int, dict[str, bytes]]:
     for rel, data in _BASELINE.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         ws.write_file("a.txt", "a1\n")  # 1
         with ws.track(["a.txt", "b.txt", "dir", "e.txt"], tool="edit") as _:  # 2
             (root / "a.txt").write_text("a2\n")
@@ -306,14 +310,14 @@ def test_kill_while_building_the_baseline(tmp_path: Path) -> None:
     for rel, data in _BASELINE.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
-    child = cli(root, "init", crash="baseline-built")
+    child = cli(root, "init", "--in-tree", crash="baseline-built")
     assert child.returncode == KILLED
     figures.add("crash_steps_killed")
     with pytest.raises(NotInitializedError):
         Workspace.open(root)
     status = cli(root, "status")
     assert status.returncode == 2 and "snapline init" in status.stderr
-    assert cli(root, "init").returncode == 0
+    assert cli(root, "init", "--in-tree").returncode == 0
     local = sorted(p.name for p in (root / ".snapline").iterdir())
     # workspace: the token the index is held to (store/ledger/opening.py)
     assert local == [".gitignore", "index.db", "ledger", "lock", "workspace"]
@@ -356,7 +360,7 @@ def test_kill_while_replacing_a_file_tracked_by_hash_only(
     root = tmp_path / "ws"
     root.mkdir()
     (root / "small.txt").write_text("small\n")
-    with Workspace.init(root, large_file_limit=4096) as ws:
+    with Workspace.init(root, large_file_limit=4096, in_tree=True) as ws:
         if call == "rollback":
             (root / "big.bin").write_bytes(_BIG)
             ws.record(tool="edit")

@@ -100,7 +100,7 @@ def _history(root: Path) -> None:
     """0: a.txt; 1: victim.txt added; 2: victim.txt deleted (so the known state is clean)."""
     root.mkdir()
     (root / "a.txt").write_text("a\n")
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         ws.write_file("victim.txt", _PAYLOAD)
         ws.delete_file("victim.txt")
 
@@ -179,7 +179,7 @@ def test_an_unsafe_path_in_the_known_state_stops_every_writer(
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text("a\n")
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         ws.write_file("victim.txt", _PAYLOAD)
     bad = "../outside/secret.txt"
     sql(root, "UPDATE changes SET path = ? WHERE path = 'victim.txt'", bad)
@@ -222,7 +222,7 @@ def test_a_crafted_symlink_is_never_written_through(
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text("a\n")
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         (root / "link").symlink_to(sentinel)
         ws.record(tool="edit")  # 1: link -> outside, recorded as a symlink
         (root / "link").unlink()
@@ -273,7 +273,7 @@ def test_a_symlinked_directory_in_the_root_is_never_written_through(
     root.mkdir()
     (root / "sub").mkdir()
     (root / "sub" / "keep.txt").write_text("ours\n")
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         ws.write_file("sub/keep.txt", "ours, edited\n")
         # The directory becomes a symlink to the sentinel, which has its own keep.txt.
         for child in (root / "sub").iterdir():

@@ -39,7 +39,7 @@ def _workspace(tmp_path: Path) -> Path:
     (root / "a.txt").write_text(_LONG)
     (root / "tiny.txt").write_text("t0\n")
     (root / "bin.dat").write_bytes(bytes(range(256)) * 4)
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         ws.write_file("a.txt", _LONG.replace("line 7 ", "LINE 7 "))  # 1: delta
         ws.write_file("new.txt", "x")  # 2: full, stored raw
         ws.write_file("tiny.txt", "t3\n")  # 3: delta

@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from snapline import Workspace
+
+
+@pytest.fixture
+def ws(root: Path) -> Iterator[Workspace]:
+    """The root conftest's workspace, on the in-tree ledger: this file's checks read its files."""
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('hello')\n")
+    (root / "README.md").write_text("# demo\n")
+    workspace = Workspace.init(root, in_tree=True)
+    yield workspace
+    workspace.close()
 
 
 def _tamper(ws: Workspace, sql: str, *params: object) -> None:

@@ -28,10 +28,10 @@ _SCRIPTS = {
 }
 
 
-def _workspace(path: Path) -> Path:
+def _workspace(path: Path, *, in_tree: bool = False) -> Path:
     path.mkdir(parents=True)
     (path / "a.txt").write_text("a\n")
-    Workspace.init(path).close()
+    Workspace.init(path, in_tree=in_tree).close()
     return path
 
 
@@ -74,7 +74,7 @@ def test_a_copy_given_the_deleted_stores_inode_number_is_still_found(
     # `rm -rf .snapline && cp -r copy .snapline`: ext4 may give the copy's directory the
     # number the deleted one had (2 runs of 20 here, before the store's inode was held).
     # Forced here by construction: the path reports the number the store had at open.
-    root = _workspace(tmp_path / "ws")
+    root = _workspace(tmp_path / "ws", in_tree=True)  # the ledger's directory is stat'ed
     ledger = root / ".snapline" / "ledger"
     real_stat = os.stat
     with Workspace.open(root) as ws:
