@@ -459,14 +459,21 @@ def _pack_bytes(bench: Bench, repo: Path, revisions: str) -> int:
 
 
 def _line_shares(bench: Bench, repo: Path) -> tuple[int, int, int]:
-    """The line's snapshots, its baseline snapshot's pack bytes, and the rest's."""
+    """The line's snapshots, its baseline snapshot's pack bytes, and the rest's.
+
+    Each as the history's push sends it to a remote holding the user's branch
+    (``origin/main``): ``git pack-objects --revs`` of the commits, less what the
+    branch reaches. The line's first commit is the last one ``origin/main`` does not
+    reach along first parents (its parent, if any, is the user's commit).
+    """
     line = bench.git(repo, "for-each-ref", "--format=%(refname)", "refs/snapline/lines/")
     ref = line.stdout.split()[0]
-    root = bench.git(repo, "rev-list", "--max-parents=0", ref).stdout.split()[0]
-    count = int(bench.git(repo, "rev-list", "--count", ref).stdout)
+    own = bench.git(repo, "rev-list", "--first-parent", ref, "--not", "origin/main")
+    commits = own.stdout.split()
+    root = commits[-1]
     return (
-        count,
-        _pack_bytes(bench, repo, root + "\n"),
+        len(commits),
+        _pack_bytes(bench, repo, f"{root}\n^origin/main\n"),
         _pack_bytes(bench, repo, f"{ref}\n^{root}\n"),
     )
 
@@ -533,13 +540,13 @@ def _session(refs: _Refs) -> RowResult:
             + ". With the hook the history is pushed from inside the branch's push (the "
             "hook runs `snapline push`); without it, by `snapline push` after `git push`. "
             f"Ratio without the hook: {explicit / plain:.2f}.",
-            f"What the history push holds (`git pack-objects --revs` of the line, in the "
-            f"same clone): the baseline snapshot, the whole tree at `init`, "
-            f"{format_bytes(baseline)}; the {snapshots - 1:,} snapshots after it "
-            f"{format_bytes(rest)} ({rest / max(1, snapshots - 1):,.0f} B a snapshot). The "
-            "remote already holds the baseline's files through the user's branch, but the "
-            "line's first commit has no parent among the user's commits, and git's push "
-            "leaves out only what the boundary commits of what it sends reach.",
+            f"What the history push holds (`git pack-objects --revs` of the line less "
+            f"`origin/main`, in the same clone): the baseline snapshot (the tree at `init`, "
+            f"whose commit's parent is the user's commit that the remote holds, so that "
+            f"git's push leaves its files out) {format_bytes(baseline)}; the "
+            f"{snapshots - 1:,} snapshots after it {format_bytes(rest)} "
+            f"({rest / max(1, snapshots - 1):,.0f} B a snapshot: its commit, its record, "
+            "the trees on the changed path, the file's new version).",
         ],
     )
 

@@ -37,7 +37,7 @@ def _commit(repo: Repo, message: str) -> None:
 def _clone(tmp_path: Path, origin: Path, name: str, layout: str) -> Repo:
     repo = Repo(tmp_path / name)
     Repo(tmp_path).git("clone", "-q", str(origin), str(repo.path))
-    if layout == "refs":
+    if layout.startswith("refs"):
         repo.ok("fetch", "origin")
         repo.ok("push", "--install-hook")  # a clone has no hooks of its own
     return repo
@@ -57,13 +57,24 @@ class Team:
 def _team(tmp_path: Path, layout: str, merging: str = "merge") -> Team:
     origin = tmp_path / "origin.git"
     maintainer = new_repo(tmp_path / "maintainer", {"app.py": "v0\n", "lib.py": "x = 0\n"})
+    if layout == "refs-published":
+        # main on the remote before init: the baseline's commit has it as its parent.
+        maintainer.git("init", "-q", "--bare", str(origin))
+        maintainer.git("remote", "add", "origin", str(origin))
+        maintainer.git("push", "-q", "origin", "main")
     maintainer.ok("init", *(["--in-tree"] if layout == "in-tree" else []))
+    if layout == "refs-published":
+        refs = maintainer.git("for-each-ref", "--format=%(refname)", "refs/snapline/lines/")
+        (line,) = refs.split()
+        parent = maintainer.git("rev-parse", line + "^@")
+        assert parent == maintainer.git("rev-parse", "main")
     (maintainer.path / "app.py").write_text("v1\n")
     maintainer.ok("record", "app.py", "-m", "v1")
     maintainer.ok("milestone", "create", "--title", "first")
     _commit(maintainer, "v1")
-    maintainer.git("init", "-q", "--bare", str(origin))
-    maintainer.git("remote", "add", "origin", str(origin))
+    if layout != "refs-published":
+        maintainer.git("init", "-q", "--bare", str(origin))
+        maintainer.git("remote", "add", "origin", str(origin))
     maintainer.git("push", "-q", "origin", "main")
 
     agent = _clone(tmp_path, origin, "agent", layout)
@@ -83,7 +94,7 @@ def _team(tmp_path: Path, layout: str, merging: str = "merge") -> Team:
     _commit(maintainer, "v2")
     main_head = _json(maintainer, "log")[0]["id"]
     maintainer.git("fetch", "-q", "origin")
-    if layout == "refs":
+    if layout.startswith("refs"):
         maintainer.ok("fetch", "origin")
     if merging == "squash":
         maintainer.git("merge", "-q", "--squash", "origin/feature")
@@ -93,8 +104,11 @@ def _team(tmp_path: Path, layout: str, merging: str = "merge") -> Team:
     return Team(layout, origin, maintainer, ids, main_head)
 
 
-@pytest.mark.parametrize("merging", ["merge", "squash"])
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("layout", "merging"),
+    [(layout, merging) for layout in LAYOUTS for merging in ("merge", "squash")]
+    + [("refs-published", "merge")],
+)
 def test_merge_joins_another_clones_line_and_its_milestone(
     tmp_path: Path, layout: str, merging: str
 ) -> None:
@@ -127,7 +141,7 @@ def test_merge_joins_another_clones_line_and_its_milestone(
     repo.ok("rollback", "--to", f"id:{team.agent_ids[0]}", "lib.py")
     assert (repo.path / "lib.py").read_text() == "x = 1\n"
     _commit(repo, "merged and on")
-    if team.layout == "refs":
+    if team.layout.startswith("refs"):
         assert repo.git("status", "--porcelain") == ""
     repo.git("push", "-q", "origin", "main")
 

@@ -41,16 +41,26 @@ def _ci(tmp_path: Path, origin: Path, name: str) -> Repo:
     return ci
 
 
-@pytest.mark.parametrize("merging", ["squash", "rebase"])
+@pytest.mark.parametrize(
+    ("merging", "published"), [("squash", False), ("rebase", False), ("squash", True)]
+)
 def test_two_agents_record_push_and_are_merged_and_ci_verifies(
-    tmp_path: Path, merging: str
+    tmp_path: Path, merging: str, published: bool
 ) -> None:
     origin = tmp_path / "origin.git"
     maintainer = new_repo(tmp_path / "maintainer", {"app.py": "print('v0')\n", "lib.py": "x = 0\n"})
-    maintainer.ok("init")  # installs the pre-push hook
+    if not published:
+        maintainer.ok("init")  # installs the pre-push hook
     maintainer.git("init", "-q", "--bare", str(origin))
     maintainer.git("remote", "add", "origin", str(origin))
     maintainer.git("push", "-q", "origin", "main")
+    if published:
+        # main is on the remote first: the baseline's commit has it as its parent.
+        maintainer.ok("init")
+        maintainer.ok("push")
+        first = maintainer.git("rev-list", "--first-parent", *_lines(maintainer), "--not", "main")
+        parent = maintainer.git("rev-parse", first.split()[-1] + "^@")
+        assert parent == maintainer.git("rev-parse", "main")
     origin_repo = Repo(origin)
     assert len(_lines(origin_repo)) == 1
 
