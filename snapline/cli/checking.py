@@ -21,6 +21,7 @@ from snapline.cli.workspaces import DEFAULT_TIMEOUT, open_workspace
 
 if TYPE_CHECKING:
     from snapline import Report
+    from snapline.snapshots.snapshot import Explained
 
 __all__ = ["fast_verify", "verify_command"]
 
@@ -82,7 +83,7 @@ def verify_command(
             # last check; otherwise (and at any doubt, and with --full, which never
             # trusts it) the whole workspace is walked.
             changes = watched(ws.root, trust=not full)
-            problems, since = verify_problems(ws, full=full, deep=deep, changes=changes)
+            problems, since, explained = verify_problems(ws, full=full, deep=deep, changes=changes)
             latest = ws.latest
     except SnaplineError as error:
         if not as_json and not github:
@@ -91,11 +92,11 @@ def verify_command(
     if not problems and not as_json and report_path is None:
         # What CI and hooks see on almost every run, said without building the
         # report's model (and loading pydantic for it).
-        _echo_ok(since, latest)
+        _echo_ok(since, latest, explained)
         return 0
     from snapline.snapshots.snapshot import Report
 
-    report = Report(problems=tuple(problems), since=since)
+    report = Report(problems=tuple(problems), since=since, explained=explained)
     if as_json:
         echo_json(report.to_json())
     elif github:
@@ -158,7 +159,7 @@ def _echo_summary(report: Report, latest: int, *, list_problems: bool) -> None:
     from snapline.cli.render import echo_problems
 
     if report.ok:
-        _echo_ok(report.since, latest)
+        _echo_ok(report.since, latest, report.explained)
         return
     what = "the store is corrupt" if report.corrupt else "verification failed"
     # With annotations the problems are already on stdout; the headline is for people.
@@ -167,7 +168,7 @@ def _echo_summary(report: Report, latest: int, *, list_problems: bool) -> None:
         echo_problems(report.problems)
 
 
-def _echo_ok(since: int | None, latest: int) -> None:
+def _echo_ok(since: int | None, latest: int, explained: Explained | None) -> None:
     from snapline.cli.output import echo
 
     if since is None:
@@ -177,4 +178,9 @@ def _echo_ok(since: int | None, latest: int) -> None:
         checked = (
             f"snapshots 0..{latest} verified ({earlier} by an earlier check; --full rereads them)"
         )
-    echo(("ok", "bold green"), f": {checked}, the workspace matches the latest snapshot")
+    # As git says what it decided: a checkout held to a recorded state (or git's clean
+    # merge of states) other than the latest snapshot's names them.
+    matched = "the workspace matches the latest snapshot"
+    if explained is not None:
+        matched = explained.describe()
+    echo(("ok", "bold green"), f": {checked}, {matched}")

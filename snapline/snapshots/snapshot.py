@@ -16,9 +16,13 @@ from pydantic import Field
 from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
 from snapline.values import FrozenModel
 
+_MAX_NAMED = 3
+
 __all__ = [
     "SNAPSHOT_VERSION",
     "ChangeKind",
+    "Explained",
+    "ExplainingSnapshot",
     "FileChange",
     "Problem",
     "Report",
@@ -115,6 +119,38 @@ class Problem(FrozenModel):
     severity: Literal["error", "corrupt"] = "error"
 
 
+class ExplainingSnapshot(FrozenModel):
+    """A snapshot that explains a checkout: its line's id, its number there, its id."""
+
+    line: str
+    number: int
+    id: str
+
+
+class Explained(FrozenModel):
+    """What explained a checkout whose files are not the latest snapshot's state.
+
+    ``merge``: the files are git's clean merge of the ``snapshots``' states (in merge
+    order); otherwise they are the state that each of the ``snapshots`` recorded.
+    """
+
+    merge: bool
+    snapshots: tuple[ExplainingSnapshot, ...]
+
+    def describe(self) -> str:
+        """``the checkout is git's clean merge of snapshot 2 (id:…) on line … and …``."""
+        named = [
+            f"snapshot {s.number} (id:{s.id[:8]}) on line {s.line[:8]}"
+            for s in self.snapshots[:_MAX_NAMED]
+        ]
+        if len(self.snapshots) > _MAX_NAMED:
+            named.append(f"{len(self.snapshots) - _MAX_NAMED} more")
+        if self.merge and len(named) > 1:
+            listed = ", ".join(named[:-1]) + f" and {named[-1]}"
+            return f"the checkout is git's clean merge of {listed}"
+        return "the checkout is the state recorded by " + ", or ".join(named)
+
+
 class Report(FrozenModel):
     """The result of ``validate()``, ``verify()`` or ``check_sync()``: ``ok`` without problems.
 
@@ -125,6 +161,10 @@ class Report(FrozenModel):
 
     problems: tuple[Problem, ...] = ()
     since: int | None = None
+    explained: Explained | None = None
+    """A ``verify()`` of a checkout that reads a history on git's refs whose files are not
+    the latest snapshot's state: the recorded state (or git's clean merge of states) that
+    they are."""
 
     @property
     def ok(self) -> bool:
@@ -137,11 +177,16 @@ class Report(FrozenModel):
         return any(p.severity == "corrupt" for p in self.problems)
 
     def to_json(self) -> dict[str, Any]:
-        """The report's stable JSON shape: ``ok``, the problems, and ``since`` when set."""
+        """The report's stable JSON shape: ``ok``, the problems, and when set ``since``.
+
+        And ``explained`` (``{"merge", "snapshots": [{"line", "number", "id"}]}``) when set.
+        """
         shape: dict[str, Any] = {
             "ok": self.ok,
             "problems": [p.model_dump(mode="json") for p in self.problems],
         }
         if self.since is not None:
             shape["since"] = self.since
+        if self.explained is not None:
+            shape["explained"] = self.explained.model_dump(mode="json")
         return shape

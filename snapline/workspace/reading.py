@@ -275,8 +275,8 @@ class Reading(WorkspaceBase):
         """
         from snapline.snapshots.snapshot import Report
 
-        problems, since = verify_problems(self, full=full, deep=deep)
-        return Report(problems=tuple(problems), since=since)
+        problems, since, explained = verify_problems(self, full=full, deep=deep)
+        return Report(problems=tuple(problems), since=since, explained=explained)
 
     def report(
         # The page reads only what PageReader names; the whole Workspace is one, and

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.read.headers import SnapshotHeader
     from snapline.snapshots.record.monitored import Changes
     from snapline.snapshots.record.recorded import Recorded
-    from snapline.snapshots.snapshot import Problem, Snapshot
+    from snapline.snapshots.snapshot import Explained, Problem, Snapshot
     from snapline.workspace.reading import Reading
     from snapline.workspace.recording import Recording
 
@@ -104,8 +104,8 @@ def sync_problems(
 
 def verify_problems(
     ws: Reading, *, full: bool, deep: bool, changes: Changes | None = None
-) -> tuple[list[Problem], int | None]:
-    """:meth:`Reading.verify <snapline.Workspace.verify>`'s problems, and where it started.
+) -> tuple[list[Problem], int | None, Explained | None]:
+    """:meth:`Reading.verify <snapline.Workspace.verify>`'s problems, where it started, and why ok.
 
     ``snapline verify`` runs in CI and in hooks, and mostly finds nothing: models are
     built only for the problems found.
@@ -117,8 +117,10 @@ def verify_problems(
         changes: A file-system monitor's view, as :func:`sync_problems` takes it.
 
     Returns:
-        The problems of the history, then of the workspace; and ``since``, the
-        checkpoint's snapshot when only what came after it was checked, else ``None``.
+        The problems of the history, then of the workspace; ``since``, the
+        checkpoint's snapshot when only what came after it was checked, else ``None``;
+        and, for a checkout that reads a history on refs whose files are not the latest
+        snapshot's state, what explained them (``snapshots/check/explained.py``).
     """
     from snapline.validation import check_history
 
@@ -129,19 +131,20 @@ def verify_problems(
         # The disk cannot be compared with a known state that names a path outside
         # the root; say so once, next to what validation found.
         if any(p.kind == "unsafe-path" and p.path == error.path for p in checked.problems):
-            return checked.problems, checked.since
+            return checked.problems, checked.since, None
         from snapline.snapshots.found import make_problem
 
         unsafe = make_problem(
             kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
         )
-        return [*checked.problems, unsafe], checked.since
+        return [*checked.problems, unsafe], checked.since, None
+    explained = None
     if sync:
         from snapline.snapshots.check.explained import explain_checkout
 
         # A checkout of a commit git merged (CI): its files against every line's states.
-        sync = explain_checkout(ws.root, ws._store, sync)
-    return checked.problems + sync, checked.since
+        sync, explained = explain_checkout(ws.root, ws._store, sync)
+    return checked.problems + sync, checked.since, explained
 
 
 def log_headers(

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from snapline.snapshots.found import make_problem
-from snapline.snapshots.snapshot import Problem
+from snapline.snapshots.snapshot import Explained, ExplainingSnapshot, Problem
 from snapline.store.protocol import StoreReader
 
 __all__ = ["DRIFT_KINDS", "explain_checkout"]
@@ -29,7 +29,9 @@ DRIFT_KINDS = frozenset({"modified", "deleted", "untracked"})
 """The sync problems an explanation can settle: a file that differs from the latest state."""
 
 
-def explain_checkout(root: Path, store: StoreReader, problems: list[Problem]) -> list[Problem]:
+def explain_checkout(
+    root: Path, store: StoreReader, problems: list[Problem]
+) -> tuple[list[Problem], Explained | None]:
     """``problems`` (a sync check's), settled by the refs' lines when the checkout is a commit.
 
     Args:
@@ -41,33 +43,40 @@ def explain_checkout(root: Path, store: StoreReader, problems: list[Problem]) ->
         ``problems`` unchanged when there is no drift, the history is not on refs, this
         work tree wrote to it, or it has changes git has not committed. Otherwise the
         other problems, and when the checkout's files are not explained, one
-        ``unexplained`` problem per path that no snapshot explains.
+        ``unexplained`` problem per path that no snapshot explains. Second, what
+        explained the files when they were (``None`` otherwise), for ``verify`` to say.
 
     Raises:
         DamagedLineError: If a line is damaged or crafted (exit 3).
     """
     if not any(problem.kind in DRIFT_KINDS for problem in problems):
-        return problems
+        return problems, None
     from snapline.store.refs.store import RefsStore
 
     if not isinstance(store, RefsStore) or store.wrote_here():
-        return problems
+        return problems, None
     from snapline.store.refs.catalog import Catalog
     from snapline.store.refs.disk import explain_workspace, scoped_tree
+    from snapline.store.refs.explain import Verdict
 
     repository = store.repo
     head = repository.head_tree()
     if head is None:
-        return problems
+        return problems, None
     catalog = Catalog(repository)
     explanation, disk = explain_workspace(root, repository, catalog=catalog)
     if disk.left_out or scoped_tree(repository, head, root, catalog.paths()).tree != disk.tree:
-        return problems  # not a clean checkout of HEAD: held to the latest snapshot
+        return problems, None  # not a clean checkout of HEAD: held to the latest snapshot
     others = [problem for problem in problems if problem.kind not in DRIFT_KINDS]
     if explanation.explained:
-        return others
+        places = tuple(
+            ExplainingSnapshot(line=place.line, number=place.number, id=place.id)
+            for place in explanation.snapshots
+        )
+        merge = explanation.verdict is Verdict.MERGED
+        return others, Explained(merge=merge, snapshots=places) if places else None
     if not explanation.paths:
-        return problems  # nothing to explain it with (no line): the drift stands
+        return problems, None  # nothing to explain it with (no line): the drift stands
     return others + [
         make_problem(
             kind="unexplained",
@@ -77,4 +86,4 @@ def explain_checkout(root: Path, store: StoreReader, problems: list[Problem]) ->
             "changed (`snapline resync`), then `snapline push`",
         )
         for path in explanation.paths
-    ]
+    ], None

@@ -1,0 +1,110 @@
+"""``verify`` of a checkout explained by the refs says what explained it, as git says what it did.
+
+A checkout that only reads the history (CI's clone) passes when its files are a recorded
+state or git's clean merge of such states (issue 37, point 4). The "ok" line used to say
+"the workspace matches the latest snapshot" then too, which was not what was checked:
+it names the snapshot (or the snapshots merged) now, and ``--json`` carries them under a
+new key, ``explained``, the other keys unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.history_refs.gitrepo import Repo, new_repo
+from tests.history_refs.test_team import _agent, _ci
+
+
+def _origin(tmp_path: Path) -> tuple[Path, Repo]:
+    origin = tmp_path / "origin.git"
+    maintainer = new_repo(tmp_path / "maintainer", {"app.py": "print('v0')\n", "lib.py": "x = 0\n"})
+    maintainer.ok("init")
+    maintainer.git("init", "-q", "--bare", str(origin))
+    maintainer.git("remote", "add", "origin", str(origin))
+    maintainer.git("push", "-q", "origin", "main")
+    return origin, maintainer
+
+
+def _latest_id(repo: Repo) -> str:
+    return str(json.loads(repo.ok("log", "--json"))[0]["id"])
+
+
+def test_verify_of_a_squash_merge_names_the_snapshots_git_merged(tmp_path: Path) -> None:
+    origin, maintainer = _origin(tmp_path)
+    a = _agent(tmp_path, origin, "a", "app.py", "print('a')\n")
+    b = _agent(tmp_path, origin, "b", "lib.py", "x = 'b'\n")
+    ids = {_latest_id(a), _latest_id(b)}
+    maintainer.git("fetch", "-q", "origin")
+    for name in ("a", "b"):
+        maintainer.git("merge", "-q", "--squash", f"origin/{name}")
+        maintainer.git("commit", "-qm", f"merge {name} (squashed)")
+    maintainer.git("push", "-q", "origin", "main")
+
+    ci = _ci(tmp_path, origin, "ci")
+    verified = ci.snap("verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    said = verified.stdout
+    assert "git's clean merge of" in said, said
+    assert "matches the latest snapshot" not in said
+    assert all(f"id:{id_[:8]}" in said for id_ in ids), said
+    shape = json.loads(ci.ok("verify", "--json"))
+    assert (shape["ok"], shape["problems"]) == (True, [])
+    assert shape["explained"]["merge"] is True
+    assert {s["id"] for s in shape["explained"]["snapshots"]} == ids
+
+
+def test_verify_of_an_older_commit_names_the_snapshot_it_is(tmp_path: Path) -> None:
+    origin, maintainer = _origin(tmp_path)
+    ids = []
+    for text in ("print('v1')\n", "print('v2')\n"):
+        (maintainer.path / "app.py").write_text(text)
+        maintainer.ok("record", "app.py", "-m", text.strip())
+        maintainer.git("commit", "-qam", text.strip())
+        ids.append(_latest_id(maintainer))
+    maintainer.git("push", "-q", "origin", "main")
+
+    ci = _ci(tmp_path, origin, "ci")
+    assert ci.snap("verify").returncode == 0  # its index follows the tip from here on
+    ci.git("checkout", "-q", "HEAD~1")
+    verified = ci.snap("verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert f"the state recorded by snapshot 1 (id:{ids[0][:8]})" in verified.stdout
+    explained = json.loads(ci.ok("verify", "--json"))["explained"]
+    assert explained["merge"] is False
+    assert [(s["number"], s["id"]) for s in explained["snapshots"]] == [(1, ids[0])]
+    # At the tip the files are the latest snapshot's: said as before, no new key.
+    ci.git("checkout", "-q", "main")
+    assert "the workspace matches the latest snapshot" in ci.ok("verify")
+    assert "explained" not in json.loads(ci.ok("verify", "--json"))
+
+
+def test_a_clone_checked_out_behind_the_tip_stands_at_its_snapshot(tmp_path: Path) -> None:
+    # Issue 37, point 2: the files of a clone checked out at HEAD~1 are snapshot 1's;
+    # followed to the tip, they were drift (status) and a record claimed v2 -> v1b.
+    origin, maintainer = _origin(tmp_path)
+    for text in ("print('v1')\n", "print('v2')\n"):
+        (maintainer.path / "app.py").write_text(text)
+        maintainer.ok("record", "app.py", "-m", text.strip())
+        maintainer.git("commit", "-qam", text.strip())
+    maintainer.git("push", "-q", "origin", "main")
+    ids = [s["id"] for s in json.loads(maintainer.ok("log", "--json"))]
+
+    clone = Repo(tmp_path / "clone")
+    Repo(tmp_path).git("clone", "-q", str(origin), str(clone.path))
+    clone.git("checkout", "-q", "HEAD~1")
+    clone.ok("fetch", "origin")
+    status = json.loads(clone.ok("status", "--json"))
+    assert (status["in_sync"], status["drift"]) == (True, [])
+    assert "snapshots 0..1 verified" in clone.ok("verify")
+    (clone.path / "app.py").write_text("print('v1b')\n")
+    clone.ok("record", "app.py", "-m", "v1b")
+    shown = clone.ok("show", "latest")
+    assert "-print('v1')" in shown and "+print('v1b')" in shown  # from its snapshot
+    fork = json.loads(clone.ok("log", "--json"))[0]
+    assert (fork["number"], fork["parent_id"]) == (2, ids[1])
+    clone.git("commit", "-qam", "v1b")
+    clone.git("switch", "-q", "main")
+    # Nothing lost: the tip's snapshot and the fork's, each by its id.
+    for id_ in [*ids, fork["id"]]:
+        assert json.loads(clone.ok("show", f"id:{id_}", "--json"))["id"] == id_
