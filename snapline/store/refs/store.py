@@ -153,7 +153,7 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
         self._this_write = _ThisWriteOnly(self._pending)
         self.marks = MarkTable(index.connection)
         self.changes = _Changes(index.changes, self._this_write)
-        self.blobs = SideBlobs(index.connection)
+        self.blobs = SideBlobs(index.connection, repo)
         self._joining: dict[str, tuple[SideRow, LineSnapshot]] = {}
 
     def _seal(self, number: int, skipped: str, chain_hash: str) -> None:
@@ -304,7 +304,7 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
             entry = self.repo.entry(self.repo.read_commit(parent).tree, STATE)
             before = None if entry is None else entry.id
         changes = self.index.changes.of(row.number)
-        edits = state_edits(self.repo, before, changes, self.index.blobs, self.path)
+        edits = state_edits(self.repo, before, changes, self.blobs, self.path)
         commit = append_snapshot(
             self.repo, line, row, changes, edits, tip=tip, fork=fork, merges=merges
         )
