@@ -12,6 +12,8 @@ __all__ = [
     "PackedSizeError",
     "UnknownCodecError",
     "decode_text",
+    "git_reference",
+    "git_referenced",
     "pack",
     "pack_raw",
     "tombstone",
@@ -26,6 +28,9 @@ _RAW = b"r"
 _ZLIB = b"z"
 # A forgotten value (``snapline forget``): what remains is the SHA-256 of its text.
 _FORGOTTEN = b"f"
+# Kept in git's object database (a history on git's refs): the value is the blob's id,
+# which the store that wrote it resolves (``store/refs/otherlines.py``), never unpack.
+_GIT = b"g"
 _LEVEL = 6
 FAST = 1
 """The level for bulk work (the baseline): measured on source text, 3x faster than the
@@ -59,6 +64,18 @@ def tombstone(digest: str) -> bytes:
 def tombstone_digest(packed: bytes) -> str | None:
     """The digest a tombstone keeps, or ``None`` when ``packed`` is not one."""
     if packed[:1] != _FORGOTTEN:
+        return None
+    return packed[1:].decode("ascii", "replace")
+
+
+def git_reference(blob_id: str) -> bytes:
+    """The packed value of a content kept as git's blob ``blob_id``, not copied."""
+    return _GIT + blob_id.encode("ascii")
+
+
+def git_referenced(packed: bytes) -> str | None:
+    """The blob id a :func:`git_reference` names, or ``None`` when ``packed`` is not one."""
+    if packed[:1] != _GIT:
         return None
     return packed[1:].decode("ascii", "replace")
 
@@ -116,6 +133,10 @@ def unpack(packed: bytes, *, limit: int) -> bytes:
         return bytes(body)
     if codec == _FORGOTTEN:
         raise ForgottenContentError("its content was forgotten (`snapline forget`)")
+    if codec == _GIT:
+        # Reached only when the store could not resolve it (the blob is missing).
+        blob = body[:64].decode("ascii", "replace")
+        raise UnknownCodecError(f"it is git's blob {blob}, which is missing or unreadable")
     raise UnknownCodecError(f"unknown codec {codec!r}")
 
 

@@ -78,7 +78,8 @@ def check_history(store: Store, *, full: bool = False, deep: bool = False) -> Hi
 
     Args:
         store: The open store.
-        full: Check the whole history whatever the checkpoint says.
+        full: Check the whole history whatever the checkpoint says, and hash the
+            content kept by reference (git's blobs, on git's refs) against its records.
         deep: Also rebuild every recorded version (implies ``full``).
 
     Returns:
@@ -89,7 +90,8 @@ def check_history(store: Store, *, full: bool = False, deep: bool = False) -> Hi
         checkpoint = None if full or deep else store.checkpoint()
         after = _still_holds(store, checkpoint, stamps)
         if after is None or checkpoint is None:
-            problems = _check(store, store.ledger_entries(stamps.keys()), deep=deep)
+            entries = store.ledger_entries(stamps.keys())
+            problems = _check(store, entries, deep=deep, full=full)
             since = None
         else:
             new = [name for name in stamps if name not in checkpoint.stamps]
@@ -111,11 +113,12 @@ def _check(
     entries: Iterable[LedgerEntry],
     *,
     deep: bool = False,
+    full: bool = False,
     after: SnapshotRow | None = None,
     present: Collection[str] = (),
 ) -> list[Problem]:
     verified: dict[int, tuple[str, str]] = {}
-    problems = validate_history(store, deep=deep, after=after, verified=verified)
+    problems = validate_history(store, deep=deep, full=full, after=after, verified=verified)
     problems += validate_milestones(store)
     # Read back only now: the history's replay of the known state is gone, and the
     # parsed files are not held beside it (the peak of a first verify, issue 30).

@@ -10,6 +10,9 @@ __all__ = ["BlobTable"]
 
 _BATCH = 500
 """Hashes per ``IN (...)`` query: well under SQLite's bound on parameters."""
+# A content kept by reference (snapline.content.git_reference): length() reads no
+# content, and only a reference is this short and starts with ``g``.
+_REFERENCE = "length(data) <= 65 AND substr(data, 1, 1) = X'67'"
 
 
 class BlobTable(Table):
@@ -76,6 +79,21 @@ class BlobTable(Table):
             found.update(row[0] for row in rows)
         return found
 
+    def referenced_by(self, hashes: Iterable[str]) -> dict[str, str]:
+        """Of ``hashes``, those kept by reference, with the blob id each names."""
+        wanted = list(dict.fromkeys(hashes))
+        found: dict[str, str] = {}
+        for start in range(0, len(wanted), _BATCH):
+            batch = wanted[start : start + _BATCH]
+            marks = ",".join("?" * len(batch))
+            rows = self._c.query(
+                f"SELECT hash, data FROM blobs WHERE hash IN ({marks}) AND {_REFERENCE}", batch
+            )
+            found.update(
+                (hash_, bytes(data)[1:].decode("ascii", "replace")) for hash_, data in rows
+            )
+        return found
+
     def get(self, hash_: str) -> bytes | None:
         """The packed content stored under ``hash_``, or ``None``.
 
@@ -96,6 +114,19 @@ class BlobTable(Table):
             The blobs.
         """
         for hash_, size, data in self._c.stream("SELECT hash, size, data FROM blobs"):
+            yield hash_, size, bytes(data)
+
+    def references(self) -> Iterator[tuple[str, int, bytes]]:
+        """Every blob kept by reference (in git's object database), streamed, as stored.
+
+        The store that keeps them resolves them (``store/refs/otherlines.py``); in a
+        store of its own content there are none.
+
+        Yields:
+            ``(hash, size, packed)``.
+        """
+        query = f"SELECT hash, size, data FROM blobs WHERE {_REFERENCE}"
+        for hash_, size, data in self._c.stream(query):
             yield hash_, size, bytes(data)
 
     def referenced(self) -> set[str]:

@@ -136,6 +136,9 @@ class BlobReader(Protocol):
     def iter(self) -> Iterator[tuple[str, int, bytes]]:
         """Every blob as ``(hash, size, packed)``, streamed."""
 
+    def references(self) -> Iterator[tuple[str, int, bytes]]:
+        """The blobs kept by reference (git's, on git's refs), read, as ``iter`` gives them."""
+
     def referenced(self) -> set[str]:
         """The hash of every blob a recorded change refers to."""
 

@@ -12,19 +12,16 @@ stopping at the first, so ``snapline verify`` can say exactly what and where.
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Literal
 
-from snapline.content import PackedSizeError, UnknownCodecError, unpack
-from snapline.errors import SnaplineError
-from snapline.hashing import hash_bytes, is_hash
-from snapline.paths import UnsafePathError, UnsafeRecordError, check_relpath
+from snapline.hashing import is_hash
+from snapline.paths import UnsafePathError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.check.groups import Groups, shape_problems, stored_content, streamed_pass
+from snapline.snapshots.check.stored import blob_problems, deep_check
 from snapline.snapshots.found import make_problem
 from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
-from snapline.snapshots.read.reconstruct import ForgottenVersionError, Reconstructor
 from snapline.store import ChangeRow, SnapshotRow, StoreReader
 
 if TYPE_CHECKING:
@@ -40,6 +37,7 @@ def validate_history(
     store: StoreReader,
     *,
     deep: bool = False,
+    full: bool = False,
     after: SnapshotRow | None = None,
     verified: dict[int, tuple[str, str]] | None = None,
 ) -> list[Problem]:
@@ -49,6 +47,8 @@ def validate_history(
         store: The open store.
         deep: Also rebuild every recorded file version and verify every stored blob
             against its hash (reads all content; slower).
+        full: Also hash every content the index keeps by reference (a history on
+            git's refs: git's blobs) against its recorded hash.
         after: Check only the snapshots after this one, taking it and everything
             before it as sound (a verify checkpoint); the known state is held to the
             history for the paths those snapshots changed. ``deep`` and SQLite's own
@@ -197,7 +197,9 @@ def validate_history(
         )
     problems.extend(_check_state(store, replay, None if after is None else touched))
     if deep and after is None:
-        problems.extend(_deep_check(store))
+        problems.extend(deep_check(store))
+    elif full and after is None:
+        problems.extend(blob_problems(store.blobs.references()))
     return problems
 
 
@@ -340,53 +342,3 @@ def _state_differences(
             yield row.path, expected, (row.hash, row.mode)
     for path, expected in replay.items():
         yield path, expected, None
-
-
-def _deep_check(store: StoreReader) -> list[Problem]:
-    problems = []
-    for hash_, size, packed in store.blobs.iter():
-        try:
-            actual = hash_bytes(unpack(packed, limit=size))
-        except (UnknownCodecError, PackedSizeError, zlib.error) as error:
-            problems.append(
-                make_problem(
-                    kind="corrupt-content",
-                    severity="corrupt",
-                    expected=hash_,
-                    message=f"stored content {hash_} cannot be read: {error}",
-                )
-            )
-            continue
-        if actual != hash_:
-            problems.append(
-                make_problem(
-                    kind="corrupt-content",
-                    severity="corrupt",
-                    expected=hash_,
-                    actual=actual,
-                    message=f"stored content {hash_} hashes to {actual}",
-                )
-            )
-    rebuilder = Reconstructor(store)
-    for change in store.changes.iter(deltas=True):
-        if change.storage not in ("delta", "full"):
-            continue
-        try:
-            rebuilder.rebuild(change)
-        except UnsafeRecordError:
-            continue  # reported as unsafe-path by the walk above
-        except ForgottenVersionError:
-            # Removed on purpose (`snapline forget`): a tombstone is not damage, and
-            # advising a backup would bring the forgotten bytes back.
-            continue
-        except SnaplineError as error:
-            problems.append(
-                make_problem(
-                    kind="corrupt-content",
-                    severity="corrupt",
-                    path=change.path,
-                    number=change.snapshot,
-                    message=str(error),
-                )
-            )
-    return problems

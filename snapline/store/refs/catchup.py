@@ -15,22 +15,25 @@ main line (the one whose first snapshot is a baseline); others' lines are not jo
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from snapline.content import pack
+from snapline.content import git_reference
 from snapline.store.ledger.tables import ForgetCleanup
 from snapline.store.refs.followed import followed_milestones, read_followed
+from snapline.store.refs.git import MissingObjectError
 from snapline.store.refs.layout import FORGETS, line_ref, milestones_ref
 from snapline.store.refs.marks import PIN
 from snapline.store.refs.reading import (
+    DamagedLineError,
     LineRewrittenError,
     LineSnapshot,
     list_lines,
     read_line,
     read_milestones,
-    read_version,
 )
+from snapline.store.refs.values import TREE_MODE
 from snapline.store.rows import StateRow
 
 if TYPE_CHECKING:
@@ -48,15 +51,17 @@ def find_main_line(store: RefsStore) -> str | None:
         DamagedLineError: If a line read to choose is damaged or crafted.
     """
     known = store.main_line()
-    if known is not None:
-        return known
-    found = [line for line in sorted(list_lines(store.repo)) if _starts_a_history(store, line)]
-    return found[0] if len(found) == 1 else None
+    return known if known is not None else _read_main_line(store)[0]
 
 
-def _starts_a_history(store: RefsStore, line: str) -> bool:
-    snapshots = read_line(store.repo, line)
-    return bool(snapshots) and snapshots[0].record.row.number == 0
+def _read_main_line(store: RefsStore) -> tuple[str | None, list[LineSnapshot]]:
+    """The one line that starts with a baseline, and its snapshots as read to find it."""
+    found = []
+    for line in sorted(list_lines(store.repo)):
+        snapshots = read_line(store.repo, line)
+        if snapshots and snapshots[0].record.row.number == 0:
+            found.append((line, snapshots))
+    return found[0] if len(found) == 1 else (None, [])
 
 
 def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
@@ -78,7 +83,11 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         LineMovedError: If the index holds a snapshot the line does not (the line was
             rewritten, or the index belongs to another history).
     """
-    line = store.followed_line() or find_main_line(store)
+    line = store.followed_line()
+    read: list[LineSnapshot] | None = None
+    if line is None:
+        # An empty index: the main line is read once, to find it and to fill the index.
+        line, read = _read_main_line(store)
     if line is None:
         return 0
     own = store.own_line() is not None
@@ -96,7 +105,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
             take_in(store, forgets)
         forgotten = store.index.forgotten_hashes()
         latest = store.index.snapshots.latest_number()
-        missing, end = _line_after(store, line, -1 if latest is None else latest)
+        missing, end = _line_after(store, line, -1 if latest is None else latest, read)
         last = _pin(store, own, checkout if latest is None else None, missing)
         if last is not None:
             missing = missing[: len(missing) - last]
@@ -152,8 +161,14 @@ def _pin(
     return len(missing) - len(taken)
 
 
-def _line_after(store: RefsStore, line: str, have: int) -> tuple[list[LineSnapshot], str | None]:
-    """The snapshots after the index's latest (``have``), and the commit the line ends at."""
+def _line_after(
+    store: RefsStore, line: str, have: int, read: list[LineSnapshot] | None
+) -> tuple[list[LineSnapshot], str | None]:
+    """The snapshots after the index's latest (``have``), and the commit the line ends at.
+
+    ``read``: the line, read whole already (a main line starts with its baseline, so it
+    is all that is followed), or ``None``.
+    """
     from snapline.store.refs.store import LineMovedError
 
     ref = line_ref(line)
@@ -165,7 +180,7 @@ def _line_after(store: RefsStore, line: str, have: int) -> tuple[list[LineSnapsh
             after = None  # a forget rewrote the line: read it whole
         if after is not None and (not after or after[0].record.row.number == have + 1):
             return after, after[-1].commit if after else mark
-    whole = read_followed(store.repo, line)
+    whole = read if read is not None and have < 0 else read_followed(store.repo, line)
     if have >= 0:
         mine = store.index.snapshots.get(have)
         theirs = whole[have].record.row if have < len(whole) else None
@@ -180,6 +195,7 @@ def _add(store: RefsStore, snapshot: LineSnapshot, forgotten: set[str]) -> None:
     index.snapshots.insert(record.row, record.changes)
     upserts: dict[str, StateRow] = {}
     deletes: set[str] = set()
+    wholes: dict[str, str] = {}
     for change in record.changes:
         if change.old_path is not None:
             deletes.add(change.old_path)
@@ -194,8 +210,43 @@ def _add(store: RefsStore, snapshot: LineSnapshot, forgotten: set[str]) -> None:
         if change.storage == "delta" and change.base_hash in forgotten:
             # Built on a forgotten version: kept whole from the state, so it rebuilds.
             whole = change.result_hash
-        if whole is None or whole in forgotten or index.blobs.has(whole):
+        if whole is None or whole in forgotten:
             continue  # a forgotten version's state holds its tombstone blob
-        data = read_version(store.repo, snapshot, change.path, whole)
-        index.blobs.put(whole, len(data), pack(data))
+        wholes[change.path] = whole
+    if wholes:
+        # Kept by reference to the state's blob: git holds the content once, and it is
+        # read (and hashed) only when used, or by `verify --full` (SideBlobs).
+        blobs = _blob_ids(store, snapshot, wholes)
+        sizes = {change.path: change.size or 0 for change in record.changes}
+        index.blobs.put_many(
+            [(whole, sizes[path], git_reference(blobs[path])) for path, whole in wholes.items()]
+        )
     index.state.set(upserts.values(), deletes - set(upserts))
+
+
+_WALK_ABOVE = 64
+"""Above this many whole versions in one snapshot, its state is listed once (a baseline)
+rather than looked up path by path."""
+
+
+def _blob_ids(store: RefsStore, snapshot: LineSnapshot, paths: Collection[str]) -> dict[str, str]:
+    """The id of the blob each of ``paths`` has in the snapshot's state.
+
+    Raises:
+        DamagedLineError: If the state holds no file at one of them.
+    """
+    repo = store.repo
+    try:
+        if len(paths) > _WALK_ABOVE:
+            listed = dict(repo.walk(snapshot.state))
+            found = {path: listed.get(path) for path in paths}
+        else:
+            found = {path: repo.entry(snapshot.state, path) for path in paths}
+    except MissingObjectError as error:
+        raise DamagedLineError("", snapshot.commit, f"its state: {error}") from None
+    ids = {}
+    for path, entry in found.items():
+        if entry is None or entry.mode == TREE_MODE:
+            raise DamagedLineError("", snapshot.commit, f"its state's {path!r:.80} is missing")
+        ids[path] = entry.id
+    return ids

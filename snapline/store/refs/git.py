@@ -23,6 +23,7 @@ from snapline.store.refs.git_errors import (
 from snapline.store.refs.objects import parse_tree, tree_bytes
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
 from snapline.store.refs.tree_edit import update_tree
+from snapline.store.refs.treediff import tree_changes
 from snapline.store.refs.values import TREE_MODE, Commit, Entry, Merged, TreeChange
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ class GitRepository:
         """Wrap an open repository, or (``None``) the one at ``git_dir``, opened when used."""
         self._opened = repository
         self._git_dir = git_dir
+        self._odb: pygit2.Odb | None = None
 
     @property
     def _repo(self) -> pygit2.Repository:
@@ -120,6 +122,15 @@ class GitRepository:
         import pygit2
 
         return bytes(self._object(id_, pygit2.Blob, "blob").data)
+
+    def has_object(self, id_: str) -> bool:
+        """Whether the object database holds ``id_`` (its index is asked; nothing is read)."""
+        if self._odb is None:
+            self._odb = self._repo.odb
+        try:
+            return bool(self._odb.exists(id_))
+        except ValueError:
+            return False
 
     def entry(self, tree: str, path: str) -> Entry | None:
         """What tree ``tree`` holds at ``path`` (``a/b/c``), or ``None`` if nothing.
@@ -208,34 +219,18 @@ class GitRepository:
         return parse_tree(self._object(tree, pygit2.Tree, "tree").read_raw())
 
     def changes(self, old: str | None, new: str) -> list[TreeChange]:
-        """The files that differ between two trees, in path order.
+        """The files that differ between two trees, in path order (:mod:`.treediff`).
 
         Args:
             old: The tree before, ``None`` for none (every file is added; nothing is written).
             new: The tree after.
 
         Raises:
-            MissingObjectError: If a tree is absent.
+            MissingObjectError: If a tree is absent (or its bytes are not a tree's).
         """
         import pygit2
 
-        after = self._object(new, pygit2.Tree, "tree")
-        before = None if old is None else self._object(old, pygit2.Tree, "tree")
-        diff = after.diff_to_tree(swap=True) if before is None else before.diff_to_tree(after)
-        found: dict[str, TreeChange] = {}
-        for delta in diff.deltas:
-            path = _decode(delta.new_file.raw_path or delta.old_file.raw_path)
-            old_entry = None if delta.status == pygit2.enums.DeltaStatus.ADDED else delta.old_file
-            new_entry = None if delta.status == pygit2.enums.DeltaStatus.DELETED else delta.new_file
-            change = TreeChange(
-                path,
-                None if old_entry is None else Entry(str(old_entry.id), int(old_entry.mode)),
-                None if new_entry is None else Entry(str(new_entry.id), int(new_entry.mode)),
-            )
-            # A file turned into a symlink comes as a deletion and an addition.
-            seen = found.get(path)
-            found[path] = change if seen is None else TreeChange(path, seen.old, change.new)
-        return [found[path] for path in sorted(found)]
+        return tree_changes(lambda t: self._object(t, pygit2.Tree, "tree").read_raw(), old, new)
 
     def walk(self, tree: str) -> Iterator[tuple[str, Entry]]:
         """Every file of ``tree`` with its entry, depth first, in git's order.
@@ -280,10 +275,15 @@ class GitRepository:
         return Commit(id_, str(found.tree_id), parents, found.message)
 
     def _object(self, id_: str, kind: type[_T], name: str) -> _T:
+        import pygit2
+
         try:
             found = self._repo.get(id_)
         except ValueError:
             found = None
+        except pygit2.GitError as error:
+            # libgit2 checks each object's bytes against its id as it reads them.
+            raise MissingObjectError(id_, name, str(error)) from None
         if not isinstance(found, kind):
             raise MissingObjectError(id_, name)
         return found

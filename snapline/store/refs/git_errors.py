@@ -24,15 +24,20 @@ class NotAGitRepositoryError(SnaplineError):
 class MissingObjectError(LookupError):
     """An object a commit, tree or ref names is absent or of another type.
 
+    Also one git finds damaged (its bytes do not hash to its id).
+
     Attributes:
         id: The object's id.
         expected: The type it should have had (``blob``, ``tree``, ``commit``).
     """
 
-    def __init__(self, id_: str, expected: str) -> None:
+    def __init__(self, id_: str, expected: str, damage: str | None = None) -> None:
         self.id = id_
         self.expected = expected
-        super().__init__(f"no {expected} {id_} in the repository")
+        if damage is None:
+            super().__init__(f"no {expected} {id_} in the repository")
+        else:
+            super().__init__(f"the {expected} {id_} in the repository is damaged: {damage}")
 
 
 class RefConflictError(SnaplineError):

@@ -130,11 +130,15 @@ def _build(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: 
     """Fill a new index from the refs (the line followed, up to the checkout's snapshot)."""
     from snapline.store.dbfile import remove_stale_logs
     from snapline.store.refs.catchup import catch_up
+    from snapline.store.refs.gitstat import seed_stat_cache
 
     _remove_staging(state)
     store = RefsStore(repo, SqliteStore.create(state / STAGING_NAME, config))
     try:
         catch_up(store, checkout=work_tree)
+        with store.index.write():
+            # The files git's checkout wrote from the state's blobs need no reading.
+            seed_stat_cache(store)
         adopt_settings(store)
     finally:
         store.close()

@@ -15,9 +15,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from snapline.content import git_referenced, pack_raw
+from snapline.hashing import hash_bytes
 from snapline.store.connection import Connection
 from snapline.store.content import BlobTable
-from snapline.store.refs.reading import LineSnapshot
+from snapline.store.refs.git import GitRepository, MissingObjectError
+from snapline.store.refs.reading import DamagedLineError, LineSnapshot
 from snapline.store.rows import ChangeRow, LedgerEntry, SideRow, SnapshotRow
 
 if TYPE_CHECKING:
@@ -27,35 +30,82 @@ __all__ = ["OtherLines", "SideBlobs"]
 
 
 class SideBlobs(BlobTable):
-    """The index's blobs, and the whole versions of other lines' snapshots, read from the refs.
+    """The index's blobs, git's blobs they name, and other lines' whole versions.
 
-    The index holds the content of the history it follows; a snapshot of another line
-    (joined, or named by ``id:``) keeps its whole versions in its commit's ``state``
-    only. :meth:`OtherLines.side_line` reads them there (hash-checked) into ``extra``,
-    for this process: readers find them as any blob, and nothing is written to the index
-    (``put`` and the tables' other writers see the index alone).
+    An index built from the refs keeps a whole version by reference, as the id of the
+    git blob its snapshot's ``state`` holds (:func:`~snapline.content.git_reference`):
+    the content is in git's object database once, never copied. Reading one here reads
+    the blob and checks it against its recorded hash (damage is
+    :class:`~snapline.store.refs.reading.DamagedLineError`, exit 3).
+
+    A snapshot of another line (joined, or named by ``id:``) keeps its whole versions in
+    its commit's ``state`` only. :meth:`OtherLines.side_line` reads them there
+    (hash-checked) into ``extra``, for this process: readers find them as any blob, and
+    nothing is written to the index (``put`` and the tables' other writers see the index
+    alone).
 
     Attributes:
         extra: Packed content by hash, read from the lines' states.
     """
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, repo: GitRepository) -> None:
         super().__init__(connection)
         self.extra: dict[str, bytes] = {}
+        self._repo = repo
 
     def has(self, hash_: str) -> bool:
         """Whether the index, or a line read, holds this hash's content."""
         return super().has(hash_) or hash_ in self.extra
 
     def present(self, hashes: Iterable[str]) -> set[str]:
-        """Which of ``hashes`` the index, or a line read, holds."""
+        """Which of ``hashes`` the index, or a line read, holds (a git blob: if git has it)."""
         wanted = list(hashes)
-        return super().present(wanted) | {h for h in wanted if h in self.extra}
+        found = super().present(wanted)
+        # A reference's blob is looked up in git's object index, not read.
+        gone = {
+            h for h, blob in self.referenced_by(found).items() if not self._repo.has_object(blob)
+        }
+        return (found - gone) | {h for h in wanted if h in self.extra}
 
     def get(self, hash_: str) -> bytes | None:
-        """The packed content of ``hash_``: the index's, else a line's read, else ``None``."""
+        """The packed content of ``hash_``: the index's, else a line's read, else ``None``.
+
+        Raises:
+            DamagedLineError: If it is kept as a git blob that is missing or holds
+                other bytes.
+        """
         found = super().get(hash_)
-        return self.extra.get(hash_) if found is None else found
+        if found is None:
+            return self.extra.get(hash_)
+        blob = git_referenced(found)
+        if blob is None:
+            return found
+        data = self._read(blob)
+        if data is None or hash_bytes(data) != hash_:
+            what = "is missing" if data is None else f"hashes to {hash_bytes(data)}"
+            raise DamagedLineError("", None, f"content {hash_} is git's blob {blob}, which {what}")
+        return pack_raw(data)
+
+    def iter(self) -> Iterator[tuple[str, int, bytes]]:
+        """Every blob of the index, those kept in git read (unchecked: the caller hashes)."""
+        return self._resolved(super().iter())
+
+    def references(self) -> Iterator[tuple[str, int, bytes]]:
+        """The blobs kept in git, read (unchecked: the caller hashes them)."""
+        return self._resolved(super().references())
+
+    def _resolved(self, rows: Iterator[tuple[str, int, bytes]]) -> Iterator[tuple[str, int, bytes]]:
+        for hash_, size, packed in rows:
+            blob = git_referenced(packed)
+            data = None if blob is None else self._read(blob)
+            # A missing blob stays a reference, which unpacking names as missing.
+            yield hash_, size, packed if data is None else pack_raw(data)
+
+    def _read(self, blob: str) -> bytes | None:
+        try:
+            return self._repo.read_blob(blob)
+        except MissingObjectError:
+            return None
 
 
 class OtherLines:

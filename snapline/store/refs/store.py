@@ -154,7 +154,7 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
         self._this_write = _ThisWriteOnly(self._pending)
         self.marks = MarkTable(index.connection)
         self.changes = _Changes(index.changes, self._this_write)
-        self.blobs = SideBlobs(index.connection)
+        self.blobs = SideBlobs(index.connection, repo)
         self._joining: dict[str, tuple[SideRow, LineSnapshot]] = {}
 
     def _seal(self, number: int, skipped: str, chain_hash: str) -> None:
@@ -308,7 +308,7 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
             before = None if entry is None else entry.id
         changes = self.index.changes.of(row.number)
         edits = state_edits(
-            self.repo, before, changes, self.index.blobs, self.path, self._pending.contents
+            self.repo, before, changes, self.blobs, self.path, self._pending.contents
         )
         commit = append_snapshot(
             self.repo,
