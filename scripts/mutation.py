@@ -76,6 +76,8 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             # A ledger file that still holds forgotten content (check/ledger.py's _live).
             "tests/ledger/test_forget_holds.py::test_verify_never_says_ok_while_a_ledger_file_still_holds_forgotten_content",
             "tests/ledger/test_forget_deep.py",
+            # Drift that another line's merged work explains (check/merged.py).
+            "tests/history_refs/test_merge_advice.py",
             # The only test that checks a 0.1 store's chain hashes (version 1): the
             # upgrade refuses a store whose chain does not verify.
             "tests/test_upgrade.py::test_first_open_upgrades_and_keeps_the_whole_history",

@@ -31,7 +31,10 @@ def test_status_and_verify_advise_merge_for_another_lines_merged_work(
     status = json.loads(repo.ok("status", "--json"))
     assert status["in_sync"] is False
     assert [(p["kind"], p["path"]) for p in status["drift"]] == [("unmerged", "lib.py")]
-    assert "snapline merge" in status["drift"][0]["message"]
+    assert status["drift"][0]["message"] == (
+        "lib.py is another line's recorded work that git merged into the files; join that "
+        "line with `snapline merge` (it is no outside change: do not resync it)"
+    )
     text = repo.ok("status")
     assert "snapline merge" in text and "lib.py" in text
     assert "resync" not in text.replace("do not resync", "")
