@@ -1,20 +1,16 @@
-"""Where a work tree without a line of its own stands: the snapshot its checkout is.
+"""Where a linked work tree without a line of its own stands: the snapshot its checkout is.
 
-A new linked work tree (``git worktree add``), or a clone, has no line until its first
-write (:mod:`snapline.store.refs.followed`); its index follows the main line. When its
+A new linked work tree (``git worktree add``) has no line until its first write
+(:mod:`snapline.store.refs.followed`); its index follows the main line. When its
 checkout is an older commit than the main line's latest snapshot (a work tree added at
-``HEAD~2``, a clone checked out at ``HEAD~1`` before its first command), its files are
-what an earlier snapshot recorded, and following the main line's tip would show every
-later change as an outside edit (and a record would claim the tip's files as its base).
-So the index built for such a work tree stops at the latest snapshot of the main line
-whose state is the checkout's commit in scope (its *pin*, kept in the index's ``meta``
-table beside the marks), and its first write forks its line there, as ``git commit`` on
-an older checkout starts a branch of history; the tip's later snapshots stay on their
-line, by ``id:``. A checkout that no snapshot explains (CI's merge of parallel lines),
+``HEAD~2``), its files are what an earlier snapshot recorded, and following the main
+line's tip would show every later change as an outside edit. So the index built for
+such a work tree stops at the latest snapshot of the main line whose state is the
+checkout's commit in scope (its *pin*, kept in the index's ``meta`` table beside the
+marks), and its first write forks its line there. A checkout that no snapshot explains,
 or that is the tip's, follows the tip as before; a pin no longer on the line (a forget
-rewrote it) is dropped. An index built already (at the tip) is not moved back by a later
-``git checkout``: a checkout that only reads is then explained against every line's
-states (``snapshots/check/explained.py``).
+rewrote it) is dropped. A clone reads the history it fetched whole: its ``log`` is the
+team's, as a fresh clone's was.
 """
 
 from __future__ import annotations
@@ -43,6 +39,8 @@ def checkout_snapshot(store: RefsStore, root: Path, line: list[LineSnapshot]) ->
     """
     from snapline.store.refs.disk import scoped_tree
 
+    if store.repo.git_dir == store.repo.common_dir:
+        return None  # a clone reads the history it fetched whole (a linked work tree only)
     head = store.repo.head_tree()
     if head is None or len(line) < 2:
         return None
