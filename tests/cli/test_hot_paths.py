@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 # Not needed by these commands: the CLI framework, coloured output (not a terminal),
 # the filelock package (snapline's own lock replaces it), pydantic (they answer from
 # the rows they commit: workspace/rows.py), the code of other commands, and the parts
@@ -155,7 +157,8 @@ def _lean(result: dict[str, Any], not_needed: tuple[str, ...] = NOT_NEEDED) -> N
     assert not any(name.startswith(below) for name in loaded)
 
 
-def test_record_loads_only_what_it_uses(project: Path) -> None:
+def test_record_loads_only_what_it_uses(ledger_project: Path) -> None:
+    project = ledger_project  # the in-tree ledger: no git library on its lean paths
     (project / "src" / "app.py").write_text("print('bye')\n")
     result = _run(project, ["record", "src/app.py", "-m", "edit"])
     assert result["code"] == 0 and "recorded snapshot 1" in result["stdout"]
@@ -174,7 +177,8 @@ def _event(root: Path, name: str) -> str:
     )
 
 
-def test_the_hook_round_trip_loads_only_what_it_uses(project: Path) -> None:
+def test_the_hook_round_trip_loads_only_what_it_uses(ledger_project: Path) -> None:
+    project = ledger_project  # the in-tree ledger: no git library on its lean paths
     before = _run(project, ["hook", "claude-code"], _event(project, "PreToolUse"))
     assert before["code"] == 0 and before["stderr"] == ""
     _lean(before)
@@ -185,7 +189,8 @@ def test_the_hook_round_trip_loads_only_what_it_uses(project: Path) -> None:
     assert "snapline: " not in after["stderr"]
 
 
-def test_a_verify_that_finds_nothing_loads_only_what_it_uses(project: Path) -> None:
+def test_a_verify_that_finds_nothing_loads_only_what_it_uses(ledger_project: Path) -> None:
+    project = ledger_project  # the in-tree ledger: no git library on its lean paths
     (project / "src" / "app.py").write_text("print('bye')\n")
     assert _run(project, ["record", "src/app.py"])["code"] == 0
     made = _run(project, ["milestone", "create", "--to", "latest", "--title", "first"])
@@ -292,17 +297,21 @@ def test_version_loads_no_more_of_the_standard_library_than_python_itself(
     assert ours <= {"__future__", "errno", "_socket", "zlib", *site}, sorted(ours - site)
 
 
+@pytest.mark.parametrize("layout", ["git", "private"])
 def test_on_git_refs_record_loads_the_git_library_and_a_caught_up_verify_does_not(
-    root: Path,
+    root: Path, layout: str
 ) -> None:
-    # A history on git's refs (init at a git work tree's top): record writes objects,
-    # so it needs libgit2 and the refs store, and nothing else of NOT_NEEDED; a verify
-    # whose index is where the refs are reads them from git's files.
+    # A history on git's refs (init at a git work tree's top, or outside git on its
+    # private repository): record writes objects, so it needs libgit2 and the refs
+    # store, and nothing else of NOT_NEEDED; a verify whose index is where the refs
+    # are reads them from git's files.
     env = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
-    subprocess.run(["git", "init", "-q", str(root)], check=True, env={**os.environ, **env})
+    if layout == "git":
+        subprocess.run(["git", "init", "-q", str(root)], check=True, env={**os.environ, **env})
     (root / "app.py").write_text("print('hello')\n")
     assert _run(root, ["init"])["code"] == 0
-    assert (root / ".git" / "snapline" / "index.db").is_file()
+    state = root / (".git/snapline" if layout == "git" else ".snapline")
+    assert (state / "index.db").is_file()
     (root / "app.py").write_text("print('bye')\n")
     recorded = _run(root, ["record", "app.py"])
     assert recorded["code"] == 0 and "recorded snapshot 1" in recorded["stdout"]

@@ -25,11 +25,7 @@ from snapline.scanning import DiskFile, IgnoreRules, Skipped, read_disk_file
 from snapline.snapshots.info_fields import InfoFields, PlainInfo, checked_fields
 from snapline.snapshots.kinds import Storage
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
-from snapline.snapshots.read.reconstruct import (
-    ContentCache,
-    ContentUnavailableError,
-    Reconstructor,
-)
+from snapline.snapshots.read.reconstruct import ContentCache, ContentUnavailableError, Reconstructor
 from snapline.snapshots.record.baselines import keep_baselines
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
@@ -117,6 +113,7 @@ class Recorder:
         """
         with held(self._lock, self.store.path, self.timeout):
             if self._lock.lock_counter == 1:
+                self._presence.check()  # gone (.snapline/ with its repo): no refs to read
                 self.store.refresh()
                 if self.store.journal.entries():
                     self._recover()

@@ -41,7 +41,7 @@ def _workspace(root: Path, large: int = 0) -> None:
         (root / "src" / f"f{n:02d}.txt").parent.mkdir(parents=True, exist_ok=True)
         (root / "src" / f"f{n:02d}.txt").write_text(f"file {n}\n" * (n + 1))
     (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         for round_ in range(3):
             ws.write_file(f"src/f{round_:02d}.txt", f"round {round_}\n".encode())
         ws.delete_file("src/f10.txt")

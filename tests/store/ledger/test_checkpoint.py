@@ -34,7 +34,7 @@ def _workspace(root: Path) -> Workspace:
     root.mkdir()
     for n in range(20):
         (root / f"f{n}.txt").write_text(f"file {n}\n")
-    ws = Workspace.init(root)
+    ws = Workspace.init(root, in_tree=True)
     for n in range(3):
         ws.write_file(f"f{n}.txt", f"edit {n}\n".encode())
     return ws

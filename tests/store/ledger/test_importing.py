@@ -67,7 +67,7 @@ def _remove_index(root: Path) -> None:
 @pytest.mark.parametrize("files", [6, 400], ids=["few-files", "threaded-and-listed"])
 def test_a_rebuilt_index_answers_what_the_original_did(tmp_path: Path, files: int) -> None:
     paths = _tree(tmp_path, files)
-    with Workspace.init(tmp_path) as ws:
+    with Workspace.init(tmp_path, in_tree=True) as ws:
         touched = _history(ws, files)
         # Every path the history touched, and a sample of those it never did.
         asked = sorted({*touched, *paths[:: max(1, len(paths) // 25)]})
@@ -85,7 +85,7 @@ def test_a_rebuilt_index_holds_the_ledger_objects_raw_and_no_copy_of_the_baselin
     tmp_path: Path,
 ) -> None:
     _tree(tmp_path, 300)
-    with Workspace.init(tmp_path) as ws:
+    with Workspace.init(tmp_path, in_tree=True) as ws:
         _history(ws, 300)
     _remove_index(tmp_path)
     Workspace.open(tmp_path).close()

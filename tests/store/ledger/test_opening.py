@@ -35,7 +35,7 @@ def root(tmp_path: Path) -> Path:
     root.mkdir()
     for n in range(30):
         (root / f"f{n:02d}.txt").write_text(f"file {n}\n" * 40)
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:
         for round_ in range(3):
             ws.write_file(f"f{round_:02d}.txt", f"round {round_}\n")
     return root
