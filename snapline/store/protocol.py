@@ -1,11 +1,8 @@
-"""What the domain needs from a store, as protocols: the seam between them.
+"""What the domain needs from a store, as protocols: the seam, typed against by all above.
 
-Code above the store is typed against these, never an implementation (the ledger,
-issue 13, stands in). Each table has a reader (for history, reconstruction, validation)
-and a writer (the reader plus its changes), gathered by :class:`StoreReader` and
-:class:`Store`; all pass ``tests/store/``. Changes happen only inside
-:meth:`Store.write` (else ``RuntimeError``); reads raise ``StoreBusyError`` or
-``StoreCorruptError`` (:mod:`snapline.store.errors`) when the store cannot answer.
+Each table has a reader and a writer (the reader plus its changes), gathered in
+:class:`StoreReader` and :class:`Store`, held by ``tests/store/``. Writes happen only in
+:meth:`Store.write`; reads raise ``StoreBusyError`` or ``StoreCorruptError`` (errors.py).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ user's commits below a baseline (:mod:`snapline.travel.fetching`).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 __all__ = ["published_head"]
@@ -48,6 +47,8 @@ def published_head(git_dir: Path) -> str | None:
 
 def _git(git_dir: Path, *args: str) -> str:
     """What ``git ARGS`` printed (stripped); empty when it failed or could not start."""
+    import subprocess  # here: only a baseline asks, and a record loads no subprocess
+
     try:
         done = subprocess.run(
             ["git", f"--git-dir={git_dir}", *args],

@@ -65,6 +65,13 @@ def open_repository(path: Path) -> GitRepository:
     return GitRepository(pygit2.Repository(found))
 
 
+def init_bare(path: Path) -> None:
+    """Make an empty bare repository at ``path`` (a private repository's staging name)."""
+    import pygit2  # here: loading libgit2 costs tens of milliseconds
+
+    pygit2.init_repository(str(path), bare=True)
+
+
 def _encode(name: str) -> bytes:
     return name.encode("utf-8", "surrogateescape")
 

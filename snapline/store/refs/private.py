@@ -3,11 +3,11 @@
 A workspace that is not the top of a git work tree keeps its history on the same refs
 (``refs/snapline/lines/<id>``, ...) as one in git, in a repository of its own,
 ``<root>/.snapline/repo`` (:func:`snapline.state_dir.private_repo`), made with the git
-library: no git binary is needed. It is bare (git finds no repository in ``.snapline/``
-from the workspace or above it: no ``.git``, and no directory git walks through is a
-repository), and ``.snapline/.gitignore`` ignores everything, so a repository around the
-workspace never lists it or commits it. With :mod:`snapline.store.refs.git` and
-:mod:`snapline.store.refs.gitlines`, the only module that imports pygit2.
+library (:func:`snapline.store.refs.git.init_bare`): no git binary is needed. It is
+bare (git finds no repository in ``.snapline/`` from the workspace or above it: no
+``.git``, and no directory git walks through is a repository), and
+``.snapline/.gitignore`` ignores everything, so a repository around the workspace never
+lists it or commits it.
 """
 
 from __future__ import annotations
@@ -43,9 +43,8 @@ def make_private_repo(state: Path) -> Path:
     Returns:
         ``<state>/repo``.
     """
-    import pygit2  # here: loading libgit2 costs tens of milliseconds
-
     from snapline.atomic import sync_directory, write_file
+    from snapline.store.refs.git import init_bare
 
     target = state / PRIVATE_REPO
     gitignore = state / ".gitignore"
@@ -56,7 +55,7 @@ def make_private_repo(state: Path) -> Path:
     staging = state / _STAGING
     with contextlib.suppress(FileNotFoundError):
         shutil.rmtree(staging)
-    pygit2.init_repository(str(staging), bare=True)
+    init_bare(staging)
     os.rename(staging, target)
     sync_directory(state)
     return target
