@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from snapline.state_dir import git_dir as work_tree_git_dir
 from snapline.state_dir import private_repo
@@ -57,8 +57,7 @@ def open_repository(path: Path) -> GitRepository:
     top = private_repo(path) or work_tree_git_dir(path)
     if top is not None:
         return GitRepository(None, top)
-    import pygit2
-
+    pygit2 = _library()
     found = pygit2.discover_repository(str(path))
     if found is None:
         raise NotAGitRepositoryError(path)
@@ -67,9 +66,20 @@ def open_repository(path: Path) -> GitRepository:
 
 def init_bare(path: Path) -> None:
     """Make an empty bare repository at ``path`` (a private repository's staging name)."""
-    import pygit2  # here: loading libgit2 costs tens of milliseconds
+    _library().init_repository(str(path), bare=True)
 
-    pygit2.init_repository(str(path), bare=True)
+
+def _library() -> Any:
+    """pygit2, loaded here (libgit2 costs tens of milliseconds), set to fsync what it writes.
+
+    libgit2 by default fsyncs neither loose objects nor ref files. A snapshot counts as
+    recorded once the index commits, after its ref moved: without this a power cut
+    could keep the index's row and lose the commit or the ref it names.
+    """
+    import pygit2
+
+    pygit2.settings.enable_fsync_gitdir(True)
+    return pygit2
 
 
 def _encode(name: str) -> bytes:
@@ -92,9 +102,7 @@ class GitRepository:
     @property
     def _repo(self) -> pygit2.Repository:
         if self._opened is None:
-            import pygit2
-
-            self._opened = pygit2.Repository(str(self._git_dir))
+            self._opened = _library().Repository(str(self._git_dir))
         return self._opened
 
     @property
