@@ -1,14 +1,14 @@
 """The one module that speaks to the git library (pygit2, libgit2 in a wheel).
 
-Everything the refs store asks of git goes through :class:`GitRepository` (blobs, trees,
-commits, refs moved with compare-and-swap, tree diffs, merges, the tree of ``HEAD``).
-Ids cross this boundary as 40-digit hex strings and paths as ``str`` (a name that is not
-UTF-8 carries surrogate escapes), so no other module sees pygit2's types. Trees are
-serialized by :mod:`snapline.store.refs.objects`, not pygit2's ``TreeBuilder``.
+Everything the refs store asks of git goes through :class:`GitRepository` (objects, refs
+moved with compare-and-swap, tree diffs, merges). Ids cross it as hex strings and paths
+as ``str`` (surrogate escapes for names not UTF-8), so no other module sees pygit2's
+types. Trees are serialized by :mod:`snapline.store.refs.objects`.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from snapline.state_dir import git_dir as work_tree_git_dir
 from snapline.state_dir import private_repo
 from snapline.store.refs.git_errors import (
+    DamagedRefError,
     MissingObjectError,
     NotAGitRepositoryError,
     RefConflictError,
@@ -47,9 +48,8 @@ _LOCK_ATTEMPTS = 5
 def open_repository(path: Path) -> GitRepository:
     """Open the git repository that holds ``path`` (a work tree, a linked one, or bare).
 
-    A linked work tree (``git worktree add``) opens the same object store and refs as
-    its main work tree; a workspace with a private repository (``.snapline/repo``) opens
-    that one. Either is opened without the library until an object is needed.
+    A linked work tree opens its main work tree's objects and refs; a workspace with a
+    private repository (``.snapline/repo``) that one, without the library until used.
 
     Raises:
         NotAGitRepositoryError: If no repository holds ``path``.
@@ -70,16 +70,20 @@ def init_bare(path: Path) -> None:
 
 
 def _library() -> Any:
-    """pygit2, loaded here (libgit2 costs tens of milliseconds), set to fsync what it writes.
-
-    libgit2 by default fsyncs neither loose objects nor ref files. A snapshot counts as
-    recorded once the index commits, after its ref moved: without this a power cut
-    could keep the index's row and lose the commit or the ref it names.
-    """
-    import pygit2
+    """pygit2, loaded here (tens of milliseconds), set to fsync the objects and refs it writes."""
+    import pygit2  # by default libgit2 syncs neither: a power cut could lose what the index counts
 
     pygit2.settings.enable_fsync_gitdir(True)
     return pygit2
+
+
+@contextlib.contextmanager
+def _ref_damage(name: str) -> Iterator[None]:
+    """libgit2's error over a ref file it cannot parse, as that ref's damage (exit 3)."""
+    try:
+        yield
+    except _library().GitError as error:
+        raise DamagedRefError(name, str(error)) from None
 
 
 def _encode(name: str) -> bytes:
@@ -316,13 +320,15 @@ class GitRepository:
             read = read_ref(self.common_dir, name)
             if read != UNKNOWN:
                 return read
-        found = self._repo.references.get(name)
+        with _ref_damage(name):
+            found = self._repo.references.get(name)
         return None if found is None else str(found.target)
 
     def refs(self, prefix: str) -> dict[str, str]:
         """Every ref whose name starts with ``prefix``, with its target."""
         refs = self._repo.references
-        return {name: str(refs[name].target) for name in refs if name.startswith(prefix)}
+        with _ref_damage(prefix):
+            return {name: str(refs[name].target) for name in refs if name.startswith(prefix)}
 
     def set_ref(self, name: str, new: str, expected: str | None, message: str) -> None:
         """Move ref ``name`` to ``new`` if it still points at ``expected`` (see ``set_refs``).

@@ -5,8 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.store.errors import StoreCorruptError
 
-__all__ = ["MissingObjectError", "NotAGitRepositoryError", "RefConflictError"]
+__all__ = ["DamagedRefError", "MissingObjectError", "NotAGitRepositoryError", "RefConflictError"]
+
+
+class DamagedRefError(StoreCorruptError):
+    """A ref git cannot read (a loose ref file of bytes git never writes): exit 3.
+
+    Attributes:
+        ref: The ref's name.
+    """
+
+    def __init__(self, ref: str, detail: str) -> None:
+        self.ref = self.path = ref
+        self.detail = detail
+        SnaplineError.__init__(
+            self,
+            f"snapline's ref {ref} is damaged or crafted ({detail}); nothing was written. "
+            "Run `snapline verify` for what else is; the ref can be set back to the line's "
+            f"tip that another clone holds with `git update-ref {ref} ID`",
+        )
 
 
 class NotAGitRepositoryError(SnaplineError):

@@ -1,0 +1,34 @@
+"""A ref file of snapline's holding bytes git never writes: damage (exit 3), one line.
+
+git's files backend keeps a ref as a file of its id; one that holds anything else was
+damaged or crafted. libgit2 refuses to read it with an error of its own, which every
+command used to report as a bug in snapline (exit 70).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.history_refs.gitrepo import new_repo
+
+
+@pytest.mark.parametrize("command", [["status"], ["verify"], ["log"], ["record", "a.txt"]])
+def test_a_ref_file_of_garbage_is_damage_named_in_one_line(
+    tmp_path: Path, command: list[str]
+) -> None:
+    repo = new_repo(tmp_path / "work", {"a.txt": "one\n"})
+    repo.ok("init")
+    (repo.path / "a.txt").write_text("two\n")
+    repo.ok("record", "a.txt", "-m", "edit")
+    (line,) = (repo.path / ".git" / "refs" / "snapline" / "lines").iterdir()
+    line.write_text("not an id at all\n")
+    (repo.path / "a.txt").write_text("three\n")
+    done = repo.snap(*command)
+    assert done.returncode == 3, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"refs/snapline/lines/{line.name}" in lines[0]
+    assert "damaged or crafted" in lines[0]
+    assert line.read_text() == "not an id at all\n"  # nothing written over it
