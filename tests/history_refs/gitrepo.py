@@ -7,11 +7,13 @@ files away.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 SNAPLINE = str(Path(sys.executable).with_name("snapline"))
 GIT = [
@@ -91,3 +93,22 @@ def new_repo(path: Path, files: dict[str, str]) -> Repo:
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "start")
     return repo
+
+
+def claude_hook(root: Path, event: dict[str, Any], *args: str) -> str:
+    """``snapline hook claude-code ARGS`` fed ``event`` (Claude Code's JSON); its stdout.
+
+    It must exit 0 with nothing on stderr, as Claude Code reads a hook that answers.
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "snapline", "hook", "claude-code", *args],
+        input=json.dumps(event),
+        cwd=root,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done
+    return done.stdout

@@ -7,13 +7,10 @@ to the local state, never into the work tree, and ``git status`` stays clean.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.history_refs.gitrepo import ENV, new_repo
+from tests.history_refs.gitrepo import claude_hook, new_repo
 
 
 def _event(root: Path, name: str, **fields: Any) -> dict[str, Any]:
@@ -29,17 +26,7 @@ def _event(root: Path, name: str, **fields: Any) -> dict[str, Any]:
 
 
 def _hook(root: Path, event: dict[str, Any], *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "snapline", "hook", "claude-code", *args],
-        input=json.dumps(event),
-        cwd=root,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert (done.returncode, done.stderr) == (0, ""), done
+    claude_hook(root, event, *args)
 
 
 def test_the_hooks_notes_go_to_the_local_state(tmp_path: Path) -> None:

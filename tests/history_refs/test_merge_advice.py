@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.history_refs.gitrepo import ENV
+from tests.history_refs.gitrepo import ENV, claude_hook
 from tests.history_refs.test_merge_lines import _team
 
 
@@ -77,18 +77,7 @@ def _pre_tool_use(root: Path, tool: dict[str, Any]) -> str:
         "tool_use_id": "toolu_01",
         **tool,
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "snapline", "hook", "claude-code"],
-        input=json.dumps(event),
-        cwd=root,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert (done.returncode, done.stderr) == (0, ""), done
-    return done.stdout
+    return claude_hook(root, event)
 
 
 def test_the_claude_code_hooks_say_merge_not_resync(tmp_path: Path) -> None:

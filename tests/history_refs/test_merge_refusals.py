@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from snapline import StateMismatchError, Workspace
-from tests.history_refs.gitrepo import ENV, Repo, new_repo
+from tests.history_refs.gitrepo import ENV, Repo, claude_hook, new_repo
 from tests.history_refs.test_merge_lines import _clone, _commit, _json
 
 
@@ -181,18 +180,7 @@ def _hook(root: Path, name: str, **fields: Any) -> str:
         "tool_input": {"command": "true"},
         **fields,
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "snapline", "hook", "claude-code"],
-        input=json.dumps(event),
-        cwd=root,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert (done.returncode, done.stderr) == (0, ""), done
-    return done.stdout
+    return claude_hook(root, event)
 
 
 def test_an_allowed_bash_call_leaves_merged_work_to_snapline_merge(tmp_path: Path) -> None:
