@@ -69,11 +69,12 @@ def init_bare(path: Path) -> None:
     _library().init_repository(str(path), bare=True)
 
 
-def _library() -> Any:
-    """pygit2, loaded here (tens of milliseconds), set to fsync the objects and refs it writes."""
+def _library(private: bool = False) -> Any:
+    """pygit2 (tens of ms to load), set to fsync what it writes; ``private``: owner unchecked."""
     import pygit2  # by default libgit2 syncs neither: a power cut could lose what the index counts
 
     pygit2.settings.enable_fsync_gitdir(True)
+    pygit2.settings.owner_validation = not private  # .snapline/repo: the workspace's own
     return pygit2
 
 
@@ -106,7 +107,8 @@ class GitRepository:
     @property
     def _repo(self) -> pygit2.Repository:
         if self._opened is None:
-            self._opened = _library().Repository(str(self._git_dir))
+            private = self._git_dir is not None and self._git_dir.parent.name == ".snapline"
+            self._opened = _library(private).Repository(str(self._git_dir))
         return self._opened
 
     @property
@@ -125,8 +127,6 @@ class GitRepository:
         if self._opened is None and self._git_dir is not None:
             return self._git_dir.resolve()
         return Path(self._repo.path).resolve()
-
-    # -- objects ---------------------------------------------------------------------
 
     def write_blob(self, data: bytes) -> str:
         """Store ``data`` as a blob (once: an existing blob is not written again); its id."""
@@ -264,8 +264,6 @@ class GitRepository:
             else:
                 yield path, entry
 
-    # -- commits ---------------------------------------------------------------------
-
     def write_commit(self, tree: str, parents: list[str], message: str, time: int) -> str:
         """Write a commit (author and committer snapline, at ``time``); its id.
 
@@ -306,8 +304,6 @@ class GitRepository:
         if not isinstance(found, kind):
             raise MissingObjectError(id_, name)
         return found
-
-    # -- refs ------------------------------------------------------------------------
 
     def head_tree(self) -> str | None:
         """The tree of this work tree's checked-out commit (``None``: no commit yet)."""
