@@ -191,7 +191,7 @@ def test_the_library_refuses_what_it_cannot_forget_and_records_on_top(root: Path
 
 
 def test_an_edited_forget_record_is_named_by_verify(root: Path) -> None:
-    with Workspace.init(root) as ws:
+    with Workspace.init(root, in_tree=True) as ws:  # the ledger's forget record
         (root / ".env").write_bytes(ENV_1)
         ws.record()
         result = ws.forget(".env", reason="leaked")

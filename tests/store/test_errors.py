@@ -88,7 +88,7 @@ def test_os_errors_on_store_files_are_classified(number: int, problem: AccessPro
 
 def test_a_file_size_limit_while_recording_is_named_and_records_nothing(root: Path) -> None:
     (root / "a.txt").write_text("a\n")
-    Workspace.init(root).close()
+    Workspace.init(root, in_tree=True).close()  # SQLite's EFBIG (libgit2's: not yet named)
     (root / "big.bin").write_bytes(os.urandom(300_000))  # incompressible: a big row
     # A child process under RLIMIT_FSIZE: SQLite's write of that row fails with EFBIG
     # (Python ignores SIGXFSZ), exactly as on a user's limited account.
