@@ -72,6 +72,9 @@ def test_a_signal_ends_a_client_waiting_on_a_stopped_server_at_once(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "SNAPLINE_SERVER_WAIT": "3600"},  # it would wait an hour
+        # As a terminal starts it: a suite run in the background of a shell without job
+        # control ignores SIGINT, and the client rightly ignores what it inherits ignored.
+        preexec_fn=lambda: signal.signal(signum, signal.SIG_DFL),
     )
     try:
         wait_for(lambda: _handlers_set(client.pid), "the client waits on the server")
