@@ -10,8 +10,6 @@ not a crash.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -19,13 +17,9 @@ from snapline import Workspace
 
 
 @pytest.fixture
-def ws(root: Path) -> Iterator[Workspace]:
+def ws(ledger_ws: Workspace) -> Workspace:
     """An in-tree ledger, whose checks these are (outside git, init makes a private repo)."""
-    (root / "src").mkdir()
-    (root / "src" / "app.py").write_text("print('hello')\n")
-    (root / "README.md").write_text("# demo\n")
-    with Workspace.init(root, in_tree=True) as workspace:
-        yield workspace
+    return ledger_ws
 
 
 def _tamper(ws: Workspace, sql: str) -> None:

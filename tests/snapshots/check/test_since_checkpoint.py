@@ -9,22 +9,15 @@ an outside change of such a path must still be found.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from snapline import Workspace
 
 
 @pytest.fixture
-def ws(root: Path) -> Iterator[Workspace]:
+def ws(ledger_ws: Workspace) -> Workspace:
     """An in-tree ledger, whose checks these are (outside git, init makes a private repo)."""
-    (root / "src").mkdir()
-    (root / "src" / "app.py").write_text("print('hello')\n")
-    (root / "README.md").write_text("# demo\n")
-    with Workspace.init(root, in_tree=True) as workspace:
-        yield workspace
+    return ledger_ws
 
 
 def _history(ws: Workspace) -> int:
