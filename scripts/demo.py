@@ -206,9 +206,11 @@ def story(demo: Demo, report: Path) -> None:
 
     demo.say(
         "`init` captures the workspace as the baseline, snapshot 0. Ignored files "
-        "(.gitignore rules) are counted, not stored."
+        "(.gitignore rules) are counted, not stored. This first story keeps its history "
+        "in the in-tree layout (`--in-tree`), as stores made before 0.3 do; outside git, "
+        "`init` alone makes a private repository, .snapline/repo."
     )
-    demo.snapline("init", shows=("snapshot 0 holds 3 files", "1 ignored"))
+    demo.snapline("init", "--in-tree", shows=("snapshot 0 holds 3 files", "1 ignored"))
 
     demo.say(
         "An agent edits a file and records the change. Each snapshot gets the next "
@@ -458,8 +460,8 @@ def branches_and_clone(demo: Demo) -> None:
     """The history in git: committed, recorded on two branches, merged, joined, cloned."""
     root = demo.root
     demo.say(
-        "This workspace was started outside git, so its history is in .snapline/ (the "
-        "in-tree layout, as stores made before 0.3 and `init --in-tree` keep it). Put into "
+        "This workspace was started with `init --in-tree`, so its history is in .snapline/ "
+        "(the in-tree layout, as stores made before 0.3 keep it). Put into "
         "git, `git add .` takes .snapline/ledger/ (one text file per snapshot and "
         "milestone, written once) and nothing else of .snapline/. (`snapline upgrade` "
         "moves such a history onto git's refs; the team story after this one starts there.)"
