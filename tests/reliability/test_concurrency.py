@@ -68,6 +68,18 @@ class _Reader:
         return code, out, err
 
 
+def _stop(writers: list[subprocess.Popen[str]], readers: list[_Reader]) -> None:
+    for writer in writers:
+        if writer.poll() is None:
+            writer.kill()
+            writer.communicate()  # closes its pipes
+    for reader in readers:
+        if reader.process.poll() is None:
+            reader.process.kill()
+        reader.result()
+    readers.clear()
+
+
 def test_writers_get_consecutive_numbers_and_readers_see_whole_snapshots(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
@@ -90,26 +102,30 @@ def test_writers_get_consecutive_numbers_and_readers_see_whole_snapshots(tmp_pat
     readers: list[_Reader] = []
     scratch = tmp_path / "readers"
     scratch.mkdir()
-    while any(w.poll() is None for w in writers) or readers:
-        for reader in list(readers):
-            if reader.process.poll() is None:
-                continue
-            readers.remove(reader)
-            code, out, err = reader.result()
-            if reader.kind == "log":
-                assert code == 0, err
-                seen_logs.append(json.loads(out))
-            else:
-                verify_runs += 1
-                report = json.loads(out)
-                assert code in (0, 1), err
-                # Only a writer caught between its write and its commit, never the history.
-                assert {p["kind"] for p in report["problems"]} <= _SYNC_KINDS, report
-                assert report["ok"] == (code == 0)
-        if any(w.poll() is None for w in writers) and len(readers) < 2:
-            kind = "verify" if any(r.kind == "log" for r in readers) else "log"
-            readers.append(_Reader(root, kind, scratch))
-        time.sleep(0.01)
+    try:
+        while any(w.poll() is None for w in writers) or readers:
+            for reader in list(readers):
+                if reader.process.poll() is None:
+                    continue
+                readers.remove(reader)
+                code, out, err = reader.result()
+                if reader.kind == "log":
+                    assert code == 0, err
+                    seen_logs.append(json.loads(out))
+                else:
+                    verify_runs += 1
+                    report = json.loads(out)
+                    assert code in (0, 1), err
+                    # Only a writer caught between its write and its commit, never the history.
+                    assert {p["kind"] for p in report["problems"]} <= _SYNC_KINDS, report
+                    assert report["ok"] == (code == 0)
+            if any(w.poll() is None for w in writers) and len(readers) < 2:
+                kind = "verify" if any(r.kind == "log" for r in readers) else "log"
+                readers.append(_Reader(root, kind, scratch))
+            time.sleep(0.01)
+    finally:
+        # A failed check leaves no process running into the next test (nor an open file).
+        _stop(writers, readers)
     acknowledged: dict[int, str] = {}
     for writer in writers:
         out, err = writer.communicate()

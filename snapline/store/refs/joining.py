@@ -10,7 +10,9 @@ several lines (a merge, a squash, a rebase), or the nearest such merge (a confli
 resolved by hand). Each snapshot so named that this work tree's history neither holds
 nor joined is a head to join: its line's snapshots back to the history are the side
 snapshots the merge snapshot joins (its commit names each head's commit as a further
-parent). A line that never reaches this history (another baseline) is left alone.
+parent). A line that never reaches this history (another baseline) is left alone, and
+so is this work tree's own line: a snapshot on it past a reader's view is the next one
+a writer of this work tree recorded meanwhile, never another line's work.
 """
 
 from __future__ import annotations
@@ -71,10 +73,15 @@ def join_of(
     if explanation.verdict is Verdict.UNEXPLAINED and explanation.base is None:
         return explanation, {}  # nearest to one state, no merge: nothing git merged
     joined = joined_lines(store)
+    # This work tree's own line is never another line, even past the view's tip: a
+    # writer of the same work tree recorded it after a reader's view was taken.
+    followed = store.followed_line()
     found: dict[str, tuple[SideRow, LineSnapshot]] = {}
     for place in sorted(explanation.snapshots, key=lambda p: (-p.number, p.id)):
         held = store.index.snapshots.get(place.number)
         if (held is not None and held.id == place.id) or place.id in joined or place.id in found:
+            continue
+        if place.line == followed:
             continue
         walked: dict[str, tuple[SideRow, LineSnapshot]] = {}
         ref = line_ref(place.line) if place.line else "refs/snapline/lines"
