@@ -8,18 +8,20 @@ types. Trees are serialized by :mod:`snapline.store.refs.objects`.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from snapline.state_dir import git_dir as work_tree_git_dir
 from snapline.state_dir import private_repo
 from snapline.store.refs.git_errors import (
-    DamagedRefError,
     MissingObjectError,
     NotAGitRepositoryError,
     RefConflictError,
+    named_refusal,
+    ownership_refusal,
+    ref_damage,
 )
 from snapline.store.refs.objects import parse_tree, tree_bytes
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
@@ -57,11 +59,10 @@ def open_repository(path: Path) -> GitRepository:
     top = private_repo(path) or work_tree_git_dir(path)
     if top is not None:
         return GitRepository(None, top)
-    pygit2 = _library()
-    found = pygit2.discover_repository(str(path))
+    found = _library().discover_repository(str(path))
     if found is None:
         raise NotAGitRepositoryError(path)
-    return GitRepository(pygit2.Repository(found))
+    return GitRepository(_open(Path(found)))
 
 
 def init_bare(path: Path) -> None:
@@ -78,13 +79,17 @@ def _library(private: bool = False) -> Any:
     return pygit2
 
 
-@contextlib.contextmanager
-def _ref_damage(name: str) -> Iterator[None]:
-    """libgit2's error over a ref file it cannot parse, as that ref's damage (exit 3)."""
-    try:
-        yield
-    except _library().GitError as error:
-        raise DamagedRefError(name, str(error)) from None
+def _open(git_dir: Path, private: bool = False) -> Any:
+    """The repository at ``git_dir``; git's refusal of another user's, named (exit 1)."""
+    library = _library(private)
+    with ownership_refusal(library.GitError, git_dir):
+        return library.Repository(str(git_dir))
+
+
+def _git_error() -> Any:
+    import pygit2  # loaded by then: this only looks it up
+
+    return pygit2.GitError
 
 
 def _encode(name: str) -> bytes:
@@ -107,8 +112,8 @@ class GitRepository:
     @property
     def _repo(self) -> pygit2.Repository:
         if self._opened is None:
-            private = self._git_dir is not None and self._git_dir.parent.name == ".snapline"
-            self._opened = _library(private).Repository(str(self._git_dir))
+            git_dir = Path(str(self._git_dir))  # set when not opened
+            self._opened = _open(git_dir, git_dir.parent.name == ".snapline")
         return self._opened
 
     @property
@@ -130,7 +135,7 @@ class GitRepository:
 
     def write_blob(self, data: bytes) -> str:
         """Store ``data`` as a blob (once: an existing blob is not written again); its id."""
-        return str(self._repo.create_blob(data))
+        return self._write(data, 3)  # GIT_OBJECT_BLOB
 
     def read_blob(self, id_: str) -> bytes:
         """The content of blob ``id_``.
@@ -225,17 +230,14 @@ class GitRepository:
 
         return bytes(self._object(tree, pygit2.Tree, "tree").read_raw())
 
-    def _write(self, tree: bytes) -> str:
-        import pygit2
-
-        return str(self._repo.write(pygit2.enums.ObjectType.TREE, tree))
+    def _write(self, data: bytes, kind: int = 2) -> str:  # GIT_OBJECT_TREE, or _BLOB (3)
+        with self._refused(len(data)):
+            return str(self._repo.write(kind, data))
 
     def _entries(self, tree: str) -> dict[bytes, Entry]:
         # The tree's bytes parsed here: pygit2 makes an object of every entry it lists,
         # which took most of a one-file snapshot's time (rows R1, R2).
-        import pygit2
-
-        return parse_tree(self._object(tree, pygit2.Tree, "tree").read_raw())
+        return parse_tree(self._tree_data(tree))
 
     def changes(self, old: str | None, new: str) -> list[TreeChange]:
         """The files that differ between two trees, in path order (:mod:`.treediff`).
@@ -247,9 +249,7 @@ class GitRepository:
         Raises:
             MissingObjectError: If a tree is absent (or its bytes are not a tree's).
         """
-        import pygit2
-
-        return tree_changes(lambda t: self._object(t, pygit2.Tree, "tree").read_raw(), old, new)
+        return tree_changes(self._tree_data, old, new)
 
     def walk(self, tree: str) -> Iterator[tuple[str, Entry]]:
         """Every file of ``tree`` with its entry, depth first, in git's order.
@@ -274,10 +274,9 @@ class GitRepository:
 
         signature = pygit2.Signature(*_IDENTITY, time, 0)
         oids = [pygit2.Oid(hex=parent) for parent in parents]
-        made = self._repo.create_commit(
-            None, signature, signature, message, pygit2.Oid(hex=tree), oids
-        )
-        return str(made)
+        tree_id = pygit2.Oid(hex=tree)
+        with self._refused(len(message) + 400):
+            return str(self._repo.create_commit(None, signature, signature, message, tree_id, oids))
 
     def read_commit(self, id_: str) -> Commit:
         """The commit ``id_``.
@@ -292,18 +291,21 @@ class GitRepository:
         return Commit(id_, str(found.tree_id), parents, found.message)
 
     def _object(self, id_: str, kind: type[_T], name: str) -> _T:
-        import pygit2
-
         try:
             found = self._repo.get(id_)
         except ValueError:
             found = None
-        except pygit2.GitError as error:
+        except _git_error() as error:
             # libgit2 checks each object's bytes against its id as it reads them.
             raise MissingObjectError(id_, name, str(error)) from None
         if not isinstance(found, kind):
             raise MissingObjectError(id_, name)
         return found
+
+    def _refused(self, size: int, *paths: str) -> AbstractContextManager[None]:
+        """A write into ``paths`` (``objects``) the OS refused, named with its reason (exit 1)."""
+        where = lambda: [self.common_dir / path for path in paths or ["objects"]]  # noqa: E731
+        return named_refusal((_git_error(), OSError), where, size)
 
     def head_tree(self) -> str | None:
         """The tree of this work tree's checked-out commit (``None``: no commit yet)."""
@@ -316,14 +318,14 @@ class GitRepository:
             read = read_ref(self.common_dir, name)
             if read != UNKNOWN:
                 return read
-        with _ref_damage(name):
+        with ref_damage(_git_error(), name):
             found = self._repo.references.get(name)
         return None if found is None else str(found.target)
 
     def refs(self, prefix: str) -> dict[str, str]:
         """Every ref whose name starts with ``prefix``, with its target."""
         refs = self._repo.references
-        with _ref_damage(prefix):
+        with ref_damage(_git_error(), prefix):
             return {name: str(refs[name].target) for name in refs if name.startswith(prefix)}
 
     def set_ref(self, name: str, new: str, expected: str | None, message: str) -> None:
@@ -348,7 +350,8 @@ class GitRepository:
         import pygit2
 
         for attempt in range(_LOCK_ATTEMPTS):
-            with self._repo.transaction() as transaction:
+            refused = self._refused(64, *(move[0] for move in moves))
+            with refused, self._repo.transaction() as transaction:
                 try:
                     for name, _, expected in moves:
                         locked = name

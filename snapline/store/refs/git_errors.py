@@ -1,13 +1,38 @@
-"""What the git layer of the refs store raises (:mod:`snapline.store.refs.git`)."""
+"""What the git layer of the refs store raises (:mod:`snapline.store.refs.git`).
+
+Also the context managers that turn the library's errors into these: a ref it cannot
+parse (exit 3), a write the operating system refused (a file-size limit, a full disk,
+read-only files: exit 1, with the reason the library leaves out), a repository of
+another user that git's owner check refuses (exit 1, with git's ``safe.directory``).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import resource
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from snapline.errors import SnaplineError
-from snapline.store.errors import StoreCorruptError
+from snapline.store.errors import StoreAccessError, StoreCorruptError, access_problem
 
-__all__ = ["DamagedRefError", "MissingObjectError", "NotAGitRepositoryError", "RefConflictError"]
+_Errors = type[BaseException] | tuple[type[BaseException], ...]
+"""What the git library raises, handed in: only :mod:`.git` imports it."""
+
+__all__ = [
+    "DamagedRefError",
+    "GitWriteRefusedError",
+    "MissingObjectError",
+    "NotAGitRepositoryError",
+    "NotOwnedRepositoryError",
+    "RefConflictError",
+    "named_refusal",
+    "ownership_refusal",
+    "ref_damage",
+]
 
 
 class DamagedRefError(StoreCorruptError):
@@ -82,3 +107,167 @@ class RefConflictError(SnaplineError):
             f"{ref} moved while this snapshot was written (expected {wanted}, found "
             f"{found}); nothing was lost: read the line again and record on its new tip"
         )
+
+
+class GitWriteRefusedError(StoreAccessError):
+    """The operating system refused a write into the repository's objects or refs: exit 1.
+
+    libgit2 says so without the reason (``no error`` for a file-size limit), so the
+    reason is the OS's own answer to the same request, made again by
+    :func:`named_refusal`. The history is as it was: the index transaction rolls back,
+    no ref moved, and an object written before the refusal is one git's ``gc`` prunes.
+
+    Attributes:
+        path: The directory written into (``.git/objects``, a folder of ``refs/``).
+        errno: What the operating system said (``EFBIG``, ``ENOSPC``, ``EACCES``...).
+        size: The bytes that were to be written there.
+    """
+
+    def __init__(self, path: Path, error: OSError, size: int) -> None:
+        self.path = str(path)
+        self.errno = error.errno or 0
+        self.size = size
+        self.problem = access_problem(error)
+        self.detail = os.strerror(self.errno)
+        SnaplineError.__init__(
+            self,
+            f"cannot write snapline's history into {path} ({self.detail}): "
+            f"{_advice(self.errno, size, path)}; the history is as it was, and the same "
+            "command works once that is fixed",
+        )
+
+
+def _advice(number: int, size: int, path: Path) -> str:
+    if number == errno.EFBIG:
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        return (
+            f"a file-size limit ({limit} bytes, `ulimit -f`) is below the {size} bytes of "
+            "an object git must write; raise the limit"
+        )
+    if number in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk (or this user's quota) is full; free some space"
+    if number == errno.EROFS:
+        return "the file system is mounted read-only; remount it writable"
+    if number in (errno.EACCES, errno.EPERM):
+        return f"give this user write access to {path} and what is in it"
+    return "check the disk and the file system"
+
+
+@contextlib.contextmanager
+def named_refusal(
+    errors: _Errors,
+    directories: Callable[[], Sequence[Path]],
+    size: int,
+) -> Iterator[None]:
+    """A write to the repository that ``errors`` refused, as the OS's reason, named (exit 1).
+
+    Args:
+        errors: What the git library raises when a write fails.
+        directories: Where the write went (called only on a failure).
+        size: The bytes written (the object's, before git compresses them).
+
+    Raises:
+        GitWriteRefusedError: If the operating system refuses the same write in one of
+            the ``directories``; else the library's error goes on as it was (a bug).
+    """
+    try:
+        yield
+    except errors:
+        for directory in directories():
+            refused = _refusal(directory, size)
+            if refused is not None:
+                raise refused from None
+        raise
+
+
+def _refusal(directory: Path, size: int) -> GitWriteRefusedError | None:
+    """The OS's answer when a file of ``size`` bytes is made in ``directory`` (``None``: made).
+
+    Made as git makes its own (``tmp_`` in ``objects/``, which ``git gc`` prunes if a kill
+    leaves it; ``.lock`` in ``refs/``, which no reader takes for a ref), then removed.
+    """
+    while not directory.is_dir() and directory != directory.parent:
+        directory = directory.parent  # a folder git would have made
+    objects = directory.name == "objects"
+    try:
+        fd, name = tempfile.mkstemp(
+            prefix="tmp_snapline_probe_" if objects else "snapline-probe-",
+            suffix="" if objects else ".lock",
+            dir=directory,
+        )
+    except OSError as error:
+        return GitWriteRefusedError(directory, error, size)
+    try:
+        # zlib's worst case beside the bytes: 5 per 16 KiB block, and the header.
+        os.posix_fallocate(fd, 0, size + size // 3000 + 64)
+    except OSError as error:
+        return GitWriteRefusedError(directory, error, size)
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+    return None
+
+
+class NotOwnedRepositoryError(SnaplineError):
+    """git refuses a repository another user owns ("detected dubious ownership"): exit 1.
+
+    Attributes:
+        path: The work tree (or bare repository) to name in ``safe.directory``.
+        owner: The uid owning it (or its git directory).
+    """
+
+    exit_code = 1
+
+    def __init__(self, path: Path, owner: int) -> None:
+        self.path = str(path)
+        self.owner = owner
+        super().__init__(
+            f"git refuses the repository at {path}: it belongs to another user (uid "
+            f"{owner}), and git opens only this user's repositories (\"detected dubious "
+            'ownership"); if you trust it, run `git config --global --add safe.directory '
+            f"{path}` and try again"
+        )
+
+
+@contextlib.contextmanager
+def ownership_refusal(errors: _Errors, git_dir: Path) -> Iterator[None]:
+    """The library's refusal to open ``git_dir`` as git's owner check, named (exit 1).
+
+    libgit2 checks, as git does, that this user owns the work tree and the git
+    directory (``safe.directory`` lifts it); its message is the only sign, so the
+    owners are read here instead.
+
+    Raises:
+        NotOwnedRepositoryError: If the work tree or ``git_dir`` belongs to another
+            user; else the library's error goes on as it was.
+    """
+    try:
+        yield
+    except errors:
+        top = _work_tree(git_dir)
+        for path in (top, git_dir):
+            with contextlib.suppress(OSError):
+                owner = path.stat().st_uid
+                if owner != os.geteuid():
+                    raise NotOwnedRepositoryError(top, owner) from None
+        raise
+
+
+def _work_tree(git_dir: Path) -> Path:
+    """The work tree whose git directory is ``git_dir`` (itself for a bare repository)."""
+    git_dir = git_dir.resolve()
+    if git_dir.name == ".git":
+        return git_dir.parent
+    with contextlib.suppress(OSError):  # a linked work tree's: .git/worktrees/NAME/gitdir
+        return Path((git_dir / "gitdir").read_text().strip()).resolve().parent
+    return git_dir
+
+
+@contextlib.contextmanager
+def ref_damage(errors: _Errors, name: str) -> Iterator[None]:
+    """The library's error over a ref file it cannot parse, as that ref's damage (exit 3)."""
+    try:
+        yield
+    except errors as error:
+        raise DamagedRefError(name, str(error)) from None
