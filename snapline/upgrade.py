@@ -53,6 +53,7 @@ from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.kinds import SNAPSHOT_VERSION
 from snapline.snapshots.record.recorder import LOCK_NAME
 from snapline.snapshots.snapshot import Problem
+from snapline.state_dir import git_dir
 from snapline.store import DB_NAME, SqliteStore, StoreCorruptError
 from snapline.store.holding import holding
 from snapline.store.ledger.files import (
@@ -85,6 +86,19 @@ _OLD_FORMAT = 1
 # interrupted upgrade left under these names, and an upgrade removes theirs.
 
 log = logging.getLogger("snapline")
+
+_NEXT_IN_GIT = (
+    "commit .snapline/ledger/ and .snapline/.gitignore with the project (and `git rm "
+    "--cached .snapline/store.db` if git tracked the old store)"
+)
+# Not the top of a git work tree: no repository to commit to. Such a workspace's history
+# belongs in a private repository (what `init` makes there), where `snapline upgrade`
+# moves the ledger.
+_NEXT_OUTSIDE_GIT = (
+    "this workspace is not the top of a git work tree, so there is nothing to commit: "
+    "`snapline upgrade` moves the history into its private repository, .snapline/repo "
+    "(the layout `snapline init` makes here)"
+)
 
 
 class OldStoreDamagedError(StoreCorruptError):
@@ -184,13 +198,12 @@ def upgrade_store(root: Path, timeout: float) -> None:
             ends = _convert(store_dir, timeout)
             log.warning(
                 "upgraded the snapline 0.1 store in %s to the ledger layout (snapshots 0..%d); "
-                "the 0.1 store is kept as %s and its chain hashes are in %s; commit "
-                ".snapline/ledger/ and .snapline/.gitignore with the project "
-                "(and `git rm --cached .snapline/store.db` if git tracked the old store)",
+                "the 0.1 store is kept as %s and its chain hashes are in %s; %s",
                 store_dir,
                 ends.number,
                 store_dir / BACKUP_NAME,
                 store_dir / LEDGER_DIR / UPGRADED_NAME,
+                _NEXT_IN_GIT if git_dir(root) is not None else _NEXT_OUTSIDE_GIT,
             )
         _set_aside(store_dir)
 

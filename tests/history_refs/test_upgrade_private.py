@@ -67,3 +67,26 @@ def test_outside_any_workspace_upgrade_says_there_is_no_history(tmp_path: Path) 
     refused = Repo(tmp_path / "plain").snap("upgrade")
     assert refused.returncode == 2
     assert "no snapline history" in refused.stderr
+
+
+@pytest.mark.parametrize("where", ["outside git", "top of a work tree"])
+def test_the_0_1_upgrade_notice_says_what_to_do_next_where_the_workspace_is(
+    tmp_path: Path, where: str
+) -> None:
+    ws = repo_of_0_1(tmp_path / "repo")
+    if where == "outside git":
+        ws = _outside_git(ws)
+    first = ws.snap("status")
+    assert first.returncode == 0, first.stderr
+    notice = first.stderr.strip()
+    assert notice.startswith("upgraded the snapline 0.1 store") and "\n" not in notice
+    if where == "outside git":
+        # No repository to commit to: the next step is the private repository.
+        assert "commit" not in notice.replace("nothing to commit", "")
+        assert "`snapline upgrade` moves the history into its private repository" in notice
+        assert ".snapline/repo" in notice
+        done = ws.snap("upgrade")
+        assert done.returncode == 0, done.stderr
+        assert (ws.path / ".snapline" / "repo" / "HEAD").is_file()
+    else:
+        assert "commit .snapline/ledger/ and .snapline/.gitignore with the project" in notice
