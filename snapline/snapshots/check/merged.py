@@ -37,6 +37,7 @@ from snapline.store.protocol import StoreReader
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
+    from snapline.store.refs.git import GitRepository
 
 __all__ = ["UNMERGED", "mark_merged", "merge_advice", "suspected", "unmerged_paths"]
 
@@ -131,6 +132,9 @@ def suspected(
         The suspected paths, sorted; empty in the common case (no history on refs, a
         work tree that never wrote, fresh content, no other line) after one hash of
         each new content and one lookup of its id in the object database's index.
+
+    Raises:
+        DamagedLineError: If a line's ref is damaged (exit 3).
     """
     # A store of another kind never loads the refs modules: nothing to import to know.
     refs = sys.modules.get("snapline.store.refs.store")
@@ -148,7 +152,7 @@ def suspected(
         ]
     if deleted:
         head = repo.head_tree()
-        found += [path for path in deleted if head is None or repo.entry(head, path) is None]
+        found += [path for path in deleted if head is None or _gone(repo, head, path)]
     if not found:
         return []
     from snapline.store.refs.layout import LINES, line_ref
@@ -158,6 +162,16 @@ def suspected(
     if not any(ref != mine for ref in repo.refs(LINES)):
         return []  # no line but this work tree's own: nothing to merge from
     return sorted(found)
+
+
+def _gone(repo: GitRepository, head: str, path: str) -> bool:
+    """Whether the checked-out commit's tree ``head`` holds nothing at ``path``."""
+    from snapline.store.refs.git import MissingObjectError
+
+    try:
+        return repo.entry(head, path) is None
+    except MissingObjectError:
+        return True  # a tree git did not fetch (a treeless clone): asked, to be sure
 
 
 def merge_advice(paths: Sequence[str], *, merge: str = "`snapline merge`") -> str:
