@@ -134,7 +134,7 @@ def suspected(
         each new content and one lookup of its id in the object database's index.
 
     Raises:
-        DamagedLineError: If a line's ref is damaged (exit 3).
+        DamagedRefError: If a ref under the lines cannot be parsed (exit 3).
     """
     # A store of another kind never loads the refs modules: nothing to import to know.
     refs = sys.modules.get("snapline.store.refs.store")
