@@ -52,11 +52,13 @@ def record_rows(
 
     Raises:
         UnknownPathError: If a path given is neither on disk nor tracked.
+        StateMismatchError: If a path to record is another line's recorded work that
+            git merged in (on git's refs): its way in is ``snapline merge``.
     """
     rels = ws._scope(paths)
     with ws._recorder.writing():
         ws._refuse_unknown(rels)
-        return ws._recorder.record(rels, info)
+        return ws._recorder.record(rels, info, refuse_merged=True)
 
 
 def sync_problems(

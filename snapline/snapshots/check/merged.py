@@ -16,11 +16,20 @@ that wrote to the refs, one :func:`~snapline.store.refs.disk.explain_workspace`:
 and hash of the files in scope, a git tree built of them, and a lookup against every
 line's states (plus ``git merge-tree`` tries when no single state matches), the same as
 ``snapline merge`` pays.
+
+``record`` runs on every edit and always has drift (what it records), so it asks
+:func:`suspected` first, which costs about nothing: git writes every file content it
+merges into its object database (a merge, a squash, a fast-forward; another line's
+states are there once fetched), while an agent's fresh edit is a blob no object database
+holds yet. Only a path whose new content is already a blob there (or that a commit of
+git's no longer holds, for a deletion), in a repository whose refs name a line besides
+this work tree's own, is asked the whole question.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import sys
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,8 +37,9 @@ from snapline.store.protocol import StoreReader
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
+    from snapline.store.refs.git import GitRepository
 
-__all__ = ["UNMERGED", "mark_merged", "merge_advice", "unmerged_paths"]
+__all__ = ["UNMERGED", "mark_merged", "merge_advice", "suspected", "unmerged_paths"]
 
 UNMERGED = "unmerged"
 """The kind of a drifted path that another line recorded and git merged into the files."""
@@ -99,6 +109,69 @@ def unmerged_paths(root: Path, store: StoreReader, drifted: Collection[str]) -> 
     # A nearest merge's own paths, and its conflicts, are what nobody recorded.
     uncovered = set(explanation.paths) | set(explanation.conflicts)
     return frozenset(path for path in drifted if path not in uncovered)
+
+
+def suspected(
+    store: StoreReader, written: Mapping[str, bytes | None], deleted: Collection[str]
+) -> list[str]:
+    """Of the paths a writer is about to record, those worth asking :func:`unmerged_paths`.
+
+    The cheap first check of ``record``, which runs on every edit: a path is suspected
+    when its new content is a blob the repository already holds (git wrote it as it
+    merged, or a line's state brought it), when its content was not read (a file tracked
+    by hash only), or, deleted, when the checked-out commit no longer holds it (a
+    merge's deletion, committed); and only when the refs name a line besides this work
+    tree's own.
+
+    Args:
+        store: The open store; only a history on git's refs written from here is asked.
+        written: Each added or modified path, with its new content (``None``: not read).
+        deleted: The deleted paths.
+
+    Returns:
+        The suspected paths, sorted; empty in the common case (no history on refs, a
+        work tree that never wrote, fresh content, no other line) after one hash of
+        each new content and one lookup of its id in the object database's index.
+
+    Raises:
+        DamagedRefError: If a ref under the lines cannot be parsed (exit 3).
+    """
+    # A store of another kind never loads the refs modules: nothing to import to know.
+    refs = sys.modules.get("snapline.store.refs.store")
+    if refs is None or not isinstance(store, refs.RefsStore) or not store.wrote_here():
+        return []
+    repo = store.repo
+    found = []
+    if written:
+        from snapline.store.refs.objects import blob_id
+
+        found = [
+            path
+            for path, content in written.items()
+            if content is None or repo.has_object(blob_id(content))
+        ]
+    if deleted:
+        head = repo.head_tree()
+        found += [path for path in deleted if head is None or _gone(repo, head, path)]
+    if not found:
+        return []
+    from snapline.store.refs.layout import LINES, line_ref
+
+    own = store.followed_line()
+    mine = None if own is None else line_ref(own)
+    if not any(ref != mine for ref in repo.refs(LINES)):
+        return []  # no line but this work tree's own: nothing to merge from
+    return sorted(found)
+
+
+def _gone(repo: GitRepository, head: str, path: str) -> bool:
+    """Whether the checked-out commit's tree ``head`` holds nothing at ``path``."""
+    from snapline.store.refs.git import MissingObjectError
+
+    try:
+        return repo.entry(head, path) is None
+    except MissingObjectError:
+        return True  # a tree git did not fetch (a treeless clone): asked, to be sure
 
 
 def merge_advice(paths: Sequence[str], *, merge: str = "`snapline merge`") -> str:

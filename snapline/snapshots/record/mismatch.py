@@ -3,7 +3,9 @@
 Every writer that must start from the known state (``run``, ``guard``, ``track``, the
 library's edits) refuses through :func:`ensure_in_sync`, whose error names the way out
 for each path: ``snapline resync`` for an outside change, ``snapline merge`` for another
-line's recorded work that git merged in (``snapshots/check/merged.py``).
+line's recorded work that git merged in (``snapshots/check/merged.py``). ``record``,
+which adopts drift rather than refusing it, refuses only the latter, through
+:func:`refuse_merged`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from snapline.store import Store
 if TYPE_CHECKING:
     from snapline.snapshots.record.detect import Detection, Drift
 
-__all__ = ["StateMismatchError", "ensure_in_sync"]
+__all__ = ["StateMismatchError", "ensure_in_sync", "refuse_merged"]
 
 
 class StateMismatchError(SnaplineError):
@@ -77,3 +79,35 @@ def ensure_in_sync(detection: Detection, root: Path, store: Store) -> None:
 
         merged = unmerged_paths(root, store, [drift.path for drift in detection.drifts])
         raise StateMismatchError(detection.drifts, merged)
+
+
+def refuse_merged(drifts: list[Drift], root: Path, store: Store) -> None:
+    """Raise :class:`StateMismatchError` when a drift to record is another line's merged work.
+
+    ``record`` files what drifted into this writer's snapshot: another line's recorded
+    work that git merged in would become this writer's edit, and ``snapline merge`` would
+    find nothing to join. Only the paths :func:`~snapline.snapshots.check.merged.suspected`
+    names (about nothing to find out in the common case) are asked the whole question.
+
+    Args:
+        drifts: What is about to be recorded.
+        root: The workspace root.
+        store: The open store.
+
+    Raises:
+        StateMismatchError: Naming only the paths another line recorded and git merged
+            in (its ``unmerged``), with ``snapline merge`` as the way out.
+        DamagedLineError: If, asked so, a line turns out damaged or crafted.
+    """
+    if not drifts:
+        return
+    from snapline.snapshots.check.merged import suspected, unmerged_paths
+
+    written = {d.path: d.disk.content for d in drifts if d.disk is not None}
+    deleted = [d.path for d in drifts if d.disk is None]
+    suspects = suspected(store, written, deleted)
+    if not suspects:
+        return
+    merged = unmerged_paths(root, store, suspects)
+    if merged:
+        raise StateMismatchError([d for d in drifts if d.path in merged], merged)

@@ -30,6 +30,7 @@ from snapline.snapshots.record.baselines import keep_baselines
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
+from snapline.snapshots.record.mismatch import refuse_merged as refuse
 from snapline.snapshots.record.presence import StorePresence
 from snapline.snapshots.record.recorded import Recorded, snapshot_of
 from snapline.snapshots.record.tracked_cache import TrackedCache
@@ -166,7 +167,12 @@ class Recorder:
     # -- recording what is on disk -----------------------------------------------------
 
     def record(
-        self, paths: list[str] | None, info: InfoFields, *, merges: Sequence[str] | None = None
+        self,
+        paths: list[str] | None,
+        info: InfoFields,
+        *,
+        merges: Sequence[str] | None = None,
+        refuse_merged: bool = False,
     ) -> Recorded:
         """Record what differs from the known state under ``paths`` (all when ``None``).
 
@@ -175,15 +181,18 @@ class Recorder:
         Args:
             paths: Checked relative paths (files or directories), or ``None``.
             info: What the caller says about the snapshot.
-            merges: A merge's list of the heads of the lines it joins (maybe none: a
-                merge that joins only milestones); a merge is recorded even when nothing
-                differs.
+            merges: A merge's heads of the lines it joins (none: it joins only milestones);
+                a merge is recorded even when nothing differs.
+            refuse_merged: Raise ``StateMismatchError``, nothing written, when a path is
+                another line's recorded work that git merged in (``record``, ``resync``).
 
         Returns:
             The rows committed (none when nothing differs); ``.snapshot()`` is the model.
         """
         with self.store.write():
             detection = self.detect(paths, want_content=True)
+            if refuse_merged and merges is None:
+                refuse(detection.drifts, self.root, self.store)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
             skipped = detection.skipped
             if not detection.drifts and merges is None:
@@ -336,14 +345,7 @@ class Recorder:
         )
 
     def compare(self, paths: list[str] | None) -> Detection:
-        """Detect in one read view, keeping what the stat cache learnt (a read-only check).
-
-        Args:
-            paths: Checked relative paths (files or directories), or ``None``.
-
-        Returns:
-            What differs between the disk and the known state.
-        """
+        """What differs under ``paths`` (all: ``None``) in one read view; the stat cache kept."""
         with self.store.read():
             detection = self.detect(paths, want_content=False)
         self.save_stat_cache(detection)
