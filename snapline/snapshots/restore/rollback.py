@@ -11,12 +11,15 @@ touches the disk, and the writes go through the journal, all or nothing.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from snapline.paths import UnknownPathError
+from snapline.errors import SnaplineError
+from snapline.paths import UnknownPathError, disk_path
 from snapline.snapshots.check.merged import UNMERGED
 from snapline.snapshots.info import EXTERNAL_TOOL, SnapshotInfo
 from snapline.snapshots.read.history import (
@@ -187,8 +190,30 @@ def rollback(
             extra["rollback_to_id"] = target.id
         if scopes is not None:
             extra["paths"] = scopes
+        _keep_replaced(recorder, plan.steps)
         snapshot = recorder.apply("rollback", plan.steps, info.with_metadata(**extra))
         return result.model_copy(update={"snapshot": snapshot})
+
+
+def _keep_replaced(recorder: Recorder, steps: Sequence[Step]) -> None:
+    """Read each file the rollback replaces from the disk into the content cache.
+
+    The journal keeps the known content of every file it replaces, to put it back if
+    the write fails, and the rollback's snapshot diffs against it: both rebuilt it
+    from the store's deltas, when the plan has just found the disk holding that very
+    version (measured, row R5: rebuilding 100 files' known versions across 1,000
+    snapshots took 8x the CPU time of reading and hashing them). The cache is keyed by
+    what the bytes read hash to, so a file changed since is only a miss, rebuilt as
+    before.
+    """
+    for step in steps:
+        if step.before is None or recorder.cache.get(step.before.hash) is not None:
+            continue
+        with contextlib.suppress(OSError, SnaplineError):
+            location = disk_path(recorder.root, step.path)
+            info = os.lstat(location)
+            if not stat.S_ISDIR(info.st_mode):
+                recorder.read_file(location, step.path, info)
 
 
 def _refuse_unknown(root: Path, store: StoreReader, scopes: list[str] | None) -> None:
