@@ -194,9 +194,10 @@ def _rollback(refs: _Refs) -> RowResult:
             f"The server forked {served} workers for the {total} rollbacks (warm-up included). "
             "The work tree's history is on `refs/snapline/`; git's twin repository "
             "holds the same edits as commits.",
-            "snapline checks the work tree for outside changes first, journals the rollback, "
-            "records it as a snapshot on the line and fsyncs what it writes; git checkout "
-            "writes the files without fsync and checks nothing.",
+            "snapline checks the work tree for outside changes first (served warm: the paths "
+            "the server's monitor saw change, and an lstat of every tracked file), journals "
+            "the rollback, records it as a snapshot on the line and fsyncs what it writes; "
+            "git checkout writes the files without fsync and checks nothing.",
         ],
     )
     if not row.met:

@@ -156,12 +156,23 @@ def rollback(
             if to is None:
                 echo("cancelled: nothing changed")
                 return
+        from snapline.workspace.restoring import rollback_watched
+
         scope = user_paths(ws, paths)
+        changes = None
         if ask:
             preview = ws.rollback(to, scope, dry_run=True, force=force, description=message)
             if not confirmed(ws, preview, as_json=as_json, force=force, whole_diff=whole_diff):
                 return
-        result = ws.rollback(to, scope, dry_run=dry_run, force=force, description=message)
+        else:
+            from snapline.cli.warm.served import watched
+
+            # Served warm, only what the server's monitor saw change (cli/warm/served.py);
+            # not after a question, as the worker's view of the monitor is of its fork.
+            changes = watched(ws.root)
+        result = rollback_watched(
+            ws, changes, to, scope, dry_run=dry_run, force=force, description=message
+        )
         sessions = [] if dry_run or as_json else taken_back(ws, result, ws.conversation(to))
     render_result(result, as_json=as_json, force=force)
     echo_resume(sessions)

@@ -49,6 +49,7 @@ from snapline.scanning.inotify import (
     Event,
     Inotify,
 )
+from snapline.temp_names import TEMP_MARKER, is_temp_name
 
 __all__ = ["JOURNAL_LIMIT", "MOST_DIRECTORIES", "TreeMonitor"]
 
@@ -212,6 +213,11 @@ class TreeMonitor:
         name = os.fsdecode(event.name)
         if name in _UNWATCHED:
             return  # no walk looks inside: ignore rules and the store are checked apart
+        if TEMP_MARKER in name and is_temp_name(name):
+            # An atomic write's temporary name, which every walk passes over as ignored
+            # (scanning/ignore.py): naming it only made each warm check look it up (a
+            # rollback of 100 files named 100 of them).
+            return
         path = f"{directory}/{name}" if directory else name
         if mask & IN_ISDIR:
             if mask & IN_MOVED_FROM:

@@ -12,9 +12,10 @@ from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
     from snapline.snapshots.read.line_view import LineView
+    from snapline.snapshots.record.monitored import Changes
     from snapline.snapshots.results import RevertResult, RollbackResult
 
-__all__ = ["Restoring"]
+__all__ = ["Restoring", "rollback_watched"]
 
 
 class Restoring(WorkspaceBase):
@@ -61,6 +62,18 @@ class Restoring(WorkspaceBase):
                 is false) or a path is in the way; nothing is written.
             OSError: If writing fails; the workspace and the store are left as they were.
         """
+        return self._rollback(to, paths, dry_run=dry_run, force=force, changes=None, who=who)
+
+    def _rollback(
+        self,
+        to: SnapshotRef,
+        paths: Iterable[PathArg] | PathArg | None,
+        *,
+        dry_run: bool,
+        force: bool,
+        changes: Changes | None,
+        who: Who,
+    ) -> RollbackResult:
         rels = self._scope(paths)
         from snapline.snapshots.restore.rollback import rollback
 
@@ -81,6 +94,7 @@ class Restoring(WorkspaceBase):
                 force=force,
                 info=info,
                 line=line,
+                changes=changes,
             )
 
     def _target(self, ref: SnapshotRef, *, whole_line: bool = False) -> tuple[int, LineView | None]:
@@ -212,3 +226,26 @@ class Restoring(WorkspaceBase):
         return undo_or_redo(
             self._recorder, self._reconstructor, "redo", dry_run=dry_run, force=force, info=info
         )
+
+
+def rollback_watched(
+    ws: Restoring,
+    changes: Changes | None,
+    to: SnapshotRef,
+    paths: Iterable[PathArg] | PathArg | None = None,
+    *,
+    dry_run: bool = False,
+    force: bool = False,
+    **who: Unpack[Who],
+) -> RollbackResult:
+    """``ws.rollback``, told what a file-system monitor saw change (the warm server's).
+
+    A rollback of the whole workspace then checks the disk only where the monitor, the
+    last check and the snapshots since say it may differ, and stats every other tracked
+    file (``snapshots/record/monitored.py``): the same answer as the whole walk, as a
+    warm ``status`` gives. ``changes`` ``None`` is ``ws.rollback`` itself.
+
+    Raises:
+        As ``Workspace.rollback``.
+    """
+    return ws._rollback(to, paths, dry_run=dry_run, force=force, changes=changes, who=who)

@@ -55,6 +55,20 @@ def test_the_store_and_git_are_not_watched(tree: Path) -> None:
     monitor.close()
 
 
+def test_an_atomic_writes_temporary_name_is_not_named(tree: Path) -> None:
+    # Every walk passes over it as ignored; the file it becomes is named.
+    from snapline import atomic
+
+    monitor = started(tree)
+    point = monitor.seq
+    atomic.write_file(tree / "src" / "pkg" / "mod.py", b"x = 3\n", 0o100644)
+    looks_like_one = tree / ".a.snapline-tmp-0123456789abcdef"  # not of ours: tracked
+    looks_like_one.write_text("mine\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == {"src/pkg/mod.py", looks_like_one.name}
+    monitor.close()
+
+
 def test_a_new_tree_is_watched_to_its_leaves(tree: Path) -> None:
     monitor = started(tree)
     (tree / "a" / "b" / "c").mkdir(parents=True)

@@ -94,3 +94,29 @@ def test_a_version_stored_only_as_a_delta_is_diffed_once_then_swapped(
         assert len(diffs) == 2  # every later round trip swaps the deltas it has
         assert (edited.root / "a.txt").read_text() == _VERSIONS[3]
         assert edited.validate().ok and edited.verify().ok
+
+
+def test_the_versions_a_rollback_replaces_are_read_from_the_disk_not_rebuilt(
+    edited: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The journal keeps each replaced file's known version (to put it back on failure):
+    # the disk holds that very version, checked by its hash, so no delta is replayed.
+    from snapline.snapshots.read import reconstruct
+
+    root = edited.root
+    edited.close()
+    applied: list[str] = []
+    real = reconstruct.apply_delta
+
+    def counting(text: str, delta: str) -> str:
+        applied.append(delta)
+        return real(text, delta)
+
+    monkeypatch.setattr(reconstruct, "apply_delta", counting)
+    with Workspace.open(root) as fresh:  # nothing cached: what a command sees
+        assert fresh.rollback(to=0).restored == ("a.txt", "b.txt")
+        assert applied == []
+        assert (root / "a.txt").read_text() == _VERSIONS[0]
+        fresh.rollback(to=fresh.latest - 1)  # back to version 3, a delta on the baseline
+        assert (root / "b.txt").read_text() == _VERSIONS[3]
+        assert fresh.validate().ok and fresh.verify().ok
