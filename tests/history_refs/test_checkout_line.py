@@ -151,3 +151,29 @@ def test_a_clone_behind_its_line_is_held_to_its_snapshot_and_reads_the_whole_lin
     made = json.loads(mine.ok("record", "lib.py", "-m", "mine", "--json"))
     assert (made["number"], made["parent_id"]) == (committed + 1, ids[committed])
     assert mine.snap("verify").returncode == 0
+
+
+def test_a_first_record_after_checking_out_an_older_snapshot_is_refused(tmp_path: Path) -> None:
+    origin, maintainer = _maintainer(tmp_path)
+    (maintainer.path / "app.py").write_text("print('v2')\n")
+    maintainer.ok("record", "app.py", "-m", "v2")
+    maintainer.git("commit", "-qam", "v2")
+    maintainer.git("push", "-q", "origin", "main")
+    maintainer.ok("push")
+
+    clone = _clone(tmp_path, origin, "clone")
+    assert clone.snap("status").returncode == 0  # its index is built at the tip
+    # Then the clone checks out snapshot 1's commit: a record there claimed snapshot 2's
+    # app.py as its base and went on after it.
+    clone.git("checkout", "-q", "HEAD~1")
+    (clone.path / "lib.py").write_text("x = 'old'\n")
+    before = _refs(clone)
+    recorded = clone.snap("record", "lib.py", "-m", "on the old commit")
+    assert recorded.returncode == 1, recorded.stdout + recorded.stderr
+    assert "snapshot 1, behind its line's latest snapshot 2" in recorded.stderr
+    assert _refs(clone) == before
+    # Back on the line's latest, the same edit is recorded there.
+    clone.git("checkout", "-q", "main")
+    (clone.path / "lib.py").write_text("x = 'new'\n")
+    made = json.loads(clone.ok("record", "lib.py", "-m", "on main", "--json"))
+    assert made["number"] == 3
