@@ -216,10 +216,10 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
         tip: str | None = None
         state = self.path.parent
         main = self.main_line()
-        # A local state from before lines per writer (or an upgrade's) that wrote owns
-        # the main line: it is named before any line is chosen.
+        # A local state from before lines per writer (or an upgrade's) that wrote owns the
+        # main line, named before any line is chosen; one following another line forks.
         legacy = self.wrote_here() and read_own_line(state) is None
-        if self._pending.snapshots and legacy and main is not None:
+        if self._pending.snapshots and legacy and main is not None and self.read_line() == main:
             write_own_line(state, main)
         if self._pending.snapshots and not self.wrote_here() and self.own_line() is None:
             from snapline.store.refs.pinning import refuse_behind
