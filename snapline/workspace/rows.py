@@ -77,19 +77,31 @@ def sync_problems(
 
     Returns:
         The problems; on git's refs, drift that another line recorded and git merged
-        into the files is ``unmerged`` (``snapshots/check/merged.py``).
+        into the files is ``unmerged`` (``snapshots/check/merged.py``); in a clone whose
+        checkout is an older snapshot of its line, what differs from that snapshot
+        (``snapshots/check/explained.py``).
 
     Raises:
         UnsafePathError: If a path is outside the root or inside ``.snapline/``.
     """
+    return _sync(ws, paths, changes)[0]
+
+
+def _sync(
+    ws: WorkspaceBase,
+    paths: Iterable[PathArg] | PathArg | None,
+    changes: Changes | None = None,
+) -> tuple[list[Problem], Explained | None]:
+    """:func:`sync_problems`, and the snapshot a clone's checkout behind its line is."""
     from snapline.snapshots.record.detect import sync_problems as problems_of
 
+    scope = ws._scope(paths)
     if changes is not None and paths is None:
         from snapline.snapshots.record.monitored import compare_watched
 
         found = problems_of(compare_watched(ws._recorder, changes))
     else:
-        detection = ws._recorder.compare(ws._scope(paths))
+        detection = ws._recorder.compare(scope)
         if paths is None and (detection.drifts or detection.skipped):
             from snapline.snapshots.record.monitored import note_walk
 
@@ -97,11 +109,13 @@ def sync_problems(
             note_walk(ws.root, detection)
         found = problems_of(detection)
     if not found:
-        return found  # the clean path asks nothing more
+        return found, None  # the clean path asks nothing more
+    from snapline.snapshots.check.explained import held_to_checkout
     from snapline.snapshots.check.merged import mark_merged
 
+    found, explained = held_to_checkout(ws.root, ws._store, found, scope)
     # Drift that git merged from another line on the refs: for `snapline merge`.
-    return mark_merged(ws.root, ws._store, found)
+    return mark_merged(ws.root, ws._store, found), explained
 
 
 def verify_problems(
@@ -128,7 +142,7 @@ def verify_problems(
 
     checked = check_history(ws._store, full=full, deep=deep)
     try:
-        sync = sync_problems(ws, None, changes)
+        sync, explained = _sync(ws, None, changes)
     except UnsafeRecordError as error:
         # The disk cannot be compared with a known state that names a path outside
         # the root; say so once, next to what validation found.
@@ -140,8 +154,7 @@ def verify_problems(
             kind="unsafe-path", path=error.path, severity="corrupt", message=str(error)
         )
         return [*checked.problems, unsafe], checked.since, None
-    explained = None
-    if sync:
+    if sync and explained is None:
         from snapline.snapshots.check.explained import explain_checkout
 
         # A checkout of a commit git merged (CI): its files against every line's states.

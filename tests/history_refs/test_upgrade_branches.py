@@ -190,11 +190,21 @@ def test_an_old_branch_in_a_clone_that_fetched_the_moved_history(tmp_path: Path)
     moved = json.loads(done.stdout)
     assert (moved["written"], moved["present"]) == (2, 5)
     # The refs' main line is not this branch's: its ledger's index is not the work
-    # tree's; the index is built from the refs, which hold main's history.
+    # tree's; the index is built from the refs, following the line the branch's own
+    # snapshots moved to (its checkout is that line's latest state), as its writer said.
     assert not moved["index_made"]
     log = json.loads(clone.ok("log", "--json"))
-    assert [s["id"] for s in log] == [s["id"] for s in json.loads(repo.ok("log", "--json"))]
+    said = json.loads((FIXTURES / "ledger-2.json").read_text())["branches"]["agent-c"]["log"]
+    assert [s["id"] for s in log] == [s["id"] for s in said]
     status = clone.snap("status")
-    assert status.returncode == 0 and "in sync" not in status.stdout
-    assert clone.snap("verify").returncode == 1
+    assert status.returncode == 0 and "in sync" in status.stdout
+    assert clone.snap("verify").returncode == 0
     assert git_status(clone) == ""
+    # Its next record starts a line of its own there: neither main's line nor the moved one.
+    lines = clone.git("for-each-ref", "refs/snapline/lines/")
+    (clone.path / "notes.txt").write_text("c's next note\n")
+    made = json.loads(clone.ok("record", "notes.txt", "-m", "next", "--json"))
+    assert (made["number"], made["parent_id"]) == (log[0]["number"] + 1, log[0]["id"])
+    after = clone.git("for-each-ref", "refs/snapline/lines/")
+    assert set(lines.splitlines()) < set(after.splitlines())
+    assert clone.snap("verify").returncode == 0

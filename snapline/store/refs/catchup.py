@@ -10,6 +10,7 @@ versions' content taken from each state through
 The index keeps a mark per ref (:mod:`snapline.store.refs.marks`): only what follows
 it is read. The line followed is the work tree's own (``RefsStore.followed_line``), with
 the lines it forked from up to each fork (:mod:`snapline.store.refs.followed`), else the
+line its checkout was a snapshot of when the index was built (:mod:`.pinning`), else the
 main line (the one whose first snapshot is a baseline); others' lines are not joined.
 """
 
@@ -24,7 +25,7 @@ from snapline.store.ledger.tables import ForgetCleanup
 from snapline.store.refs.followed import followed_milestones, read_followed
 from snapline.store.refs.git import MissingObjectError
 from snapline.store.refs.layout import FORGETS, line_ref, milestones_ref
-from snapline.store.refs.marks import PIN
+from snapline.store.refs.marks import BEHIND, FOLLOWED, PIN
 from snapline.store.refs.reading import (
     DamagedLineError,
     LineRewrittenError,
@@ -85,7 +86,15 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     """
     line = store.followed_line()
     read: list[LineSnapshot] | None = None
-    if line is None:
+    at: LineSnapshot | None = None
+    if line is None and checkout is not None:
+        # An index built afresh follows the line its checkout is a snapshot of (.pinning).
+        from snapline.store.refs.pinning import checkout_place
+
+        place = checkout_place(store, checkout)
+        if place is not None:
+            line, read, at = place.line, place.snapshots, place.at
+    elif line is None:
         # An empty index: the main line is read once, to find it and to fill the index.
         line, read = _read_main_line(store)
     if line is None:
@@ -106,7 +115,9 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         forgotten = store.index.forgotten_hashes()
         latest = store.index.snapshots.latest_number()
         missing, end = _line_after(store, line, -1 if latest is None else latest, read)
-        last = _pin(store, own, checkout if latest is None else None, missing)
+        if latest is None and checkout is not None and not own:
+            _place(store, line, at)
+        last = _pin(store, own, at if latest is None else None, missing)
         if last is not None:
             missing = missing[: len(missing) - last]
         for snapshot in missing:
@@ -138,19 +149,38 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     return len(missing) + len(new)
 
 
+def _place(store: RefsStore, line: str, at: LineSnapshot | None) -> None:
+    """Mark the line an index built afresh follows, and a clone's checkout behind its tip."""
+    from snapline.store.refs.pinning import behind_mark
+
+    store.marks.put(FOLLOWED, line)
+    head = store.repo.head_tree()
+    if head is not None:
+        # A clone reads the whole line; status and verify hold it to its checkout. A
+        # linked work tree pinned (below): its index ends there.
+        clone = store.repo.git_dir == store.repo.common_dir
+        store.marks.put(BEHIND, behind_mark(at if clone else None, head))
+
+
 def _pin(
-    store: RefsStore, own: bool, checkout: Path | None, missing: list[LineSnapshot]
+    store: RefsStore, own: bool, at: LineSnapshot | None, missing: list[LineSnapshot]
 ) -> int | None:
-    """How many of ``missing`` a pinned index leaves out (``None``: not pinned)."""
+    """How many of ``missing`` a pinned index leaves out (``None``: not pinned).
+
+    ``at``: for an index built afresh, the snapshot its checkout is behind the tip; a
+    linked work tree pins there (a clone reads the whole line: :func:`_place`).
+    """
     if own:
         return None
     pin = store.marks.get(PIN)
-    if checkout is None and pin is None:
+    if at is None and pin is None:
         return None  # the common case: nothing more to load
-    from snapline.store.refs.pinning import checkout_snapshot, pinned
+    from snapline.store.refs.pinning import pinned
 
-    if checkout is not None:
-        pin = checkout_snapshot(store, checkout, missing)
+    if at is not None:
+        if store.repo.git_dir == store.repo.common_dir:
+            return None
+        pin = at.commit
     if pin is None:
         return None
     taken = pinned(store, pin, missing)

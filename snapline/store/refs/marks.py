@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from snapline.store.table import Table
 
-__all__ = ["PIN", "MarkTable"]
+__all__ = ["BEHIND", "FOLLOWED", "PIN", "MarkTable"]
 
 PIN = "checkout"
 """The key of a work tree's pin: the snapshot its checkout is (:mod:`.pinning`)."""
+FOLLOWED = "followed"
+"""The key of the line a work tree without its own follows (:mod:`.pinning`)."""
+BEHIND = "behind"
+"""The key of the snapshot a clone's checkout is, and HEAD's tree then (:mod:`.pinning`)."""
 
 _PREFIX = "refs-mark "
 

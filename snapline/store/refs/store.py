@@ -36,7 +36,7 @@ from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import read_own_line, write_own_line
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
-from snapline.store.refs.marks import PIN, MarkTable
+from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable
 from snapline.store.refs.otherlines import OtherLines, SideBlobs
 from snapline.store.refs.reading import LineSnapshot, read_milestones, read_snapshot
 from snapline.store.refs.writing import append_milestone, append_snapshot
@@ -187,8 +187,12 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
         return named
 
     def followed_line(self) -> str | None:
-        """The line whose tip the index follows: this work tree's own, else the main line."""
-        return self.own_line() or self.main_line()
+        """The line whose tip the index follows: this work tree's own, else :meth:`read_line`."""
+        return self.own_line() or self.read_line()
+
+    def read_line(self) -> str | None:
+        """Without a line of its own: the one its checkout was on (``.pinning``), else the main."""
+        return self.marks.get(FOLLOWED) or self.main_line()
 
     def tip(self) -> str | None:
         """The commit the followed line's ref points at, or ``None`` (no baseline, no ref)."""
@@ -212,11 +216,16 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
         tip: str | None = None
         state = self.path.parent
         main = self.main_line()
-        # A local state from before lines per writer (or an upgrade's) that wrote owns
-        # the main line: it is named before any line is chosen.
+        # A local state from before lines per writer (or an upgrade's) that wrote owns the
+        # main line, named before any line is chosen; one following another line forks.
         legacy = self.wrote_here() and read_own_line(state) is None
-        if self._pending.snapshots and legacy and main is not None:
+        if self._pending.snapshots and legacy and main is not None and self.read_line() == main:
             write_own_line(state, main)
+        if self._pending.snapshots and not self.wrote_here() and self.own_line() is None:
+            from snapline.store.refs.pinning import refuse_behind
+
+            # A first write: not on top of a checkout behind its line's latest.
+            refuse_behind(self, len(self._pending.snapshots))
         for number in sorted(self._pending.snapshots):
             row = self.index.snapshots.get(number)
             assert row is not None, f"snapshot {number} was inserted in this transaction"
@@ -331,7 +340,7 @@ class RefsStore(OtherLines, Ledgerless, IndexedStore):
             LineMovedError: If the index's mark of the followed line is not the snapshot
                 ``row`` follows (the index is behind its line).
         """
-        followed = self.main_line()
+        followed = self.read_line()
         assert followed is not None, "a snapshot after the baseline has a baseline"
         ref = line_ref(followed)
         # A work tree whose checkout is an earlier snapshot forks there (.pinning).
