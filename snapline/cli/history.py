@@ -21,6 +21,7 @@ from snapline.cli.render import (
 if TYPE_CHECKING:
     from snapline import Problem, SideSnapshot, Snapshot, Workspace
     from snapline.guard import CheckOutcome
+    from snapline.snapshots.snapshot import Explained
 
 __all__ = ["log", "show", "status"]
 
@@ -37,7 +38,7 @@ def status(
     command that fails on drift.
     """
     from snapline.cli.warm.served import watched
-    from snapline.workspace.rows import latest_header, sync_problems
+    from snapline.workspace.rows import latest_header, sync_state
 
     with workspace(ctx) as ws:
         # The JSON shows the latest snapshot whole; the text only its header, read
@@ -45,7 +46,8 @@ def status(
         latest = _latest(ws) if as_json else latest_header(ws)
         open_range = ws.milestones.current()
         # Served warm, only what the server's monitor saw change (cli/warm/served.py).
-        drift = tuple(sync_problems(ws, None, watched(ws.root)))
+        found, explained = sync_state(ws, None, watched(ws.root))
+        drift = tuple(found)
         states = ws.history_states()
         root = str(ws.root)
     if as_json:
@@ -55,6 +57,8 @@ def status(
                 "latest": model_json(latest),
                 "milestone": open_range.model_dump(mode="json"),
                 "in_sync": not drift,
+                # A clone behind its line: the snapshot its files were held to.
+                "explained": None if explained is None else explained.model_dump(mode="json"),
                 "drift": [problem.model_dump(mode="json") for problem in drift],
                 "history": states,
             }
@@ -81,16 +85,18 @@ def status(
         )
     for state in states:
         echo(("history    ", "bold"), (state, "yellow"))
-    _echo_drift(drift)
+    _echo_drift(drift, explained)
 
 
 def _latest(ws: Workspace) -> Snapshot:
     return next(ws.snapshots(newest_first=True, limit=1))
 
 
-def _echo_drift(drift: tuple[Problem, ...]) -> None:
+def _echo_drift(drift: tuple[Problem, ...], explained: Explained | None) -> None:
     if not drift:
-        echo(("in sync    ", "bold"), ("the workspace matches the latest snapshot", "green"))
+        # As verify says it: a clone behind its line is held to its checkout's snapshot.
+        matched = "the workspace matches the latest snapshot"
+        echo(("in sync    ", "bold"), (explained.describe() if explained else matched, "green"))
         return
     # Another line's recorded work that git merged (history on refs): no outside change,
     # so never the resync advice (snapshots/check/merged.py).

@@ -33,6 +33,7 @@ __all__ = [
     "record_rows",
     "stamped_snapshots",
     "sync_problems",
+    "sync_state",
     "verify_problems",
 ]
 
@@ -84,15 +85,20 @@ def sync_problems(
     Raises:
         UnsafePathError: If a path is outside the root or inside ``.snapline/``.
     """
-    return _sync(ws, paths, changes)[0]
+    return sync_state(ws, paths, changes)[0]
 
 
-def _sync(
+def sync_state(
     ws: WorkspaceBase,
     paths: Iterable[PathArg] | PathArg | None,
     changes: Changes | None = None,
 ) -> tuple[list[Problem], Explained | None]:
-    """:func:`sync_problems`, and the snapshot a clone's checkout behind its line is."""
+    """:func:`sync_problems`, and what the files were held to when not the latest snapshot.
+
+    Returns:
+        The problems, and the snapshot a clone's checkout behind its line is (the state
+        ``status`` and ``verify`` compared the files with), or ``None`` for the latest.
+    """
     from snapline.snapshots.record.detect import sync_problems as problems_of
 
     scope = ws._scope(paths)
@@ -142,7 +148,7 @@ def verify_problems(
 
     checked = check_history(ws._store, full=full, deep=deep)
     try:
-        sync, explained = _sync(ws, None, changes)
+        sync, explained = sync_state(ws, None, changes)
     except UnsafeRecordError as error:
         # The disk cannot be compared with a known state that names a path outside
         # the root; say so once, next to what validation found.

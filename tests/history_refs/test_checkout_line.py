@@ -117,6 +117,11 @@ def test_a_clone_behind_its_line_is_held_to_its_snapshot_and_reads_the_whole_lin
     status = clone.snap("status")
     assert status.returncode == 0, status.stdout + status.stderr
     assert "drift" not in status.stdout, status.stdout
+    # It says what it held the files to, as verify does: not "the latest snapshot".
+    assert f"snapshot {committed} (id:{ids[committed][:8]})" in status.stdout, status.stdout
+    assert "latest snapshot" not in status.stdout, status.stdout
+    held = json.loads(clone.ok("status", "--json"))
+    assert held["in_sync"] and [s["id"] for s in held["explained"]["snapshots"]] == [ids[committed]]
     assert [entry["id"] for entry in reversed(_log(clone))] == ids  # the whole line
     assert "lib 3" in clone.ok("show", "3") and "v2" in clone.ok("show", "2")
     verified = clone.snap("verify")
