@@ -142,6 +142,11 @@ class GitRepository:
 
         return bytes(self._object(id_, pygit2.Blob, "blob").data)
 
+    def read_raw(self, id_: str) -> tuple[int, bytes]:
+        """Object ``id_`` as git hashes it: its type (1 commit, 2 tree, 3 blob, 4 tag), bytes."""
+        kind, data = self._repo.odb.read(id_)  # KeyError: absent
+        return int(kind), bytes(data)
+
     def has_object(self, id_: str) -> bool:
         """Whether the object database holds ``id_`` (its index is asked; nothing is read)."""
         if self._odb is None:
@@ -274,10 +279,8 @@ class GitRepository:
 
         signature = pygit2.Signature(*_IDENTITY, time, 0)
         oids = [pygit2.Oid(hex=parent) for parent in parents]
-        made = self._repo.create_commit(
-            None, signature, signature, message, pygit2.Oid(hex=tree), oids
-        )
-        return str(made)
+        tree_id = pygit2.Oid(hex=tree)
+        return str(self._repo.create_commit(None, signature, signature, message, tree_id, oids))
 
     def read_commit(self, id_: str) -> Commit:
         """The commit ``id_``.
