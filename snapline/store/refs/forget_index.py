@@ -16,6 +16,7 @@ was killed before.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from snapline.crashpoints import crash_point
@@ -23,6 +24,7 @@ from snapline.store.content import BlobTable
 from snapline.store.forgotten import ForgottenTable
 from snapline.store.ledger.forget_format import ForgetRecord
 from snapline.store.ledger.tables import ForgetCleanup, clear_history
+from snapline.store.refs.based import still_published
 from snapline.store.refs.forgetting import (
     Forget,
     apply_forgets,
@@ -60,7 +62,9 @@ def forget_on_refs(store: RefsStore, record: ForgetRecord, forget_id: str) -> st
     """
     forgot = forgotten_versions(read_forgets(store.repo))
     forgot |= {(v.path, v.hash) for v in record.forgot}
-    rewrites = plan_rewrite(store.repo, forgot)
+    git_dir = store.repo.git_dir
+    published = None if is_private(store.repo) else partial(still_published, git_dir)
+    rewrites = plan_rewrite(store.repo, forgot, published)
     crash_point("forget-planned")
     ref = record_forget(store.repo, record, forget_id, rewrites)
     crash_point("forget-refs-moved")
