@@ -71,7 +71,8 @@ def test_forget_outside_git_leaves_no_byte_of_the_secret_under_snapline(
 ) -> None:
     env = {"PATH": no_git_path(tmp_path)}
     _secret_recorded(root, env)
-    _ok(root, "forget", "config.env", "--snapshot", "1", "-m", "leaked token", env=env)
+    said = _ok(root, "forget", "config.env", "--snapshot", "1", "-m", "leaked token", env=env)
+    assert "deleted from .snapline/repo" in said and "--publish" not in said, said
     assert _holders(root / ".snapline") == []
     _still_reads(root, env)
     # Recording goes on, and the file is recorded again as it is now.
