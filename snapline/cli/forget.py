@@ -71,11 +71,14 @@ def forget(
         return
     if not paths or reason is None:
         raise typer.BadParameter("name the files to forget and say why (-m REASON)")
+    from snapline.state_dir import private_repo
+
     with workspace(ctx) as ws:
         rels = user_paths(ws, paths)
         if rels is None:
             raise typer.BadParameter("name the files to forget, not the workspace root")
         result = ws.forget(rels, snapshot=snapshot, reason=reason)
+        private = private_repo(ws.root) is not None
     if as_json:
         echo_json(model_json(result))
         return
@@ -94,7 +97,11 @@ def forget(
                 ("  note: ", "yellow"),
                 f"{path} still holds this content on disk; forget changes the history only",
             )
-        echo("  publish it with `snapline forget --publish REMOTE`")
+        if private:
+            # No remote: .snapline/repo is the workspace's own, pruned by the forget.
+            echo("  its old objects were deleted from .snapline/repo")
+        else:
+            echo("  publish it with `snapline forget --publish REMOTE`")
         return
     echo(f"  recorded in .snapline/ledger/forgotten/{result.record}")
     for path in result.still_on_disk:

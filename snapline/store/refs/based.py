@@ -7,6 +7,13 @@ with no parent brings the whole tree at ``init`` along in its first push, though
 remote holds those files through the user's branch (bench row R6: 20.4 MiB of 21.4).
 With the checked-out commit as its parent, the push leaves them out.
 
+That parent keeps the user's commit, and everything below it, reachable from
+``refs/snapline/``. When the user rewrites it out of their branches (a secret
+committed, removed with a force-push), ``snapline forget`` drops the parent of every
+baseline whose commit no branch, tag or remote-tracking ref reaches any more
+(:func:`still_published`, :mod:`.forgetting`), and ``forget --publish`` publishes that
+rewrite, so a fresh clone fetching the history does not get the commit back.
+
 Only a commit that a remote-tracking ref reaches (``refs/remotes/``: a remote had it
 when last fetched) is taken: a local commit never published is never carried to a
 remote by the history's push, and the first push of a new repository sends the user's
@@ -18,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["published_head"]
+__all__ = ["published_head", "still_published"]
 
 
 def published_head(git_dir: Path) -> str | None:
@@ -43,6 +50,40 @@ def published_head(git_dir: Path) -> str | None:
         "refs/remotes/",
     )
     return head if held else None
+
+
+def still_published(git_dir: Path, commit: str) -> bool:
+    """Whether a branch, a tag or a remote-tracking ref of ``git_dir`` reaches ``commit``.
+
+    Args:
+        git_dir: The work tree's git directory.
+        commit: A baseline's parent.
+
+    Returns:
+        ``False`` only when git says that no ref under ``refs/heads/``, ``refs/tags/`` or
+        ``refs/remotes/`` contains it; ``True`` when one does, or git cannot say (the
+        commit absent, as in a shallow clone, or no git binary): then it is kept.
+    """
+    import subprocess  # here: only a forget asks
+
+    contains = ["for-each-ref", "--count=1", f"--contains={commit}", "--format=%(refname)"]
+    try:
+        done = subprocess.run(
+            [
+                "git",
+                f"--git-dir={git_dir}",
+                *contains,
+                "refs/heads/",
+                "refs/tags/",
+                "refs/remotes/",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return True
+    return done.returncode != 0 or bool(done.stdout.strip())
 
 
 def _git(git_dir: Path, *args: str) -> str:

@@ -8,18 +8,23 @@ its index caught up) is applied to the lines again (a no-op when they are rewrit
 and the index is rebuilt from them in the catch-up's transaction: history tables
 emptied, the forgotten versions listed, their content deleted; then its file is
 vacuumed with ``secure_delete`` on and its write-ahead log truncated, so that no page
-keeps the bytes (a flag in the index, ``forget_cleanup`` as the ledger's, makes the
-next command do it when a process was killed before).
+keeps the bytes, and in a private repository (``.snapline/repo``, where no ``git gc``
+runs) the objects no ref reaches any more are deleted (:mod:`.prune`); a flag in the
+index, ``forget_cleanup`` as the ledger's, makes the next command do it when a process
+was killed before.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from snapline.crashpoints import crash_point
+from snapline.store.content import BlobTable
 from snapline.store.forgotten import ForgottenTable
 from snapline.store.ledger.forget_format import ForgetRecord
 from snapline.store.ledger.tables import ForgetCleanup, clear_history
+from snapline.store.refs.based import still_published
 from snapline.store.refs.forgetting import (
     Forget,
     apply_forgets,
@@ -28,6 +33,7 @@ from snapline.store.refs.forgetting import (
     read_forgets,
     record_forget,
 )
+from snapline.store.refs.prune import is_private, prune
 from snapline.store.rows import ForgottenRow
 
 if TYPE_CHECKING:
@@ -56,7 +62,9 @@ def forget_on_refs(store: RefsStore, record: ForgetRecord, forget_id: str) -> st
     """
     forgot = forgotten_versions(read_forgets(store.repo))
     forgot |= {(v.path, v.hash) for v in record.forgot}
-    rewrites = plan_rewrite(store.repo, forgot)
+    git_dir = store.repo.git_dir
+    published = None if is_private(store.repo) else partial(still_published, git_dir)
+    rewrites = plan_rewrite(store.repo, forgot, published)
     crash_point("forget-planned")
     ref = record_forget(store.repo, record, forget_id, rewrites)
     crash_point("forget-refs-moved")
@@ -106,5 +114,10 @@ def secure(store: RefsStore) -> None:
     store.index.vacuum()
     # VACUUM writes through the write-ahead log; the old pages stay there until truncated.
     connection.run("PRAGMA wal_checkpoint(TRUNCATE)")
+    if is_private(store.repo) and not (connection.in_memory or connection.read_only):
+        # No git gc ever runs in .snapline/repo: the old commits and the forgotten
+        # blobs would stay there as unreachable objects for good.
+        references = BlobTable.references(store.index.blobs)  # as stored: unresolved
+        prune(store.repo, (packed for _, _, packed in references))
     with store.index.write():
         ForgetCleanup(connection).set(False)

@@ -23,6 +23,7 @@ clone that fetches a forget its index has not taken in applies every forget agai
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from snapline.content import tombstone
@@ -137,8 +138,19 @@ def _epoch(time: str) -> float:
     return datetime.fromisoformat(time.replace("Z", "+00:00")).timestamp()
 
 
-def plan_rewrite(repo: GitRepository, forgot: set[tuple[str, str]]) -> list[Rewrite]:
+def plan_rewrite(
+    repo: GitRepository,
+    forgot: set[tuple[str, str]],
+    published: Callable[[str], bool] | None = None,
+) -> list[Rewrite]:
     """Write the commits of every line with the versions ``forgot`` removed; move no ref.
+
+    Args:
+        repo: The repository.
+        forgot: The ``(path, content hash)`` of the versions to remove.
+        published: Whether a baseline's parent (the user's commit) is still on one of
+            the user's refs; a baseline whose parent is not loses it (:mod:`.based`).
+            ``None`` keeps every parent (a clone finishing a forget it fetched).
 
     Returns:
         Each line whose commits changed: its ref, its tip now, its new tip (empty when
@@ -160,6 +172,8 @@ def plan_rewrite(repo: GitRepository, forgot: set[tuple[str, str]]) -> list[Rewr
                 if entry is not None and change.result_hash is not None:
                     blobs[entry.id] = change.result_hash
     new: dict[str, str] = {}
+    taken = {s.taken_at for s in snapshots if s.taken_at is not None}
+    new.update({parent: "" for parent in taken if published and not published(parent)})
     for snapshot in snapshots:
         rewritten = _rewrite(repo, snapshot, forgot, paths, blobs, new)
         if rewritten is not None:
@@ -186,7 +200,8 @@ def _rewrite(
     commit = repo.read_commit(snapshot.commit)
     # The commit's own parents: a baseline keeps its parent, the user's commit (in a
     # shallow clone cut there, git shows none, and a commit may not name a missing one).
-    parents = [new.get(parent, parent) for parent in commit.parents]
+    # A parent mapped to "" is a baseline's user commit no user ref reaches: dropped.
+    parents = [found for parent in commit.parents if (found := new.get(parent, parent))]
     same_record = changes == list(snapshot.record.changes)
     if same_record and not edits and tuple(parents) == commit.parents:
         return None

@@ -147,6 +147,11 @@ class GitRepository:
 
         return bytes(self._object(id_, pygit2.Blob, "blob").data)
 
+    def read_raw(self, id_: str) -> tuple[int, bytes]:
+        """Object ``id_`` as git hashes it: its type (1 commit, 2 tree, 3 blob, 4 tag), bytes."""
+        kind, data = self._repo.odb.read(id_)  # KeyError: absent
+        return int(kind), bytes(data)
+
     def has_object(self, id_: str) -> bool:
         """Whether the object database holds ``id_`` (its index is asked; nothing is read)."""
         if self._odb is None:
@@ -329,11 +334,7 @@ class GitRepository:
             return {name: str(refs[name].target) for name in refs if name.startswith(prefix)}
 
     def set_ref(self, name: str, new: str, expected: str | None, message: str) -> None:
-        """Move ref ``name`` to ``new`` if it still points at ``expected`` (see ``set_refs``).
-
-        Raises:
-            RefConflictError: If it points elsewhere, or another writer holds its lock.
-        """
+        """Move ref ``name`` to ``new`` if still at ``expected``: :meth:`set_refs` of one."""
         self.set_refs([(name, new, expected)], message)
 
     def set_refs(self, moves: Sequence[tuple[str, str, str | None]], message: str) -> None:
