@@ -24,7 +24,7 @@ from snapline.store.refs.git_errors import (
 from snapline.store.refs.objects import parse_tree, tree_bytes
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
 from snapline.store.refs.tree_edit import update_tree
-from snapline.store.refs.treediff import tree_changes
+from snapline.store.refs.treediff import Memo, tree_changes
 from snapline.store.refs.values import TREE_MODE, Commit, Entry, Merged, TreeChange
 
 if TYPE_CHECKING:
@@ -237,19 +237,18 @@ class GitRepository:
 
         return parse_tree(self._object(tree, pygit2.Tree, "tree").read_raw())
 
-    def changes(self, old: str | None, new: str) -> list[TreeChange]:
+    def changes(self, old: str | None, new: str, memo: Memo | None = None) -> list[TreeChange]:
         """The files that differ between two trees, in path order (:mod:`.treediff`).
 
         Args:
             old: The tree before, ``None`` for none (every file is added; nothing is written).
             new: The tree after.
+            memo: Trees read by earlier calls of one pass (:data:`.treediff.Memo`).
 
         Raises:
             MissingObjectError: If a tree is absent (or its bytes are not a tree's).
         """
-        import pygit2
-
-        return tree_changes(lambda t: self._object(t, pygit2.Tree, "tree").read_raw(), old, new)
+        return tree_changes(self._tree_data, old, new, memo)
 
     def walk(self, tree: str) -> Iterator[tuple[str, Entry]]:
         """Every file of ``tree`` with its entry, depth first, in git's order.

@@ -39,6 +39,7 @@ from snapline.store.refs.layout import (
     line_ref,
     milestones_ref,
 )
+from snapline.store.refs.treediff import Memo
 from snapline.store.refs.values import TREE_MODE, Commit, TreeChange
 
 __all__ = [
@@ -215,8 +216,9 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
         before: LineSnapshot | None = read_snapshot(repo, after, ref=ref)
     else:
         before = _fork(repo, ref, found[0]) if found else None
+    memo: Memo = {}
     for snapshot in found:
-        _check_step(repo, ref, before, snapshot)
+        _check_step(repo, ref, before, snapshot, memo)
         before = snapshot
     return found
 
@@ -311,7 +313,11 @@ def _fork(repo: GitRepository, ref: str, first: LineSnapshot) -> LineSnapshot | 
 
 
 def _check_step(
-    repo: GitRepository, ref: str, before: LineSnapshot | None, snapshot: LineSnapshot
+    repo: GitRepository,
+    ref: str,
+    before: LineSnapshot | None,
+    snapshot: LineSnapshot,
+    memo: Memo,
 ) -> None:
     row = snapshot.record.row
     merged = [read_snapshot(repo, c, ref=ref).record.row.id for c in snapshot.parents[1:]]
@@ -329,7 +335,8 @@ def _check_step(
                 f"{previous.number} ({previous.id})",
             )
     try:
-        changes = repo.changes(None if before is None else before.state, snapshot.state)
+        # The trees of one step's new state are the next step's old: read once.
+        changes = repo.changes(None if before is None else before.state, snapshot.state, memo)
     except MissingObjectError as error:
         raise DamagedLineError(ref, snapshot.commit, str(error)) from None
     for change in changes:
