@@ -104,9 +104,10 @@ def unchanged(index: GitIndex, path: str, info: os.stat_result) -> IndexEntry | 
     """The entry of ``path`` when the file whose ``lstat`` is ``info`` is what git wrote.
 
     git's own test (``ie_match_stat``): the entry's stat equals the file's (size, mtime,
-    ctime, inode, the type and the x bit; size and inode on git's 32 bits), and it is not
-    racily clean: its mtime and ctime are strictly older than the index file's, so no
-    write in the same clock tick as git's can hide behind an equal stat.
+    ctime, inode, device, the type and the x bit; size and inode on git's 32 bits), the
+    file is on the index file's device, and it is not racily clean: its mtime and ctime
+    are strictly older than the index file's, so no write in the same clock tick as
+    git's can hide behind an equal stat.
 
     Args:
         index: The work tree's git index.
@@ -123,6 +124,8 @@ def unchanged(index: GitIndex, path: str, info: os.stat_result) -> IndexEntry | 
         or entry.ctime_ns != info.st_ctime_ns
         or entry.size != info.st_size & 0xFFFFFFFF
         or entry.ino != info.st_ino & 0xFFFFFFFF
+        or entry.dev != info.st_dev & 0xFFFFFFFF
+        or entry.dev != index.dev & 0xFFFFFFFF  # the racy rule reads one clock
         or entry.mode != git_mode(info)
         or max(entry.mtime_ns, entry.ctime_ns) >= index.mtime_ns
     ):
