@@ -304,3 +304,24 @@ def test_a_racily_clean_entry_of_an_older_checkout_is_read(
     assert code == 1, output
     assert "lib.py is modified" in output
     assert "lib.py" in synced and "lib.py" in explained
+
+
+def test_a_checkout_that_is_not_the_tip_reads_each_snapshot_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapline.store.refs import reading
+
+    ci = _checkout_older(tmp_path)
+    read: list[str] = []
+    real = reading.read_snapshot
+
+    def counted(repo: object, commit: str, **named: str) -> reading.LineSnapshot:
+        read.append(commit)
+        return real(repo, commit, **named)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(reading, "read_snapshot", counted)
+        code, output, _ = _verify(ci, monkeypatch)
+    assert code == 0, output
+    # The index built from the line and the lines explaining the checkout: one reading.
+    assert len(read) == len(set(read)) == 2

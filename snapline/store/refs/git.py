@@ -103,6 +103,10 @@ class GitRepository:
         self._opened = repository
         self._git_dir = git_dir
         self._odb: pygit2.Odb | None = None
+        # Each line last read whole (reading.read_line) and the tip it was read from: a
+        # commit's id fixes all it reaches, so the lines are read once by an index built
+        # from them and by the explanation of a checkout (a CI clone's first verify).
+        self.lines_read: dict[str, tuple[str, tuple[Any, ...]]] = {}
 
     @property
     def _repo(self) -> pygit2.Repository:

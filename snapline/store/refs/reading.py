@@ -184,7 +184,9 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
         repo: The repository.
         line: The line's id (its first snapshot's id).
         after: A commit of the line already read and checked (a cache's mark): only the
-            snapshots after it are read, and checked against it.
+            snapshots after it are read, and checked against it. Without it, a line the
+            repository's object read whole at the same tip is not read again
+            (``GitRepository.lines_read``).
 
     Raises:
         DamagedLineError: If the line is damaged or crafted (see the module's text).
@@ -193,7 +195,10 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
     """
     ref = line_ref(line)
     found: list[LineSnapshot] = []
-    commit = repo.ref(ref)
+    commit = tip = repo.ref(ref)
+    held = repo.lines_read.get(line)
+    if after is None and held is not None and held[0] == tip:
+        return list(held[1])
     while commit is not None and commit != after:
         snapshot = read_snapshot(repo, commit, ref=ref)
         found.append(snapshot)
@@ -220,6 +225,8 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
     for snapshot in found:
         _check_step(repo, ref, before, snapshot, memo)
         before = snapshot
+    if after is None and tip is not None:
+        repo.lines_read[line] = (tip, tuple(found))
     return found
 
 
