@@ -377,10 +377,12 @@ def _ci_clone(refs: _Refs) -> RowResult:
         f"by the pre-push hook: {refs.tip:,} snapshots and more on one line. Each run of "
         "either side gets its own new `git clone` (and, for snapline, `snapline fetch`), "
         "neither timed; then the command is timed as CI runs it (`CI=true`, no server).",
-        "snapline has no local index in a fresh clone: its first verify reads the line's "
-        "snapshots from the refs, and reads and hashes every file of the work tree against "
-        "the snapshot that explains the checked-out commit. git's `status` after a clone "
-        "trusts the index its checkout just wrote, except racily clean entries.",
+        "snapline has no local index in a fresh clone: its first verify reads and checks "
+        "the line's snapshots from the refs into a new index, then checks the whole "
+        "history (chain hashes); the work tree's files are compared by `lstat` with what "
+        "git's index recorded at checkout (files whose blob is the state's), reading only "
+        "those git cannot vouch for, as git's `status` after a clone trusts the index its "
+        "checkout just wrote, except racily clean entries.",
     ]
     title = f"first `snapline verify` of a fresh CI clone, {files:,} files"
     if files >= 100_000:
