@@ -166,7 +166,7 @@ class _Store:
 
     def changed(self, old: str, new: str) -> list[str]:
         trees = [self.repo.read_commit(c).tree for c in (old, new)]
-        return [change.path for change in self.repo.changes(*trees)]
+        return [change.path for change in self.repo.changes(trees[0], trees[1])]
 
 
 class _Dulwich:

@@ -321,8 +321,12 @@ def _ci_clone(refs: _Refs) -> RowResult:
     # The pre-push hook `init` installed carries the history with the branch.
     bench.git(refs.root, "push", "-q", "origin", "main")
     pushed = bench.git(workdir, "--git-dir", str(remote), "for-each-ref", "refs/snapline/")
-    if not pushed.stdout.strip():
-        raise RuntimeError("the pre-push hook did not push refs/snapline/*")
+    hooked = bool(pushed.stdout.strip())
+    if not hooked:
+        # The hook gives its `git push` 120 s, then lets the user's push go on alone: at
+        # 100k files on a loaded machine it ran past that (R4 measures verify, not this).
+        bench.log("row R4: the pre-push hook did not push refs/snapline/*; `snapline push`")
+        refs.snapline(refs.root, "push", "origin")
     snapline = str(bench.snapline_bin)
     clones: list[Path] = []
 
@@ -378,11 +382,18 @@ def _ci_clone(refs: _Refs) -> RowResult:
         f"by the pre-push hook: {refs.tip:,} snapshots and more on one line. Each run of "
         "either side gets its own new `git clone` (and, for snapline, `snapline fetch`), "
         "neither timed; then the command is timed as CI runs it (`CI=true`, no server).",
-        "snapline has no local index in a fresh clone: its first verify reads the line's "
-        "snapshots from the refs, and reads and hashes every file of the work tree against "
-        "the snapshot that explains the checked-out commit. git's `status` after a clone "
-        "trusts the index its checkout just wrote, except racily clean entries.",
+        "snapline has no local index in a fresh clone: its first verify reads and checks "
+        "the line's snapshots from the refs into a new index, then checks the whole "
+        "history (chain hashes); the work tree's files are compared by `lstat` with what "
+        "git's index recorded at checkout (files whose blob is the state's), reading only "
+        "those git cannot vouch for, as git's `status` after a clone trusts the index its "
+        "checkout just wrote, except racily clean entries.",
     ]
+    if not hooked:
+        notes.append(
+            "The pre-push hook did not carry the history within its 120 s limit for its "
+            "`git push`; it was pushed with `snapline push origin` (not timed)."
+        )
     title = f"first `snapline verify` of a fresh CI clone, {files:,} files"
     if files >= 100_000:
         value = ratio(series["verify"].stats, git)

@@ -11,6 +11,7 @@ command line) with the one function that reads a work file counted.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import time
@@ -234,3 +235,93 @@ def _write_tree(ci: Repo, record: str, state: str) -> str:
         env=ENV, check=True,
     )  # fmt: skip
     return done.stdout.strip()
+
+
+def _checkout_older(tmp_path: Path) -> Repo:
+    """CI's clone on the commit before the tip (snapshot 0's files), its index settled."""
+    ci = _ci(tmp_path, _origin(tmp_path))
+    ci.git("checkout", "-q", "HEAD~1")
+    _settle(ci)
+    return ci
+
+
+def _explaining(ci: Repo, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, list[str], list[str]]:
+    """`verify` in ``ci``: code, output, files the sync check read, files the explanation read."""
+    from snapline.store.refs import disk
+
+    read: list[str] = []
+    real = disk._read
+
+    def counted(path: Path, link: bool) -> bytes | None:
+        read.append(path.relative_to(ci.path).as_posix())
+        return real(path, link)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(disk, "_read", counted)
+        code, output, synced = _verify(ci, monkeypatch)
+    return code, output, synced, sorted(read)
+
+
+def test_a_checkout_that_is_not_the_tip_is_explained_without_reading_what_git_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ci = _checkout_older(tmp_path)
+    code, output, synced, explained = _explaining(ci, monkeypatch)
+    assert code == 0, output
+    assert "the state recorded by snapshot 0" in output
+    # The one file unlike the latest snapshot is read by the sync check; the
+    # explanation takes every file from git's index, as `git status` would.
+    assert (synced, explained) == (["app.py"], [])
+
+
+def _index_claims(ci: Repo, path: str, blob: str) -> None:
+    """Make git's index say ``path`` holds ``blob`` with the file's current stat.
+
+    What a racy write leaves: git took the stat of a file whose bytes changed again in
+    the same clock tick, after git hashed them."""
+    index = ci.path / ".git" / "index"
+    ci.git("update-index", path)  # the file's stat (and its new blob) in the index
+    data = bytearray(index.read_bytes())
+    name = data.index(path.encode() + b"\0")
+    # The entry's name follows its 20-byte id and 2 bytes of flags (index version 2).
+    data[name - 22 : name - 2] = bytes.fromhex(blob)
+    body = bytes(data[:-20])
+    index.write_bytes(body + hashlib.sha1(body).digest())
+
+
+def test_a_racily_clean_entry_of_an_older_checkout_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ci = _checkout_older(tmp_path)
+    lib = ci.path / "lib.py"
+    blob = ci.git("rev-parse", "HEAD:lib.py").strip()
+    lib.write_text("x = 9\n")  # same size, other bytes
+    _index_claims(ci, "lib.py", blob)
+    # The index written in the tick of the file's change: racily clean, so not trusted.
+    changed = lib.lstat().st_mtime_ns
+    os.utime(ci.path / ".git" / "index", ns=(changed, changed))
+    code, output, synced, explained = _explaining(ci, monkeypatch)
+    assert code == 1, output
+    assert "lib.py is modified" in output
+    assert "lib.py" in synced and "lib.py" in explained
+
+
+def test_a_checkout_that_is_not_the_tip_reads_each_snapshot_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapline.store.refs import reading
+
+    ci = _checkout_older(tmp_path)
+    read: list[str] = []
+    real = reading.read_snapshot
+
+    def counted(repo: object, commit: str, **named: str) -> reading.LineSnapshot:
+        read.append(commit)
+        return real(repo, commit, **named)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(reading, "read_snapshot", counted)
+        code, output, _ = _verify(ci, monkeypatch)
+    assert code == 0, output
+    # The index built from the line and the lines explaining the checkout: one reading.
+    assert len(read) == len(set(read)) == 2

@@ -120,8 +120,19 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         last = _pin(store, own, at if latest is None else None, missing)
         if last is not None:
             missing = missing[: len(missing) - last]
+        upserts: dict[str, StateRow] = {}
+        deletes: set[str] = set()
         for snapshot in missing:
-            _add(store, snapshot, forgotten)
+            # The known state changed once for all of them: two statements a snapshot
+            # were most of the index's statements when a fresh clone read its line.
+            added, gone = _add(store, snapshot, forgotten)
+            for path in gone:
+                upserts.pop(path, None)
+            deletes |= gone
+            deletes -= added.keys()
+            upserts.update(added)
+        if upserts or deletes:
+            store.index.state.set(upserts.values(), deletes)
         if end is not None:
             store.marks.put(ref, end)
         # The ref is read before its milestones: a mark never claims one not added.
@@ -219,7 +230,15 @@ def _line_after(
     return whole[have + 1 :], whole[-1].commit if whole else None
 
 
-def _add(store: RefsStore, snapshot: LineSnapshot, forgotten: set[str]) -> None:
+def _add(
+    store: RefsStore, snapshot: LineSnapshot, forgotten: set[str]
+) -> tuple[dict[str, StateRow], set[str]]:
+    """Insert one snapshot, its changes and its whole versions' blobs into the index.
+
+    Returns:
+        Its effect on the known state, for the caller to apply: the rows it sets, and
+        the paths it no longer tracks (none of them set).
+    """
     index = store.index
     record = snapshot.record
     index.snapshots.insert(record.row, record.changes)
@@ -251,7 +270,7 @@ def _add(store: RefsStore, snapshot: LineSnapshot, forgotten: set[str]) -> None:
         index.blobs.put_many(
             [(whole, sizes[path], git_reference(blobs[path])) for path, whole in wholes.items()]
         )
-    index.state.set(upserts.values(), deletes - set(upserts))
+    return upserts, deletes - upserts.keys()
 
 
 _WALK_ABOVE = 64

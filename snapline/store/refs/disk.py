@@ -9,7 +9,9 @@ part of the comparison. Sockets, devices and unreadable directories are out too,
 a scan.
 
 :func:`disk_tree` reads and hashes the files on disk into git's ids (blob and trees) in
-memory; nothing is written into the object database, and the trees are handed to
+memory, except those git's index vouches for as ``git status`` does (their stat is the
+entry's, and not racily clean: :func:`~snapline.store.refs.gitindex.unchanged`);
+nothing is written into the object database, and the trees are handed to
 :func:`~snapline.store.refs.explain.explain` as an overlay. :func:`scoped_tree` restricts
 a commit's tree the same way, writing nothing either (new trees are in the overlay).
 :func:`explain_workspace` is the read-only entry that ``verify`` calls.
@@ -26,9 +28,11 @@ from pathlib import Path
 from snapline.scanning.ignore import IgnoreRules, Matchers
 from snapline.scanning.tracked import index_tracked
 from snapline.scanning.walk import scan
+from snapline.state_dir import git_dir
 from snapline.store.refs.catalog import Catalog
 from snapline.store.refs.explain import Explanation, explain
 from snapline.store.refs.git import GitRepository, open_repository
+from snapline.store.refs.gitindex import GitIndex, read_git_index, unchanged
 from snapline.store.refs.layout import git_mode
 from snapline.store.refs.objects import blob_id, tree_bytes, tree_id
 from snapline.store.refs.trees import TreeReader
@@ -54,13 +58,18 @@ class ScopedTree:
     left_out: tuple[str, ...] = ()
 
 
-def disk_tree(root: Path, tracked: Collection[str] = ()) -> ScopedTree:
+def disk_tree(
+    root: Path, tracked: Collection[str] = (), git_index: GitIndex | None = None
+) -> ScopedTree:
     """The files in scope under ``root`` as a git tree, in memory.
 
     Args:
         root: The workspace root.
         tracked: Paths snapline tracks: in scope even where the ignore rules leave
             them out.
+        git_index: The work tree's git index (``root`` its top): a file whose ``lstat``
+            is its entry's, not racily clean (:func:`~.gitindex.unchanged`), is the
+            entry's blob, unread, as ``git status`` takes it.
 
     Returns:
         The tree; a file that vanished or cannot be read while it is hashed is left
@@ -71,6 +80,10 @@ def disk_tree(root: Path, tracked: Collection[str] = ()) -> ScopedTree:
     files: dict[str, Entry] = {}
     left_out = []
     for path, info in found.files.items():
+        written = None if git_index is None else unchanged(git_index, path, info)
+        if written is not None:
+            files[path] = Entry(written.blob, written.mode)
+            continue
         data = _read(root / path, stat.S_ISLNK(info.st_mode))
         if data is None:
             left_out.append(path)
@@ -155,8 +168,22 @@ def explain_workspace(
     repository = repository or open_repository(root)
     catalog = catalog or Catalog(repository)
     catalog.refresh()
-    scoped = disk_tree(root, catalog.paths())
+    scoped = disk_tree(root, catalog.paths(), _git_index(root, repository))
     return explain(repository, scoped.tree, overlay=scoped.overlay, catalog=catalog), scoped
+
+
+def _git_index(root: Path, repository: GitRepository) -> GitIndex | None:
+    """The index of the work tree whose top is ``root``: git's paths are from its top.
+
+    The files git's checkout wrote are taken from it unread (a CI checkout of a merge
+    commit read and hashed every file). ``None`` for a root below a work tree's top
+    and a private repository's workspace (no index of its own).
+    """
+    own = git_dir(root)
+    if own is None or own.resolve() != repository.git_dir:
+        return None
+    head = repository.head_tree()  # an object id's size: SHA-1's, or SHA-256's
+    return read_git_index(repository.git_dir, 20 if head is None else len(head) // 2)
 
 
 def _read(path: Path, link: bool) -> bytes | None:

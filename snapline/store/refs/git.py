@@ -13,8 +13,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from snapline.state_dir import git_dir as work_tree_git_dir
-from snapline.state_dir import private_repo
+from snapline import state_dir
 from snapline.store.refs.git_errors import (
     MissingObjectError,
     NotAGitRepositoryError,
@@ -26,7 +25,7 @@ from snapline.store.refs.git_errors import (
 from snapline.store.refs.objects import parse_tree, tree_bytes
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
 from snapline.store.refs.tree_edit import update_tree
-from snapline.store.refs.treediff import tree_changes
+from snapline.store.refs.treediff import Memo, tree_changes
 from snapline.store.refs.values import TREE_MODE, Commit, Entry, Merged, TreeChange
 
 if TYPE_CHECKING:
@@ -56,7 +55,7 @@ def open_repository(path: Path) -> GitRepository:
     Raises:
         NotAGitRepositoryError: If no repository holds ``path``.
     """
-    top = private_repo(path) or work_tree_git_dir(path)
+    top = state_dir.private_repo(path) or state_dir.git_dir(path)
     if top is not None:
         return GitRepository(None, top)
     found = _library().discover_repository(str(path))
@@ -108,6 +107,9 @@ class GitRepository:
         self._opened = repository
         self._git_dir = git_dir
         self._odb: pygit2.Odb | None = None
+        # Each line read whole (reading.read_line), by tip: the index build and a CI clone's
+        # explanation of its checkout read it once (a commit's id fixes all it reaches).
+        self.lines_read: dict[str, tuple[str, tuple[Any, ...]]] = {}
 
     @property
     def _repo(self) -> pygit2.Repository:
@@ -192,11 +194,7 @@ class GitRepository:
         return Entry(str(item.id), int(item.filemode))
 
     def names(self, tree: str) -> dict[str, Entry]:
-        """The entries directly in ``tree``, by name.
-
-        Raises:
-            MissingObjectError: If there is no such tree.
-        """
+        """The entries directly in ``tree``, by name (``MissingObjectError``: no such tree)."""
         return {_decode(name): entry for name, entry in self._entries(tree).items()}
 
     def read_path(self, tree: str, path: str) -> bytes | None:
@@ -244,17 +242,18 @@ class GitRepository:
         # which took most of a one-file snapshot's time (rows R1, R2).
         return parse_tree(self._tree_data(tree))
 
-    def changes(self, old: str | None, new: str) -> list[TreeChange]:
+    def changes(self, old: str | None, new: str, memo: Memo | None = None) -> list[TreeChange]:
         """The files that differ between two trees, in path order (:mod:`.treediff`).
 
         Args:
             old: The tree before, ``None`` for none (every file is added; nothing is written).
             new: The tree after.
+            memo: Trees read by earlier calls of one pass (:data:`.treediff.Memo`).
 
         Raises:
             MissingObjectError: If a tree is absent (or its bytes are not a tree's).
         """
-        return tree_changes(self._tree_data, old, new)
+        return tree_changes(self._tree_data, old, new, memo)
 
     def walk(self, tree: str) -> Iterator[tuple[str, Entry]]:
         """Every file of ``tree`` with its entry, depth first, in git's order.

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GitIndex", "IndexEntry", "read_git_index"]
+from snapline.scanning.fingerprint import git_mode
+
+__all__ = ["GitIndex", "IndexEntry", "read_git_index", "unchanged"]
 
 _HEADER = struct.Struct(">4sII")
 _STAT = struct.Struct(">10I")
@@ -31,6 +34,7 @@ _STAGE = 0x3000
 _SKIP_WORKTREE = 0x4000
 _INTENT_TO_ADD = 0x2000
 _UNTRUSTED_EXTENSIONS = (b"link", b"sdir")
+_TREE_ROOT = re.compile(rb"\0(-?[0-9]+) [0-9]+\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,11 +62,14 @@ class GitIndex:
             intent-to-add (git's stat data says nothing about those files).
         mtime_ns: The index file's mtime: git's racy rule compares entries with it.
         dev: The device the index file is on.
+        tree: The tree of all its entries when git keeps it valid (the cache-tree
+            extension's root: ``git write-tree`` would write it), else ``None``.
     """
 
     entries: dict[str, IndexEntry]
     mtime_ns: int
     dev: int
+    tree: str | None = None
 
 
 def read_git_index(git_dir: Path, oid_size: int) -> GitIndex | None:
@@ -85,15 +92,48 @@ def read_git_index(git_dir: Path, oid_size: int) -> GitIndex | None:
     except OSError:
         return None
     try:
-        entries = _parse(data, oid_size)
+        parsed = _parse(data, oid_size)
     except (struct.error, UnicodeDecodeError, IndexError, ValueError):
         return None
-    if entries is None:
+    if parsed is None:
         return None
-    return GitIndex(entries, info.st_mtime_ns, info.st_dev)
+    return GitIndex(parsed[0], info.st_mtime_ns, info.st_dev, parsed[1])
 
 
-def _parse(data: bytes, oid_size: int) -> dict[str, IndexEntry] | None:
+def unchanged(index: GitIndex, path: str, info: os.stat_result) -> IndexEntry | None:
+    """The entry of ``path`` when the file whose ``lstat`` is ``info`` is what git wrote.
+
+    git's own test (``ie_match_stat``): the entry's stat equals the file's (size, mtime,
+    ctime, inode, device, the type and the x bit; size and inode on git's 32 bits), the
+    file is on the index file's device, and it is not racily clean: its mtime and ctime
+    are strictly older than the index file's, so no write in the same clock tick as
+    git's can hide behind an equal stat.
+
+    Args:
+        index: The work tree's git index.
+        path: The file's path, relative to the top of the work tree.
+        info: Its ``lstat``.
+
+    Returns:
+        The entry (its blob is the file's bytes), or ``None``: read the file.
+    """
+    entry = index.entries.get(path)
+    if (
+        entry is None
+        or entry.mtime_ns != info.st_mtime_ns
+        or entry.ctime_ns != info.st_ctime_ns
+        or entry.size != info.st_size & 0xFFFFFFFF
+        or entry.ino != info.st_ino & 0xFFFFFFFF
+        or entry.dev != info.st_dev & 0xFFFFFFFF
+        or entry.dev != index.dev & 0xFFFFFFFF  # the racy rule reads one clock
+        or entry.mode != git_mode(info)
+        or max(entry.mtime_ns, entry.ctime_ns) >= index.mtime_ns
+    ):
+        return None
+    return entry
+
+
+def _parse(data: bytes, oid_size: int) -> tuple[dict[str, IndexEntry], str | None] | None:
     trailer = data[-oid_size:]
     body = data[:-oid_size]
     # index.skipHash writes a zero trailer (git 2.40): nothing to check then.
@@ -142,12 +182,25 @@ def _parse(data: bytes, oid_size: int) -> dict[str, IndexEntry] | None:
             blob, mode, size, mtime * 1_000_000_000 + mtime_ns, ctime * 1_000_000_000 + ctime_ns,
             ino, dev,
         )  # fmt: skip
+    tree = None
     while offset + 8 <= len(body):
         signature, size = struct.unpack_from(">4sI", body, offset)
         if signature in _UNTRUSTED_EXTENSIONS:
             return None  # entries live elsewhere, or whole directories stand for files
+        if signature == b"TREE":
+            tree = _root_tree(body[offset + 8 : offset + 8 + size], oid_size)
         offset += 8 + size
-    return entries if offset == len(body) else None
+    return (entries, tree) if offset == len(body) else None
+
+
+def _root_tree(data: bytes, oid_size: int) -> str | None:
+    # The cache-tree's first entry is its root: an empty path, NUL, the count of entries
+    # it covers and of its subtrees in ASCII, then its id unless the count is -1
+    # (invalidated since: git's gitformat-index(5)).
+    match = _TREE_ROOT.match(data)
+    if match is None or match.group(1) == b"-1" or len(data) < match.end() + oid_size:
+        return None
+    return data[match.end() : match.end() + oid_size].hex()
 
 
 def _varint(data: bytes, offset: int) -> tuple[int, int]:

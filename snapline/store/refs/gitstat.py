@@ -17,17 +17,21 @@ the cache subtracts). Anything else is read and hashed: a file git does not trac
 ignores, one staged or changed since, one whose entry git marks assume-valid,
 skip-worktree or intent-to-add, one on another device than the index, an index this
 reader does not vouch for. What it trusts: that git wrote each entry's stat after
-writing that blob's bytes (as ``git status`` trusts), and that the state's blobs are
+writing that blob's bytes (as ``git status`` trusts), that the tree git keeps of its
+index (the cache-tree, when valid) is its entries' (as ``git commit`` trusts: it spares
+listing the state when that tree is the state's), and that the state's blobs are
 its record's versions, which ``verify --full`` checks (every blob hashed against its
 recorded SHA-256).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from snapline.scanning.fingerprint import RACY_WINDOW_NS
-from snapline.store.refs.gitindex import read_git_index
+from snapline.store.refs.git import GitRepository, MissingObjectError
+from snapline.store.refs.gitindex import GitIndex, IndexEntry, read_git_index
 from snapline.store.refs.layout import STATE, line_ref
 from snapline.store.refs.marks import PIN
 from snapline.store.rows import StatRow
@@ -66,18 +70,9 @@ def seed_stat_cache(store: RefsStore) -> int:
     checked = index.mtime_ns + RACY_WINDOW_NS
     dev = index.dev & 0xFFFFFFFF
     rows = []
-    for path, entry in repo.walk(state.id):
-        found = index.entries.get(path)
+    for path, found in _as_in_state(repo, state.id, index):
         row = known.get(path)
-        if (
-            found is None
-            or row is None
-            or found.blob != entry.id
-            or found.mode != entry.mode
-            or row.mode != entry.mode
-            or row.size != found.size
-            or found.dev != dev
-        ):
+        if row is None or row.mode != found.mode or row.size != found.size or found.dev != dev:
             continue
         rows.append(
             StatRow(path, found.size, found.mtime_ns, found.ino, found.ctime_ns, row.mode,
@@ -85,3 +80,27 @@ def seed_stat_cache(store: RefsStore) -> int:
         )  # fmt: skip
     store.index.stat_cache.put(rows)
     return len(rows)
+
+
+def _as_in_state(
+    repo: GitRepository, state: str, index: GitIndex
+) -> Iterator[tuple[str, IndexEntry]]:
+    """The entries of ``index`` whose blob and mode are the state's at their path.
+
+    When git keeps the tree of its index (the cache-tree's root, valid), only the
+    subtrees where that tree and the state differ are read: none in a fresh clone of
+    the state's commit. Otherwise the state is listed whole.
+    """
+    if index.tree is not None:
+        try:
+            differ = {change.path for change in repo.changes(state, index.tree)}
+        except MissingObjectError:
+            pass  # a tree git did not write into the objects: listed below instead
+        else:
+            return ((p, e) for p, e in index.entries.items() if p not in differ)
+    return (
+        (path, found)
+        for path, entry in repo.walk(state)
+        if (found := index.entries.get(path)) is not None
+        and (found.blob, found.mode) == (entry.id, entry.mode)
+    )

@@ -39,6 +39,7 @@ from snapline.store.refs.layout import (
     line_ref,
     milestones_ref,
 )
+from snapline.store.refs.treediff import Memo
 from snapline.store.refs.values import TREE_MODE, Commit, TreeChange
 
 __all__ = [
@@ -183,7 +184,9 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
         repo: The repository.
         line: The line's id (its first snapshot's id).
         after: A commit of the line already read and checked (a cache's mark): only the
-            snapshots after it are read, and checked against it.
+            snapshots after it are read, and checked against it. Without it, a line the
+            repository's object read whole at the same tip is not read again
+            (``GitRepository.lines_read``).
 
     Raises:
         DamagedLineError: If the line is damaged or crafted (see the module's text).
@@ -192,7 +195,10 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
     """
     ref = line_ref(line)
     found: list[LineSnapshot] = []
-    commit = repo.ref(ref)
+    commit = tip = repo.ref(ref)
+    held = repo.lines_read.get(line)
+    if after is None and held is not None and held[0] == tip:
+        return list(held[1])
     while commit is not None and commit != after:
         snapshot = read_snapshot(repo, commit, ref=ref)
         found.append(snapshot)
@@ -215,9 +221,12 @@ def read_line(repo: GitRepository, line: str, *, after: str | None = None) -> li
         before: LineSnapshot | None = read_snapshot(repo, after, ref=ref)
     else:
         before = _fork(repo, ref, found[0]) if found else None
+    memo: Memo = {}
     for snapshot in found:
-        _check_step(repo, ref, before, snapshot)
+        _check_step(repo, ref, before, snapshot, memo)
         before = snapshot
+    if after is None and tip is not None:
+        repo.lines_read[line] = (tip, tuple(found))
     return found
 
 
@@ -311,7 +320,11 @@ def _fork(repo: GitRepository, ref: str, first: LineSnapshot) -> LineSnapshot | 
 
 
 def _check_step(
-    repo: GitRepository, ref: str, before: LineSnapshot | None, snapshot: LineSnapshot
+    repo: GitRepository,
+    ref: str,
+    before: LineSnapshot | None,
+    snapshot: LineSnapshot,
+    memo: Memo,
 ) -> None:
     row = snapshot.record.row
     merged = [read_snapshot(repo, c, ref=ref).record.row.id for c in snapshot.parents[1:]]
@@ -329,7 +342,8 @@ def _check_step(
                 f"{previous.number} ({previous.id})",
             )
     try:
-        changes = repo.changes(None if before is None else before.state, snapshot.state)
+        # The trees of one step's new state are the next step's old: read once.
+        changes = repo.changes(None if before is None else before.state, snapshot.state, memo)
     except MissingObjectError as error:
         raise DamagedLineError(ref, snapshot.commit, str(error)) from None
     for change in changes:
