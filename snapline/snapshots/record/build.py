@@ -10,7 +10,7 @@ revlog does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from snapline.content import decode_text, pack
 from snapline.diffing import compute_deltas
@@ -218,15 +218,15 @@ def _modified(
         deltas = _swapped(previous, known, disk, limits)
         if deltas is None and stored and disk.content is not None and stored(disk.hash):
             # Already stored in full under its hash: referenced as it is, no bytes added.
-            return replace(template, content=disk.hash)
+            return template._replace(content=disk.hash)
     if deltas is None:
         deltas = _try_deltas(known, disk, limits, base_content, previous)
     if deltas is not None:
         forward, reverse, chain, chain_bytes = deltas
-        return replace(template, storage=Storage.DELTA.value, forward=forward, reverse=reverse,
-                       chain=chain, chain_bytes=chain_bytes)  # fmt: skip
+        return template._replace(storage=Storage.DELTA.value, forward=forward, reverse=reverse,
+                                 chain=chain, chain_bytes=chain_bytes)  # fmt: skip
     storage, content = _store_full(disk, prepared)
-    return replace(template, storage=storage, content=content)
+    return template._replace(storage=storage, content=content)
 
 
 def _swapped(

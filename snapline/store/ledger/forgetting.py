@@ -210,7 +210,7 @@ def forgotten_in(change: ChangeRow, forgot: set[tuple[str, str]]) -> ChangeRow:
     base_path = change.old_path or change.path
     if change.base_hash is not None and (base_path, change.base_hash) in forgot:
         reverse = _tombstone(reverse)
-    return dataclasses.replace(change, forward=forward, reverse=reverse)
+    return change._replace(forward=forward, reverse=reverse)
 
 
 def _rewrite_snapshot(store: LedgerStore, name: str, directions: set[Direction]) -> None:
@@ -228,7 +228,7 @@ def _tombstoned(change: ChangeRow, directions: set[Direction]) -> ChangeRow:
         forward = _tombstone(forward)
     if (change.path, "reverse") in directions:
         reverse = _tombstone(reverse)
-    return dataclasses.replace(change, forward=forward, reverse=reverse)
+    return change._replace(forward=forward, reverse=reverse)
 
 
 def _tombstone(packed: bytes | None) -> bytes | None:
