@@ -24,7 +24,6 @@ version whose content is stored).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -172,7 +171,7 @@ def finish_forgets(
         if changes != list(record.changes):
             name = snapshot_name(record.row.number, record.row.id)
             store.ledger.replace(SNAPSHOTS, name, render_snapshot(record.row, changes))
-            record = dataclasses.replace(record, changes=tuple(changes))
+            record = record._replace(changes=tuple(changes))
             changed = True
         result.append(record)
     for hash_ in sorted({hash_ for _, hash_ in forgot}):
