@@ -12,8 +12,8 @@ import contextlib
 import errno
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from snapline.overlap import in_parallel
 from snapline.temp_names import TEMP_MARKER, is_temp_name, temp_name, temp_prefix
@@ -138,12 +138,14 @@ def remove_file(path: Path, *, root: Path | None = None) -> None:
         _fsync(directory)
 
 
-@dataclass
 class _Changes:
     """What one write or removal did to directories: those to fsync, those it removed."""
 
-    changed: list[Path] = field(default_factory=list)
-    removed: list[Path] = field(default_factory=list)
+    __slots__ = ("changed", "removed")
+
+    def __init__(self) -> None:
+        self.changed: list[Path] = []
+        self.removed: list[Path] = []
 
 
 def _remove(path: Path, root: Path | None) -> _Changes:
@@ -165,8 +167,7 @@ def _remove(path: Path, root: Path | None) -> _Changes:
     return changes
 
 
-@dataclass(frozen=True)
-class Staged:
+class Staged(NamedTuple):
     """A file written under a temporary name (``temp``) beside its target (``path``)."""
 
     path: Path

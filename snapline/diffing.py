@@ -15,7 +15,7 @@ import re
 import time
 import urllib.parse
 from collections import Counter
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import diff_match_patch as dmp_module
 
@@ -56,8 +56,7 @@ _QUOTE_ASCII = {c: f"%{c:02X}" for c in range(128) if chr(c) not in _URL_SAFE}
 Diff = tuple[int, str]
 
 
-@dataclass(frozen=True)
-class Deltas:
+class Deltas(NamedTuple):
     """Forward (base → new) and reverse (new → base) deltas of one text change."""
 
     forward: str

@@ -13,9 +13,8 @@ import contextlib
 import errno
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from snapline import atomic, state_dir
 from snapline.crashpoints import crash_point
@@ -59,8 +58,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Opened:
+class Opened(NamedTuple):
     """The parts of an open workspace.
 
     Attributes:

@@ -36,7 +36,6 @@ only sets the old store aside.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import os
 import shutil
@@ -284,8 +283,8 @@ def _rechain(store: LedgerStore) -> _Ends:
         assert old is not None, "validate_history found no gap"
         changes = index.changes.of(number, deltas=True)
         delete_snapshot(index, number)
-        row = dataclasses.replace(old, version=SNAPSHOT_VERSION, merges="[]")
-        row = dataclasses.replace(row, chain_hash=chain_hash(previous, row, changes))
+        row = old._replace(version=SNAPSHOT_VERSION, merges="[]")
+        row = row._replace(chain_hash=chain_hash(previous, row, changes))
         store.snapshots.insert(row, changes)
         previous = chains[number] = row.chain_hash
         last_old, last_new = old, row
@@ -294,8 +293,8 @@ def _rechain(store: LedgerStore) -> _Ends:
     delete_milestones(index)
     previous = GENESIS
     for milestone in milestones:
-        sealed = dataclasses.replace(
-            milestone, chain_hash=milestone_chain_hash(previous, milestone, chains[milestone.last])
+        sealed = milestone._replace(
+            chain_hash=milestone_chain_hash(previous, milestone, chains[milestone.last])
         )
         store.milestones.insert(sealed)
         previous = sealed.chain_hash

@@ -10,7 +10,6 @@ store that the next open upgrades.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -311,7 +310,7 @@ def test_a_write_ahead_log_left_by_a_0_1_process_is_upgraded_with_the_store(
     previous = EXPECTED["milestones"][-1]["chain_hash"]
     row = MilestoneRow(3, "third", "", "[]", "2026-11-23T06:00:00.000000Z", 8, 8, 1, "")
     sealed = milestone_chain_hash(previous, row, EXPECTED["snapshots"][8]["chain_hash"])
-    values = (*dataclasses.astuple(row)[:8], sealed)
+    values = (*row[:8], sealed)
     db.execute("INSERT INTO milestones VALUES (?,?,?,?,?,?,?,?,?)", values)
     shutil.copytree(root, copy)  # while the log holds the commit, as a crash leaves it
     db.close()

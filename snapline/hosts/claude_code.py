@@ -34,9 +34,8 @@ import enum
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
@@ -90,8 +89,7 @@ class Verdict(enum.Enum):
     """``permissionDecision: "deny"``: the tool is refused, the reason shown to the model."""
 
 
-@dataclass(frozen=True)
-class HookOutcome:
+class HookOutcome(NamedTuple):
     """The result of one hook event.
 
     Attributes:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterable
 
@@ -184,7 +183,7 @@ def append_milestone(
     chain = milestone_chain_hash(
         previous.chain_hash if previous else GENESIS, row, last_snapshot.chain_hash
     )
-    row = dataclasses.replace(row, chain_hash=chain)
+    row = row._replace(chain_hash=chain)
     store.milestones.insert(row)
     return row
 

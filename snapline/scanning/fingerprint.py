@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes, hash_stream
@@ -52,8 +52,7 @@ class FileChangingError(SnaplineError):
         )
 
 
-@dataclass(frozen=True)
-class DiskFile:
+class DiskFile(NamedTuple):
     """One file as found on disk.
 
     ``content`` is ``None`` when the file is above the large-file limit (tracked by hash

@@ -5,8 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from snapline.scanning.ignore import IgnoreRules, Matchers
 from snapline.scanning.reasons import SkipReason
@@ -23,30 +23,32 @@ def unreachable(error: OSError) -> bool:
     return error.errno in UNREACHABLE_ERRNOS
 
 
-@dataclass(frozen=True)
-class Skipped:
+class Skipped(NamedTuple):
     """A path a scan saw and did not capture, and why."""
 
     path: str
     reason: str
 
 
-@dataclass
 class Scan:
     """What a walk found: files (with their ``lstat``), and what it left out.
 
     With tracked files given, ``files`` leaves out those their expected stat vouches
     for, ``missing`` names the tracked paths of listed directories that are not files
     there, and ``listed`` holds every directory listed. Without stats kept, the files
-    found are listed in ``names`` instead of ``files``.
+    found are listed in ``names`` instead of ``files``. A plain class, as a walk fills
+    it in (not a dataclass: a cold record does not load ``dataclasses``, issue 39).
     """
 
-    files: dict[str, os.stat_result] = field(default_factory=dict)
-    ignored: list[str] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    listed: set[str] = field(default_factory=set)
-    names: list[str] = field(default_factory=list)
+    __slots__ = ("files", "ignored", "listed", "missing", "names", "skipped")
+
+    def __init__(self) -> None:
+        self.files: dict[str, os.stat_result] = {}
+        self.ignored: list[str] = []
+        self.skipped: list[Skipped] = []
+        self.missing: list[str] = []
+        self.listed: set[str] = set()
+        self.names: list[str] = []
 
 
 _NOT_TRACKED: dict[str, Expected | None] = {}

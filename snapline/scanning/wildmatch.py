@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["GitPattern", "byte_view", "parse_ignore_file", "parse_pattern"]
 
@@ -54,8 +54,7 @@ _BYTES = frozenset(range(256))
 _SLASH = ord("/")
 
 
-@dataclass(frozen=True)
-class GitPattern:
+class GitPattern(NamedTuple):
     """One line of an ignore file, ready to match.
 
     Attributes:

@@ -9,8 +9,7 @@ recording uses :class:`PlainInfo`, the same fields checked by the same
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias, TypedDict
 
 from snapline.errors import SnaplineError
 
@@ -41,8 +40,7 @@ class MetadataError(SnaplineError):
     exit_code = 2
 
 
-@dataclass(frozen=True)
-class PlainInfo:
+class PlainInfo(NamedTuple):
     """Info checked by :func:`checked_fields`, for a process that builds no model."""
 
     tool: str

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import astuple
-
 from snapline.store.rows import MilestoneRow
 from snapline.store.table import Table
 
@@ -56,4 +54,4 @@ class MilestoneTable(Table):
         """
         self._c.require_transaction()
         # The row's fields are the table's columns, in order (as reading it back assumes).
-        self._c.db.execute("INSERT INTO milestones VALUES (?,?,?,?,?,?,?,?,?)", astuple(row))
+        self._c.db.execute("INSERT INTO milestones VALUES (?,?,?,?,?,?,?,?,?)", row)

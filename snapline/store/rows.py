@@ -3,12 +3,17 @@
 They mirror the columns of ``store.db`` (see :mod:`snapline.store.schema` and
 docs/format.md); the layers above turn them into the public models. Paths are ``str``
 throughout: a file name that is not valid UTF-8 carries surrogate escapes.
+
+Each record is a ``NamedTuple``: immutable, compared by value, changed with
+``row._replace(...)``. Not frozen dataclasses: every cold process (a hook's record) builds
+these classes at import, and a dataclass costs it several times a named tuple, besides
+loading ``dataclasses`` and ``inspect`` (issue 39). This module has no ``from __future__
+import annotations`` on purpose: ``NamedTuple`` compiles each annotation given as text,
+and :func:`shape_problem` reads the real types.
 """
 
-from __future__ import annotations
-
+import types
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypedDict
 
@@ -62,8 +67,7 @@ class SnapshotQuery(TypedDict, total=False):
     limit: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class SnapshotRow:
+class SnapshotRow(NamedTuple):
     """The header of one snapshot.
 
     Attributes:
@@ -96,8 +100,7 @@ class SnapshotRow:
     merges: str = "[]"
 
 
-@dataclass(frozen=True, slots=True)
-class ChangeRow:
+class ChangeRow(NamedTuple):
     """One file changed by one snapshot.
 
     Attributes:
@@ -135,8 +138,7 @@ class ChangeRow:
     chain_bytes: int
 
 
-@dataclass(frozen=True, slots=True)
-class StateRow:
+class StateRow(NamedTuple):
     """The known state of one tracked path.
 
     Attributes:
@@ -154,8 +156,7 @@ class StateRow:
     snapshot: int
 
 
-@dataclass(frozen=True, slots=True)
-class StatRow:
+class StatRow(NamedTuple):
     """One stat cache entry: what ``lstat`` said when a file was last hashed.
 
     Attributes:
@@ -179,8 +180,7 @@ class StatRow:
     checked_ns: int
 
 
-@dataclass(frozen=True, slots=True)
-class MilestoneRow:
+class MilestoneRow(NamedTuple):
     """One milestone: a titled range of snapshots.
 
     Attributes:
@@ -206,8 +206,7 @@ class MilestoneRow:
     chain_hash: str
 
 
-@dataclass(frozen=True, slots=True)
-class SideRow:
+class SideRow(NamedTuple):
     """A snapshot of a line other than the main one (recorded on another branch).
 
     Attributes:
@@ -232,8 +231,7 @@ class SideRow:
     merged_into: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class ForgottenRow:
+class ForgottenRow(NamedTuple):
     """A version whose content was forgotten (``snapline forget``).
 
     Attributes:
@@ -266,8 +264,7 @@ class FileStamp(NamedTuple):
     ino: int
 
 
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
+class Checkpoint(NamedTuple):
     """The history as it was when ``verify`` last checked all of it and found it sound.
 
     Attributes:
@@ -283,8 +280,7 @@ class Checkpoint:
     stamps: dict[str, FileStamp]
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerEntry:
+class LedgerEntry(NamedTuple):
     """One file of a ledger as read back, for verification: a record, an object or damage.
 
     Attributes:
@@ -306,8 +302,7 @@ class LedgerEntry:
     object_hash: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class JournalRow:
+class JournalRow(NamedTuple):
     """One journal entry: work on the workspace that must be finished or undone.
 
     Attributes:
@@ -327,15 +322,14 @@ Fingerprint = tuple[int, int, int, int]
 """``(size, mtime_ns, ino, ctime_ns)`` of a file, as ``lstat`` reports it."""
 
 
-_TYPES: dict[str, type] = {"int": int, "str": str, "bytes": bytes, "None": type(None)}
-
-
 def _shape(record: type) -> tuple[tuple[str, tuple[type, ...], str], ...]:
-    # The annotations are strings (postponed evaluation): "int", "str | None"...
+    # The annotations are the types themselves: int, str | None, bytes | None...
     fields = []
     for name, annotation in record.__annotations__.items():
-        names = [part.strip() for part in str(annotation).split("|")]
-        fields.append((name, tuple(_TYPES[part] for part in names), str(annotation)))
+        allowed = annotation.__args__ if isinstance(annotation, types.UnionType) else (annotation,)
+        names = ("None" if kind is types.NoneType else kind.__name__ for kind in allowed)
+        declared = " | ".join(names)
+        fields.append((name, tuple(allowed), declared))
     return tuple(fields)
 
 

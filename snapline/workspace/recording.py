@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Unpack
 
@@ -22,12 +21,22 @@ if TYPE_CHECKING:
 __all__ = ["Recording", "Tracking", "UnknownPathError"]
 
 
-@dataclass
 class Tracking:
-    """What ``ws.track(...)`` yields; ``snapshot`` is set when the block ends."""
+    """What ``ws.track(...)`` yields; ``snapshot`` is set when the block ends.
 
-    paths: list[str]
-    snapshot: Snapshot | None = None
+    Attributes:
+        paths: The paths the block tracks.
+        snapshot: The snapshot recorded when the block ended, if any.
+    """
+
+    __slots__ = ("paths", "snapshot")
+
+    def __init__(self, paths: list[str], snapshot: Snapshot | None = None) -> None:
+        self.paths = paths
+        self.snapshot = snapshot
+
+    def __repr__(self) -> str:
+        return f"Tracking(paths={self.paths!r}, snapshot={self.snapshot!r})"
 
 
 class Recording(WorkspaceBase):

@@ -54,6 +54,11 @@ NOT_NEEDED = (
     "secrets",
     "shutil",
     "lzma",
+    # dataclasses and what it loads (inspect, and through it ast, dis, tokenize): the
+    # records a command passes around are named tuples or plain classes, as a frozen
+    # dataclass costs a cold process several times more to build (issue 39).
+    "dataclasses",
+    "inspect",
     # signal's and subprocess's enums and selectors: only a crash point that fires, the
     # warm client talking to a server, and a look at git (a baseline version, another
     # branch's ledger) need them (issue 39).
@@ -82,6 +87,9 @@ VERIFY_NOT_NEEDED = (
             "snapline.validation",
             "snapline.store.ledger.forgotten",
             "snapline.store.ledger.forget_format",
+            # verify's checks still build dataclasses of their own.
+            "dataclasses",
+            "inspect",
         }
     ),
     "snapline.milestones.milestone",
@@ -316,8 +324,8 @@ def test_on_git_refs_record_loads_the_git_library_and_a_caught_up_verify_does_no
     recorded = _run(root, ["record", "app.py"])
     assert recorded["code"] == 0 and "recorded snapshot 1" in recorded["stdout"]
     assert "pygit2" in recorded["modules"]
-    # pygit2 itself imports tarfile, hence shutil and lzma.
-    libgit2 = ("pygit2", "snapline.store.refs", "shutil", "lzma")
+    # pygit2 itself imports tarfile, hence shutil and lzma, and dataclasses and inspect.
+    libgit2 = ("pygit2", "snapline.store.refs", "shutil", "lzma", "dataclasses", "inspect")
     on_refs = (*(name for name in NOT_NEEDED if name not in libgit2), *REFS_NOT_NEEDED)
     _lean(recorded, on_refs)
     (root / "app.py").write_text("print('hooked')\n")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -61,7 +60,7 @@ def _forge(ws: Workspace, ranges: list[tuple[int, int]]) -> None:
             )
             snapshot = store.snapshots.get(last)
             chain = milestone_chain_hash(previous, row, snapshot.chain_hash if snapshot else None)
-            store.milestones.insert(dataclasses.replace(row, chain_hash=chain))
+            store.milestones.insert(row._replace(chain_hash=chain))
             previous = chain
 
 

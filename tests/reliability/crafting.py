@@ -8,7 +8,6 @@ built on these helpers make sure that only the checks that do not rely on the ch
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -43,7 +42,7 @@ def reseal(root: Path) -> None:
         milestone_updates = []
         previous = GENESIS
         for milestone in store.milestones.all():
-            row = dataclasses.replace(milestone, chain_hash="")
+            row = milestone._replace(chain_hash="")
             value = milestone_chain_hash(previous, row, sealed.get(milestone.last))
             milestone_updates.append((value, milestone.number))
             previous = value

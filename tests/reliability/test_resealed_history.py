@@ -14,7 +14,6 @@ to what really happens, through real git clones and the real command line:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -83,9 +82,9 @@ def _rewrite(root: Path, number: int, *, reseal: bool, **fields: object) -> None
         record = parse_snapshot(path.read_bytes())
         row = record.row
         if row.number == number:
-            row = dataclasses.replace(row, **fields)
+            row = row._replace(**fields)
         if reseal:
-            row = dataclasses.replace(row, chain_hash=chain_hash(previous, row, record.changes))
+            row = row._replace(chain_hash=chain_hash(previous, row, record.changes))
         previous = row.chain_hash
         path.write_bytes(render_snapshot(row, record.changes))
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from snapline.store import ChangeRow, Store
@@ -11,7 +9,7 @@ from tests.store.builders import NOT_UTF8, change, record, snapshot, store_conte
 
 
 def _bare(row: ChangeRow) -> ChangeRow:
-    return dataclasses.replace(row, forward=None, reverse=None)
+    return row._replace(forward=None, reverse=None)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ snapshot needs must be there unless it was forgotten on purpose. Problems name t
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import operator
 import os
@@ -236,7 +235,7 @@ def _same_changes(store: StoreReader, number: int, changes: Sequence[ChangeRow])
 
 
 _FIELDS = operator.attrgetter(
-    *(f.name for f in dataclasses.fields(ChangeRow) if f.name not in ("forward", "reverse"))
+    *(name for name in ChangeRow._fields if name not in ("forward", "reverse"))
 )
 
 

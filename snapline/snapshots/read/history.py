@@ -8,7 +8,6 @@ since, not the length of the history.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from snapline.errors import SnaplineError
@@ -224,8 +223,7 @@ def diff_pairs(
     return pairs
 
 
-@dataclass(frozen=True)
-class _Net:
+class _Net(NamedTuple):
     path: str
     status: ChangeKind
     old_path: str | None

@@ -192,9 +192,7 @@ def _touches(change: ChangeRow, path: str) -> bool:
 
 
 def _without_deltas(change: ChangeRow) -> ChangeRow:
-    from dataclasses import replace
-
-    return replace(change, forward=None, reverse=None)
+    return change._replace(forward=None, reverse=None)
 
 
 class _Snapshots:

@@ -8,8 +8,7 @@ snapshot (``snapline merge``) joins them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from snapline.errors import SnaplineError
 from snapline.store import SideRow, SnapshotRow, StoreReader
@@ -20,8 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["DivergedHistoryError", "Line", "side_snapshot", "side_snapshots", "unmerged_lines"]
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     """A line of snapshots not joined to the main one.
 
     Attributes:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -96,7 +95,7 @@ def capture_baseline(
             if progress is not None:
                 progress(done, len(paths))
         batch.flush()
-        row = dataclasses.replace(row, skipped=skipped_json(skipped))
+        row = row._replace(skipped=skipped_json(skipped))
         store.snapshots.seal(0, row.skipped, lines.chain_hash(GENESIS, row))
 
 

@@ -10,7 +10,7 @@ revlog does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from snapline.content import decode_text, pack
 from snapline.diffing import compute_deltas
@@ -24,8 +24,7 @@ from snapline.store import ChangeRow, StateRow
 __all__ = ["Limits", "Prepared", "prepare_changes"]
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """Store settings that shape how content is kept (see docs/format.md)."""
 
     large_file_limit: int = 64 << 20
@@ -34,9 +33,11 @@ class Limits:
     diff_deadline: float = 1.0
 
 
-@dataclass
 class Prepared:
     """Change rows (snapshot number still unset) and the blobs they need.
+
+    A plain class that a preparation fills in (not a dataclass: a cold record does not
+    load ``dataclasses``, issue 39).
 
     Attributes:
         changes: The change rows, in path order.
@@ -47,10 +48,13 @@ class Prepared:
             them as they are, rather than rebuilding them from the deltas.
     """
 
-    changes: list[ChangeRow] = field(default_factory=list)
-    blobs: dict[str, tuple[int, bytes]] = field(default_factory=dict)
-    skipped: list[Skipped] = field(default_factory=list)
-    contents: dict[str, bytes] = field(default_factory=dict)
+    __slots__ = ("blobs", "changes", "contents", "skipped")
+
+    def __init__(self) -> None:
+        self.changes: list[ChangeRow] = []
+        self.blobs: dict[str, tuple[int, bytes]] = {}
+        self.skipped: list[Skipped] = []
+        self.contents: dict[str, bytes] = {}
 
     def add_blob(self, hash_: str, content: bytes) -> None:
         """Store ``content`` in full (compressed) under its hash, once."""
@@ -218,15 +222,15 @@ def _modified(
         deltas = _swapped(previous, known, disk, limits)
         if deltas is None and stored and disk.content is not None and stored(disk.hash):
             # Already stored in full under its hash: referenced as it is, no bytes added.
-            return replace(template, content=disk.hash)
+            return template._replace(content=disk.hash)
     if deltas is None:
         deltas = _try_deltas(known, disk, limits, base_content, previous)
     if deltas is not None:
         forward, reverse, chain, chain_bytes = deltas
-        return replace(template, storage=Storage.DELTA.value, forward=forward, reverse=reverse,
-                       chain=chain, chain_bytes=chain_bytes)  # fmt: skip
+        return template._replace(storage=Storage.DELTA.value, forward=forward, reverse=reverse,
+                                 chain=chain, chain_bytes=chain_bytes)  # fmt: skip
     storage, content = _store_full(disk, prepared)
-    return replace(template, storage=storage, content=content)
+    return template._replace(storage=storage, content=content)
 
 
 def _swapped(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from collections.abc import Sequence
@@ -61,15 +60,12 @@ def append_snapshot(
     number = 0 if latest is None else latest + 1
     row = header_row(number, parent, info, [*skipped, *prepared.skipped])
     if merges:
-        row = dataclasses.replace(row, merges=json.dumps(list(merges)))
+        row = row._replace(merges=json.dumps(list(merges)))
     # Rows usually arrive unnumbered (-1); the baseline's are built as snapshot 0, and
     # copying 100k rows just to stamp the same number again costs seconds.
-    changes = [
-        c if c.snapshot == number else dataclasses.replace(c, snapshot=number)
-        for c in prepared.changes
-    ]
+    changes = [c if c.snapshot == number else c._replace(snapshot=number) for c in prepared.changes]
     previous_chain = parent.chain_hash if parent else GENESIS
-    row = dataclasses.replace(row, chain_hash=chain_hash(previous_chain, row, changes))
+    row = row._replace(chain_hash=chain_hash(previous_chain, row, changes))
     for hash_, (size, packed) in prepared.blobs.items():
         store.blobs.put(hash_, size, packed)
     store.snapshots.insert(row, changes, prepared.contents)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from snapline.paths import UnsafePathError, check_recorded, check_relpath, disk_path
 from snapline.scanning import DiskFile, FileChangingError, IgnoreRules, Skipped, read_disk_file
@@ -40,8 +39,7 @@ __all__ = [
 _NOT_DRIFT = frozenset({SkipReason.NOT_A_FILE.value, SkipReason.UNREACHABLE.value})
 
 
-@dataclass(frozen=True)
-class Drift:
+class Drift(NamedTuple):
     """One path whose disk state differs from its known state."""
 
     path: str
@@ -56,14 +54,26 @@ class Drift:
         return "deleted" if self.disk is None else "modified"
 
 
-@dataclass
 class Detection:
-    """The drifts found, what was not captured, and stat-cache rows to refresh."""
+    """The drifts found, what was not captured, and stat-cache rows to refresh.
 
-    drifts: list[Drift] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
-    cache_updates: list[StatRow] = field(default_factory=list)
-    cache_deletes: list[str] = field(default_factory=list)
+    A plain class that a detection fills in (not a dataclass: a cold record does not
+    load ``dataclasses``, issue 39).
+    """
+
+    __slots__ = ("cache_deletes", "cache_updates", "drifts", "skipped")
+
+    def __init__(
+        self,
+        drifts: list[Drift] | None = None,
+        skipped: list[Skipped] | None = None,
+        cache_updates: list[StatRow] | None = None,
+        cache_deletes: list[str] | None = None,
+    ) -> None:
+        self.drifts = [] if drifts is None else drifts
+        self.skipped = [] if skipped is None else skipped
+        self.cache_updates = [] if cache_updates is None else cache_updates
+        self.cache_deletes = [] if cache_deletes is None else cache_deletes
 
 
 def detect(

@@ -44,7 +44,6 @@ import contextlib
 import hashlib
 import json
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -205,7 +204,7 @@ def _detect_paths(recorder: Recorder, paths: list[str]) -> Detection | None:
         return None  # whatever it is, the whole walk says it (or raises it) as it would
     # A path named directly that an ignore rule covers is noted; a walk passes over it.
     skipped = [s for s in detection.skipped if s.reason != SkipReason.IGNORED.value]
-    return replace(detection, skipped=skipped)
+    return Detection(detection.drifts, skipped, detection.cache_updates, detection.cache_deletes)
 
 
 def _outermost(paths: set[str]) -> list[str]:

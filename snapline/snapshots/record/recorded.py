@@ -8,9 +8,8 @@ about a fifth of such a process. Library calls get the public
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from snapline.scanning import Skipped
 from snapline.store import ChangeRow, SnapshotRow
@@ -21,8 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["Recorded", "snapshot_of"]
 
 
-@dataclass(frozen=True)
-class Recorded:
+class Recorded(NamedTuple):
     """The rows one recording committed (``row`` ``None``: nothing changed), and its notes.
 
     Attributes:

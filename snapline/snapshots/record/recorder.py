@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -305,6 +304,8 @@ class Recorder:
                 return write
             except ContentUnavailableError:
                 pass
+        from dataclasses import replace  # a journal's write: not on a plain record's path
+
         return replace(write, park=os.urandom(8).hex())
 
     # -- shared helpers ------------------------------------------------------------------

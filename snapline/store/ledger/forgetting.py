@@ -24,7 +24,6 @@ version whose content is stored).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -172,7 +171,7 @@ def finish_forgets(
         if changes != list(record.changes):
             name = snapshot_name(record.row.number, record.row.id)
             store.ledger.replace(SNAPSHOTS, name, render_snapshot(record.row, changes))
-            record = dataclasses.replace(record, changes=tuple(changes))
+            record = record._replace(changes=tuple(changes))
             changed = True
         result.append(record)
     for hash_ in sorted({hash_ for _, hash_ in forgot}):
@@ -210,7 +209,7 @@ def forgotten_in(change: ChangeRow, forgot: set[tuple[str, str]]) -> ChangeRow:
     base_path = change.old_path or change.path
     if change.base_hash is not None and (base_path, change.base_hash) in forgot:
         reverse = _tombstone(reverse)
-    return dataclasses.replace(change, forward=forward, reverse=reverse)
+    return change._replace(forward=forward, reverse=reverse)
 
 
 def _rewrite_snapshot(store: LedgerStore, name: str, directions: set[Direction]) -> None:
@@ -228,7 +227,7 @@ def _tombstoned(change: ChangeRow, directions: set[Direction]) -> ChangeRow:
         forward = _tombstone(forward)
     if (change.path, "reverse") in directions:
         reverse = _tombstone(reverse)
-    return dataclasses.replace(change, forward=forward, reverse=reverse)
+    return change._replace(forward=forward, reverse=reverse)
 
 
 def _tombstone(packed: bytes | None) -> bytes | None:

@@ -17,7 +17,7 @@ import json
 import re
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
 from snapline.store.ledger.change_block import FORGOTTEN, KINDS, next_is, parse_change
@@ -84,8 +84,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 _MAGIC = "snapline snapshot "
 
 
-@dataclass(frozen=True)
-class SnapshotRecord:
+class SnapshotRecord(NamedTuple):
     """What one snapshot file holds, ready for the index.
 
     Attributes:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from snapline.store.ledger.fields import (
     dump_string,
@@ -61,8 +61,7 @@ _MAGIC = "snapline milestone "
 _NAME = re.compile(r"([0-9]{8,19})-([0-9a-f]{16})\.mile")
 
 
-@dataclass(frozen=True)
-class MilestoneRecord:
+class MilestoneRecord(NamedTuple):
     """What one milestone file holds.
 
     Attributes:

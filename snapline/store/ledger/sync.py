@@ -22,8 +22,8 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError
@@ -164,8 +164,7 @@ def _parse_snapshot_file(ledger: Ledger, name: str, location: Path) -> SnapshotR
 # -- lines -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Lines:
+class Lines(NamedTuple):
     """The snapshots of a ledger split into the main line and the others.
 
     Attributes:

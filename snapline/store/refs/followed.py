@@ -13,8 +13,8 @@ The local state remembers the line (:data:`LINE_FILE`, beside the index).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from snapline.store.ledger.fields import is_id
 from snapline.store.ledger.milestone_format import MilestoneRecord
@@ -41,8 +41,7 @@ LINE_FILE = "line"
 """In the local state: the id of this work tree's own line, once it wrote one."""
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(NamedTuple):
     """One line of a followed history and how much of it is followed.
 
     Attributes:

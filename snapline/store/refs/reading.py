@@ -17,8 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, check_recorded, inside_git_dir
@@ -58,8 +57,7 @@ __all__ = [
 _Record = TypeVar("_Record")
 
 
-@dataclass(frozen=True, slots=True)
-class LineSnapshot:
+class LineSnapshot(NamedTuple):
     """One snapshot of a line as its commit holds it.
 
     Attributes:

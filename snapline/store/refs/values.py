@@ -5,7 +5,7 @@ Plain data, so that only :mod:`snapline.store.refs.git` needs the git library.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["EMPTY_TREE", "TREE_MODE", "Commit", "Entry", "Merged", "TreeChange"]
 
@@ -15,16 +15,14 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """git's id of the tree with no entries."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """What a tree holds at one name: an object id and git's mode for it."""
 
     id: str
     mode: int
 
 
-@dataclass(frozen=True, slots=True)
-class TreeChange:
+class TreeChange(NamedTuple):
     """One path that differs between two trees (a file, never a directory).
 
     Attributes:
@@ -38,8 +36,7 @@ class TreeChange:
     new: Entry | None
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(NamedTuple):
     """A commit as the refs store reads it: its tree, its parents, its message."""
 
     id: str
@@ -48,8 +45,7 @@ class Commit:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class Merged:
+class Merged(NamedTuple):
     """What git's merge of two trees made.
 
     Attributes:

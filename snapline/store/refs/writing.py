@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from snapline.hashing import hash_bytes
 from snapline.store.ledger.format import render_snapshot
@@ -35,8 +35,7 @@ from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 __all__ = ["StateEdit", "append_milestone", "append_snapshot"]
 
 
-@dataclass(frozen=True, slots=True)
-class StateEdit:
+class StateEdit(NamedTuple):
     """A file of the result state that the snapshot changes.
 
     Attributes:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import uuid
 from pathlib import Path
@@ -119,15 +118,14 @@ def stored_change(
     kind = "added" if old is None else "deleted" if new is None else "modified"
     row = change_row(number, path, old, new, kind, mode=mode)
     if hash_only:
-        return dataclasses.replace(row, storage="hash-only", content=None)
+        return row._replace(storage="hash-only", content=None)
     if old is not None and new is not None:
         try:
             deltas = compute_deltas(old.decode(), new.decode())
         except UnicodeDecodeError:
             deltas = None
         if deltas is not None:
-            return dataclasses.replace(
-                row,
+            return row._replace(
                 storage="delta",
                 content=None,
                 forward=pack(deltas.forward.encode()),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -108,7 +107,7 @@ def test_a_milestone_after_another_writers_is_refused(store: RefsStore) -> None:
     line = store.main_line() or ""
     last = store.snapshots.get(4)
     assert last is not None
-    theirs = dataclasses.replace(store.milestones.all()[1], number=3, title="theirs")
+    theirs = store.milestones.all()[1]._replace(number=3, title="theirs")
     append_milestone(store.repo, line, theirs, last.id, tip=store.repo.ref(milestones_ref(line)))
     with pytest.raises(LineMovedError) as caught:
         _milestone(store, 3, 0, 4)
@@ -255,9 +254,7 @@ def test_a_version_kept_by_hash_only_is_refused_whole(store: RefsStore) -> None:
 def _append_elsewhere(repo: GitRepository, baseline: SnapshotRow) -> SnapshotRow:
     """Snapshot 1 appended to the line by another writer, not through this index."""
     data = b"theirs\n"
-    row = dataclasses.replace(
-        baseline, number=1, id="f" * 32, parent_id=baseline.id, description="theirs"
-    )
+    row = baseline._replace(number=1, id="f" * 32, parent_id=baseline.id, description="theirs")
     old = BASE["README.md"]
     changes = [change_row(1, "README.md", old, data, "modified")]
     tip = repo.ref(line_ref(baseline.id))
