@@ -12,7 +12,6 @@ import contextlib
 import errno
 import os
 import resource
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -189,6 +188,8 @@ def _refusal(directory: Path, size: int) -> GitWriteRefusedError | None:
     while not directory.is_dir() and directory != directory.parent:
         directory = directory.parent  # a folder git would have made
     objects = directory.name == "objects"
+    import tempfile  # here: it loads shutil and lzma, and only a refused write asks
+
     try:
         fd, name = tempfile.mkstemp(
             prefix="tmp_snapline_probe_" if objects else "snapline-probe-",
