@@ -5,7 +5,8 @@ edit, a milestone, a guard run) and pushes; CI's fresh clone checks out the pull
 request's head, runs docs/ci.md's step as written (``snapline fetch``, then ``blame
 --commits "origin/$GITHUB_BASE_REF..HEAD"``), and the Markdown names the agent's
 snapshots, prompts, files and line counts. After a squash merge, main's clone reviews
-the merge commit the same way (``HEAD~1..HEAD``).
+the merge commit the same way (``HEAD~1..HEAD``); its files being the agent's latest
+snapshot, it follows the agent's line (store/refs/pinning.py).
 """
 
 from __future__ import annotations
@@ -109,8 +110,10 @@ def test_main_s_clone_reviews_a_squash_merge_by_its_commit(tmp_path: Path) -> No
     text = main.ok("blame", "--commits", "HEAD~1..HEAD")
     assert text.startswith("## snapline: HEAD~1..HEAD\n")
     _names_the_agent_s_work(text)
-    # Snapshot references range over the line main's clone follows: none of the agent's.
-    assert "No snapshot in this range." in main.ok("blame", "--summary", "--markdown", "0..")
+    # Snapshot references range over the line main's clone follows: the line its
+    # checkout is a snapshot of (the squash commit's files are the agent's latest state).
+    summary = main.ok("blame", "--summary", "--markdown", "0..")
+    assert summary.startswith("## snapline: snapshots 1-3\n"), summary
     assert "No snapshot between these commits." in main.ok("blame", "--commits", "HEAD..")
 
 
