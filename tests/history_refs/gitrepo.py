@@ -32,6 +32,9 @@ ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
     "GIT_CONFIG_GLOBAL": os.devnull,
     "NO_COLOR": "1",
+    # Taken at import, before tests/conftest.py's session fixture sets it: no command
+    # run here reaches (or starts) a warm server unless its test says so.
+    "SNAPLINE_SERVER": "0",
 }
 
 

@@ -170,11 +170,13 @@ def identity() -> str:
 
     Anything that changes what ``import`` finds or how the interpreter runs is here, so a
     server started by another Python, another virtual environment, another
-    ``PYTHONPATH`` or another snapline is never used. ``sys.path[0]`` (the script's own
-    directory, or the current one) is left out: it differs between ``snapline`` and
-    ``python -m snapline`` and between the client and the server, and snapline is never
-    imported from it. Whether the code changed since the server started is the server's
-    own check (``guards.code_stamp``).
+    ``PYTHONPATH`` or another snapline is never used; and so is what the git library
+    reads once as the server loads it (``HOME``, ``XDG_CONFIG_HOME``: where git's global
+    configuration is), which a worker's environment, set to the client's, cannot move.
+    ``sys.path[0]`` (the script's own directory, or the current one) is left out: it
+    differs between ``snapline`` and ``python -m snapline`` and between the client and
+    the server, and snapline is never imported from it. Whether the code changed since
+    the server started is the server's own check (``guards.code_stamp``).
     """
     from snapline import __file__ as package_init
     from snapline import __version__
@@ -191,6 +193,8 @@ def identity() -> str:
         tuple(sys.path[1:]),
         sys.getfilesystemencoding(),
         os.geteuid(),
+        # Read once by libgit2 as it starts (its global configuration: safe.directory).
+        (os.environ.get("HOME"), os.environ.get("XDG_CONFIG_HOME")),
     )
     return repr(parts)
 
