@@ -125,7 +125,8 @@ def rights(pid: str) -> bytes | None:
     """What a process may do, as its ``/proc`` entry says: equal values, equal rights.
 
     Its uids, gids and groups, its five capability sets, ``no_new_privs``, its seccomp
-    mode and filter count, its root directory, its namespaces (mount, user, pid, net,
+    mode and filter count, its resource limits (``ulimit -f`` and the like: a worker has
+    the server's), its root directory, its namespaces (mount, user, pid, net,
     ipc, uts, cgroup) and its security label. The server runs a command only for a
     client whose rights equal its own, and the client uses only a server whose rights
     equal its own: a process in a sandbox (capabilities dropped, another mount
@@ -146,11 +147,16 @@ def rights(pid: str) -> bytes | None:
         finally:
             os.close(fd)
         facts = [line for line in status.split(b"\n") if line.startswith(_STATUS_FIELDS)]
+        fd = os.open(base + "limits", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            facts.append(os.read(fd, 1 << 16))  # its resource limits (`ulimit`)
+        finally:
+            os.close(fd)
         facts.append(os.fsencode(os.readlink(base + "root")))
         facts += [os.fsencode(os.readlink(base + "ns/" + name)) for name in _NAMESPACES]
     except OSError:
         return None
-    if len(facts) < 9 + 1 + len(_NAMESPACES):  # the credentials and capabilities, the root
+    if len(facts) < 9 + 2 + len(_NAMESPACES):  # credentials, capabilities, limits, root
         return None  # a status without them: nothing to compare
     try:
         fd = os.open(base + "attr/current", os.O_RDONLY | os.O_CLOEXEC)
