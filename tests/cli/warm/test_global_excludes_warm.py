@@ -11,15 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.warm.conftest import Warm
+from tests.cli.warm.conftest import start_server
 from tests.cli.warm.monitoring import same_as_walk
 
 
 def test_the_global_excludes_file_changed_means_the_whole_walk(
-    warm: Warm, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    runtime: Path, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = tmp_path / "xdg"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))  # read by each client's worker
+    # The server's and every client's: a client with another one is not served (the
+    # git library reads it once); the file it names is read by each client's worker.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    warm = start_server(runtime)  # stopped by the runtime fixture
     excludes = config / "git" / "ignore"
     excludes.parent.mkdir(parents=True)
     excludes.write_text("*.log\n")
