@@ -87,8 +87,10 @@ _OLD_FORMAT = 1
 log = logging.getLogger("snapline")
 
 _NEXT_IN_GIT = (
-    "commit .snapline/ledger/ and .snapline/.gitignore with the project (and `git rm "
-    "--cached .snapline/store.db` if git tracked the old store)"
+    "`snapline upgrade` moves the history onto git's refs and removes .snapline/ in one "
+    "commit (the layout `snapline init` makes here); or commit .snapline/ledger/ and "
+    ".snapline/.gitignore with the project (and `git rm --cached .snapline/store.db` if "
+    "git tracked the old store)"
 )
 # Not the top of a git work tree: no repository to commit to. Such a workspace's history
 # belongs in a private repository (what `init` makes there), where `snapline upgrade`

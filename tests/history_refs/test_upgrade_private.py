@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.history_refs.gitrepo import Repo
-from tests.history_refs.upgrading import answers, clone_fixture, repo_of_0_1
+from tests.history_refs.upgrading import answers, clone_fixture, repo_of_0_1, upgrade
 
 
 def _outside_git(repo: Repo) -> Repo:
@@ -89,4 +89,10 @@ def test_the_0_1_upgrade_notice_says_what_to_do_next_where_the_workspace_is(
         assert done.returncode == 0, done.stderr
         assert (ws.path / ".snapline" / "repo" / "HEAD").is_file()
     else:
+        # The way to the layout init makes here first; committing the ledger still works.
+        assert "`snapline upgrade` moves the history onto git's refs" in notice
         assert "commit .snapline/ledger/ and .snapline/.gitignore with the project" in notice
+        done = upgrade(ws)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not (ws.path / ".snapline").exists()
+        assert ws.snap("verify").returncode == 0
