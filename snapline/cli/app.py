@@ -19,7 +19,7 @@ from typer.core import TyperCommand
 
 from snapline.cli import click_api as click
 from snapline.cli import usage
-from snapline.cli.commands import COMMANDS, Command, named
+from snapline.cli.commands import COMMANDS, ROOT_HELP, Command, named, root_option
 from snapline.cli.completion import name_shells, shell_words
 from snapline.cli.context import DEFAULT_TIMEOUT, JSON_REQUESTED, State, state
 from snapline.cli.errors import error_json, exit_code_for
@@ -163,7 +163,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@app.callback(help=ROOT_HELP)
 def _root(
     ctx: typer.Context,
     root: Annotated[
@@ -171,7 +171,7 @@ def _root(
         typer.Option(
             "--root",
             metavar="PATH",
-            help="Workspace root (default: found from the current directory upwards).",
+            help=root_option("--root").help,
             file_okay=False,
         ),
     ] = None,
@@ -181,26 +181,21 @@ def _root(
             "--timeout",
             metavar="SECONDS",
             min=0.0,
-            help="Seconds to wait for another snapline process holding the store.",
+            help=root_option("--timeout").help,
         ),
     ] = DEFAULT_TIMEOUT,
     debug: Annotated[
         bool,
-        typer.Option("--debug", help="Show the traceback of an error (also: SNAPLINE_DEBUG=1)."),
+        typer.Option("--debug", help=root_option("--debug").help),
     ] = False,
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+            "--version", callback=_version, is_eager=True, help=root_option("--version").help
         ),
     ] = False,
 ) -> None:
-    """Snapshot manager for coding agents: every change numbered, verifiable, reversible.
-
-    The store is found like git finds .git: from the current directory upwards.
-    Exit codes: 0 ok, 1 validation or sync failure, 2 usage error, 3 corrupt or
-    unreadable store, 4 store busy, 70 internal error (a bug). See docs/cli.md.
-    """
+    """Read the root's options (its help is the table's, ``ROOT_HELP``)."""
     ctx.obj = State(root=root, timeout=timeout, debug=debug)
 
 

@@ -18,7 +18,17 @@ This module imports nothing (not even ``typing``: every process reads it on its 
 
 from __future__ import annotations
 
-__all__ = ["COMMANDS", "ROOT", "SPECS", "Command", "Option", "Spec", "named"]
+__all__ = [
+    "COMMANDS",
+    "ROOT",
+    "ROOT_HELP",
+    "SPECS",
+    "Command",
+    "Option",
+    "Spec",
+    "named",
+    "root_option",
+]
 
 
 class Command:
@@ -107,9 +117,13 @@ class Option:
             says what it takes. Empty: any value.
         lean: False when the lean parser leaves the whole command line to typer as soon
             as this option is typed (``--report``, which only the typer command handles).
+        shown: How ``--help`` names it, with its value's metavar (``--root PATH``); set
+            for the root's options, which ``snapline --help`` lists without typer.
+        help: Its help, as the typer option is declared with it (the root's options).
+        hint: What typer adds after the help in ``--help`` (``[default: 30.0]``).
     """
 
-    __slots__ = ("choices", "key", "lean", "names", "value")
+    __slots__ = ("choices", "help", "hint", "key", "lean", "names", "shown", "value")
 
     def __init__(
         self,
@@ -119,12 +133,21 @@ class Option:
         value: bool,
         choices: tuple[str, ...] = (),
         lean: bool = True,
+        shown: str = "",
+        help: str = "",
+        hint: str = "",
     ) -> None:
         self.names, self.key, self.value = names, key, value
         self.choices, self.lean = choices, lean
+        self.shown, self.help, self.hint = shown, help, hint
 
     def __repr__(self) -> str:
         return f"Option({self.names!r}, {self.key!r}, value={self.value})"
+
+
+def root_option(name: str) -> Option:
+    """The root's option spelled ``name`` (``--root``), for typer's declaration of it."""
+    return next(option for option in ROOT.options if name in option.names)
 
 
 class Spec:
@@ -145,17 +168,37 @@ class Spec:
 
 _JSON = Option(("--json",), "as_json", value=False)
 
+ROOT_HELP = """Snapshot manager for coding agents: every change numbered, verifiable, reversible.
+
+The store is found like git finds .git: from the current directory upwards.
+Exit codes: 0 ok, 1 validation or sync failure, 2 usage error, 3 corrupt or
+unreadable store, 4 store busy, 70 internal error (a bug). See docs/cli.md."""
+"""The root's help: ``snapline --help`` before its options (``cli/root_help.py``)."""
+
+# fmt: off
 ROOT = Spec(
     (
-        Option(("--root",), "root", value=True),
-        Option(("--timeout",), "timeout", value=True),
-        Option(("--debug",), "debug", value=False),
-        Option(("--version",), "version", value=False),
-        Option(("--install-completion",), "install_completion", value=True, lean=False),
-        Option(("--show-completion",), "show_completion", value=True, lean=False),
+        Option(("--root",), "root", value=True, shown="--root PATH",
+               help="Workspace root (default: found from the current directory upwards)."),
+        Option(("--timeout",), "timeout", value=True, shown="--timeout SECONDS",
+               help="Seconds to wait for another snapline process holding the store.",
+               hint="[default: 30.0; x>=0.0]"),
+        Option(("--debug",), "debug", value=False, shown="--debug",
+               help="Show the traceback of an error (also: SNAPLINE_DEBUG=1)."),
+        Option(("--version",), "version", value=False, shown="--version",
+               help="Show the version and exit."),
+        Option(("--install-completion",), "install_completion", value=True, lean=False,
+               shown="--install-completion [SHELL]",
+               help="Install completion for SHELL (bash, zsh, fish, powershell, pwsh; "
+               "default: the shell running snapline)."),
+        Option(("--show-completion",), "show_completion", value=True, lean=False,
+               shown="--show-completion [SHELL]",
+               help="Show the completion script for SHELL (default: the shell running "
+               "snapline), to install it by hand."),
     ),
     arguments=-1,
 )
+# fmt: on
 """The root options (``snapline [OPTIONS] COMMAND``), which come before the command."""
 
 SPECS: dict[str, Spec] = {

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 import typer
 
 from snapline.cli import click_api as click
-from snapline.cli.commands import ROOT
+from snapline.cli.commands import ROOT, root_option
 
 __all__ = ["SHELLS", "name_shells", "shell_words"]
 
@@ -113,8 +113,7 @@ def _declared(
             is_eager=True,
             callback=_install,
             show_default=False,
-            help="Install completion for SHELL (bash, zsh, fish, powershell, pwsh; "
-            "default: the shell running snapline).",
+            help=root_option("--install-completion").help,
         ),
     ] = None,
     show_completion: Annotated[
@@ -126,8 +125,7 @@ def _declared(
             is_eager=True,
             callback=_show,
             show_default=False,
-            help="Show the completion script for SHELL (default: the shell running "
-            "snapline), to install it by hand.",
+            help=root_option("--show-completion").help,
         ),
     ] = None,
 ) -> None:

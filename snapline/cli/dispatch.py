@@ -25,6 +25,12 @@ def dispatch() -> None:
 
         sys.stdout.write(f"snapline {__version__}\n")
         return
+    if len(args) == 1 and args[0] in lean.HELP:
+        # The first thing a newcomer types: the root's page, written from the table.
+        from snapline.cli.root_help import page
+
+        sys.stdout.write(page())
+        return
     hot = lean.spec(args[0]) if args else None
     if hot is not None and hot.lean:
         # Run after every edit or agent event: skip building the typer app and rich.
