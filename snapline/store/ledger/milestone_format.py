@@ -40,7 +40,12 @@ from snapline.store.ledger.fields import (
     parse_string,
     parse_time,
 )
-from snapline.store.ledger.lines import LedgerFormatError, LineReader, check_canonical, split_lines
+from snapline.store.ledger.lines import (
+    LedgerFormatError,
+    check_canonical,
+    encode_lines,
+    read_record,
+)
 from snapline.store.rows import MilestoneRow
 
 __all__ = [
@@ -127,9 +132,8 @@ def render_milestone(row: MilestoneRow, last_id: str) -> bytes:
         f"description {dump_string(row.description)}",
         f"tags {format_json_line(row.tags, list)}",
         f"chain {format_hash(row.chain_hash)}",
-        "",
     ]
-    return "\n".join(lines).encode("utf-8")
+    return encode_lines(lines)
 
 
 def parse_milestone(data: bytes) -> MilestoneRecord:
@@ -144,9 +148,7 @@ def parse_milestone(data: bytes) -> MilestoneRecord:
     Raises:
         LedgerFormatError: If the file is not in the ledger format, with the line.
     """
-    lines = split_lines(data)
-    reader = LineReader(lines)
-    reader.header(_MAGIC, _VERSION, "milestone format")
+    lines, reader = read_record(data, _MAGIC, _VERSION, "milestone format")
     number = reader.field("number", parse_number, "N")
     first = reader.field("first", parse_number, "N")
     last = reader.field("last", parse_number, "N")
