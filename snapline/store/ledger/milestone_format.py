@@ -32,6 +32,7 @@ from snapline.store.ledger.fields import (
     format_json_line,
     format_number,
     format_time,
+    json_line_problem,
     numbered_name,
     parse_hash,
     parse_id,
@@ -176,12 +177,7 @@ def _parse_tags(text: str, line: int) -> str:
 
 
 def _tags_problem(text: str) -> str | None:
-    if "\n" in text:
-        return "they span lines"
-    try:
-        tags = json.loads(text)
-    except (ValueError, RecursionError):
-        return "not JSON"
-    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+    problem = json_line_problem(text, list)
+    if problem is None and not all(isinstance(tag, str) for tag in json.loads(text)):
         return "not a JSON list of strings"
-    return None
+    return problem
