@@ -63,9 +63,7 @@ def tombstone(digest: str) -> bytes:
 
 def tombstone_digest(packed: bytes) -> str | None:
     """The digest a tombstone keeps, or ``None`` when ``packed`` is not one."""
-    if packed[:1] != _FORGOTTEN:
-        return None
-    return packed[1:].decode("ascii", "replace")
+    return _named(packed, _FORGOTTEN)
 
 
 def git_reference(blob_id: str) -> bytes:
@@ -75,7 +73,12 @@ def git_reference(blob_id: str) -> bytes:
 
 def git_referenced(packed: bytes) -> str | None:
     """The blob id a :func:`git_reference` names, or ``None`` when ``packed`` is not one."""
-    if packed[:1] != _GIT:
+    return _named(packed, _GIT)
+
+
+def _named(packed: bytes, codec: bytes) -> str | None:
+    """The name (a digest, a blob id) a value of ``codec`` holds in place of content."""
+    if packed[:1] != codec:
         return None
     return packed[1:].decode("ascii", "replace")
 

@@ -61,6 +61,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.diffing",
         "snapline.hashing",
         "snapline.paths",
+        "snapline.sizes",
         "snapline.state_dir",
         "snapline.unknown_path",
         "snapline.crashpoints",

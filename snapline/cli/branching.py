@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from snapline.cli.context import JsonOption, workspace
+from snapline.cli.context import JsonOption, SnapshotArgument, workspace
 from snapline.cli.output import echo, echo_json
 
 __all__ = ["branch"]
@@ -15,12 +15,7 @@ __all__ = ["branch"]
 
 def branch(
     ctx: typer.Context,
-    ref: Annotated[
-        str,
-        typer.Argument(
-            metavar="N", help="The snapshot: a number, latest, latest~N or id:PREFIX (any line)."
-        ),
-    ],
+    ref: SnapshotArgument,
     name: Annotated[
         str | None,
         typer.Argument(

@@ -20,6 +20,7 @@ __all__ = [
     "JSON_REQUESTED",
     "JsonOption",
     "SessionFilterOption",
+    "SnapshotArgument",
     "State",
     "command_group",
     "state",
@@ -48,6 +49,14 @@ SessionFilterOption = Annotated[
     str | None, typer.Option("--session", metavar="ID", help="Only snapshots of this session.")
 ]
 """``--session ID``, on the commands that list snapshots (``log``, ``report``)."""
+
+SnapshotArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="N", help="The snapshot: a number, latest, latest~N or id:PREFIX (any line)."
+    ),
+]
+"""``N``, the one snapshot a command is about, on any line (``show``, ``branch``)."""
 
 
 def command_group(name: str) -> typer.Typer:

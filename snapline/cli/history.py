@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from snapline.cli.context import JsonOption, SessionFilterOption, user_paths, workspace
+from snapline.cli.context import (
+    JsonOption,
+    SessionFilterOption,
+    SnapshotArgument,
+    user_paths,
+    workspace,
+)
 from snapline.cli.output import echo, echo_diff, echo_json, format_time, plural
 from snapline.cli.quoting import quote_path, quote_text
 from snapline.cli.render import (
@@ -230,13 +236,7 @@ def _echo_unjoined(side: list[SideSnapshot]) -> None:
 
 def show(
     ctx: typer.Context,
-    ref: Annotated[
-        str,
-        typer.Argument(
-            metavar="N",
-            help="The snapshot: a number, latest, latest~N or id:PREFIX (any line).",
-        ),
-    ],
+    ref: SnapshotArgument,
     as_json: JsonOption = False,
 ) -> None:
     """Show one snapshot with its diff.

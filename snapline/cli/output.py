@@ -28,7 +28,6 @@ __all__ = [
     "echo",
     "echo_diff",
     "echo_json",
-    "format_bytes",
     "format_time",
     "github_annotation",
     "plural",
@@ -129,16 +128,6 @@ def _escape_data(text: str) -> str:
 
 def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def format_bytes(size: int) -> str:
-    """``1234567`` → ``"1.2 MiB"``; small sizes in plain bytes."""
-    value = float(size)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{size} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
 
 
 def format_time(moment: datetime) -> str:

@@ -9,9 +9,10 @@ import typer
 
 from snapline.cli.context import JsonOption, state, user_paths, workspace
 from snapline.cli.fast import echo_recorded, record_command
-from snapline.cli.output import ProgressBar, echo, echo_json, format_bytes, plural
+from snapline.cli.output import ProgressBar, echo, echo_json, plural
 from snapline.cli.quoting import quote_text
 from snapline.cli.render import model_json
+from snapline.sizes import format_bytes
 
 if TYPE_CHECKING:
     from snapline import Workspace

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from snapline.cli.context import JsonOption, SessionFilterOption, workspace
-from snapline.cli.output import echo, echo_json, format_bytes
+from snapline.cli.output import echo, echo_json
 from snapline.cli.quoting import quote_text
+from snapline.sizes import format_bytes
 
 if TYPE_CHECKING:
     from snapline import Workspace

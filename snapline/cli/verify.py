@@ -12,8 +12,9 @@ import typer
 
 from snapline.cli.checking import verify_command
 from snapline.cli.context import JsonOption, state, workspace
-from snapline.cli.output import echo, echo_json, format_bytes, plural
+from snapline.cli.output import echo, echo_json, plural
 from snapline.cli.report import ReportOption
+from snapline.sizes import format_bytes
 
 __all__ = ["Format", "gc", "verify"]
 

@@ -226,7 +226,7 @@ def _entry(
         lines_added=added,
         lines_removed=removed,
         diff=cut_lines(diff, budget),
-        prompt=_prompt(snapshot.metadata.get("prompt")),
+        prompt=_prompt(snapshot.metadata),
         check=None
         if check is None
         else (check.passed, f"{shlex.join(check.command)} (exit {check.exit_code})"),
@@ -235,14 +235,15 @@ def _entry(
     )
 
 
-def _prompt(stamp: object) -> tuple[str, int, int, str] | None:
-    # The stamp the Claude Code hook writes (snapshots/read/prompts.py reads it the same way).
-    if not isinstance(stamp, dict):
+def _prompt(metadata: object) -> tuple[str, int, int, str] | None:
+    # The stamp the Claude Code hook writes, read as `before-prompt:` reads it.
+    from snapline.snapshots.read.prompts import prompt_stamp
+
+    stamp = prompt_stamp(metadata)
+    if stamp is None:
         return None
-    session, number, at, text = (stamp.get(k) for k in ("session", "n", "at", "text"))
-    if not isinstance(session, str) or not isinstance(number, int) or not isinstance(at, int):
-        return None
-    return session, number, at, text if isinstance(text, str) else ""
+    text = stamp.get("text")
+    return stamp["session"], stamp["n"], stamp["at"], text if isinstance(text, str) else ""
 
 
 def _sections(

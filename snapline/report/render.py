@@ -27,6 +27,7 @@ from snapline.report.model import (
     Verdict,
 )
 from snapline.report.render_authors import render_authors
+from snapline.sizes import format_bytes
 
 __all__ = ["render_page"]
 
@@ -307,7 +308,7 @@ def _file(item: FileEntry) -> str:
     elif item.binary:
         notes.append("binary")
     if (item.hash_only or item.binary) and item.size is not None:
-        notes.append(_bytes(item.size))
+        notes.append(format_bytes(item.size))
     note = f'<span class="note">{_e(", ".join(notes))}</span>' if notes else ""
     return (
         f'<li class="file" data-kind="{_e(item.kind)}"><span class="k k-{_e(item.kind)}" '
@@ -346,12 +347,3 @@ def _diff(entry: SnapshotEntry, opened: bool) -> Iterator[str]:
 
 def _time(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _bytes(size: int) -> str:
-    value = float(size)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{size:,} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")

@@ -167,6 +167,15 @@ class Connection:
         finally:
             self._mutex.release()
 
+    @contextlib.contextmanager
+    def _sqlite(self, *, fresh: bool = True) -> Iterator[None]:
+        """:meth:`_hold` for one statement, a SQLite error raised as :func:`translate` names it."""
+        try:
+            with self._hold(fresh=fresh):
+                yield
+        except sqlite3.DatabaseError as error:
+            raise translate(error, self.path, self.busy_timeout) from None
+
     def _reconnect_if_reset(self) -> None:
         # While this connection is open the WAL and its index exist and are never
         # replaced, unless another process believed it was alone: only then did it
@@ -324,11 +333,8 @@ class Connection:
             StoreBusyError: If the store stays locked past the busy timeout.
             StoreCorruptError: If SQLite fails otherwise.
         """
-        try:
-            with self._hold(fresh=fresh):
-                self.db.execute(statement)
-        except sqlite3.DatabaseError as error:
-            raise translate(error, self.path, self.busy_timeout) from None
+        with self._sqlite(fresh=fresh):
+            self.db.execute(statement)
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         """Every row of one query.
@@ -344,11 +350,8 @@ class Connection:
             StoreBusyError: If the store stays locked past the busy timeout.
             StoreCorruptError: If SQLite fails otherwise.
         """
-        try:
-            with self._hold():
-                return self.db.execute(sql, bounded(params)).fetchall()
-        except sqlite3.DatabaseError as error:
-            raise translate(error, self.path, self.busy_timeout) from None
+        with self._sqlite():
+            return self.db.execute(sql, bounded(params)).fetchall()
 
     def query_paths(
         self, sql: str, paths: Iterable[str], params: tuple[Any, ...] = ()
@@ -390,8 +393,5 @@ class Connection:
         """
         # Held until the rows are consumed (or the generator is closed): the cursor
         # belongs to this thread's view meanwhile.
-        try:
-            with self._hold():
-                yield from self.db.execute(sql, bounded(params))
-        except sqlite3.DatabaseError as error:
-            raise translate(error, self.path, self.busy_timeout) from None
+        with self._sqlite():
+            yield from self.db.execute(sql, bounded(params))

@@ -314,3 +314,22 @@ def test_report_writes_the_file_atomically_and_refuses_the_store(
     with pytest.raises(ReportOutputError):
         history.report(link / "page.html")
     assert not (store / "page.html").exists()
+
+
+def test_a_prompt_is_shown_only_when_its_reference_resolves(ws: Workspace) -> None:
+    # The page offers `before-prompt:N@S` for each prompt: only for a stamp that
+    # `before-prompt:` itself reads (a crafted `n` of -1 or true is no prompt).
+    stamps = [
+        {"session": "s1", "n": 1, "at": 0, "text": "make it greet"},
+        {"session": "s1", "n": -1, "at": 1},
+        {"session": "s1", "n": True, "at": 2},
+    ]
+    for count, stamp in enumerate(stamps, 1):
+        (ws.root / "src" / "app.py").write_text(f"print({count})\n")
+        ws.record(["src/app.py"], metadata={"prompt": stamp})
+
+    doc = parse(ws.report())
+
+    prompts = doc.find_all("p", "prompt")
+    assert [p.find("code").text for p in prompts] == ["before-prompt:1@s1"]
+    assert "make it greet" in prompts[0].text

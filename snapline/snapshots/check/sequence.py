@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from snapline.hashing import is_hash
 from snapline.paths import UnsafePathError, check_relpath
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.check.groups import Groups, shape_problems, stored_content, streamed_pass
 from snapline.snapshots.check.stored import blob_problems, deep_check
-from snapline.snapshots.found import make_problem
+from snapline.snapshots.found import Severity, make_problem
 from snapline.snapshots.kinds import SNAPSHOT_VERSION, ChangeKind, Storage
 from snapline.store import ChangeRow, SnapshotRow, StoreReader
 
@@ -31,6 +31,7 @@ __all__ = ["validate_history"]
 
 _KINDS = {kind.value for kind in ChangeKind}
 _STORAGES = {storage.value for storage in Storage}
+_BREAKS = frozenset({"gap", "broken-link"})
 
 
 def validate_history(
@@ -109,42 +110,38 @@ def validate_history(
             continue
         if row.id in ids:
             problems.append(
-                make_problem(kind="duplicate-id", number=row.number, severity="corrupt",
-                             actual=row.id, message=f"snapshot {row.number} reuses the id {row.id}")
+                _problem(row, "duplicate-id", f"snapshot {row.number} reuses the id {row.id}",
+                         actual=row.id)
             )  # fmt: skip
         ids.add(row.id)
         expected_number = 0 if previous is None else previous.number + 1
         if row.number != expected_number:
             problems.append(
-                make_problem(
-                    kind="gap",
-                    number=row.number,
-                    severity="error",
-                    message=f"snapshot {row.number} follows {expected_number - 1}: "
+                _problem(
+                    row,
+                    "gap",
+                    f"snapshot {row.number} follows {expected_number - 1}: "
                     f"snapshots {expected_number}..{row.number - 1} are missing",
                 )
             )
         if row.version > SNAPSHOT_VERSION:
             problems.append(
-                make_problem(
-                    kind="unknown-version",
-                    number=row.number,
-                    severity="corrupt",
-                    message=f"snapshot {row.number} has format version {row.version}; "
-                    "upgrade snapline",
+                _problem(
+                    row,
+                    "unknown-version",
+                    f"snapshot {row.number} has format version {row.version}; upgrade snapline",
                 )
             )
         expected_parent = previous.id if previous else None
         if row.parent_id != expected_parent:
             problems.append(
-                make_problem(
-                    kind="broken-link",
-                    number=row.number,
-                    severity="error",
+                _problem(
+                    row,
+                    "broken-link",
+                    f"snapshot {row.number} names {row.parent_id} as its parent, "
+                    f"not {expected_parent}",
                     expected=expected_parent,
                     actual=row.parent_id,
-                    message=f"snapshot {row.number} names {row.parent_id} as its parent, "
-                    f"not {expected_parent}",
                 )
             )
         previous_chain = previous.chain_hash if previous else GENESIS
@@ -153,14 +150,13 @@ def validate_history(
             verified[row.number] = (previous_chain, expected_chain)
         if row.chain_hash != expected_chain:
             problems.append(
-                make_problem(
-                    kind="chain-mismatch",
-                    number=row.number,
-                    severity="corrupt",
+                _problem(
+                    row,
+                    "chain-mismatch",
+                    f"snapshot {row.number} does not match its chain hash: "
+                    "it was edited after it was recorded",
                     expected=expected_chain,
                     actual=row.chain_hash,
-                    message=f"snapshot {row.number} does not match its chain hash: "
-                    "it was edited after it was recorded",
                 )
             )
         for field in (row.metadata, row.skipped):
@@ -168,12 +164,7 @@ def validate_history(
                 json.loads(field)
             except ValueError:
                 problems.append(
-                    make_problem(
-                        kind="bad-record",
-                        number=row.number,
-                        severity="corrupt",
-                        message=f"snapshot {row.number} has unreadable JSON",
-                    )
+                    _problem(row, "bad-record", f"snapshot {row.number} has unreadable JSON")
                 )
         held = held_by_workspace and row.number == 0
         for chunk in groups.chunks(row.number) if streamed else [batch]:
@@ -203,6 +194,13 @@ def validate_history(
     return problems
 
 
+def _problem(row: SnapshotRow, kind: str, message: str, **extra: str | None) -> Problem:
+    # A gap or a broken link is a history that does not hold together (exit 1); the
+    # rest of a snapshot's problems mean the store was damaged or edited (exit 3).
+    severity: Severity = "error" if kind in _BREAKS else "corrupt"
+    return make_problem(kind=kind, number=row.number, severity=severity, message=message, **extra)
+
+
 def _check_change(
     change: ChangeRow,
     replay: dict[str, tuple[str, int]],
@@ -214,7 +212,7 @@ def _check_change(
     def corrupt(kind: str, message: str, **extra: str | None) -> Problem:
         # A break in per-file continuity is a validation failure (exit 1); damaged
         # records, paths and content mean the store itself is corrupt (exit 3).
-        severity: Literal["error", "corrupt"] = "error" if kind == "continuity" else "corrupt"
+        severity: Severity = "error" if kind == "continuity" else "corrupt"
         return make_problem(kind=kind, severity=severity, path=change.path, number=change.snapshot,
                             message=message, **extra)  # fmt: skip
 

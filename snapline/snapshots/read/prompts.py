@@ -27,6 +27,7 @@ __all__ = [
     "is_prompt_ref",
     "prompt_of",
     "prompt_session",
+    "prompt_stamp",
 ]
 
 PROMPT_PREFIX = "before-prompt:"
@@ -64,9 +65,23 @@ def prompt_of(row: SnapshotRow) -> dict[str, Any] | None:
     if '"prompt"' not in row.metadata:
         return None  # most snapshots: no JSON parsed
     try:
-        stamp = json.loads(row.metadata).get("prompt")
-    except (ValueError, AttributeError, RecursionError):
+        metadata = json.loads(row.metadata)
+    except (ValueError, RecursionError):
         return None
+    return prompt_stamp(metadata)
+
+
+def prompt_stamp(metadata: object) -> dict[str, Any] | None:
+    """The prompt stamp in a snapshot's metadata, when it has a well-formed one.
+
+    Args:
+        metadata: The snapshot's metadata, as parsed JSON.
+
+    Returns:
+        ``metadata["prompt"]`` when it names a session (a string) and counts ``n`` and
+        ``at`` (whole numbers from 0), else ``None``.
+    """
+    stamp = metadata.get("prompt") if isinstance(metadata, dict) else None
     if not isinstance(stamp, dict):
         return None
     session, number, at = stamp.get("session"), stamp.get("n"), stamp.get("at")

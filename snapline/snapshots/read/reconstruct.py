@@ -51,15 +51,25 @@ class NotInSnapshotError(SnaplineError):
 
 
 class ContentUnavailableError(SnaplineError):
-    """The version was tracked by hash only (above the large-file limit)."""
+    """The version was tracked by hash only (above the large-file limit).
+
+    Attributes:
+        path: The file.
+        number: The snapshot after which it had that version.
+        hash: The version's content hash.
+    """
 
     def __init__(self, path: str, number: int, hash_: str | None) -> None:
         self.path = path
         self.number = number
         self.hash = hash_
-        super().__init__(
-            f"{path} after snapshot {number} was tracked by hash only ({hash_}), because it "
-            "was above the large-file limit; its content cannot be rebuilt"
+        super().__init__(self._why())
+
+    def _why(self) -> str:
+        # Each kind of unavailable version says why in its own words; the data is the same.
+        return (
+            f"{self.path} after snapshot {self.number} was tracked by hash only ({self.hash}), "
+            "because it was above the large-file limit; its content cannot be rebuilt"
         )
 
 
@@ -72,17 +82,13 @@ class ContentElsewhereError(ContentUnavailableError):
     still has its hash.
     """
 
-    def __init__(self, path: str, number: int, hash_: str | None) -> None:
-        super().__init__(path, number, hash_)
-        self.args = (
-            f"{path} after snapshot {number} is a baseline version ({hash_}) whose content "
-            "the ledger leaves in the workspace, and neither this workspace nor its git "
-            "HEAD holds it any more; it can be rebuilt only in a clone whose file is "
-            "still at that version",
+    def _why(self) -> str:
+        return (
+            f"{self.path} after snapshot {self.number} is a baseline version ({self.hash}) "
+            "whose content the ledger leaves in the workspace, and neither this workspace nor "
+            "its git HEAD holds it any more; it can be rebuilt only in a clone whose file is "
+            "still at that version"
         )
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class ForgottenVersionError(ContentUnavailableError):
@@ -92,19 +98,22 @@ class ForgottenVersionError(ContentUnavailableError):
     :class:`ContentUnavailableError`, so ``show`` and ``diff`` say the content is not
     there and ``rollback`` refuses the file, as for a version tracked by hash only.
     Exit code 1.
+
+    Attributes:
+        time: When it was forgotten.
+        reason: Why, as the forget recorded it.
     """
 
     def __init__(self, path: str, number: int, hash_: str | None, time: str, reason: str) -> None:
-        SnaplineError.__init__(
-            self,
-            f"the content of {path} at snapshot {number} was forgotten "
-            f"(snapline forget, {time}: {reason})",
-        )
-        self.path = path
-        self.number = number
-        self.hash = hash_
         self.time = time
         self.reason = reason
+        super().__init__(path, number, hash_)
+
+    def _why(self) -> str:
+        return (
+            f"the content of {self.path} at snapshot {self.number} was forgotten "
+            f"(snapline forget, {self.time}: {self.reason})"
+        )
 
 
 class ContentCache:

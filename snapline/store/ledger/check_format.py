@@ -38,7 +38,12 @@ from snapline.store.ledger.fields import (
     parse_timed_name,
     timed_name,
 )
-from snapline.store.ledger.lines import LedgerFormatError, LineReader, check_canonical, split_lines
+from snapline.store.ledger.lines import (
+    LedgerFormatError,
+    check_canonical,
+    encode_lines,
+    read_record,
+)
 
 __all__ = [
     "CHECK_SUFFIX",
@@ -113,8 +118,7 @@ def render_check(record: CheckRecord) -> bytes:
     ]
     if record.session is not None:
         lines.append(f"session {dump_string(record.session)}")
-    lines.append("")
-    return "\n".join(lines).encode("utf-8")
+    return encode_lines(lines)
 
 
 def parse_check(data: bytes) -> CheckRecord:
@@ -123,9 +127,7 @@ def parse_check(data: bytes) -> CheckRecord:
     Raises:
         LedgerFormatError: If the file is not a check record, with the line.
     """
-    lines = split_lines(data)
-    reader = LineReader(lines)
-    reader.header(_MAGIC, _VERSION, "check record")
+    lines, reader = read_record(data, _MAGIC, _VERSION, "check record")
     number, snapshot_id = reader.field("snapshot", _parse_snapshot, "N ID")
     time = reader.field("time", parse_time, "TIME")
     exit_code = reader.field("exit", parse_number, "N")

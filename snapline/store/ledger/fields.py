@@ -26,6 +26,7 @@ __all__ = [
     "format_path",
     "format_time",
     "is_id",
+    "json_line_problem",
     "numbered_name",
     "parse_hash",
     "parse_id",
@@ -166,7 +167,7 @@ def format_json_line(text: str, kind: type) -> str:
     Raises:
         ValueError: If it spans lines, is not JSON or not of that type.
     """
-    problem = _json_line_problem(text, kind)
+    problem = json_line_problem(text, kind)
     if problem is not None:
         raise ValueError(f"the ledger cannot write {text!r:.80}: {problem}")
     return text
@@ -174,7 +175,7 @@ def format_json_line(text: str, kind: type) -> str:
 
 def _json_parser(kind: type, what: str) -> Callable[[str, int], str]:
     def parse(text: str, line: int) -> str:
-        problem = _json_line_problem(text, kind)
+        problem = json_line_problem(text, kind)
         if problem is not None:
             raise LedgerFormatError(line, f"{text!r:.80}: {problem}")
         return text
@@ -276,7 +277,8 @@ def format_path(value: str) -> str:
     return dump_string(value)
 
 
-def _json_line_problem(text: str, kind: type) -> str | None:
+def json_line_problem(text: str, kind: type) -> str | None:
+    """What keeps ``text`` from standing as JSON of ``kind`` on one ledger line, or ``None``."""
     if text == _EMPTY_JSON[kind]:
         return None
     if "\n" in text:

@@ -36,7 +36,13 @@ from snapline.store.ledger.fields import (
     parse_timed_name,
     timed_name,
 )
-from snapline.store.ledger.lines import LedgerFormatError, LineReader, check_canonical, split_lines
+from snapline.store.ledger.lines import (
+    LedgerFormatError,
+    LineReader,
+    check_canonical,
+    encode_lines,
+    read_record,
+)
 
 __all__ = [
     "FORGET_SUFFIX",
@@ -126,8 +132,7 @@ def render_forget(record: ForgetRecord) -> bytes:
             f"{key} {format_number(v.number)} {format_hash(v.hash)} {format_path(v.path)}"
             for v in versions
         )
-    lines.append("")
-    return "\n".join(lines).encode("utf-8")
+    return encode_lines(lines)
 
 
 def parse_forget(data: bytes) -> ForgetRecord:
@@ -136,9 +141,7 @@ def parse_forget(data: bytes) -> ForgetRecord:
     Raises:
         LedgerFormatError: If the file is not a forget record, with the line.
     """
-    lines = split_lines(data)
-    reader = LineReader(lines)
-    reader.header(_MAGIC, _VERSION, "forget record")
+    lines, reader = read_record(data, _MAGIC, _VERSION, "forget record")
     time = reader.field("time", parse_time, "TIME")
     reason = reader.field("reason", parse_string, '"REASON"')
     forgot = _versions(reader, "forgot")

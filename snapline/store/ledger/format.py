@@ -42,7 +42,7 @@ from snapline.store.ledger.fields import (
     parse_string,
     parse_time,
 )
-from snapline.store.ledger.lines import LedgerFormatError, LineReader, split_lines
+from snapline.store.ledger.lines import LedgerFormatError, LineReader, encode_lines, split_lines
 from snapline.store.ledger.milestone_format import (
     MILESTONE_SUFFIX,
     MilestoneRecord,
@@ -154,7 +154,7 @@ def render_snapshot_parts(row: SnapshotRow, changes: Iterable[ChangeRow]) -> Ite
     Raises:
         ValueError: As :func:`render_snapshot`, and if the changes are out of order.
     """
-    yield ("\n".join(_render_header(row)) + "\n").encode("utf-8")
+    yield encode_lines(_render_header(row))
     previous: str | None = None
     for change in changes:
         if change.snapshot != row.number:
@@ -165,7 +165,7 @@ def render_snapshot_parts(row: SnapshotRow, changes: Iterable[ChangeRow]) -> Ite
             what = "two changes to" if change.path == previous else "out of order:"
             raise ValueError(f"{what} {change.path!r}")
         previous = change.path
-        yield ("\n".join(_render_change(change)) + "\n").encode("utf-8")
+        yield encode_lines(_render_change(change))
 
 
 def parse_snapshot(data: bytes, *, max_delta_bytes: int = MAX_DELTA_BYTES) -> SnapshotRecord:

@@ -16,7 +16,15 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-__all__ = ["LedgerFormatError", "LineReader", "check_canonical", "decode_lines", "split_lines"]
+__all__ = [
+    "LedgerFormatError",
+    "LineReader",
+    "check_canonical",
+    "decode_lines",
+    "encode_lines",
+    "read_record",
+    "split_lines",
+]
 
 _T = TypeVar("_T")
 
@@ -89,6 +97,23 @@ def decode_lines(raw: Iterable[bytes], limit: int) -> Iterator[str]:
             yield line[:-1].decode("utf-8")
         except UnicodeDecodeError:
             raise LedgerFormatError(number, "not UTF-8") from None
+
+
+def encode_lines(lines: Iterable[str]) -> bytes:
+    """A ledger file's bytes: each line UTF-8 and ended by its LF."""
+    return "".join(f"{line}\n" for line in lines).encode("utf-8")
+
+
+def read_record(data: bytes, magic: str, version: int, what: str) -> tuple[list[str], LineReader]:
+    """A small ledger file's lines, and a reader past its first line (:meth:`LineReader.header`).
+
+    Raises:
+        LedgerFormatError: If the file is not UTF-8 lines, or not of this format's version.
+    """
+    lines = split_lines(data)
+    reader = LineReader(lines)
+    reader.header(magic, version, what)
+    return lines, reader
 
 
 class LineReader:

@@ -32,6 +32,7 @@ from snapline.store.ledger.fields import (
     format_json_line,
     format_number,
     format_time,
+    json_line_problem,
     numbered_name,
     parse_hash,
     parse_id,
@@ -40,7 +41,12 @@ from snapline.store.ledger.fields import (
     parse_string,
     parse_time,
 )
-from snapline.store.ledger.lines import LedgerFormatError, LineReader, check_canonical, split_lines
+from snapline.store.ledger.lines import (
+    LedgerFormatError,
+    check_canonical,
+    encode_lines,
+    read_record,
+)
 from snapline.store.rows import MilestoneRow
 
 __all__ = [
@@ -127,9 +133,8 @@ def render_milestone(row: MilestoneRow, last_id: str) -> bytes:
         f"description {dump_string(row.description)}",
         f"tags {format_json_line(row.tags, list)}",
         f"chain {format_hash(row.chain_hash)}",
-        "",
     ]
-    return "\n".join(lines).encode("utf-8")
+    return encode_lines(lines)
 
 
 def parse_milestone(data: bytes) -> MilestoneRecord:
@@ -144,9 +149,7 @@ def parse_milestone(data: bytes) -> MilestoneRecord:
     Raises:
         LedgerFormatError: If the file is not in the ledger format, with the line.
     """
-    lines = split_lines(data)
-    reader = LineReader(lines)
-    reader.header(_MAGIC, _VERSION, "milestone format")
+    lines, reader = read_record(data, _MAGIC, _VERSION, "milestone format")
     number = reader.field("number", parse_number, "N")
     first = reader.field("first", parse_number, "N")
     last = reader.field("last", parse_number, "N")
@@ -174,12 +177,7 @@ def _parse_tags(text: str, line: int) -> str:
 
 
 def _tags_problem(text: str) -> str | None:
-    if "\n" in text:
-        return "they span lines"
-    try:
-        tags = json.loads(text)
-    except (ValueError, RecursionError):
-        return "not JSON"
-    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+    problem = json_line_problem(text, list)
+    if problem is None and not all(isinstance(tag, str) for tag in json.loads(text)):
         return "not a JSON list of strings"
-    return None
+    return problem
