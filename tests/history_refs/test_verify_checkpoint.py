@@ -159,3 +159,13 @@ def test_damage_before_the_checkpoint_is_trusted_by_default_and_found_with_full(
     code, answer, _ = _verify(ci, monkeypatch, "--full")
     assert code == 3, answer
     assert any(p["kind"] == "missing-content" for p in answer["problems"]), answer
+
+
+def test_a_forget_empties_the_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    work, _ = _origin(tmp_path)
+    assert _verify(work, monkeypatch)[0] == 0
+    assert _verify(work, monkeypatch)[1].get("since") == 1
+    # The lines are rewritten with a tombstone and the index rebuilt: checked whole again.
+    work.ok("forget", "app.py", "--snapshot", "1", "-m", "leaked")
+    code, answer, computed = _verify(work, monkeypatch)
+    assert (code, answer.get("since"), computed) == (0, None, 2), answer
