@@ -187,9 +187,10 @@ LIMITS: dict[str, str] = {
         "verified tip kept on the refs, which a clone cannot trust without a "
         "signature. Since 2026-11-29 every later `verify` in the same work tree "
         "starts from a checkpoint the first one keeps in the index "
-        "(`store/refs/verified.py`): the second verify of a clone took 0.27-0.32 s of "
-        "CPU against 0.61-0.64 s before (10,000 files, 1,000 snapshots; 3,000 files "
-        "and 300 snapshots: 0.15-0.23 s against 0.36-0.45 s), the first one unchanged."
+        "(`store/refs/verified.py`): the second verify of a clone took 0.22-0.32 s of "
+        "CPU against 0.61-0.74 s before (4 rounds each, alternated, 10,000 files, "
+        "1,000 snapshots; 3,000 files and 300 snapshots: 0.15-0.23 s against "
+        "0.36-0.45 s), the first one unchanged (1.48-2.07 s against 1.57-1.99 s)."
     ),
     "R5": (
         "The rollback itself; the server saves the process start and the imports "
