@@ -24,10 +24,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from snapline.store.ledger.checkpoint import CheckpointTable
-from snapline.store.rows import Checkpoint
-
 if TYPE_CHECKING:
+    from snapline.store.rows import Checkpoint
     from snapline.store.sqlite import SqliteStore
 
 __all__ = ["Verified"]
@@ -47,6 +45,9 @@ class Verified:
 
         Its ``stamps`` are empty: the refs have no ledger files.
         """
+        # Imported here: only verify asks (every command on refs imports the store).
+        from snapline.store.ledger.checkpoint import CheckpointTable
+
         return CheckpointTable(self.index.connection).get()
 
     def save_checkpoint(self, checkpoint: Checkpoint) -> None:
@@ -56,5 +57,7 @@ class Verified:
             StoreAccessError: If this user cannot write the index.
             StoreBusyError: If another process holds it past the timeout.
         """
+        from snapline.store.ledger.checkpoint import CheckpointTable
+
         with self.index.write():
             CheckpointTable(self.index.connection).put(checkpoint._replace(stamps={}))
