@@ -101,7 +101,9 @@ def check_history(store: Store, *, full: bool = False, deep: bool = False) -> Hi
             since = after.number
         latest = store.snapshots.latest_number()
         head = None if latest is None else store.snapshots.get(latest)
-    if not problems and stamps and head is not None and not _same(checkpoint, head, stamps):
+    # A store without ledger files to stamp (git's refs) keeps its checkpoint too; one
+    # without a checkpoint of its own (Ledgerless) keeps nothing.
+    if not problems and head is not None and not _same(checkpoint, head, stamps):
         _keep(store, Checkpoint(head.number, head.id, head.chain_hash, stamps))
     with contextlib.suppress(StoreAccessError, StoreBusyError):
         store.keep_listing()  # the next command need not list the ledger (listed.py)

@@ -39,6 +39,7 @@ from snapline.store.refs.layout import STATE, line_ref, milestones_ref
 from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable
 from snapline.store.refs.otherlines import OtherLines, SideBlobs
 from snapline.store.refs.reading import LineSnapshot, read_milestones, read_snapshot
+from snapline.store.refs.verified import Verified
 from snapline.store.refs.writing import append_milestone, append_snapshot
 from snapline.store.rows import ChangeRow, ForgottenRow, SideRow, SnapshotRow
 from snapline.store.sqlite import SqliteStore
@@ -128,13 +129,14 @@ class _Changes:
         self._this_write.check({row.snapshot for row in rows})
 
 
-class RefsStore(OtherLines, Ledgerless, IndexedStore):
+class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
     """An open workspace history: the lines on git's refs and the local index.
 
     A write (``write()``) also raises what publishing raises: :class:`LineMovedError`,
     ``RefConflictError``, ``UnpublishableError`` (see ``_publish``). No ledger files and
-    one line so far (:class:`~snapline.store.ledgerless.Ledgerless`): ``verify`` of the
-    refs is still to come, and the baseline's content is in its line's first ``state``.
+    one line so far (:class:`~snapline.store.ledgerless.Ledgerless`), ``verify``'s
+    checkpoint in the index (:class:`~snapline.store.refs.verified.Verified`), and the
+    baseline's content in its line's first ``state``.
 
     Args:
         repo: The git repository holding the refs.
