@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,6 +124,7 @@ def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | No
     extra = _command_metadata(command, tool_input)
     mixed: list[str] = []
     scope: list[str] | None = None  # the whole workspace
+    asked = set(pending)  # drifted before the command, merged work included
     if pending:
         problems = sync_problems(ws, sorted(pending))
         now = {str(p.path): p.actual for p in problems if p.kind in _PENDING_KINDS}
@@ -159,15 +160,11 @@ def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | No
             raise
         # The command itself merged (`git merge`, `git pull`): its other changes are
         # the command's, the merged paths that other line's, joined as `merge` would.
-        return _merged_by_the_command(ws, event, info, pending, refused.unmerged)
+        return _merged_by_the_command(ws, info, asked, refused.unmerged)
 
 
 def _merged_by_the_command(
-    ws: Workspace,
-    event: Mapping[str, Any],
-    info: PlainInfo,
-    pending: Mapping[str, str | None],
-    unmerged: Sequence[str],
+    ws: Workspace, info: PlainInfo, asked: Collection[str], unmerged: Sequence[str]
 ) -> HookOutcome:
     """Record what the command changed beside another line's merged work, then join it.
 
@@ -188,7 +185,7 @@ def _merged_by_the_command(
     held = set(unmerged) | {str(p.path) for p in problems if p.kind == _UNMERGED}
     rest = sorted({str(p.path) for p in problems if p.path and str(p.path) not in held})
     number = record_rows(ws, rest, info).number if rest else None
-    if held & set(pending):
+    if held & set(asked):
         return HookOutcome(snapshot=number)
     metadata = {key: value for key, value in info.metadata.items() if key != "outside_changes"}
     merged = ws.merge(description=info.description, session=info.session, metadata=metadata)
