@@ -170,8 +170,12 @@ def _render_hook(done: HookState, *, installed: bool, as_json: bool) -> None:
 
 
 def _hook_push(root: Path, remote: str | None) -> None:
-    """The hook's run: say on stderr what happened; never a status that fails the push."""
-    from snapline.travel import GitFailedError
+    """The hook's run: say on stderr what happened; exit 1 (5) when the history did not go.
+
+    A failing status stops the user's push (git runs the hook before it pushes), unless
+    ``git config snapline.prePush warn``: then the push goes on without the history.
+    """
+    from snapline.travel import STOPPED, GitFailedError, history_required
     from snapline.travel import pre_push as run_pre_push
 
     if remote is None:
@@ -179,6 +183,9 @@ def _hook_push(root: Path, remote: str | None) -> None:
     try:
         done = run_pre_push(root, remote, sys.stdin.read())
     except GitFailedError as error:
+        if history_required(root):
+            echo(f"snapline: the history was not pushed to {remote}: {error}; {STOPPED}", err=True)
+            raise typer.Exit(error.exit_code) from None
         echo(
             f"snapline: the history was not pushed to {remote}: {error}; your push goes "
             f"on; run `snapline push {remote}` later",
@@ -187,8 +194,13 @@ def _hook_push(root: Path, remote: str | None) -> None:
         return
     if done is None:
         return
-    for refusal in done.refused:
-        echo(f"snapline: {refusal.message}", err=True)
+    said = [f"snapline: {refusal.message}" for refusal in done.refused]
+    if said and history_required(root):
+        said[-1] += f"; {STOPPED}"
+        echo("\n".join(said), err=True)
+        raise typer.Exit(EXIT_FAILURE)
+    for line in said:
+        echo(line, err=True)
     if done.refused:
         echo("snapline: your push goes on without the history refs above", err=True)
     if done.moved:

@@ -12,14 +12,17 @@ content hash (in ``.snapline/claude-code-pending.json``, keyed by ``tool_use_id`
 command left as they were, then the command's effects. A file changed both outside and
 by the command cannot be told apart: it goes with the command, named in
 ``metadata["outside_changes"]``. On git's refs, files that are another line's recorded
-work that git merged in (``unmerged``) are neither: they are left for ``snapline merge``.
+work that git merged in (``unmerged``) are neither: merged before the command (a
+person's ``git pull``), they are left for ``snapline merge``; merged by the command
+itself (the agent's ``git merge``), the command's other changes are recorded, then that
+line is joined by a merge snapshot as ``snapline merge`` joins it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +40,7 @@ from snapline.hosts.claude_code import (
 from snapline.state_dir import read_state_file, state_dir
 
 if TYPE_CHECKING:
+    from snapline.snapshots.info_fields import PlainInfo
     from snapline.workspace import Workspace
 
 __all__ = ["MAX_COMMAND", "PENDING_FILE", "bash", "describe_command"]
@@ -110,6 +114,7 @@ def describe_command(command: str) -> str:
 
 def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | None]) -> HookOutcome:
     from snapline.snapshots.info_fields import EXTERNAL_TOOL, PlainInfo
+    from snapline.snapshots.record.mismatch import StateMismatchError
     from snapline.workspace.rows import record_rows, sync_problems
 
     tool_input = event.get("tool_input")
@@ -119,6 +124,7 @@ def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | No
     extra = _command_metadata(command, tool_input)
     mixed: list[str] = []
     scope: list[str] | None = None  # the whole workspace
+    asked = set(pending)  # drifted before the command, merged work included
     if pending:
         problems = sync_problems(ws, sorted(pending))
         now = {str(p.path): p.actual for p in problems if p.kind in _PENDING_KINDS}
@@ -147,7 +153,43 @@ def _record(ws: Workspace, event: Mapping[str, Any], pending: dict[str, str | No
     info = PlainInfo.checked("Bash", describe_command(command), session, metadata)
     if scope == []:
         return HookOutcome()  # the command changed nothing; the merged work waits
-    return HookOutcome(snapshot=record_rows(ws, scope, info).number)
+    try:
+        return HookOutcome(snapshot=record_rows(ws, scope, info).number)
+    except StateMismatchError as refused:
+        if not refused.unmerged:
+            raise
+        # The command itself merged (`git merge`, `git pull`): its other changes are
+        # the command's, the merged paths that other line's, joined as `merge` would.
+        return _merged_by_the_command(ws, info, asked, refused.unmerged)
+
+
+def _merged_by_the_command(
+    ws: Workspace, info: PlainInfo, asked: Collection[str], unmerged: Sequence[str]
+) -> HookOutcome:
+    """Record what the command changed beside another line's merged work, then join it.
+
+    The command's own changes (a conflict's markers among them) go into its Bash
+    snapshot first, so that none is filed as the other line's; then the merged paths
+    are joined by a merge snapshot, as ``snapline merge`` joins them, keeping the
+    command (its description, session and metadata). Joined while git's merge still
+    waits for its commit, an aborted merge is the next call's change, recorded as any
+    other: nothing is lost. Merged work that was there before the command (a
+    person's ``git pull``, asked about before it) is the person's to join.
+
+    Returns:
+        The merge snapshot, else the command's.
+    """
+    from snapline.workspace.rows import record_rows, sync_problems
+
+    problems = sync_problems(ws, None)
+    held = set(unmerged) | {str(p.path) for p in problems if p.kind == _UNMERGED}
+    rest = sorted({str(p.path) for p in problems if p.path and str(p.path) not in held})
+    number = record_rows(ws, rest, info).number if rest else None
+    if held & set(asked):
+        return HookOutcome(snapshot=number)
+    metadata = {key: value for key, value in info.metadata.items() if key != "outside_changes"}
+    merged = ws.merge(description=info.description, session=info.session, metadata=metadata)
+    return HookOutcome(snapshot=number if merged is None else merged.number)
 
 
 def _command_metadata(command: str, tool_input: object) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from snapline.travel.hook import (
     uninstall_push_hook,
 )
 from snapline.travel.outcome import Moved, Refusal, Refused, Travel
-from snapline.travel.pre_push import pre_push
+from snapline.travel.pre_push import STOPPED, history_required, pre_push
 from snapline.travel.pushing import push
 from snapline.travel.remotes import (
     Direction,
@@ -34,6 +34,7 @@ from snapline.travel.remotes import (
 
 __all__ = [
     "EXIT_GIT",
+    "STOPPED",
     "ChainTakenError",
     "Direction",
     "GitFailedError",
@@ -47,6 +48,7 @@ __all__ = [
     "Travel",
     "default_remote",
     "fetch",
+    "history_required",
     "install_push_hook",
     "pre_push",
     "push",

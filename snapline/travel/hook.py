@@ -11,8 +11,9 @@ branch), so snapline adds a ``pre-push`` hook in the hooks directory git uses
 - then runs ``snapline push --pre-push REMOTE`` (with the interpreter that installed it,
   else ``snapline`` on PATH), which pushes ``refs/snapline/*`` to the same remote when a
   branch is pushed, with ``--no-verify`` so that the nested push runs no hook again;
-- always ends with status 0 after that: a history ref refused (or snapline missing) is
-  said on stderr and never fails the user's push.
+- stops the user's push when the history did not go (a ref refused, git failing,
+  snapline missing), with one line on stderr saying why and how to push without it,
+  unless ``git config snapline.prePush warn``: then that is said and the push goes on.
 
 Installing again rewrites only snapline's own hook (idempotent); uninstalling removes it
 and puts the chained hook back under its own name. A hooks directory inside the work
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from snapline.errors import SnaplineError
 from snapline.travel.gitrun import git
+from snapline.travel.pre_push import PRE_PUSH_CONFIG, STOPPED
 from snapline.travel.remotes import work_tree
 
 __all__ = [
@@ -130,11 +132,13 @@ def hook_script(python: str) -> str:
         A POSIX shell script.
     """
     python = shlex.quote(python)
+    stopped = STOPPED.replace("`", "\\`")  # inside the shell's double quotes
     return f"""#!/bin/sh
 {MARKER}: a branch pushed also carries the history (refs/snapline/*) to the
 # same remote. Installed by `snapline push --install-hook`; `snapline push
 # --uninstall-hook` removes it and puts back the hook it chains ({CHAINED}).
-# It never fails a push because of snapline: only the chained hook can.
+# A history that does not go stops the push, with one line saying why, unless
+# `git config {PRE_PUSH_CONFIG} warn`: then the push goes on without it.
 snapline_chained="$(dirname "$0")/{CHAINED}"
 if ! snapline_lines=$(mktemp "${{TMPDIR:-/tmp}}/snapline-pre-push.XXXXXX"); then
     # Without a place to keep git's ref lines for two readers, the chained hook gets them.
@@ -147,11 +151,14 @@ if [ -x "$snapline_chained" ]; then
     "$snapline_chained" "$@" <"$snapline_lines" || exit $?
 fi
 if [ -x {python} ]; then
-    {python} -m snapline push --pre-push "$1" <"$snapline_lines" || true
+    {python} -m snapline push --pre-push "$1" <"$snapline_lines" || exit $?
 elif command -v snapline >/dev/null 2>&1; then
-    snapline push --pre-push "$1" <"$snapline_lines" || true
-else
+    snapline push --pre-push "$1" <"$snapline_lines" || exit $?
+elif [ "$(git config --get {PRE_PUSH_CONFIG})" = warn ]; then
     echo "snapline: not found; the history (refs/snapline/*) was not pushed to $1" >&2
+else
+    echo "snapline: not found, so the history (refs/snapline/*) cannot go to $1; {stopped}" >&2
+    exit 1
 fi
 exit 0
 """

@@ -7,6 +7,12 @@ the push already names ``refs/snapline/`` itself, or pushes only tags or deletio
 
 ``git push --dry-run`` runs the hook too, and does not tell it: the hook's parent (git)
 is asked for its command line, and a dry run pushes the history dry too.
+
+The nested push has no time limit, as the user's own ``git push`` has none: a limit
+dropped the history of a large repository on a loaded machine while the branch went.
+When the history does not go (a ref refused, git failing), the hook stops the user's
+push with one line, unless ``git config snapline.prePush warn`` says to let it go on
+without the history (:func:`history_required`).
 """
 
 from __future__ import annotations
@@ -15,14 +21,20 @@ import os
 from pathlib import Path
 
 from snapline.store.refs.layout import REFS
+from snapline.travel.gitrun import GitFailedError, git
 from snapline.travel.outcome import Travel
 from snapline.travel.pushing import push
 
-__all__ = ["HOOK_TIMEOUT", "carries_a_branch", "pre_push"]
+__all__ = ["PRE_PUSH_CONFIG", "STOPPED", "carries_a_branch", "history_required", "pre_push"]
 
-HOOK_TIMEOUT = 120.0
-"""Seconds the nested push may take before it is stopped: a remote that hangs must not
-hang the user's own push for ever (it is said on stderr; ``snapline push`` retries)."""
+PRE_PUSH_CONFIG = "snapline.prePush"
+"""git's setting for a history that does not go: ``refuse`` (the default) or ``warn``."""
+
+STOPPED = (
+    "so your push stopped (`git push --no-verify` pushes without the history once, "
+    f"`git config {PRE_PUSH_CONFIG} warn` always)"
+)
+"""The end of the one line that says why the hook stopped the user's push."""
 
 
 def carries_a_branch(lines: str) -> bool:
@@ -52,11 +64,28 @@ def pre_push(root: Path, remote: str, lines: str) -> Travel | None:
         What the push did; ``None`` when nothing had to go.
 
     Raises:
-        GitFailedError: If git could not push at all, or ran past ``HOOK_TIMEOUT``.
+        GitFailedError: If git could not push at all.
     """
     if not carries_a_branch(lines):
         return None
-    return push(root, remote, dry_run=_git_dry_run(), timeout=HOOK_TIMEOUT)
+    return push(root, remote, dry_run=_git_dry_run())
+
+
+def history_required(root: Path) -> bool:
+    """Whether a history that did not go stops the user's push (``snapline.prePush``).
+
+    Args:
+        root: A directory in the work tree.
+
+    Returns:
+        ``False`` only when git's config says ``warn``; any other value (or none, or
+        git failing to say) keeps the history required, so it is never dropped unsaid.
+    """
+    try:
+        said = git(root, "config", "--get", PRE_PUSH_CONFIG)
+    except GitFailedError:
+        return True
+    return said.out.strip() != "warn"
 
 
 def _git_dry_run() -> bool:

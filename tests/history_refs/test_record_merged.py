@@ -86,7 +86,10 @@ def test_record_refuses_git_merged_content_and_the_library_says_which(tmp_path: 
     assert a.snap("verify").returncode == 0
 
 
-def test_record_refuses_a_deletion_another_line_recorded(tmp_path: Path) -> None:
+@pytest.mark.parametrize("merging", ["squash", "squash, not committed", "merge, not committed"])
+def test_record_refuses_a_deletion_another_line_recorded(tmp_path: Path, merging: str) -> None:
+    # Before git's commit (`--squash`, `--no-commit`) HEAD still holds old.py: the first
+    # check knows the deletion for git's by the merge that waits (SQUASH_MSG, MERGE_HEAD).
     origin = tmp_path / "origin.git"
     seed = new_repo(tmp_path / "seed", {"app.py": "v0\n", "old.py": "old\n"})
     seed.ok("init")
@@ -106,8 +109,12 @@ def test_record_refuses_a_deletion_another_line_recorded(tmp_path: Path) -> None
     _commit(a, "A's app")
     a.git("fetch", "-q", "origin")
     a.ok("fetch", "origin")  # B's line
-    a.git("merge", "-q", "--squash", "origin/feature")
-    a.git("commit", "-qm", "feature (squashed)")
+    if merging.startswith("squash"):
+        a.git("merge", "-q", "--squash", "origin/feature")
+    else:
+        a.git("merge", "-q", "--no-commit", "origin/feature")
+    if "not committed" not in merging:
+        a.git("commit", "-qm", "feature (squashed)")
     assert not (a.path / "old.py").exists()
     before = _log_of(a)
     refused = a.snap("record", "old.py")

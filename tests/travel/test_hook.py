@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from snapline.store.refs.layout import line_ref
-from tests.store.refs.lines import Line, git
+from snapline.travel import pre_push
+from snapline.travel.hook import hook_script
+from tests.store.refs.lines import GIT_ENV, Line, git
 from tests.travel.repos import bare, clone, continued, history, refs, run, snapline, work
 
 USER_HOOK = """#!/bin/sh
@@ -150,7 +156,9 @@ def test_core_hooks_path_is_respected_and_never_the_work_tree(tmp_path: Path) ->
     assert git(root, "status", "--porcelain") == ""
 
 
-def test_refused_history_refs_never_fail_the_user_s_push(tmp_path: Path) -> None:
+def test_a_refused_history_ref_stops_the_user_s_push_unless_told_to_warn(
+    tmp_path: Path,
+) -> None:
     root, remote, ref = _repo(tmp_path)
     line = LINES[root]
     git(root, "push", "-q", "origin", "main")
@@ -165,13 +173,102 @@ def test_refused_history_refs_never_fail_the_user_s_push(tmp_path: Path) -> None
     _install(root)
     (root / "src/app.py").write_bytes(b"more\n")
     git(root, "commit", "-q", "-am", "more")
+    before = git(remote, "rev-parse", "main")
 
+    pushed = run(root, "push", "origin", "main")
+    assert pushed.returncode != 0, pushed.stderr
+    assert git(remote, "rev-parse", "main") == before  # the branch did not go without it
+    said = [line for line in pushed.stderr.splitlines() if line.startswith("snapline: ")]
+    assert said == [
+        f"snapline: {ref} was not pushed: origin has snapshots on it that this repository "
+        "lacks; run `snapline fetch origin`, then push again (nothing was lost); so your "
+        "push stopped (`git push --no-verify` pushes without the history once, `git config "
+        "snapline.prePush warn` always)"
+    ], pushed.stderr
+    assert (refs(remote), refs(root)) == (theirs, mine)
+
+    git(root, "config", "snapline.prePush", "warn")
     pushed = run(root, "push", "origin", "main")
     assert pushed.returncode == 0, pushed.stderr
     assert git(remote, "rev-parse", "main") == git(root, "rev-parse", "main")
     assert f"snapline: {ref} was not pushed: origin has snapshots on it" in pushed.stderr
     assert "snapline: your push goes on without the history refs above" in pushed.stderr
     assert (refs(remote), refs(root)) == (theirs, mine)
+
+
+def test_the_remote_refusing_the_history_stops_the_push_in_one_line(tmp_path: Path) -> None:
+    root, remote, _ = _repo(tmp_path)
+    _install(root)
+    # The branch may go, the history may not: the remote's own hook refuses every push
+    # that carries a history ref, and says so on its way out (the nested push fails).
+    refusing = remote / "hooks" / "pre-receive"
+    refusing.write_text(
+        "#!/bin/sh\nif grep -q refs/snapline/; then echo no history here >&2; exit 1; fi\n"
+    )
+    refusing.chmod(0o755)
+    before = refs(remote)
+    pushed = run(root, "push", "origin", "main")
+    assert pushed.returncode != 0, pushed.stderr
+    assert "main" not in git(remote, "branch", "--list")
+    said = [line for line in pushed.stderr.splitlines() if line.startswith("snapline: ")]
+    assert len(said) == 1, pushed.stderr
+    assert said[0].startswith("snapline: refs/snapline/lines/"), said
+    assert said[0].endswith(
+        "so your push stopped (`git push --no-verify` pushes without the "
+        "history once, `git config snapline.prePush warn` always)"
+    ), said
+    assert refs(remote) == before
+
+
+def test_the_hooks_history_push_has_no_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The user's own `git push` runs with no bound; the history's push inside it has none
+    # either: a bound would drop the history of a large repository on a loaded machine.
+    root, remote, ref = _repo(tmp_path)
+    head = git(root, "rev-parse", "HEAD").strip()
+    bounds: list[object] = []
+    real = subprocess.run
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        bounds.append(kwargs.get("timeout"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", spy)
+    done = pre_push(root, "origin", f"refs/heads/main {head} refs/heads/main {'0' * 40}\n")
+    assert done is not None and not done.refused
+    assert ref in refs(remote)
+    assert bounds and all(bound is None for bound in bounds), bounds
+
+
+def _push_without_snapline(root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**GIT_ENV, "PATH": "/usr/bin:/bin"}  # git and sh, and no snapline
+    return subprocess.run(
+        ["git", "push", "origin", "main"], cwd=root, capture_output=True, text=True, env=env
+    )
+
+
+def test_without_snapline_the_hook_stops_the_push_unless_told_to_warn(tmp_path: Path) -> None:
+    root, remote, _ = _repo(tmp_path)
+    hook = root / ".git/hooks/pre-push"
+    hook.write_text(hook_script(str(tmp_path / "gone/python")))
+    hook.chmod(0o755)
+    pushed = _push_without_snapline(root)
+    assert pushed.returncode != 0, pushed.stderr
+    assert "main" not in git(remote, "branch", "--list")
+    said = [line for line in pushed.stderr.splitlines() if line.startswith("snapline: ")]
+    assert said == [
+        "snapline: not found, so the history (refs/snapline/*) cannot go to origin; so "
+        "your push stopped (`git push --no-verify` pushes without the history once, `git "
+        "config snapline.prePush warn` always)"
+    ], pushed.stderr
+    git(root, "config", "snapline.prePush", "warn")
+    pushed = _push_without_snapline(root)
+    assert pushed.returncode == 0, pushed.stderr
+    assert "snapline: not found; the history (refs/snapline/*) was not pushed to origin" in (
+        pushed.stderr
+    )
+    assert "main" in git(remote, "branch", "--list")
 
 
 def test_a_linked_work_tree_shares_the_hook_and_its_push_carries_the_history(

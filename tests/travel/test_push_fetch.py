@@ -214,7 +214,7 @@ def test_a_remote_that_never_answers_is_given_up_on(
 ) -> None:
     # A remote helper that reads what git says and never answers: git waits on it for
     # ever (and it on git, until git is stopped), so any bound ends the push, whatever
-    # the machine's speed (the hook's bound is HOOK_TIMEOUT): a user's push is not held.
+    # the machine's speed (the pre-push hook sets none, as git's own push sets none).
     helpers = tmp_path / "bin"
     helpers.mkdir()
     hang = helpers / "git-remote-hang"

@@ -21,14 +21,17 @@ line's states (plus ``git merge-tree`` tries when no single state matches), the 
 :func:`suspected` first, which costs about nothing: git writes every file content it
 merges into its object database (a merge, a squash, a fast-forward; another line's
 states are there once fetched), while an agent's fresh edit is a blob no object database
-holds yet. Only a path whose new content is already a blob there (or that a commit of
-git's no longer holds, for a deletion), in a repository whose refs name a line besides
+holds yet. Only a path whose new content is already a blob there (or, for a deletion,
+that the checked-out commit no longer holds, or any while git's merge waits for its
+commit: ``SQUASH_MSG``, ``MERGE_HEAD``), in a repository whose refs name a line besides
 this work tree's own, is asked the whole question.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import weakref
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +48,8 @@ UNMERGED = "unmerged"
 """The kind of a drifted path that another line recorded and git merged into the files."""
 
 _DRIFT_KINDS = frozenset({"modified", "deleted", "untracked"})
+# Per repository: the files git keeps while its merge waits for its commit.
+_MARKS: weakref.WeakKeyDictionary[GitRepository, tuple[str, str]] = weakref.WeakKeyDictionary()
 _MAX_NAMED = 3
 
 
@@ -120,8 +125,9 @@ def suspected(
     when its new content is a blob the repository already holds (git wrote it as it
     merged, or a line's state brought it), when its content was not read (a file tracked
     by hash only), or, deleted, when the checked-out commit no longer holds it (a
-    merge's deletion, committed); and only when the refs name a line besides this work
-    tree's own.
+    merge's deletion, committed) or git's merge waits for its commit (a squash or a
+    ``--no-commit`` merge: HEAD still holds it); and only when the refs name a line
+    besides this work tree's own.
 
     Args:
         store: The open store; only a history on git's refs written from here is asked.
@@ -152,7 +158,8 @@ def suspected(
         ]
     if deleted:
         head = repo.head_tree()
-        found += [path for path in deleted if head is None or _gone(repo, head, path)]
+        waiting = _merge_waiting(repo)
+        found += [path for path in deleted if head is None or waiting or _gone(repo, head, path)]
     if not found:
         return []
     from snapline.store.refs.layout import LINES, line_ref
@@ -162,6 +169,21 @@ def suspected(
     if not any(ref != mine for ref in repo.refs(LINES)):
         return []  # no line but this work tree's own: nothing to merge from
     return sorted(found)
+
+
+def _merge_waiting(repo: GitRepository) -> bool:
+    """Whether git's merge waits for its commit: HEAD does not show its deletions yet.
+
+    ``git merge --squash`` leaves ``SQUASH_MSG``, ``--no-commit`` (or a conflict)
+    ``MERGE_HEAD``, in the work tree's own git directory, until the commit or an abort:
+    two ``lstat`` calls; their paths are made once per repository (resolving the git
+    directory costs more than the rest of this check).
+    """
+    marks = _MARKS.get(repo)
+    if marks is None:
+        git_dir = repo.git_dir
+        marks = _MARKS[repo] = (str(git_dir / "MERGE_HEAD"), str(git_dir / "SQUASH_MSG"))
+    return os.path.lexists(marks[0]) or os.path.lexists(marks[1])
 
 
 def _gone(repo: GitRepository, head: str, path: str) -> bool:
