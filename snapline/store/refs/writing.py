@@ -146,16 +146,12 @@ def append_milestone(
     Raises:
         RefConflictError: If the ref no longer points at ``tip``.
         ValueError: If the row cannot be written (see ``render_milestone``).
-        MissingObjectError: If ``tip`` is not a commit of the repository.
     """
-    batch = ObjectBatch(repo)
-    record = batch.add(b"blob", render_milestone(row, last_id))
-    root = batch.add(b"tree", tree_bytes({RECORD.encode(): Entry(record, 0o100644)}))
+    record = repo.write_blob(render_milestone(row, last_id))
+    root = repo.tree({RECORD: Entry(record, 0o100644)})
     message = milestone_message(row)
     parents = [] if tip is None else [tip]
-    batch.check_commits(parents)
-    commit = batch.add(b"commit", commit_bytes(root, parents, message, commit_time(row)))
-    batch.write()
+    commit = repo.write_commit(root, parents, message, commit_time(row))
     repo.set_ref(milestones_ref(line), commit, tip, message.splitlines()[0])
     return commit
 
