@@ -17,16 +17,11 @@ from pathlib import Path
 
 from tests.history_refs.gitrepo import ENV, SNAPLINE, new_repo
 
-_CALL = re.compile(r"^(?:(?P<tid>\d+) +)?(fsync|fdatasync)\(\d+<(?P<path>[^>]*)>")
+_CALL = re.compile(r"^(?:\d+ +)?(fsync|fdatasync)\(\d+<(?P<path>[^>]*)>\)")
 
 
 def _synced(cwd: Path, *args: str) -> list[str]:
     """The paths the command fsynced (or fdatasynced), in order."""
-    return [path for _, path in _synced_by(cwd, *args)]
-
-
-def _synced_by(cwd: Path, *args: str) -> list[tuple[str, str]]:
-    """The thread and the path of each fsync (or fdatasync) of the command, in order."""
     strace = shutil.which("strace")
     assert strace, "this test watches fsync with strace: install it (apt-get install strace)"
     log = cwd.parent / "strace.log"
@@ -40,7 +35,7 @@ def _synced_by(cwd: Path, *args: str) -> list[tuple[str, str]]:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = log.read_text().splitlines()
-    return [(found["tid"], found["path"]) for line in lines if (found := _CALL.match(line))]
+    return [found["path"] for line in lines if (found := _CALL.match(line))]
 
 
 def test_a_record_syncs_its_objects_and_its_ref_before_the_index_commits(tmp_path: Path) -> None:
@@ -58,41 +53,3 @@ def test_a_record_syncs_its_objects_and_its_ref_before_the_index_commits(tmp_pat
     assert index, paths
     assert max(objects) < min(refs), "an object was synced after the ref that names it moved"
     assert max(refs) < max(index), "the index committed before the ref was synced"
-
-
-def test_a_record_syncs_every_new_object_and_its_folder_together(tmp_path: Path) -> None:
-    # A file three folders down: its blob, the record, four trees and the root tree,
-    # the commit: eight new objects in up to eight folders. Each object's file and
-    # each folder naming one is synced before the ref moves, and the syncs are issued
-    # together (several threads), not one flush of the disk after the other.
-    repo = new_repo(tmp_path / "work", {"a/b/c/f.txt": "one\n"})
-    repo.ok("init")
-    git_dir = os.path.realpath(repo.path / ".git")
-    before = _loose(Path(git_dir))
-    (repo.path / "a/b/c/f.txt").write_text("two\n")
-    calls = _synced_by(repo.path, "record", "a/b/c/f.txt", "-m", "edit")
-    new = _loose(Path(git_dir)) - before
-    assert len(new) == 8, new
-    ref = min(i for i, (_, path) in enumerate(calls) if "/refs/snapline/" in path)
-    objects = calls[:ref]
-    folders = {path for _, path in objects if re.fullmatch(r".*/objects/[0-9a-f]{2}", path)}
-    assert {f"{git_dir}/objects/{name[:2]}" for name in new} <= folders, objects
-    # Under a temporary name (libgit2's in objects/, snapline's beside the object).
-    files = [path for _, path in objects if re.search(r"/objects/(.*/)?tmp_", path)]
-    assert len(files) == len(new), objects
-    assert len({tid for tid, _ in objects}) > 1, "the object syncs ran one after the other"
-    assert (
-        subprocess.run(
-            ["git", "fsck", "--strict", "--no-dangling"], cwd=repo.path, env=ENV, check=False
-        ).returncode
-        == 0
-    )
-
-
-def _loose(git_dir: Path) -> set[str]:
-    """The ids of the repository's loose objects."""
-    return {
-        path.parent.name + path.name
-        for path in (git_dir / "objects").glob("??/*")
-        if re.fullmatch(r"[0-9a-f]{38}", path.name)
-    }

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from snapline.hashing import hash_bytes
 from snapline.store.ledger.format import render_snapshot
 from snapline.store.ledger.milestone_format import render_milestone
-from snapline.store.refs.git import GitRepository, MissingObjectError
+from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import (
     RECORD,
     STATE,
@@ -29,9 +29,6 @@ from snapline.store.refs.layout import (
     milestone_message,
     milestones_ref,
 )
-from snapline.store.refs.loose import ObjectBatch, commit_bytes
-from snapline.store.refs.objects import tree_bytes
-from snapline.store.refs.tree_edit import update_tree
 from snapline.store.refs.values import TREE_MODE, Entry
 from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 
@@ -99,31 +96,24 @@ def append_snapshot(
         raise ValueError(f"the record merges {row.merges:.80}, the commit {list(merges)}")
     parent = tip or fork
     base = _state_of(repo, parent) if parent is not None else None
-    # One batch: every new object synced together, before the ref names them (loose.py).
-    batch = ObjectBatch(repo)
-    split = {
-        tuple(edit.path.encode("utf-8", "surrogateescape").split(b"/")): None
-        if edit.data is None
-        else Entry(batch.add(b"blob", edit.data), git_mode(edit.mode))
-        for edit in edits
-    }
-    state = update_tree(
-        lambda tree: _tree_data(repo, tree), lambda data: batch.add(b"tree", data), base, split
-    ) or batch.add(b"tree", b"")
-    record = batch.add(b"blob", render_snapshot(row, changes))
-    root = tree_bytes(
-        {RECORD.encode(): Entry(record, 0o100644), STATE.encode(): Entry(state, TREE_MODE)}
+    state = repo.update_tree(
+        base,
+        {
+            edit.path: None
+            if edit.data is None
+            else Entry(repo.write_blob(edit.data), git_mode(edit.mode))
+            for edit in edits
+        },
     )
+    record = repo.write_blob(render_snapshot(row, changes))
+    root = repo.tree({RECORD: Entry(record, 0o100644), STATE: Entry(state, TREE_MODE)})
     parents = [
         *([parent] if parent is not None else []),
         *merges,
         *([taken_at] if taken_at else []),
     ]
-    batch.check_commits(parents)
     message = commit_message(row)
-    body = commit_bytes(batch.add(b"tree", root), parents, message, commit_time(row))
-    commit = batch.add(b"commit", body)
-    batch.write()
+    commit = repo.write_commit(root, parents, message, commit_time(row))
     repo.set_ref(ref, commit, tip, message.splitlines()[0])
     return commit
 
@@ -154,19 +144,6 @@ def append_milestone(
     commit = repo.write_commit(root, parents, message, commit_time(row))
     repo.set_ref(milestones_ref(line), commit, tip, message.splitlines()[0])
     return commit
-
-
-def _tree_data(repo: GitRepository, tree: str) -> bytes:
-    """The bytes of tree ``tree`` (``MissingObjectError``: absent, or not a tree)."""
-    try:
-        kind, data = repo.read_raw(tree)
-    except (KeyError, ValueError):
-        kind, data = 0, b""
-    except Exception as error:  # libgit2's: bytes that do not hash to their id
-        raise MissingObjectError(tree, "tree", str(error)) from None
-    if kind != 2:  # GIT_OBJECT_TREE
-        raise MissingObjectError(tree, "tree")
-    return data
 
 
 def _state_of(repo: GitRepository, commit: str) -> str:
