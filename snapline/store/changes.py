@@ -24,6 +24,8 @@ _NO_DELTAS = (
 )
 
 _PATH = attrgetter("path")
+_FEW_SNAPSHOTS = 64
+"""Below this many snapshots ``touched`` reads their rows, else the index of paths."""
 
 
 def _row(values: Sequence[Any]) -> ChangeRow:
@@ -97,6 +99,35 @@ class ChangeTable(Table):
             (first, last),
         )
         return [(number, decode_path(path), decode_path(old)) for number, path, old in rows]
+
+    def touched(self, first: int, last: int) -> set[str]:
+        """Every path a change of snapshots ``first..last`` made, changed or moved away.
+
+        Each path once, as SQLite finds them: what ``paths`` gives, without a row per
+        change (a rollback across 1,000 snapshots read every change since its target,
+        and each rollback since added 100 more: row R5).
+
+        Args:
+            first: The first snapshot number.
+            last: The last snapshot number (included).
+        """
+        if last - first < _FEW_SNAPSHOTS:
+            # Few snapshots: their rows by the primary key, fewer than the index holds.
+            query = "SELECT path FROM changes WHERE snapshot BETWEEN ?1 AND ?2"
+        else:
+            # The rows hold the deltas: reading each since ``first`` read them all. The
+            # index of paths holds (path, snapshot) only, in path order, so each path
+            # comes once, whatever the changes since.
+            query = (
+                "SELECT DISTINCT path FROM changes INDEXED BY changes_by_path "
+                "WHERE snapshot BETWEEN ?1 AND ?2"
+            )
+        moved = (
+            "SELECT old_path FROM changes INDEXED BY changes_by_old_path "
+            "WHERE old_path IS NOT NULL AND snapshot BETWEEN ?1 AND ?2"
+        )
+        rows = self._c.query(f"{query} UNION {moved}", (first, last))
+        return {decode_path(path) for (path,) in rows}
 
     def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
         """Every file change of snapshots ``first..last``, in (snapshot, path) order.

@@ -112,6 +112,7 @@ class _Changes:
         self.stream_of = table.stream_of
         self.totals = table.totals
         self.paths = table.paths
+        self.touched = table.touched
         self.in_range = table.in_range
         self.iter = table.iter
         self.version_at = table.version_at
