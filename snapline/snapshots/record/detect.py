@@ -124,7 +124,7 @@ def detect(
     else:
         # One query for the paths; a path tracked as a file has nothing tracked under it,
         # so only the others (directories, untracked) are looked under, one by one
-        # (measured, row R5: a warm rollback names the 100 paths the last one wrote).
+        # (row R5: two queries for each of the 100 paths the last rollback wrote).
         states = store.state.get(paths)
         for relpath in paths:
             if relpath not in states:

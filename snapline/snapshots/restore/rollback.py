@@ -161,7 +161,7 @@ def rollback(
         # they were written (racy) were re-read on every rollback (measured: 9,992 of
         # 10,000 files in one rollback of a fresh workspace). Not what the rollback is
         # about to replace: a watched check learns mostly that (the files the last
-        # rollback wrote), and a write transaction for it was a tenth of one (row R5).
+        # rollback wrote), and kept, it cost a write transaction of its own (row R5).
         if plan.detection is not None:
             replaced = set() if dry_run or plan.conflicts else {s.path for s in plan.steps}
             recorder.save_stat_cache(plan.detection.outliving(replaced))
