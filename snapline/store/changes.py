@@ -184,6 +184,39 @@ class ChangeTable(Table):
             return None
         return max(candidates, key=lambda c: (c.snapshot, c.path == path))
 
+    def versions_at(self, paths: Iterable[str], at: int) -> dict[str, ChangeRow]:
+        """The change that made each path's version at ``at``, where one did.
+
+        ``version_at`` for many paths in two queries (a rollback asks for each of its
+        paths: two queries each, row R5), keeping a path's own change only: one that
+        moved the path away later (or in the same snapshot, as ``version_at`` prefers
+        the change that made it) leaves it out.
+
+        Args:
+            paths: The files' paths.
+            at: The snapshot number to look back from.
+        """
+        wanted = list(paths)
+        rows = self._c.query_paths(
+            f"SELECT {_COLUMNS} FROM changes AS c JOIN (SELECT path AS p, max(snapshot) AS s "
+            "FROM changes WHERE snapshot <= ? AND path IN ({marks}) GROUP BY path) "
+            "ON c.path = p AND c.snapshot = s",
+            wanted,
+            (at,),
+        )
+        moved = self._c.query_paths(
+            "SELECT old_path, max(snapshot) FROM changes WHERE snapshot <= ? "
+            "AND old_path IN ({marks}) GROUP BY old_path",
+            wanted,
+            (at,),
+        )
+        away = {decode_path(path): number for path, number in moved}
+        found = {}
+        for row in map(_row, rows):
+            if away.get(row.path, -1) <= row.snapshot:
+                found[row.path] = row
+        return found
+
     def path_history(self, path: str, *, last: int, count: int) -> list[ChangeRow]:
         """Up to ``count`` changes of ``path`` at or before ``last``, newest first.
 

@@ -40,6 +40,16 @@ class ChangeReader(Protocol):
     def path_history(self, path: str, *, last: int, count: int) -> list[ChangeRow]:
         """Up to ``count`` changes made to ``path`` at or before ``last``, newest first."""
 
+    def versions_at(self, paths: Iterable[str], at: int) -> dict[str, ChangeRow]:
+        """The change that made each path's version at ``at``, where one did.
+
+        What ``version_at`` finds, for the paths it finds a change *of* (not one that
+        moved the path away last). This default asks ``version_at`` path by path; the
+        index's table answers in two queries.
+        """
+        found = {path: self.version_at(path, at) for path in paths}
+        return {path: row for path, row in found.items() if row is not None and row.path == path}
+
 
 class ChangeWriter(ChangeReader, Protocol):
     """File changes, read and inserted."""

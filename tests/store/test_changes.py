@@ -94,6 +94,20 @@ def renames(store: Store) -> Store:
     return store
 
 
+def test_versions_at_is_version_at_for_the_paths_a_change_made(renames: Store) -> None:
+    # a.txt is moved away in 3 and 5 and made anew in 4 and 5; c.txt moved away in 5.
+    paths = ["a.txt", "b.txt", "c.txt", "d.txt", "never.txt"]
+    for number in range(8):
+        expected = {}
+        for path in paths:
+            row = renames.changes.version_at(path, number)
+            if row is not None and row.path == path:
+                expected[path] = row
+        assert renames.changes.versions_at(paths, number) == expected, number
+    assert set(renames.changes.versions_at(paths, 3)) == {"b.txt", "c.txt"}
+    assert set(renames.changes.versions_at(paths, 5)) == {"a.txt", "b.txt", "d.txt"}
+
+
 def _touched_by_rows(store: Store, first: int, last: int) -> set[str]:
     return {p for _, path, old in store.changes.paths(first, last) for p in (path, old) if p}
 

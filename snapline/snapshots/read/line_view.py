@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
-from snapline.store import ChangeRow, SideRow, SnapshotRow, StateRow, StoreReader
+from snapline.store import ChangeReader, ChangeRow, SideRow, SnapshotRow, StateRow, StoreReader
 from snapline.store.rows import (
     Checkpoint,
     FileStamp,
@@ -267,7 +267,7 @@ class _Snapshots:
         return found if limit is None else found[:limit]
 
 
-class _Changes:
+class _Changes(ChangeReader):
     """File changes: the main line's up to the fork, then the line's."""
 
     def __init__(self, main: StoreReader, fork: int, changes: dict[int, list[ChangeRow]]) -> None:

@@ -256,7 +256,8 @@ class Recorder:
         # Each replaced file's known version, looked up once: parking and the deltas both
         # want it (measured, row R5: twice 100 lookups, and the latest number each time).
         latest = self.latest
-        version = functools.cache(lambda path: self.reconstructor.version(path, latest))
+        found = self.reconstructor.versions(known, latest)
+        version = functools.cache(lambda p: found.get(p) or self.reconstructor.version(p, latest))
         prepared = self.prepare(drifts, renames, version)
         writes = [parking(write, self.reconstructor, version) for write in writes]
 

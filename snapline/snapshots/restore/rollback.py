@@ -324,7 +324,7 @@ def _plan(
         target = {p: Version(r.hash, r.mode) for p, r in known.items() if p not in touched}
         # The change that made each version then: looked up once, for its hash and mode
         # now and to rebuild its content below.
-        made = {p: row for p in touched if (row := reconstructor.version(p, to.number)) is not None}
+        made = reconstructor.versions(touched, to.number)
         target.update(_versions(made))
         before = {p: Version(r.hash, r.mode) for p, r in known.items()}
         current = dict(before)

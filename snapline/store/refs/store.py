@@ -116,6 +116,7 @@ class _Changes:
         self.in_range = table.in_range
         self.iter = table.iter
         self.version_at = table.version_at
+        self.versions_at = table.versions_at
         self.path_history = table.path_history
 
     def insert(self, changes: Iterable[ChangeRow]) -> None:
