@@ -117,14 +117,13 @@ class ChangeTable(Table):
         else:
             # The rows hold the deltas: reading each since ``first`` read them all. The
             # index of paths holds (path, snapshot) only, in path order, so each path
-            # comes once, whatever the changes since.
-            query = (
-                "SELECT DISTINCT path FROM changes INDEXED BY changes_by_path "
-                "WHERE snapshot BETWEEN ?1 AND ?2"
-            )
+            # comes once, whatever the changes since. ``+snapshot`` keeps SQLite off
+            # the primary key's range, so it takes that index (no INDEXED BY, which
+            # would fail where an index went missing).
+            query = "SELECT DISTINCT path FROM changes WHERE +snapshot BETWEEN ?1 AND ?2"
         moved = (
-            "SELECT old_path FROM changes INDEXED BY changes_by_old_path "
-            "WHERE old_path IS NOT NULL AND snapshot BETWEEN ?1 AND ?2"
+            "SELECT old_path FROM changes WHERE old_path IS NOT NULL "
+            "AND +snapshot BETWEEN ?1 AND ?2"
         )
         rows = self._c.query(f"{query} UNION {moved}", (first, last))
         return {decode_path(path) for (path,) in rows}
