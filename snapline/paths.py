@@ -359,9 +359,9 @@ def disk_path(root: Path, relpath: str) -> Path:
     """
     check_relpath(relpath)
     parts = relpath.split("/")
-    current = root
+    current = os.fspath(root)  # a Path per parent was most of the time (row R5)
     for part in parts[:-1]:
-        current = current / part
+        current = os.path.join(current, part)
         try:
             mode = os.lstat(current).st_mode
         except FileNotFoundError:

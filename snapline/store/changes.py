@@ -24,6 +24,8 @@ _NO_DELTAS = (
 )
 
 _PATH = attrgetter("path")
+_FEW_SNAPSHOTS = 64
+"""Below this many snapshots ``touched`` reads their rows, else the index of paths."""
 
 
 def _row(values: Sequence[Any]) -> ChangeRow:
@@ -98,6 +100,34 @@ class ChangeTable(Table):
         )
         return [(number, decode_path(path), decode_path(old)) for number, path, old in rows]
 
+    def touched(self, first: int, last: int) -> set[str]:
+        """Every path a change of snapshots ``first..last`` made, changed or moved away.
+
+        Each path once, as SQLite finds them: what ``paths`` gives, without a row per
+        change (a rollback across 1,000 snapshots read every change since its target,
+        and each rollback since added 100 more: row R5).
+
+        Args:
+            first: The first snapshot number.
+            last: The last snapshot number (included).
+        """
+        if last - first < _FEW_SNAPSHOTS:
+            # Few snapshots: their rows by the primary key, fewer than the index holds.
+            query = "SELECT path FROM changes WHERE snapshot BETWEEN ?1 AND ?2"
+        else:
+            # The rows hold the deltas: reading each since ``first`` read them all. The
+            # index of paths holds (path, snapshot) only, in path order, so each path
+            # comes once, whatever the changes since. ``+snapshot`` keeps SQLite off
+            # the primary key's range, so it takes that index (no INDEXED BY, which
+            # would fail where an index went missing).
+            query = "SELECT DISTINCT path FROM changes WHERE +snapshot BETWEEN ?1 AND ?2"
+        moved = (
+            "SELECT old_path FROM changes WHERE old_path IS NOT NULL "
+            "AND +snapshot BETWEEN ?1 AND ?2"
+        )
+        rows = self._c.query(f"{query} UNION {moved}", (first, last))
+        return {decode_path(path) for (path,) in rows}
+
     def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
         """Every file change of snapshots ``first..last``, in (snapshot, path) order.
 
@@ -152,6 +182,39 @@ class ChangeTable(Table):
         if not candidates:
             return None
         return max(candidates, key=lambda c: (c.snapshot, c.path == path))
+
+    def versions_at(self, paths: Iterable[str], at: int) -> dict[str, ChangeRow]:
+        """The change that made each path's version at ``at``, where one did.
+
+        ``version_at`` for many paths in two queries (a rollback asks for each of its
+        paths: two queries each, row R5), keeping a path's own change only: one that
+        moved the path away later (or in the same snapshot, as ``version_at`` prefers
+        the change that made it) leaves it out.
+
+        Args:
+            paths: The files' paths.
+            at: The snapshot number to look back from.
+        """
+        wanted = list(paths)
+        rows = self._c.query_paths(
+            f"SELECT {_COLUMNS} FROM changes AS c JOIN (SELECT path AS p, max(snapshot) AS s "
+            "FROM changes WHERE snapshot <= ? AND path IN ({marks}) GROUP BY path) "
+            "ON c.path = p AND c.snapshot = s",
+            wanted,
+            (at,),
+        )
+        moved = self._c.query_paths(
+            "SELECT old_path, max(snapshot) FROM changes WHERE snapshot <= ? "
+            "AND old_path IN ({marks}) GROUP BY old_path",
+            wanted,
+            (at,),
+        )
+        away = {decode_path(path): number for path, number in moved}
+        found = {}
+        for row in map(_row, rows):
+            if away.get(row.path, -1) <= row.snapshot:
+                found[row.path] = row
+        return found
 
     def path_history(self, path: str, *, last: int, count: int) -> list[ChangeRow]:
         """Up to ``count`` changes of ``path`` at or before ``last``, newest first.

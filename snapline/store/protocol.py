@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol, Unpack
 
+from snapline.store.protocol_changes import ChangeReader, ChangeWriter
 from snapline.store.rows import (
     ChangeRow,
     Checkpoint,
@@ -78,41 +79,6 @@ class SnapshotWriter(SnapshotReader, Protocol):
 
     def seal(self, number: int, skipped: str, chain_hash: str) -> None:
         """Set the skipped paths and chain hash of a snapshot inserted in this transaction."""
-
-
-class ChangeReader(Protocol):
-    """File changes, read."""
-
-    def of(self, snapshot: int, *, deltas: bool = True) -> list[ChangeRow]:
-        """The changes of one snapshot, by path; without deltas they are ``None``."""
-
-    def stream_of(self, snapshot: int) -> Iterator[ChangeRow]:
-        """The changes of one snapshot with their deltas, streamed in Python's path order."""
-
-    def totals(self, snapshot: int) -> tuple[int, int]:
-        """How many files one snapshot changed, and the sum of their recorded sizes."""
-
-    def paths(self, first: int, last: int) -> list[tuple[int, str, str | None]]:
-        """``(snapshot, path, old path)`` of each change of ``first..last``, in order."""
-
-    def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
-        """The changes of snapshots ``first..last``, in (snapshot, path) order."""
-
-    def iter(self, *, deltas: bool = True) -> Iterator[ChangeRow]:
-        """Every change, in (snapshot, path) order, streamed."""
-
-    def version_at(self, path: str, at: int) -> ChangeRow | None:
-        """The last change at or before ``at`` that touched ``path`` (path or old path)."""
-
-    def path_history(self, path: str, *, last: int, count: int) -> list[ChangeRow]:
-        """Up to ``count`` changes made to ``path`` at or before ``last``, newest first."""
-
-
-class ChangeWriter(ChangeReader, Protocol):
-    """File changes, read and inserted."""
-
-    def insert(self, changes: Iterable[ChangeRow]) -> None:
-        """Insert changes of a snapshot inserted in this transaction (a baseline, in batches)."""
 
 
 class BlobReader(Protocol):

@@ -94,6 +94,50 @@ def renames(store: Store) -> Store:
     return store
 
 
+def test_versions_at_is_version_at_for_the_paths_a_change_made(renames: Store) -> None:
+    # a.txt is moved away in 3 and 5 and made anew in 4 and 5; c.txt moved away in 5.
+    paths = ["a.txt", "b.txt", "c.txt", "d.txt", "never.txt"]
+    for number in range(8):
+        expected = {}
+        for path in paths:
+            row = renames.changes.version_at(path, number)
+            if row is not None and row.path == path:
+                expected[path] = row
+        assert renames.changes.versions_at(paths, number) == expected, number
+    assert set(renames.changes.versions_at(paths, 3)) == {"b.txt", "c.txt"}
+    assert set(renames.changes.versions_at(paths, 5)) == {"a.txt", "b.txt", "d.txt"}
+
+
+def _touched_by_rows(store: Store, first: int, last: int) -> set[str]:
+    return {p for _, path, old in store.changes.paths(first, last) for p in (path, old) if p}
+
+
+def test_touched_names_each_path_and_old_path_of_a_range(renames: Store) -> None:
+    assert renames.changes.touched(4, 6) == {"a.txt", "b.txt", "c.txt", "d.txt"}
+    assert renames.changes.touched(3, 3) == {"a.txt", "b.txt"}  # the old path too
+    assert renames.changes.touched(6, 6) == {"b.txt"}
+    assert renames.changes.touched(7, 9) == set()
+    for first in range(7):
+        assert renames.changes.touched(first, 6) == _touched_by_rows(renames, first, 6)
+
+
+def test_touched_across_many_snapshots_is_what_their_rows_name(store: Store) -> None:
+    # Past 64 snapshots the paths come from the index of paths, not the rows: the same.
+    record(store, 0, change(0, "gone.txt", kind="added"), change(0, NOT_UTF8, kind="added"))
+    for number in range(1, 150):
+        rows = [change(number, f"f{number % 7}.txt")]
+        if number == 100:
+            rows = [change(number, "moved.txt", kind="renamed", old_path="gone.txt")]
+        if number == 120:
+            rows.append(change(number, NOT_UTF8))
+        record(store, number, *rows)
+    for first, last in ((1, 149), (2, 130), (101, 149), (100, 100), (121, 149), (0, 149)):
+        touched = store.changes.touched(first, last)
+        assert touched == _touched_by_rows(store, first, last), (first, last)
+    assert {"gone.txt", "moved.txt", NOT_UTF8} <= store.changes.touched(1, 149)
+    assert "gone.txt" not in store.changes.touched(101, 149)
+
+
 def _at(store: Store, path: str, number: int) -> tuple[int, str, str | None] | None:
     row = store.changes.version_at(path, number)
     return None if row is None else (row.snapshot, row.path, row.old_path)

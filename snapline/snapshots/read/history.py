@@ -119,14 +119,9 @@ def touched_since(store: StoreReader, number: int) -> set[str]:
 
     Any other tracked path has the same version after ``number`` as it has now.
     """
-    touched: set[str] = set()
-    # The paths alone: whole rows of a thousand snapshots' changes were most of this
-    # (a rollback across them, row R5).
-    for _, path, old_path in store.changes.paths(number + 1, store.snapshots.latest_number() or 0):
-        touched.add(path)
-        if old_path is not None:
-            touched.add(old_path)
-    return touched
+    # Each path once, from SQLite: a row per change since was most of this (a rollback
+    # across a thousand snapshots, row R5), and each rollback since added its own.
+    return store.changes.touched(number + 1, store.snapshots.latest_number() or 0)
 
 
 def versions_at(store: StoreReader, paths: Iterable[str], number: int) -> dict[str, Version]:

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
-from snapline.store import ChangeRow, SideRow, SnapshotRow, StateRow, StoreReader
+from snapline.store import ChangeReader, ChangeRow, SideRow, SnapshotRow, StateRow, StoreReader
 from snapline.store.rows import (
     Checkpoint,
     FileStamp,
@@ -68,7 +68,7 @@ class LineView:
 
     def touched(self) -> set[str]:
         """Every path the line's own snapshots changed (as its path or its old path)."""
-        return self._changes.touched()
+        return self._changes.own_paths()
 
     @property
     def path(self) -> Path:
@@ -267,7 +267,7 @@ class _Snapshots:
         return found if limit is None else found[:limit]
 
 
-class _Changes:
+class _Changes(ChangeReader):
     """File changes: the main line's up to the fork, then the line's."""
 
     def __init__(self, main: StoreReader, fork: int, changes: dict[int, list[ChangeRow]]) -> None:
@@ -275,7 +275,7 @@ class _Changes:
         self._fork = fork
         self._changes = changes
 
-    def touched(self) -> set[str]:
+    def own_paths(self) -> set[str]:
         """Every path the line's own snapshots changed (path or old path)."""
         paths = set()
         for found in self._changes.values():
@@ -312,6 +312,12 @@ class _Changes:
         """``(snapshot, path, old path)`` of each change of ``first..last`` on this line."""
         found = self._main.changes.paths(first, min(last, self._fork))
         return found + [(c.snapshot, c.path, c.old_path) for c in self._own(first, last)]
+
+    def touched(self, first: int, last: int) -> set[str]:
+        """Every path a change of ``first..last`` on this line made or moved away."""
+        found = self._main.changes.touched(first, min(last, self._fork))
+        own = self._own(first, last)
+        return found | {c.path for c in own} | {c.old_path for c in own if c.old_path}
 
     def in_range(self, first: int, last: int, *, deltas: bool = False) -> list[ChangeRow]:
         """The changes of snapshots ``first..last`` on this line, in (snapshot, path) order."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -75,6 +76,13 @@ class Detection:
         self.cache_updates = [] if cache_updates is None else cache_updates
         self.cache_deletes = [] if cache_deletes is None else cache_deletes
 
+    def outliving(self, written: Collection[str]) -> Detection:
+        """This detection without the stat-cache rows that writing ``written`` makes stale."""
+        if not written:
+            return self
+        updates = [row for row in self.cache_updates if row.path not in written]
+        return Detection(self.drifts, self.skipped, updates, self.cache_deletes)
+
 
 def detect(
     root: Path,
@@ -114,10 +122,13 @@ def detect(
         )
         _walk_into(root, rules, "", tree, found, unaccounted, result)
     else:
-        states: dict[str, StateRow] = {}
+        # One query for the paths; a path tracked as a file has nothing tracked under it,
+        # so only the others (directories, untracked) are looked under, one by one
+        # (row R5: two queries for each of the 100 paths the last rollback wrote).
+        states = store.state.get(paths)
         for relpath in paths:
-            states.update(store.state.get([relpath]))
-            states.update(store.state.under(relpath))
+            if relpath not in states:
+                states.update(store.state.under(relpath))
         tree = index_tracked(_fingerprints(store, states))
         for relpath in paths:
             _collect_path(root, rules, tree, relpath, found, unaccounted, result)

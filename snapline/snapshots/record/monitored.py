@@ -87,13 +87,15 @@ class Changes(Protocol):
         """The paths that may have changed after ``seq``; ``None`` when it cannot say."""
 
 
-def compare_watched(recorder: Recorder, changes: Changes) -> Detection:
+def compare_watched(recorder: Recorder, changes: Changes, *, save: bool = True) -> Detection:
     """``recorder.compare(None)``, checking only what ``changes`` says may differ.
 
     Args:
         recorder: The open workspace's recorder.
         changes: The monitor's view, taken after every change before the command began
             was read from the kernel's queue.
+        save: Keep what the check learnt in the stat cache; ``False`` leaves that to
+            the caller (a rollback keeps only what its writes do not make stale).
 
     Returns:
         The same detection as the whole walk's (the notes of ignored paths aside,
@@ -120,7 +122,8 @@ def compare_watched(recorder: Recorder, changes: Changes) -> Detection:
         walked = detection is None
         if detection is None:
             detection = recorder.detect(None, want_content=False)
-    recorder.save_stat_cache(detection)
+    if save:
+        recorder.save_stat_cache(detection)
     _keep(location, token, changes, (tip, exclude, walked, sorted(linked)), detection)
     return detection
 

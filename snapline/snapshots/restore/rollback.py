@@ -159,9 +159,12 @@ def rollback(
         plan = _plan(recorder, target, scopes, force=force, changes=changes)
         # Keep what the drift check learnt: without it, files hashed too soon after
         # they were written (racy) were re-read on every rollback (measured: 9,992 of
-        # 10,000 files in one rollback of a fresh workspace). A watched check kept it.
-        if plan.detection is not None and changes is None:
-            recorder.save_stat_cache(plan.detection)
+        # 10,000 files in one rollback of a fresh workspace). Not what the rollback is
+        # about to replace: a watched check learns mostly that (the files the last
+        # rollback wrote), and kept, it cost a write transaction of its own (row R5).
+        if plan.detection is not None:
+            replaced = set() if dry_run or plan.conflicts else {s.path for s in plan.steps}
+            recorder.save_stat_cache(plan.detection.outliving(replaced))
         external = None
         if force and not dry_run and any(c.kind == UNMERGED for c in plan.conflicts):
             # Recorded first as `external`, another line's work that git merged in would
@@ -321,7 +324,7 @@ def _plan(
         target = {p: Version(r.hash, r.mode) for p, r in known.items() if p not in touched}
         # The change that made each version then: looked up once, for its hash and mode
         # now and to rebuild its content below.
-        made = {p: row for p in touched if (row := reconstructor.version(p, to.number)) is not None}
+        made = reconstructor.versions(touched, to.number)
         target.update(_versions(made))
         before = {p: Version(r.hash, r.mode) for p, r in known.items()}
         current = dict(before)
@@ -381,7 +384,7 @@ def _detect(recorder: Recorder, scopes: list[str] | None, changes: Changes | Non
         return detection
     # Measured, row R5: the walk of 10,000 files was the largest part of a warm
     # rollback's time; the monitor's view checks the paths it names and stats the rest.
-    return compare_watched(recorder, changes)
+    return compare_watched(recorder, changes, save=False)  # rollback() keeps what lasts
 
 
 def _versions(rows: dict[str, ChangeRow]) -> dict[str, Version]:

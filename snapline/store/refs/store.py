@@ -113,9 +113,11 @@ class _Changes:
         self.stream_of = table.stream_of
         self.totals = table.totals
         self.paths = table.paths
+        self.touched = table.touched
         self.in_range = table.in_range
         self.iter = table.iter
         self.version_at = table.version_at
+        self.versions_at = table.versions_at
         self.path_history = table.path_history
 
     def insert(self, changes: Iterable[ChangeRow]) -> None:
