@@ -228,7 +228,9 @@ class FileDatabase:
             return final.exists()  # read-only: git too leaves it (it is there)
         binary = bytes.fromhex(id_)
         for pack in self._listed(False):
-            if pack.offset(binary) is not None:
+            with contextlib.suppress(Unreadable):  # then written loose: always safe
+                if pack.offset(binary) is None:
+                    continue
                 try:
                     os.utime(pack.idx.with_suffix(".pack"))
                 except OSError:

@@ -13,7 +13,7 @@ more than all it does (rows R9, R10, issue 39); merges and any other repository 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -163,14 +163,16 @@ class GitRepository(TreeMethods):
     def read_raw(self, id_: str) -> tuple[int, bytes]:
         """Object ``id_`` as git hashes it: its type (1 commit, 2 tree, 3 blob, 4 tag), bytes."""
         if self._files is not None:
-            return self._files.read(id_)  # KeyError: absent
+            with suppress(Unreadable):  # else libgit2 reads it, or names its damage
+                return self._files.read(id_)  # KeyError: absent
         kind, data = self._repo.odb.read(id_)
         return int(kind), bytes(data)
 
     def has_object(self, id_: str) -> bool:
         """Whether the object database holds ``id_`` (its index is asked; nothing is read)."""
         if self._files is not None:
-            return self._files.exists(id_)
+            with suppress(Unreadable):
+                return self._files.exists(id_)
         if self._odb is None:
             self._odb = self._repo.odb
         try:
@@ -199,20 +201,21 @@ class GitRepository(TreeMethods):
 
     def _typed(self, id_: str, kind: int, name: str) -> bytes:
         """Object ``id_``'s bytes, if it is of type ``kind`` (``MissingObjectError``: else)."""
-        if self._files is None:
-            import pygit2
+        if self._files is not None:
+            try:
+                found_kind, data = self._files.read(id_)
+            except KeyError:
+                raise MissingObjectError(id_, name) from None
+            except Unreadable:
+                pass  # a pack the files do not read, or damage: libgit2 reads it or names it
+            else:
+                if found_kind != kind:
+                    raise MissingObjectError(id_, name)
+                return data
+        import pygit2
 
-            found = self._object(id_, (pygit2.Commit, pygit2.Tree, pygit2.Blob)[kind - 1], name)
-            return bytes(found.read_raw())
-        try:
-            found_kind, data = self._files.read(id_)
-        except KeyError:
-            raise MissingObjectError(id_, name) from None
-        except Unreadable as error:
-            raise MissingObjectError(id_, name, str(error)) from None
-        if found_kind != kind:
-            raise MissingObjectError(id_, name)
-        return data
+        found = self._object(id_, (pygit2.Commit, pygit2.Tree, pygit2.Blob)[kind - 1], name)
+        return bytes(found.read_raw())
 
     def _write(self, data: bytes, kind: int = 2) -> str:  # 2 tree, 3 blob, 1 commit
         with self._refused(len(data)):

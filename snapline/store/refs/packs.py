@@ -56,8 +56,7 @@ class Pack:
 
     def _mapped(self) -> mmap.mmap:
         if self._index is None:
-            with open(self.idx, "rb") as file:
-                index = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+            index = _mapped(self.idx)
             if index[:8] != _IDX_MAGIC + b"\0\0\0\x02" or len(index) < 8 + 1024 + 40:
                 raise Unreadable(f"{self.idx}: not a version-2 pack index")
             self._count = int.from_bytes(index[8 + 1020 : 8 + 1024], "big")
@@ -112,12 +111,19 @@ class Pack:
 
     def _pack(self) -> mmap.mmap:
         if self._data is None:
-            with open(self.idx.with_suffix(".pack"), "rb") as file:
-                data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+            data = _mapped(self.idx.with_suffix(".pack"))
             if data[:4] != b"PACK" or data[4:8] not in (b"\0\0\0\x02", b"\0\0\0\x03"):
                 raise Unreadable(f"{self.idx}: not a version 2 or 3 pack")
             self._data = data
         return self._data
+
+
+def _mapped(path: Path) -> mmap.mmap:
+    try:
+        with open(path, "rb") as file:
+            return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError) as error:  # gone since listed (a gc), or empty
+        raise Unreadable(f"{path}: {error}") from None
 
 
 def packs_in(objects: Path) -> list[Pack]:

@@ -86,12 +86,20 @@ def test_both_ways_make_the_same_objects(tmp_path: Path) -> None:
     assert made[LEAN] == made[LIBRARY]
 
 
-@pytest.mark.parametrize("offsets", [True, False], ids=["ofs-delta", "ref-delta"])
-def test_objects_git_packed_read_as_git_reads_them(tmp_path: Path, offsets: bool) -> None:
+@pytest.mark.parametrize(
+    "settings",
+    [
+        ["repack.useDeltaBaseOffset=true"],
+        ["repack.useDeltaBaseOffset=false"],
+        # An index of version 1 (git before 1.5.2): not read here, libgit2 reads it.
+        ["pack.indexVersion=1"],
+    ],
+    ids=["ofs-delta", "ref-delta", "index-v1"],
+)
+def test_objects_git_packed_read_as_git_reads_them(tmp_path: Path, settings: list[str]) -> None:
     root = make_repo(tmp_path / "r", {"README.md": b"hello\n"})
     line = _line_of(root, [LEAN], _versions(30))
-    use = "true" if offsets else "false"
-    git(root, "-c", f"repack.useDeltaBaseOffset={use}", "gc", "-q", "--aggressive")
+    git(root, *(arg for setting in settings for arg in ("-c", setting)), "gc", "-q", "--aggressive")
     assert git(root, "count-objects", "-v").startswith("count: 0\n")  # all in the pack
     listed = git(root, "cat-file", "--batch-all-objects", "--batch-check").splitlines()
     assert any(len(line.split()) == 3 for line in listed)
