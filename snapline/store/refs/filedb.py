@@ -116,6 +116,9 @@ class FileDatabase:
         """The database of the repository whose common directory is ``common_dir``."""
         self.common_dir = common_dir
         self.objects = common_dir / "objects"
+        # Paths as text on the write path: a baseline writes thousands of objects, and
+        # pathlib's objects cost more than the system calls.
+        self._folder = os.fspath(self.objects)
         self._packs: list[Pack] | None = None
         self._listed_at = -1
 
@@ -136,7 +139,7 @@ class FileDatabase:
     def _raw(self, binary: bytes) -> tuple[int, bytes]:
         id_ = binary.hex()
         try:
-            with open(self.objects / id_[:2] / id_[2:], "rb") as file:
+            with open(f"{self._folder}/{id_[:2]}/{id_[2:]}", "rb") as file:
                 whole = zlib.decompress(file.read())
         except FileNotFoundError:
             return self._packed(binary)
@@ -176,7 +179,7 @@ class FileDatabase:
         """Whether a loose object or a pack holds ``id_`` (nothing is inflated)."""
         if not _hex(id_):
             return False
-        if (self.objects / id_[:2] / id_[2:]).exists():
+        if os.path.exists(f"{self._folder}/{id_[:2]}/{id_[2:]}"):
             return True
         binary = bytes.fromhex(id_)
         return any(pack.offset(binary) is not None for pack in self._listed(True))
@@ -190,14 +193,16 @@ class FileDatabase:
         """
         header = b"%s %d\0" % (_NAMES[kind], len(data))
         id_ = hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
-        folder = self.objects / id_[:2]
-        final = folder / id_[2:]
+        folder = f"{self._folder}/{id_[:2]}"
+        final = f"{folder}/{id_[2:]}"
         if self._renewed(final, id_):
             return id_
-        made = not folder.is_dir()
-        if made:
-            folder.mkdir(mode=0o777, exist_ok=True)
-        temporary = folder / f"tmp_obj_{os.urandom(6).hex()}"  # as git names them: gc prunes
+        try:
+            os.mkdir(folder)
+            made = True
+        except FileExistsError:
+            made = False
+        temporary = f"{folder}/tmp_obj_{os.urandom(6).hex()}"  # as git names them: gc prunes
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
         try:
             try:
@@ -212,20 +217,21 @@ class FileDatabase:
             with contextlib.suppress(FileExistsError):
                 os.link(temporary, final)
         finally:
-            temporary.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
         _sync_directory(folder)
         if made:
-            _sync_directory(self.objects)
+            _sync_directory(self._folder)
         return id_
 
-    def _renewed(self, final: Path, id_: str) -> bool:
+    def _renewed(self, final: str, id_: str) -> bool:
         try:
             os.utime(final)
             return True
         except FileNotFoundError:
             pass
         except OSError:
-            return final.exists()  # read-only: git too leaves it (it is there)
+            return os.path.exists(final)  # read-only: git too leaves it (it is there)
         binary = bytes.fromhex(id_)
         for pack in self._listed(False):
             with contextlib.suppress(Unreadable):  # then written loose: always safe
@@ -248,7 +254,7 @@ def _id(kind: int, data: bytes) -> str:
     return hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
 
 
-def _sync_directory(path: Path) -> None:
+def _sync_directory(path: str) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
