@@ -69,7 +69,8 @@ NOT_NEEDED = (
     "ctypes",
     "snapline.store.ledger.watch",
     "snapline.scanning.inotify",
-    # libgit2: only a history on git's refs loads it, and only to read or write objects.
+    # libgit2: a record reads and writes git's files itself (store/refs/filedb.py); the
+    # library is for what only it does (merges, a repository those files do not cover).
     "pygit2",
     "snapline.store.refs",
 )
@@ -306,13 +307,13 @@ def test_version_loads_no_more_of_the_standard_library_than_python_itself(
 
 
 @pytest.mark.parametrize("layout", ["git", "private"])
-def test_on_git_refs_record_loads_the_git_library_and_a_caught_up_verify_does_not(
+def test_on_git_refs_record_and_a_caught_up_verify_load_no_git_library(
     root: Path, layout: str
 ) -> None:
     # A history on git's refs (init at a git work tree's top, or outside git on its
-    # private repository): record writes objects, so it needs libgit2 and the refs
-    # store, and nothing else of NOT_NEEDED; a verify whose index is where the refs
-    # are reads them from git's files.
+    # private repository): record reads and writes git's files itself
+    # (store/refs/filedb.py, issue 39), and loads the refs store but nothing else of
+    # NOT_NEEDED; a verify whose index is where the refs are reads them from git's files.
     env = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     if layout == "git":
         subprocess.run(["git", "init", "-q", str(root)], check=True, env={**os.environ, **env})
@@ -323,17 +324,15 @@ def test_on_git_refs_record_loads_the_git_library_and_a_caught_up_verify_does_no
     (root / "app.py").write_text("print('bye')\n")
     recorded = _run(root, ["record", "app.py"])
     assert recorded["code"] == 0 and "recorded snapshot 1" in recorded["stdout"]
-    assert "pygit2" in recorded["modules"]
-    # pygit2 itself imports tarfile, hence shutil and lzma, and dataclasses and inspect.
-    libgit2 = ("pygit2", "snapline.store.refs", "shutil", "lzma", "dataclasses", "inspect")
-    on_refs = (*(name for name in NOT_NEEDED if name not in libgit2), *REFS_NOT_NEEDED)
+    assert "snapline.store.refs.filedb" in recorded["modules"]  # it wrote git's objects
+    on_refs = (*(name for name in NOT_NEEDED if name != "snapline.store.refs"), *REFS_NOT_NEEDED)
     _lean(recorded, on_refs)
     (root / "app.py").write_text("print('hooked')\n")
     event = json.loads(_event(root, "PostToolUse"))
     event["tool_input"]["file_path"] = str(root / "app.py")
     hooked = _run(root, ["hook", "claude-code"], json.dumps(event))
     assert hooked["code"] == 0 and hooked["stderr"] == "", hooked["stderr"]
-    assert "pygit2" in hooked["modules"]  # it recorded
+    assert "snapline.store.refs.filedb" in hooked["modules"]  # it recorded
     _lean(hooked, on_refs)
     checked = _run(root, ["verify"])
     assert checked["code"] == 0 and "snapshots 0..2 verified," in checked["stdout"]

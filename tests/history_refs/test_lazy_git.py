@@ -2,8 +2,9 @@
 
 ``status`` and ``verify`` compare the refs with the index's marks by reading git's ref
 files (``store/refs/reffiles.py``); libgit2 (pygit2, tens of milliseconds to load) is
-loaded only to read or write objects: a record, a catch-up. Each command runs as a
-whole process reporting what it imported.
+not loaded by a record either, which reads and writes git's files itself
+(``store/refs/filedb.py``, issue 39). Each command runs as a whole process reporting
+what it imported.
 """
 
 from __future__ import annotations
@@ -41,11 +42,13 @@ def _run(root: Path, *args: str) -> dict[str, object]:
     return report
 
 
-def test_status_and_verify_of_a_caught_up_index_leave_libgit2_unloaded(tmp_path: Path) -> None:
+def test_record_status_and_verify_of_a_caught_up_index_leave_libgit2_unloaded(
+    tmp_path: Path,
+) -> None:
     repo = new_repo(tmp_path / "work", {"a.txt": "a\n"})
     repo.ok("init")
     (repo.path / "a.txt").write_text("a2\n")
-    assert _run(repo.path, "record", "a.txt") == {"code": 0, "pygit2": True}
+    assert _run(repo.path, "record", "a.txt") == {"code": 0, "pygit2": False}
     assert _run(repo.path, "status") == {"code": 0, "pygit2": False}
     assert _run(repo.path, "verify") == {"code": 0, "pygit2": False}
     # After `git pack-refs` the refs are read from packed-refs, the same way.
@@ -54,3 +57,7 @@ def test_status_and_verify_of_a_caught_up_index_leave_libgit2_unloaded(tmp_path:
     assert loose == []
     assert _run(repo.path, "status") == {"code": 0, "pygit2": False}
     assert "in sync" in repo.ok("status")
+    (repo.path / "a.txt").write_text("a3\n")  # a ref moved from packed-refs: still files
+    assert _run(repo.path, "record", "a.txt") == {"code": 0, "pygit2": False}
+    assert repo.git("fsck", "--strict").strip() == ""
+    assert _run(repo.path, "verify") == {"code": 0, "pygit2": False}

@@ -134,4 +134,24 @@ class PrivateBackend(SqliteBackend):
         return RefsStore(open_repository(path.parents[1]), SqliteStore.open(path, busy_timeout))
 
 
-BACKENDS: list[Backend] = [SqliteBackend(), RefsBackend(), PrivateBackend()]
+class LibgitBackend(RefsBackend):
+    """:class:`RefsBackend` with every object and ref through libgit2 (pygit2).
+
+    A command reads and writes git's files itself where it can (``store/refs/filedb.py``,
+    issue 39); the contract holds both ways.
+    """
+
+    name = "refs-libgit2"
+
+    def create(self, path: Path, config: dict[str, Any], busy_timeout: float) -> Store:
+        """A new index at ``path``, in the git repository that holds it, through libgit2."""
+        index = SqliteStore.create(path, config, busy_timeout)
+        return RefsStore(open_repository(path.parents[2], library=True), index)
+
+    def open(self, path: Path, busy_timeout: float) -> Store:
+        """The index at ``path`` and the repository holding it, through libgit2."""
+        repo = open_repository(path.parents[2], library=True)
+        return RefsStore(repo, SqliteStore.open(path, busy_timeout))
+
+
+BACKENDS: list[Backend] = [SqliteBackend(), RefsBackend(), LibgitBackend(), PrivateBackend()]

@@ -3,17 +3,23 @@
 Everything the refs store asks of git goes through :class:`GitRepository` (objects, refs
 moved with compare-and-swap, tree diffs, merges). Ids cross it as hex strings and paths
 as ``str`` (surrogate escapes for names not UTF-8), so no other module sees pygit2's
-types. Trees are serialized by :mod:`snapline.store.refs.objects`.
+types. Trees are serialized by :mod:`snapline.store.refs.objects`, commits by
+:mod:`.commit_text`. Objects and snapline's refs are read and written as git's own
+files (:mod:`.filedb`, :mod:`.packs`, :mod:`.reflock`) wherever those cover the
+repository, chosen once in :class:`GitRepository`: loading libgit2 costs a cold command
+more than all it does (rows R9, R10, issue 39); merges and any other repository use it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from snapline import state_dir
+from snapline.store.refs.commit_text import commit_bytes, parse_commit
+from snapline.store.refs.filedb import FileDatabase, Unreadable, lean_database
 from snapline.store.refs.git_errors import (
     MissingObjectError,
     NotAGitRepositoryError,
@@ -22,11 +28,10 @@ from snapline.store.refs.git_errors import (
     ownership_refusal,
     ref_damage,
 )
-from snapline.store.refs.objects import parse_tree, tree_bytes
+from snapline.store.refs.git_trees import TreeMethods
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
-from snapline.store.refs.tree_edit import update_tree
-from snapline.store.refs.treediff import Memo, tree_changes
-from snapline.store.refs.values import TREE_MODE, Commit, Entry, Merged, TreeChange
+from snapline.store.refs.reflock import list_refs, move_refs
+from snapline.store.refs.values import Commit, Entry, Merged
 
 if TYPE_CHECKING:
     # Imported where used: loading libgit2 costs tens of milliseconds, and a command
@@ -46,18 +51,23 @@ _T = TypeVar("_T")
 _LOCK_ATTEMPTS = 5
 
 
-def open_repository(path: Path) -> GitRepository:
+def open_repository(path: Path, library: bool = False) -> GitRepository:
     """Open the git repository that holds ``path`` (a work tree, a linked one, or bare).
 
     A linked work tree opens its main work tree's objects and refs; a workspace with a
     private repository (``.snapline/repo``) that one, without the library until used.
+
+    Args:
+        path: A path inside the repository.
+        library: Every object and ref through libgit2, none through git's files
+            (:mod:`.filedb`): the tests hold both ways to one contract.
 
     Raises:
         NotAGitRepositoryError: If no repository holds ``path``.
     """
     top = state_dir.private_repo(path) or state_dir.git_dir(path)
     if top is not None:
-        return GitRepository(None, top)
+        return GitRepository(None, top, lean=not library)
     found = _library().discover_repository(str(path))
     if found is None:
         raise NotAGitRepositoryError(path)
@@ -91,22 +101,25 @@ def _git_error() -> Any:
     return pygit2.GitError
 
 
-def _encode(name: str) -> bytes:
-    return name.encode("utf-8", "surrogateescape")
-
-
-def _decode(name: bytes) -> str:
-    return name.decode("utf-8", "surrogateescape")
-
-
-class GitRepository:
+class GitRepository(TreeMethods):
     """A git repository's objects and refs, as the refs store uses them."""
 
-    def __init__(self, repository: pygit2.Repository | None, git_dir: Path | None = None) -> None:
-        """Wrap an open repository, or (``None``) the one at ``git_dir``, opened when used."""
+    def __init__(
+        self, repository: pygit2.Repository | None, git_dir: Path | None = None, lean: bool = True
+    ) -> None:
+        """Wrap an open repository, or (``None``) the one at ``git_dir``, opened when used.
+
+        ``lean``: read and write git's files without the library where it can (one
+        whose repository was opened by the library always uses the library).
+        """
         self._opened = repository
         self._git_dir = git_dir
         self._odb: pygit2.Odb | None = None
+        # Chosen once, here: git's files read and written without the library (a cold
+        # record loads no libgit2, rows R9 and R10), where filedb reads this repository.
+        self._files: FileDatabase | None = None
+        if repository is None and git_dir is not None and lean:
+            self._files = lean_database(self.common_dir, self.git_dir)
         # Each line read whole (reading.read_line), by tip: the index build and a CI clone's
         # explanation of its checkout read it once (a commit's id fixes all it reaches).
         self.lines_read: dict[str, tuple[str, tuple[Any, ...]]] = {}
@@ -145,17 +158,21 @@ class GitRepository:
         Raises:
             MissingObjectError: If there is no such blob.
         """
-        import pygit2
-
-        return bytes(self._object(id_, pygit2.Blob, "blob").data)
+        return self._typed(id_, 3, "blob")
 
     def read_raw(self, id_: str) -> tuple[int, bytes]:
         """Object ``id_`` as git hashes it: its type (1 commit, 2 tree, 3 blob, 4 tag), bytes."""
-        kind, data = self._repo.odb.read(id_)  # KeyError: absent
+        if self._files is not None:
+            with suppress(Unreadable):  # else libgit2 reads it, or names its damage
+                return self._files.read(id_)  # KeyError: absent
+        kind, data = self._repo.odb.read(id_)
         return int(kind), bytes(data)
 
     def has_object(self, id_: str) -> bool:
         """Whether the object database holds ``id_`` (its index is asked; nothing is read)."""
+        if self._files is not None:
+            with suppress(Unreadable):
+                return self._files.exists(id_)
         if self._odb is None:
             self._odb = self._repo.odb
         try:
@@ -163,23 +180,9 @@ class GitRepository:
         except ValueError:
             return False
 
-    def entry(self, tree: str, path: str) -> Entry | None:
-        """What tree ``tree`` holds at ``path`` (``a/b/c``), or ``None`` if nothing.
-
-        Raises:
-            MissingObjectError: If ``tree`` or a tree on the way is absent.
-        """
-        current: Entry = Entry(tree, TREE_MODE)
-        for name in path.split("/"):
-            if current.mode != TREE_MODE:
-                return None
-            found = self._child(current.id, _encode(name))
-            if found is None:
-                return None
-            current = found
-        return current
-
     def _child(self, tree: str, name: bytes) -> Entry | None:
+        if self._files is not None:
+            return self._entries(tree).get(name)
         try:
             text = name.decode("utf-8")
         except UnicodeDecodeError:
@@ -193,80 +196,32 @@ class GitRepository:
             return None
         return Entry(str(item.id), int(item.filemode))
 
-    def names(self, tree: str) -> dict[str, Entry]:
-        """The entries directly in ``tree``, by name (``MissingObjectError``: no such tree)."""
-        return {_decode(name): entry for name, entry in self._entries(tree).items()}
-
-    def read_path(self, tree: str, path: str) -> bytes | None:
-        """The blob at ``path`` in ``tree``, or ``None`` if there is none (or a tree).
-
-        Raises:
-            MissingObjectError: If an object on the way is absent.
-        """
-        found = self.entry(tree, path)
-        return None if found is None or found.mode == TREE_MODE else self.read_blob(found.id)
-
-    def tree(self, entries: Mapping[str, Entry]) -> str:
-        """Write a tree of the given names (no ``/`` in them) and entries; its id."""
-        return self._write(tree_bytes({_encode(name): entry for name, entry in entries.items()}))
-
-    def update_tree(self, base: str | None, edits: Mapping[str, Entry | None]) -> str:
-        """A tree like ``base`` with ``edits`` applied, rebuilding only the changed path.
-
-        Args:
-            base: The tree to start from, ``None`` for the empty tree.
-            edits: Path (``a/b/c``) to its new entry, or ``None`` to remove it. A
-                directory left empty is removed, as git does.
-
-        Returns:
-            The new tree's id (:data:`EMPTY_TREE` when nothing is left).
-
-        Raises:
-            MissingObjectError: If ``base`` or a tree on a changed path is absent.
-            ValueError: If the edits make a path both a file and a directory.
-        """
-        split = {tuple(_encode(path).split(b"/")): entry for path, entry in edits.items()}
-        return update_tree(self._tree_data, self._write, base, split) or self._write(b"")
-
     def _tree_data(self, tree: str) -> bytes:
+        return self._typed(tree, 2, "tree")
+
+    def _typed(self, id_: str, kind: int, name: str) -> bytes:
+        """Object ``id_``'s bytes, if it is of type ``kind`` (``MissingObjectError``: else)."""
+        if self._files is not None:
+            try:
+                found_kind, data = self._files.read(id_)
+            except KeyError:
+                raise MissingObjectError(id_, name) from None
+            except Unreadable:
+                pass  # a pack the files do not read, or damage: libgit2 reads it or names it
+            else:
+                if found_kind != kind:
+                    raise MissingObjectError(id_, name)
+                return data
         import pygit2
 
-        return bytes(self._object(tree, pygit2.Tree, "tree").read_raw())
+        found = self._object(id_, (pygit2.Commit, pygit2.Tree, pygit2.Blob)[kind - 1], name)
+        return bytes(found.read_raw())
 
-    def _write(self, data: bytes, kind: int = 2) -> str:  # GIT_OBJECT_TREE, or _BLOB (3)
+    def _write(self, data: bytes, kind: int = 2) -> str:  # 2 tree, 3 blob, 1 commit
         with self._refused(len(data)):
+            if self._files is not None:
+                return self._files.write(kind, data)
             return str(self._repo.write(kind, data))
-
-    def _entries(self, tree: str) -> dict[bytes, Entry]:
-        # The tree's bytes parsed here: pygit2 makes an object of every entry it lists,
-        # which took most of a one-file snapshot's time (rows R1, R2).
-        return parse_tree(self._tree_data(tree))
-
-    def changes(self, old: str | None, new: str, memo: Memo | None = None) -> list[TreeChange]:
-        """The files that differ between two trees, in path order (:mod:`.treediff`).
-
-        Args:
-            old: The tree before, ``None`` for none (every file is added; nothing is written).
-            new: The tree after.
-            memo: Trees read by earlier calls of one pass (:data:`.treediff.Memo`).
-
-        Raises:
-            MissingObjectError: If a tree is absent (or its bytes are not a tree's).
-        """
-        return tree_changes(self._tree_data, old, new, memo)
-
-    def walk(self, tree: str) -> Iterator[tuple[str, Entry]]:
-        """Every file of ``tree`` with its entry, depth first, in git's order.
-
-        Raises:
-            MissingObjectError: If a tree is absent.
-        """
-        for name, entry in sorted(self._entries(tree).items()):
-            path = _decode(name)
-            if entry.mode == TREE_MODE:
-                yield from ((f"{path}/{inner}", found) for inner, found in self.walk(entry.id))
-            else:
-                yield path, entry
 
     def write_commit(self, tree: str, parents: list[str], message: str, time: int) -> str:
         """Write a commit (author and committer snapline, at ``time``); its id.
@@ -274,13 +229,7 @@ class GitRepository:
         The same tree, parents, message and time make the same id: a snapshot written
         twice is one commit.
         """
-        import pygit2
-
-        signature = pygit2.Signature(*_IDENTITY, time, 0)
-        oids = [pygit2.Oid(hex=parent) for parent in parents]
-        tree_id = pygit2.Oid(hex=tree)
-        with self._refused(len(message) + 400):
-            return str(self._repo.create_commit(None, signature, signature, message, tree_id, oids))
+        return self._write(commit_bytes(tree, parents, message, time, _IDENTITY), 1)
 
     def read_commit(self, id_: str) -> Commit:
         """The commit ``id_``.
@@ -288,11 +237,10 @@ class GitRepository:
         Raises:
             MissingObjectError: If there is no such commit.
         """
-        import pygit2
-
-        found = self._object(id_, pygit2.Commit, "commit")
-        parents = tuple(str(parent) for parent in found.parent_ids)
-        return Commit(id_, str(found.tree_id), parents, found.message)
+        try:
+            return parse_commit(id_, self._typed(id_, 1, "commit"))
+        except ValueError as error:
+            raise MissingObjectError(id_, "commit", str(error)) from None
 
     def _object(self, id_: str, kind: type[_T], name: str) -> _T:
         try:
@@ -309,7 +257,8 @@ class GitRepository:
     def _refused(self, size: int, *paths: str) -> AbstractContextManager[None]:
         """A write into ``paths`` (``objects``) the OS refused, named with its reason (exit 1)."""
         where = lambda: [self.common_dir / path for path in paths or ["objects"]]  # noqa: E731
-        return named_refusal((_git_error(), OSError), where, size)
+        errors = (OSError,) if self._opened is None else (_git_error(), OSError)
+        return named_refusal(errors, where, size)
 
     def head_tree(self) -> str | None:
         """The tree of this work tree's checked-out commit (``None``: no commit yet)."""
@@ -328,6 +277,10 @@ class GitRepository:
 
     def refs(self, prefix: str) -> dict[str, str]:
         """Every ref whose name starts with ``prefix``, with its target."""
+        if self._files is not None and self._opened is None:
+            listed = list_refs(self.common_dir, prefix)
+            if listed is not None:
+                return listed
         refs = self._repo.references
         with ref_damage(_git_error(), prefix):
             return {name: str(refs[name].target) for name in refs if name.startswith(prefix)}
@@ -347,6 +300,10 @@ class GitRepository:
             RefConflictError: If a ref points elsewhere, or another writer holds its
                 lock; then no ref moved.
         """
+        if self._files is not None:
+            with self._refused(64, *(move[0] for move in moves)):
+                if move_refs(self.common_dir, moves):
+                    return
         import pygit2
 
         for attempt in range(_LOCK_ATTEMPTS):

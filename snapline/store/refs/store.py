@@ -5,17 +5,16 @@
 read is answered by the index (:class:`~snapline.store.sqlite.SqliteStore`); every
 write goes to the index inside one transaction and, just before that transaction
 commits, each snapshot it added is appended to its line's ref
-(:func:`~snapline.store.refs.writing.append_snapshot`, compare-and-swap). The ref is
-the commit point: a ref that moved under this writer (another process recorded first)
-fails the write and the index transaction rolls back; an index that lost its
-transaction after its ref moved (a crash in between) catches up from the ref
-(:mod:`snapline.store.refs.catchup`). The index never holds a snapshot the ref lacks.
+(:func:`.writing.append_snapshot`, compare-and-swap). The ref is the commit point: a ref
+that moved under this writer (another process recorded first) fails the write and the
+index transaction rolls back; an index that lost its transaction after its ref moved (a
+crash) catches up from the ref (:mod:`.catchup`): it never holds a snapshot the ref lacks.
 
 Each work tree writes its own line (:mod:`snapline.store.refs.followed`): the one that
 ran ``init`` the baseline's, any other a line it starts at its first write, forked from
-the tip its index followed; milestones go on ``refs/snapline/milestones/<line>``. A
-merge snapshot (``snapline merge``, inside :meth:`RefsStore.merging`) names the commits
-of the other lines' heads it joins as its further parents (:mod:`.joining`).
+the tip its index followed; milestones go on ``refs/snapline/milestones/<line>``. A merge
+snapshot (``snapline merge``, :meth:`RefsStore.merging`) names the other lines' heads it
+joins as its further parents (:mod:`.joining`).
 """
 
 from __future__ import annotations
@@ -135,10 +134,10 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
     """An open workspace history: the lines on git's refs and the local index.
 
     A write (``write()``) also raises what publishing raises: :class:`LineMovedError`,
-    ``RefConflictError``, ``UnpublishableError`` (see ``_publish``). No ledger files and
-    one line so far (:class:`~snapline.store.ledgerless.Ledgerless`), ``verify``'s
-    checkpoint in the index (:class:`~snapline.store.refs.verified.Verified`), and the
-    baseline's content in its line's first ``state``.
+    ``RefConflictError``, ``UnpublishableError`` (see ``_publish``). No ledger files
+    (:class:`~snapline.store.ledgerless.Ledgerless`), ``verify``'s checkpoint in the index
+    (:class:`~snapline.store.refs.verified.Verified`), the baseline's content in its
+    line's first ``state``.
 
     Args:
         repo: The git repository holding the refs.

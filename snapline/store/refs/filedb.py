@@ -1,0 +1,262 @@
+"""git's object database read and written as files, without libgit2 (issue 39).
+
+Loading libgit2's binding costs a cold command several times what the command does
+(rows R9, R10). What a record asks of git's objects is small: read the tip's commit
+and the trees on the changed paths, write a blob, trees and a commit. Here that is
+done as git does it: a loose object is ``objects/xx/<38 hex>``, zlib of ``TYPE SP SIZE
+NUL`` and the bytes, written under a temporary name, fsynced, renamed into place and
+its directory fsynced (what libgit2 does for snapline with ``enable_fsync_gitdir``);
+packed objects are read through :mod:`.packs`. Every object read is hashed against its
+id, as libgit2 does (strict hash verification).
+
+:func:`lean_database` is the one place that decides whether a repository is one this
+reads (the files backend, SHA-1 objects, no alternates, no promisor, this user's);
+for any other, :mod:`snapline.store.refs.git` uses the library.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import zlib
+from pathlib import Path
+
+from snapline.store.refs.packs import Pack, Unreadable, packs_in
+
+__all__ = ["FileDatabase", "Unreadable", "lean_database"]
+
+_KINDS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
+_NAMES = {kind: name for name, kind in _KINDS.items()}
+# Repository extensions that change nothing a record reads or writes; any other
+# (objectFormat sha256, partialClone's promised objects, refStorage) is the library's.
+_HARMLESS = frozenset(("worktreeconfig", "noop", "preciousobjects"))
+
+
+def lean_database(common_dir: Path, git_dir: Path) -> FileDatabase | None:
+    """A :class:`FileDatabase` of ``common_dir``, or ``None`` where only the library can tell.
+
+    Asked once per repository opened (:mod:`snapline.store.refs.git`), with this work
+    tree's own git directory ``git_dir``.
+    """
+    # git's owner check (safe.directory lifts it) is the library's: the work tree, its
+    # git directory and the common one must be this user's.
+    owned = [common_dir, git_dir, *([git_dir.parent] if git_dir.name == ".git" else [])]
+    try:
+        config = (common_dir / "config").read_text("utf-8", "replace").lower()
+        if any(path.stat().st_uid != os.geteuid() for path in owned):
+            return None
+    except OSError:
+        return None
+    if (common_dir / "reftable").exists():
+        return None  # another ref backend: the library's
+    if (common_dir / "objects" / "info" / "alternates").exists():
+        return None
+    if not _plain(config) or not all(_plain(text) for text in _global_configs()):
+        return None
+    return FileDatabase(common_dir)
+
+
+def _plain(config: str) -> bool:
+    """Whether a config's text sets nothing that changes how objects and refs are written.
+
+    Read line by line (a regular expression compiled per process costs more than the
+    whole read): sections, ``key = value``; anything unsure is the library's.
+    """
+    section = ""
+    for line in config.splitlines():
+        line = line.split("#", 1)[0].split(";", 1)[0].strip()
+        if line.startswith("["):
+            section = line[1:].split("]", 1)[0].split('"', 1)[0].strip()
+            if section.startswith("include"):
+                return False  # what an included file sets is not read here
+            continue
+        key, _, value = line.partition("=")
+        key, value = key.strip(), value.strip().strip('"')
+        if _unplain(section, key, value):
+            return False
+    return True
+
+
+def _unplain(section: str, key: str, value: str) -> bool:
+    if section == "extensions":
+        return key not in _HARMLESS
+    if section != "core":
+        return False
+    if key == "repositoryformatversion":
+        return value not in ("0", "1")
+    # Group-writable modes, a reflog of every ref: the library writes them.
+    return key == "sharedrepository" or (key == "logallrefupdates" and value == "always")
+
+
+def _global_configs() -> list[str]:
+    """The text of the user's and the system's git config, as libgit2 reads them."""
+    home = os.environ.get("HOME", "")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    texts = []
+    for path in (os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as file:
+                texts.append(file.read().lower())
+        except OSError:
+            continue
+    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
+        try:
+            with open("/etc/gitconfig", encoding="utf-8", errors="replace") as file:
+                texts.append(file.read().lower())
+        except OSError:
+            pass
+    return texts
+
+
+class FileDatabase:
+    """The loose objects and packs of one repository (``<common dir>/objects``)."""
+
+    def __init__(self, common_dir: Path) -> None:
+        """The database of the repository whose common directory is ``common_dir``."""
+        self.common_dir = common_dir
+        self.objects = common_dir / "objects"
+        # Paths as text on the write path: a baseline writes thousands of objects, and
+        # pathlib's objects cost more than the system calls.
+        self._folder = os.fspath(self.objects)
+        self._packs: list[Pack] | None = None
+        self._listed_at = -1
+
+    def read(self, id_: str) -> tuple[int, bytes]:
+        """Object ``id_``: its type (1 commit, 2 tree, 3 blob, 4 tag) and bytes.
+
+        Raises:
+            KeyError: If no loose object or pack holds it.
+            Unreadable: If its bytes do not hash to ``id_``, or are not git's.
+        """
+        if not _hex(id_):
+            raise KeyError(id_)
+        kind, data = self._raw(bytes.fromhex(id_))
+        if _id(kind, data) != id_:
+            raise Unreadable(f"object {id_} hashes to {_id(kind, data)}")
+        return kind, data
+
+    def _raw(self, binary: bytes) -> tuple[int, bytes]:
+        id_ = binary.hex()
+        try:
+            with open(f"{self._folder}/{id_[:2]}/{id_[2:]}", "rb") as file:
+                whole = zlib.decompress(file.read())
+        except FileNotFoundError:
+            return self._packed(binary)
+        except zlib.error as error:
+            raise Unreadable(f"object {id_}: {error}") from None
+        header, _, data = whole.partition(b"\0")
+        name, _, size = header.partition(b" ")
+        if name not in _KINDS or size != b"%d" % len(data):
+            raise Unreadable(f"object {id_}: a header of {header[:32]!r}")
+        return _KINDS[name], data
+
+    def _packed(self, binary: bytes) -> tuple[int, bytes]:
+        for fresh in (False, True):  # a pack written since the list was read: look again
+            for pack in self._listed(fresh):
+                offset = pack.offset(binary)
+                if offset is not None:
+                    return pack.read(offset, self._raw)
+        raise KeyError(binary.hex())
+
+    def _listed(self, fresh: bool) -> list[Pack]:
+        if self._packs is not None and fresh:
+            # Listed again only if a pack came or went (its folder's time moved), as
+            # git looks again when an object is not where it looked.
+            try:
+                fresh = os.stat(self.objects / "pack").st_mtime_ns != self._listed_at
+            except OSError:
+                fresh = True
+        if self._packs is None or fresh:
+            try:
+                self._listed_at = os.stat(self.objects / "pack").st_mtime_ns
+            except OSError:
+                self._listed_at = -1
+            self._packs = packs_in(self.objects)
+        return self._packs
+
+    def exists(self, id_: str) -> bool:
+        """Whether a loose object or a pack holds ``id_`` (nothing is inflated)."""
+        if not _hex(id_):
+            return False
+        if os.path.exists(f"{self._folder}/{id_[:2]}/{id_[2:]}"):
+            return True
+        binary = bytes.fromhex(id_)
+        return any(pack.offset(binary) is not None for pack in self._listed(True))
+
+    def write(self, kind: int, data: bytes) -> str:
+        """Store ``data`` as an object of type ``kind`` (once); its id.
+
+        An object already there is not written again: its file's time is renewed, as
+        git does, so that a ``git gc`` running meanwhile does not prune what a commit
+        about to be written names.
+        """
+        header = b"%s %d\0" % (_NAMES[kind], len(data))
+        id_ = hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
+        folder = f"{self._folder}/{id_[:2]}"
+        final = f"{folder}/{id_[2:]}"
+        if self._renewed(final, id_):
+            return id_
+        try:
+            os.mkdir(folder)
+            made = True
+        except FileExistsError:
+            made = False
+        temporary = f"{folder}/tmp_obj_{os.urandom(6).hex()}"  # as git names them: gc prunes
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        try:
+            try:
+                # Level 1, as git's core.looseCompression and libgit2 write loose objects.
+                view = memoryview(zlib.compress(header + data, 1))
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            # A link never replaces an object another writer put there first (git's way).
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, final)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+        _sync_directory(folder)
+        if made:
+            _sync_directory(self._folder)
+        return id_
+
+    def _renewed(self, final: str, id_: str) -> bool:
+        try:
+            os.utime(final)
+            return True
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return os.path.exists(final)  # read-only: git too leaves it (it is there)
+        binary = bytes.fromhex(id_)
+        for pack in self._listed(False):
+            with contextlib.suppress(Unreadable):  # then written loose: always safe
+                if pack.offset(binary) is None:
+                    continue
+                try:
+                    os.utime(pack.idx.with_suffix(".pack"))
+                except OSError:
+                    return False  # a pack that cannot be renewed: write the object loose
+                return True
+        return False
+
+
+def _hex(id_: str) -> bool:
+    return len(id_) == 40 and not id_.strip("0123456789abcdef")
+
+
+def _id(kind: int, data: bytes) -> str:
+    header = b"%s %d\0" % (_NAMES[kind], len(data))
+    return hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
+
+
+def _sync_directory(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

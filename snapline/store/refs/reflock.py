@@ -1,0 +1,122 @@
+"""snapline's refs listed and moved as git's files backend does, without libgit2 (issue 39).
+
+A ref is moved with git's lock-file protocol (``refs/files-backend.c``): its lock
+``NAME.lock`` is made exclusively (so ``git update-ref`` and libgit2 are excluded too),
+the ref is compared under the lock, the new id written into the lock, fsynced, and the
+lock renamed onto the ref, its directory fsynced. Several refs: every lock first, then
+every compare, then the renames, so a process killed before the first rename leaves
+every ref as it was (and its stale locks, which git's own writers refuse as well).
+Only refs under ``refs/snapline/`` are handled here, and none with a reflog: the rest
+is the library's (:data:`UNKNOWN` says so).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from snapline.store.refs.git_errors import RefConflictError
+from snapline.store.refs.reffiles import UNKNOWN, read_ref
+
+__all__ = ["UNKNOWN", "list_refs", "move_refs"]
+
+_OWN = "refs/snapline/"
+
+
+def _ours(common_dir: Path, name: str) -> bool:
+    return (
+        name.startswith(_OWN)
+        and ".." not in name
+        and not name.endswith((".lock", "/"))
+        and not (common_dir / "logs" / name).exists()
+    )
+
+
+def list_refs(common_dir: Path, prefix: str) -> dict[str, str] | None:
+    """Every ref under ``prefix`` (in ``refs/snapline/``) with its id; ``None``: ask the library.
+
+    A loose ref hides a packed one of the same name, as git reads them.
+    """
+    if not prefix.startswith(_OWN) or (common_dir / "reftable").exists():
+        return None
+    found: dict[str, str] = {}
+    try:
+        with open(common_dir / "packed-refs", "rb") as packed:
+            lines = packed.read().decode("utf-8", "surrogateescape").splitlines()
+    except FileNotFoundError:
+        lines = []
+    except OSError:
+        return None
+    for line in lines:
+        id_, _, name = line.partition(" ")
+        if not line.startswith(("#", "^")) and name.startswith(prefix):
+            found[name] = id_
+    top = prefix.rsplit("/", 1)[0]
+    for folder, _, files in os.walk(common_dir / top):
+        for file in files:
+            name = Path(folder, file).relative_to(common_dir).as_posix()
+            if name.startswith(prefix) and not file.endswith(".lock"):
+                read = read_ref(common_dir, name)
+                if read == UNKNOWN:
+                    return None
+                if read is not None:
+                    found[name] = read
+    if any(read_ref(common_dir, name) == UNKNOWN for name in found):
+        return None  # a packed id that is not one: the library names the damage
+    return dict(sorted(found.items()))
+
+
+def move_refs(common_dir: Path, moves: Sequence[tuple[str, str, str | None]]) -> bool:
+    """Move each ref ``(name, new, expected)`` to ``new`` if all are at ``expected``.
+
+    Returns:
+        ``False`` (no ref moved, every lock taken removed) when a ref is not one this
+        moves or reads: the library's.
+
+    Raises:
+        RefConflictError: If a ref points elsewhere, or another writer holds its lock;
+            then no ref moved.
+        OSError: If the system refused a lock, a write or a rename.
+    """
+    if (common_dir / "reftable").exists() or not all(_ours(common_dir, m[0]) for m in moves):
+        return False
+    locks: list[tuple[Path, Path, str]] = []
+    try:
+        for name, new, expected in moves:
+            ref = common_dir / name
+            lock = ref.with_name(ref.name + ".lock")
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                raise RefConflictError(name, expected, None) from None
+            locks.append((lock, ref, new))
+            try:
+                os.write(fd, new.encode("ascii") + b"\n")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        for name, _, expected in moves:
+            actual = read_ref(common_dir, name)
+            if actual == UNKNOWN:
+                return False  # not a ref this reads: the library names its damage
+            if actual != expected:
+                raise RefConflictError(name, expected, actual)
+        while locks:
+            lock, ref, _ = locks[0]
+            os.replace(lock, ref)
+            locks.pop(0)
+            _sync_directory(ref.parent)
+    finally:
+        for lock, _, _ in locks:
+            lock.unlink(missing_ok=True)
+    return True
+
+
+def _sync_directory(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
