@@ -163,8 +163,10 @@ class GitRepository(TreeMethods):
     def read_raw(self, id_: str) -> tuple[int, bytes]:
         """Object ``id_`` as git hashes it: its type (1 commit, 2 tree, 3 blob, 4 tag), bytes."""
         if self._files is not None:
-            with suppress(Unreadable):  # else libgit2 reads it, or names its damage
-                return self._files.read(id_)  # KeyError: absent
+            # Else libgit2 reads it, or names its damage or its absence: what the files
+            # do not find is never called missing on their word alone.
+            with suppress(Unreadable, KeyError):
+                return self._files.read(id_)
         kind, data = self._repo.odb.read(id_)
         return int(kind), bytes(data)
 
@@ -204,10 +206,8 @@ class GitRepository(TreeMethods):
         if self._files is not None:
             try:
                 found_kind, data = self._files.read(id_)
-            except KeyError:
-                raise MissingObjectError(id_, name) from None
-            except Unreadable:
-                pass  # a pack the files do not read, or damage: libgit2 reads it or names it
+            except (Unreadable, KeyError):
+                pass  # a pack the files do not read, damage or absence: libgit2 tells
             else:
                 if found_kind != kind:
                     raise MissingObjectError(id_, name)
