@@ -9,9 +9,9 @@ project check is about, and a hook that refused it would leave the upgrade half 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
+from snapline import git_binary
 from snapline.errors import SnaplineError
 from snapline.paths import STORE_DIR
 
@@ -43,31 +43,19 @@ class GitCommandError(SnaplineError):
 
 
 def run_git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    """``git ARGS`` in ``root``; its stdout.
+    """``git ARGS`` in ``root`` (its own repository, whatever ``GIT_DIR`` says); its stdout.
 
     Raises:
         GitCommandError: If it cannot run or exits non-zero (git's first line of stderr).
     """
-    # The work tree's own repository: an inherited GIT_DIR would point elsewhere.
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
     argv = ["git", *args]
     try:
-        done = subprocess.run(
-            argv,
-            cwd=root,
-            env=env,
-            input=stdin,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as error:
-        raise GitCommandError(argv, str(error)) from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitCommandError(argv, message[0] if message else f"exit {done.returncode}")
-    return done.stdout
+        done = git_binary.run_git(root, *args, input=stdin, timeout=_TIMEOUT)
+    except git_binary.GitNotRunError as error:
+        raise GitCommandError(argv, error.reason) from None
+    if done.code != 0:
+        raise GitCommandError(argv, done.lines[0] if done.lines else f"exit {done.code}")
+    return done.out
 
 
 def _names(output: bytes) -> list[str]:

@@ -66,6 +66,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.unknown_path",
         "snapline.crashpoints",
         "snapline.errors",
+        "snapline.git_binary",
         "snapline.lazy",
     ),
 ]

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import tempfile
 from functools import cache
 
 from snapline.blame.lines import Hunks
+from snapline.git_binary import GitNotRunError, git_environment, git_installed, run_git
 
 __all__ = ["git_hunks", "git_hunks_many", "line_diff"]
 
@@ -28,12 +27,27 @@ _SETTINGS = (
     "-c", "diff.algorithm=myers", "-c", "diff.indentHeuristic=true",
     "-c", "core.autocrlf=false", "-c", "core.quotePath=false",
 )  # fmt: skip
-_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "LC_ALL": "C"}
+_DIFF = ("diff", "--no-index", "--no-ext-diff", "--no-textconv", "--no-color", "--text", "-U0")
 
 
-@cache
-def _git() -> str | None:
-    return shutil.which("git")
+def _diff(folder: str, *options: str) -> bytes:
+    """What ``git diff --no-index`` of ``a`` and ``b`` in ``folder`` printed.
+
+    Run plain (:func:`~snapline.git_binary.git_environment`): no setting of the user's
+    (``GIT_CONFIG_PARAMETERS``, an inherited ``GIT_DIR``'s config) changes the hunks.
+
+    Raises:
+        OSError: If git cannot be run or fails.
+    """
+    try:
+        done = run_git(
+            folder, *_SETTINGS, *_DIFF, *options, "--", "a", "b", env=git_environment(plain=True)
+        )
+    except GitNotRunError as error:
+        raise OSError(str(error)) from None
+    if done.code not in (0, 1):
+        raise OSError(f"git diff failed: {' '.join(done.lines)}")
+    return done.out
 
 
 @cache
@@ -50,7 +64,7 @@ def _scratch() -> str | None:
 
 def line_diff() -> Hunks:
     """Git's own line diff when git is installed, else libgit2's (the same algorithm)."""
-    if _git() is not None:
+    if git_installed():
         return git_hunks
     from snapline.store.refs.gitlines import line_hunks
 
@@ -65,24 +79,15 @@ def git_hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
     """
     if old == new:
         return []
-    git = _git()
-    if git is None:
-        raise FileNotFoundError("git is not on the PATH")
     with tempfile.TemporaryDirectory(prefix="snapline-blame-") as folder:
         with open(os.path.join(folder, "a"), "wb") as handle:
             handle.write(old)
         with open(os.path.join(folder, "b"), "wb") as handle:
             handle.write(new)
-        done = subprocess.run(
-            [git, *_SETTINGS, "diff", "--no-index", "--no-ext-diff", "--no-textconv",
-             "--no-color", "--text", "-U0", "--", "a", "b"],
-            cwd=folder, capture_output=True, env={**os.environ, **_ENV}, check=False,
-        )  # fmt: skip
-    if done.returncode not in (0, 1):
-        raise OSError(f"git diff failed: {done.stderr.decode(errors='replace').strip()}")
+        out = _diff(folder)
     return [
         (int(a), int(b) if b else 1, int(c), int(d) if d else 1)
-        for a, b, c, d in _HEADER.findall(done.stdout)
+        for a, b, c, d in _HEADER.findall(out)
     ]
 
 
@@ -103,9 +108,6 @@ def git_hunks_many(pairs: list[tuple[bytes, bytes]]) -> list[list[tuple[int, int
     todo = [at for at, (old, new) in enumerate(pairs) if old != new]
     if not todo:
         return found
-    git = _git()
-    if git is None:
-        raise FileNotFoundError("git is not on the PATH")
     with tempfile.TemporaryDirectory(prefix="snapline-blame-", dir=_scratch()) as folder:
         for side in ("a", "b"):
             os.mkdir(os.path.join(folder, side))
@@ -115,17 +117,11 @@ def git_hunks_many(pairs: list[tuple[bytes, bytes]]) -> list[list[tuple[int, int
                 handle.write(old)
             with open(os.path.join(folder, "b", str(at)), "wb") as handle:
                 handle.write(new)
-        done = subprocess.run(
-            [git, *_SETTINGS, "diff", "--no-index", "--no-ext-diff", "--no-textconv",
-             "--no-color", "--no-renames", "--text", "-U0", "--", "a", "b"],
-            cwd=folder, capture_output=True, env={**os.environ, **_ENV}, check=False,
-        )  # fmt: skip
-    if done.returncode not in (0, 1):
-        raise OSError(f"git diff failed: {done.stderr.decode(errors='replace').strip()}")
+        out = _diff(folder, "--no-renames")
     current: list[tuple[int, int, int, int]] | None = None
     # With -U0 every line of a change starts with +, - or \: only git's own headers
     # start with "diff --git " or "@@ ".
-    for line in done.stdout.split(b"\n"):
+    for line in out.split(b"\n"):
         if line.startswith(b"diff --git "):
             named = _FILE.match(line)
             current = None if named is None else found[int(named[1])]

@@ -11,12 +11,12 @@ workspace rolled back, as ``snapline rollback --to N`` would leave it, committed
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.git_binary import GitNotRunError, GitRun, run_git
 from snapline.state_dir import in_git
 
 __all__ = ["BranchError", "BranchResult", "make_branch"]
@@ -91,9 +91,9 @@ def make_branch(
     """
     git = _Git(root, name)
     prefix = git.prefix()
-    if git.run("check-ref-format", "--branch", name, check=False).returncode != 0:
+    if git.run("check-ref-format", "--branch", name, check=False).code != 0:
         raise BranchError(name, f"{name!r} is not a valid git branch name; choose another")
-    if git.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}", check=False).stdout:
+    if git.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}", check=False).out:
         raise BranchError(
             name, f"a git branch named {name} already exists; choose another name or delete it"
         )
@@ -102,12 +102,12 @@ def make_branch(
             name, f"{worktree} already exists; give --worktree a path that does not exist yet"
         )
     head = git.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False)
-    parent = head.stdout.decode().strip() or None
+    parent = head.text.strip() or None
     stream = _fast_import_stream(
         name, _ident(git), message, parent, prefix, files, sorted(removed), read
     )
     git.run("fast-import", "--quiet", input=stream)
-    commit = git.run("rev-parse", f"refs/heads/{name}").stdout.decode().strip()
+    commit = git.run("rev-parse", f"refs/heads/{name}").text.strip()
     if worktree is not None:
         git.run("worktree", "add", "--quiet", str(worktree), name)
     return BranchResult(
@@ -124,20 +124,15 @@ class _Git:
         self.root = root
         self.name = name
 
-    def run(
-        self, *args: str, input: bytes | None = None, check: bool = True
-    ) -> subprocess.CompletedProcess[bytes]:
+    def run(self, *args: str, input: bytes | None = None, check: bool = True) -> GitRun:
+        # The work tree's own repository, whatever GIT_DIR says (git_binary's environment).
         try:
-            done = subprocess.run(
-                ["git", "-C", str(self.root), *args], input=input, capture_output=True, check=False
-            )
-        except OSError as error:
-            raise BranchError(self.name, f"cannot run git: {error.strerror}; install git") from None
-        if check and done.returncode != 0:
-            said = done.stderr.decode(errors="replace").strip().splitlines()
-            raise BranchError(
-                self.name, f"git {args[0]} failed: {said[-1] if said else done.returncode}"
-            )
+            done = run_git(self.root, *args, input=input)
+        except GitNotRunError as error:
+            raise BranchError(self.name, f"cannot run git: {error.reason}; install git") from None
+        if check and done.code != 0:
+            said = done.lines
+            raise BranchError(self.name, f"git {args[0]} failed: {said[-1] if said else done.code}")
         return done
 
     def prefix(self) -> str:
@@ -147,19 +142,19 @@ class _Git:
             if in_git(self.root)
             else None
         )
-        if inside is None or inside.returncode != 0 or inside.stdout.strip() != b"true":
+        if inside is None or inside.code != 0 or inside.out.strip() != b"true":
             raise BranchError(
                 self.name,
                 f"{self.root} is not inside a git work tree; a branch needs one (`git init`)",
             )
-        return self.run("rev-parse", "--show-prefix").stdout.decode().strip()
+        return self.run("rev-parse", "--show-prefix").text.strip()
 
 
 def _ident(git: _Git) -> bytes:
     # git's own committer identity and time; a repository without one still gets a branch.
     done = git.run("var", "GIT_COMMITTER_IDENT", check=False)
-    line = done.stdout.strip()
-    if done.returncode == 0 and line:
+    line = done.out.strip()
+    if done.code == 0 and line:
         return line
     import time
 

@@ -162,21 +162,17 @@ def _expand(value: str, env: Mapping[str, str]) -> str | None:
 
 
 def _ask_git(root: Path, env: Mapping[str, str]) -> str | None:
-    # Imported here: shutil loads the compression modules, which a hook never needs.
-    import shutil
-    import subprocess
+    # Imported here: a walk whose config this parser models never runs git. git asked
+    # here reads the repository at root, as the parser does, whatever GIT_DIR says.
+    from snapline.git_binary import GitNotRunError, git_environment, run_git
 
-    git = shutil.which("git", path=env.get("PATH"))
-    if git is None:
-        return None
     try:
-        done = subprocess.run(
-            [git, "config", "--type=path", "--get", _KEY],
-            cwd=root, env=dict(env), capture_output=True, check=False, timeout=30,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
+        done = run_git(
+            root, "config", "--type=path", "--get", _KEY, env=git_environment(env), timeout=30
+        )
+    except GitNotRunError:
         return None
-    return os.fsdecode(done.stdout.rstrip(b"\n")) if done.returncode == 0 else None
+    return os.fsdecode(done.out.rstrip(b"\n")) if done.code == 0 else None
 
 
 def _parse(data: bytes) -> Iterator[tuple[str, str | None]]:

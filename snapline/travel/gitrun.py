@@ -1,19 +1,19 @@
-"""Running the git binary for travel: the one place that starts a ``git`` process here.
+"""Running the git binary for travel: git's failures said as travel says them (exit 5).
 
 Push and fetch go through the user's own git, so that the network, credentials, proxies,
 ``insteadOf`` rewrites and every other setting of the user's config are git's business,
-exactly as for ``git push``. What git says when it fails is kept for the one line the
-command line prints.
+exactly as for ``git push``. The process itself is :mod:`snapline.git_binary`'s; what git
+says when it fails is kept for the one line the command line prints.
 """
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.git_binary import GitNotRunError, NotRun, git_environment, run_git
 
 __all__ = ["EXIT_GIT", "GitFailedError", "Ran", "git", "git_line"]
 
@@ -67,6 +67,10 @@ def git(
 ) -> Ran:
     """Run ``git ARGS`` in ``cwd`` and return what it did, whatever its status.
 
+    The environment is kept whole (:func:`~snapline.git_binary.git_environment` with
+    ``own_repository=False``): run inside git's own pre-push hook, the ``GIT_DIR`` git
+    exported names the repository being pushed.
+
     Args:
         cwd: The directory git runs in (it finds the repository from there).
         *args: git's arguments.
@@ -81,26 +85,21 @@ def git(
     Raises:
         GitFailedError: If git cannot be started, or ran past ``timeout``.
     """
-    name = name or "git " + next((a for a in args if not a.startswith("-") and "=" not in a), "")
     try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            input=data if data is not None else "",
-            capture_output=True,
-            text=True,
-            errors="replace",
-            env=None if env is None else dict(env),
+        ran = run_git(
+            cwd,
+            *args,
+            input=None if data is None else data.encode(),
+            env=git_environment(env, own_repository=False),
             timeout=timeout,
-            check=False,
+            name=name,
         )
-    except FileNotFoundError as error:
-        raise GitFailedError(name, "no git on PATH", "install git or put it on PATH") from error
-    except subprocess.TimeoutExpired as error:
-        raise GitFailedError(
-            name, f"it ran past {timeout:g} s and was stopped", "nothing was moved"
-        ) from error
-    return Ran(done.returncode, done.stdout, done.stderr)
+    except GitNotRunError as error:
+        raise GitFailedError(error.command, error.reason, _ADVICE.get(error.why, "")) from None
+    return Ran(ran.code, ran.text, ran.err.decode("utf-8", "replace"))
+
+
+_ADVICE = {NotRun.MISSING: "install git or put it on PATH", NotRun.STOPPED: "nothing was moved"}
 
 
 def git_line(ran: Ran) -> str:

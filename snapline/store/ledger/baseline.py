@@ -60,10 +60,13 @@ def _from_workspace(root: Path, path: str, size: int) -> bytes | None:
 def _from_git(root: Path, path: str, size: int) -> bytes | None:
     import subprocess  # here: a record that finds its versions in the index never asks git
 
-    # The workspace's own repository: an inherited GIT_DIR would point elsewhere. The
-    # blob is read raw (no filters), which is what the workspace held unless a filter
-    # or autocrlf rewrote it, and then its hash differs and it is not used.
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
+    from snapline.git_binary import git_environment
+
+    # Not git_binary.run_git: read as a stream, stopped past `size` bytes (a blob may be
+    # far larger than the file it would stand for). The workspace's own repository
+    # (git_environment). The blob is read raw (no filters), which is what the workspace
+    # held unless a filter or autocrlf rewrote it, and then its hash differs, unused.
+    env = git_environment()
     argv = [b"git", b"cat-file", b"blob", b"HEAD:./" + os.fsencode(path)]
     try:
         with subprocess.Popen(

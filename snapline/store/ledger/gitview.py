@@ -9,7 +9,6 @@ git cannot be run, the answer is ``None`` and the caller keeps its rule without 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -124,17 +123,11 @@ def _ls_files(root: Path, options: list[str]) -> list[str] | None:
 
 
 def _git(root: Path, args: list[str]) -> str | None:
-    # What git prints, or None when it fails or cannot run. The workspace's own
-    # repository: an inherited GIT_DIR would point elsewhere.
-    import subprocess  # here: a catch-up that finds one line never runs git
+    # What git prints, or None when it fails or cannot run (then the rule without git).
+    from snapline.git_binary import GitNotRunError, run_git  # a one-line catch-up runs no git
 
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE")}
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, env=env, timeout=30, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
+        done = run_git(root, *args, timeout=30)
+    except GitNotRunError:
         return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode("utf-8", "surrogateescape")
+    return done.text if done.code == 0 else None

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from snapline.git_binary import GitNotRunError, GitRun, run_git
+
 __all__ = ["published_head", "still_published"]
 
 
@@ -64,39 +66,20 @@ def still_published(git_dir: Path, commit: str) -> bool:
         ``refs/remotes/`` contains it; ``True`` when one does, or git cannot say (the
         commit absent, as in a shallow clone, or no git binary): then it is kept.
     """
-    import subprocess  # here: only a forget asks
-
     contains = ["for-each-ref", "--count=1", f"--contains={commit}", "--format=%(refname)"]
-    try:
-        done = subprocess.run(
-            [
-                "git",
-                f"--git-dir={git_dir}",
-                *contains,
-                "refs/heads/",
-                "refs/tags/",
-                "refs/remotes/",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return True
-    return done.returncode != 0 or bool(done.stdout.strip())
+    done = _run(git_dir, *contains, "refs/heads/", "refs/tags/", "refs/remotes/")
+    return done is None or done.code != 0 or bool(done.text.strip())
 
 
 def _git(git_dir: Path, *args: str) -> str:
     """What ``git ARGS`` printed (stripped); empty when it failed or could not start."""
-    import subprocess  # here: only a baseline asks, and a record loads no subprocess
+    done = _run(git_dir, *args)
+    return done.text.strip() if done is not None and done.code == 0 else ""
 
+
+def _run(git_dir: Path, *args: str) -> GitRun | None:
+    # None: git could not run (the callers' answer without git).
     try:
-        done = subprocess.run(
-            ["git", f"--git-dir={git_dir}", *args],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+        return run_git(git_dir, f"--git-dir={git_dir}", *args)
+    except GitNotRunError:
+        return None

@@ -14,10 +14,10 @@ git's own lease, and again nothing is pushed (``--atomic``).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.git_binary import GitNotRunError, GitRun, git_environment, run_git
 from snapline.store.refs.forgetting import read_forgets
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import REFS
@@ -68,7 +68,7 @@ def publish_forgets(repo: GitRepository, root: Path, remote: str) -> list[str]:
         mine, found = repo.ref(ref), theirs.get(ref)
         if mine is None or found == mine:
             continue
-        if found is not None and not any(_is_ancestor(root, found, old) for old in olds):
+        if found is not None and not any(_is_ancestor(root, remote, found, old) for old in olds):
             raise PublishRefusedError(
                 remote,
                 f"its {ref} is at {found[:12]}, not on the line this forget rewrote: fetch "
@@ -86,32 +86,37 @@ def publish_forgets(repo: GitRepository, root: Path, remote: str) -> list[str]:
         leases.append(f"--force-with-lease={forget.ref}:")
         refspecs.append(f"{forget.commit}:{forget.ref}")
     if refspecs:
-        done = _git(root, "push", "--atomic", "--quiet", *leases, remote, *refspecs)
-        if done.returncode != 0:
-            raise PublishRefusedError(remote, _last_line(done.stderr))
+        done = _git(root, remote, "push", "--atomic", "--quiet", *leases, remote, *refspecs)
+        if done.code != 0:
+            raise PublishRefusedError(remote, _last_line(done))
     return [spec.split(":", 1)[1] for spec in refspecs]
 
 
 def _remote_refs(root: Path, remote: str) -> dict[str, str]:
-    done = _git(root, "ls-remote", "--refs", remote, REFS + "*")
-    if done.returncode != 0:
-        raise PublishRefusedError(remote, _last_line(done.stderr))
+    done = _git(root, remote, "ls-remote", "--refs", remote, REFS + "*")
+    if done.code != 0:
+        raise PublishRefusedError(remote, _last_line(done))
     found = {}
-    for line in done.stdout.splitlines():
+    for line in done.text.splitlines():
         commit, _, ref = line.partition("\t")
         found[ref] = commit
     return found
 
 
-def _is_ancestor(root: Path, commit: str, of: str) -> bool:
+def _is_ancestor(root: Path, remote: str, commit: str, of: str) -> bool:
     # Exit 1: not an ancestor; 128: the commit is not here (then it is none of ours).
-    return _git(root, "merge-base", "--is-ancestor", commit, of).returncode == 0
+    return _git(root, remote, "merge-base", "--is-ancestor", commit, of).code == 0
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+def _git(root: Path, remote: str, *args: str) -> GitRun:
+    # The user's own environment, as for `snapline push` (travel/gitrun.py).
+    try:
+        return run_git(root, *args, env=git_environment(own_repository=False))
+    except GitNotRunError as error:
+        raise PublishRefusedError(
+            remote, f"`{error.command}` could not run: {error.reason}"
+        ) from None
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "git failed without a message"
+def _last_line(done: GitRun) -> str:
+    return done.lines[-1] if done.lines else "git failed without a message"
