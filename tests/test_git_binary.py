@@ -147,3 +147,16 @@ def test_an_upgrade_without_git_says_so_in_one_line(tmp_path: Path) -> None:
     assert upgrade.stderr.strip().splitlines() == [
         f"snapline: error: `git ls-files -z` failed: {NO_GIT}"
     ], upgrade.stderr
+
+
+def test_a_forget_published_without_git_says_so_in_one_line(tmp_path: Path) -> None:
+    root = _repo(tmp_path / "repo")
+    _git(tmp_path, "init", "-q", "--bare", "remote.git")
+    _git(root, "remote", "add", "origin", str(tmp_path / "remote.git"))
+    _recorded(root)
+    assert run_script("forget", "a.txt", "--snapshot", "1", "-m", "why", cwd=root).returncode == 0
+    published = run_script("forget", "--publish", "origin", cwd=root, env=_NO_GIT)
+    assert published.returncode == 1, published.stderr
+    assert published.stderr.strip().splitlines() == [
+        f"snapline: error: nothing was pushed to origin: `git ls-remote` could not run: {NO_GIT}"
+    ], published.stderr
