@@ -24,6 +24,7 @@ STEPS = (
     "ledger-published",  # the ledger files of a write are on disk, the index not committed
     "refs-line-named",  # a work tree's first write: its local state names its new line, no ref yet
     "refs-published",  # a write's commits are on their refs (git's), the index not committed
+    "refs-index-built",  # an index built from the refs, full under its staging name, unsynced
     "snapshot-committed",  # snapshot and journal clean-up committed
     "record-prepared",  # a recording is computed, its transaction not committed
     "run-journaled",  # a shell command is journaled, not started

@@ -86,13 +86,16 @@ class Connection:
         self.in_memory = str(path) == ":memory:"
 
     @classmethod
-    def create(cls, path: Path, config: dict[str, Any], busy_timeout: float) -> Connection:
+    def create(
+        cls, path: Path, config: dict[str, Any], busy_timeout: float, *, synced: bool = True
+    ) -> Connection:
         """Create a new store at ``path``: the schema, its format version and ``config``.
 
         Args:
             path: Where the database file goes; it must not exist yet.
             config: The workspace configuration to keep in the store.
             busy_timeout: How long to wait for another process's lock, in seconds.
+            synced: Whether each commit is synced (:func:`~.dbfile.connect`).
 
         Returns:
             The open connection.
@@ -101,7 +104,7 @@ class Connection:
             StoreBusyError: If another process holds the file.
             StoreCorruptError: If SQLite cannot create it.
         """
-        connection = cls(path, connect(path, busy_timeout), busy_timeout)
+        connection = cls(path, connect(path, busy_timeout, synced=synced), busy_timeout)
         with connection.write():
             for statement in SCHEMA.split(";"):
                 if statement.strip():

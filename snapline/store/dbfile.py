@@ -31,12 +31,15 @@ Opened = tuple[sqlite3.Connection, bool]
 """A connection to the store, and whether it only reads (this user cannot write)."""
 
 
-def connect(path: Path, busy_timeout: float) -> Opened:
+def connect(path: Path, busy_timeout: float, *, synced: bool = True) -> Opened:
     """The store's connection: read-write in WAL mode, or read-only where that is refused.
 
     Args:
         path: The database file.
         busy_timeout: How long to wait for another process's lock, in seconds.
+        synced: Each commit synced (``synchronous=FULL``); false (``OFF``) only for a
+            file under a name no reader opens, which its builder syncs once before
+            naming it (an index built from the refs: ``store/refs/opening.py``).
 
     Returns:
         The connection (autocommit, shared by threads: every use is serialised by
@@ -51,8 +54,9 @@ def connect(path: Path, busy_timeout: float) -> Opened:
         db = sqlite3.connect(
             path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
         )
+        # Set first: a new file's switch to WAL is its first write.
+        db.execute(f"PRAGMA synchronous={'FULL' if synced else 'OFF'}")
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
         db.execute("PRAGMA foreign_keys=ON")
     except sqlite3.DatabaseError as error:
         if db is not None:

@@ -67,7 +67,12 @@ class SqliteStore(Ledgerless):
 
     @classmethod
     def create(
-        cls, path: Path, config: dict[str, Any], busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+        cls,
+        path: Path,
+        config: dict[str, Any],
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        *,
+        synced: bool = True,
     ) -> SqliteStore:
         """Create a new, empty store at ``path`` with the given configuration.
 
@@ -75,6 +80,9 @@ class SqliteStore(Ledgerless):
             path: Where the database file goes; it must not exist yet.
             config: The workspace configuration to keep in the store.
             busy_timeout: How long to wait for another process's lock, in seconds.
+            synced: Whether each commit is synced; false only for a file its builder
+                syncs once before giving it the name readers open
+                (:func:`~snapline.store.dbfile.connect`).
 
         Returns:
             The open store.
@@ -83,7 +91,7 @@ class SqliteStore(Ledgerless):
             StoreBusyError: If another process holds the file.
             StoreCorruptError: If SQLite cannot create it.
         """
-        return cls(Connection.create(path, config, busy_timeout))
+        return cls(Connection.create(path, config, busy_timeout, synced=synced))
 
     @classmethod
     def open(cls, path: Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> SqliteStore:

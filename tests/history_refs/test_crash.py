@@ -186,3 +186,33 @@ def _lines(root: Path) -> list[str]:
         text=True,
         check=True,
     ).stdout.split()
+
+
+def test_a_first_verify_killed_with_its_index_built_and_unsynced_builds_it_again(
+    tmp_path: Path,
+) -> None:
+    # refs-index-built: a fresh clone's first command filled its index from the refs,
+    # unsynced, under its staging name; the kill leaves that file and no index. The
+    # next command removes it, builds the index again and verifies the whole history.
+    root = tmp_path / "work"
+    states = _history(root)
+    origin, clone = tmp_path / "origin.git", tmp_path / "clone"
+    for command, where in (
+        (["add", "-A"], root),
+        (["commit", "-qm", "work"], root),
+        (["init", "-q", "--bare", str(origin)], tmp_path),
+        (["push", "-q", str(origin), "main"], root),
+        (["push", "-q", str(origin), "refs/snapline/*:refs/snapline/*"], root),
+        (["clone", "-q", str(origin), str(clone)], tmp_path),
+        (["fetch", "-q", "origin", "refs/snapline/*:refs/snapline/*"], clone),
+    ):
+        subprocess.run([*GIT, *command], cwd=where, env=ENV, check=True)
+    child = cli(clone, "verify", crash="refs-index-built")
+    assert child.returncode == KILLED, (child.returncode, child.stdout, child.stderr)
+    state = clone / ".git" / "snapline"
+    assert (state / "index.db.init").is_file() and not (state / "index.db").exists()
+    done = cli(clone, "verify")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "snapshots 0..2 verified" in done.stdout
+    assert sorted(p.name for p in state.glob("index.db*")) == ["index.db"]
+    assert assert_healthy(clone, states) == 2

@@ -7,6 +7,12 @@ a missing one (a fresh clone after a fetch, a new linked work tree, a deleted ca
 built from the main line under the writer lock, under a staging name renamed into place
 once full; one SQLite finds damaged, or that a newer snapline wrote, is set aside
 (``index.db.damaged``) and built anew.
+
+An index built from the refs is not synced transaction by transaction
+(``synchronous=OFF``): no reader opens the staging name, and a crash or power cut
+before the rename leaves a staging file the next build removes and starts again, the
+refs (the history) untouched. Its file is synced once, full, before it gets its name
+(:func:`publish_index`); from then on every transaction is synced as any index's.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError, StoreVersionError
 from snapline.store.lockfile import FileLock
 from snapline.store.refs.git import GitRepository, open_repository
@@ -69,9 +76,19 @@ def start_refs_store(work_tree: Path, state: Path, config: dict[str, Any]) -> Re
 
 
 def publish_index(state: Path) -> None:
-    """Give the staged index its real name (after the baseline went onto its line)."""
-    os.replace(state / STAGING_NAME, state / INDEX_NAME)
-    fd = os.open(state, os.O_RDONLY)
+    """Give the staged index its real name (after the baseline went onto its line).
+
+    Its bytes reach the disk before its name does: an index built unsynced (from the
+    refs) is synced here once, and the folder after the rename.
+    """
+    staged = state / STAGING_NAME
+    _fsync(staged)
+    os.replace(staged, state / INDEX_NAME)
+    _fsync(state)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
@@ -133,7 +150,8 @@ def _build(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: 
     from snapline.store.refs.gitstat import seed_stat_cache
 
     _remove_staging(state)
-    store = RefsStore(repo, SqliteStore.create(state / STAGING_NAME, config))
+    # A cache under a name no reader opens: synced once, full, by publish_index.
+    store = RefsStore(repo, SqliteStore.create(state / STAGING_NAME, config, synced=False))
     try:
         catch_up(store, checkout=work_tree)
         with store.index.write():
@@ -142,6 +160,7 @@ def _build(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: 
         adopt_settings(store)
     finally:
         store.close()
+    crash_point("refs-index-built")
     # The log of a deleted index would be applied to the new one: gone first.
     remove_stale_logs(state / INDEX_NAME)
     publish_index(state)

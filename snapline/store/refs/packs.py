@@ -7,14 +7,22 @@ each object starts (git's ``Documentation/gitformat-pack.txt``). Only what a rec
 reads is here: an object's type and bytes by id, and whether an id is in a pack.
 Anything else (an index of version 1, a pack that is not version 2 or 3) is left to the
 library: :class:`Unreadable`.
+
+Each object rebuilt from a delta chain is kept for a while by where it starts (git's
+delta base cache, ``core.deltaBaseCacheLimit``): the states of a line are trees that
+git packs as deltas of each other, chains of about ten, and reading a line's trees one
+after the other rebuilt each chain from its whole base every time (a fresh clone's first
+``verify``: 75,000 deltas applied for 11,000 trees at 1,000 snapshots).
 """
 
 from __future__ import annotations
 
 import mmap
 import os
+import threading
 import zlib
 from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +31,10 @@ __all__ = ["Pack", "Unreadable", "apply_delta", "packs_in"]
 _IDX_MAGIC = b"\xfftOc"
 _OFS_DELTA, _REF_DELTA = 6, 7
 _MAX_CHAIN = 10_000  # git's own chains are at most 4,095 (pack.depth); a loop is damage
+_CACHE_BYTES = 16 << 20
+"""The bytes of rebuilt objects a pack keeps (git's default limit is 96 MiB)."""
+_CACHE_LARGEST = 1 << 20
+"""A larger object is not kept: a big file's versions would push out every tree."""
 
 
 class Unreadable(Exception):
@@ -53,6 +65,10 @@ class Pack:
         self._index: mmap.mmap | None = None
         self._data: mmap.mmap | None = None
         self._count = 0
+        # Where an object starts -> its type and bytes, least recently used first.
+        self._cache: OrderedDict[int, tuple[int, bytes]] = OrderedDict()
+        self._cached = 0
+        self._lock = threading.Lock()  # the library is used from any thread
 
     def _mapped(self) -> mmap.mmap:
         if self._index is None:
@@ -91,23 +107,55 @@ class Pack:
             Unreadable: If the bytes are not a pack's (damage), or the chain loops.
         """
         data = self._pack()
-        deltas: list[bytes] = []
+        # The deltas from the object asked down to a base, each with where it starts.
+        chain: list[tuple[int, bytes]] = []
         for _ in range(_MAX_CHAIN):
+            hit = self._kept(offset)
+            if hit is not None:
+                kind, body = hit
+                break
             kind, at = _header(data, offset)
             if kind == _OFS_DELTA:
                 back, at = _back_offset(data, at)
-                deltas.append(_inflate(data, at))
+                chain.append((offset, _inflate(data, at)))
                 offset -= back
             elif kind == _REF_DELTA:
                 base = data[at : at + 20]
-                deltas.append(_inflate(data, at + 20))
+                chain.append((offset, _inflate(data, at + 20)))
                 kind, body = by_id(bytes(base))
-                return kind, _applied(body, deltas)
+                break
             elif 1 <= kind <= 4:
-                return kind, _applied(_inflate(data, at), deltas)
+                body = _inflate(data, at)
+                if chain:  # a base: what the next object of its chain is read from
+                    self._keep(offset, kind, body)
+                break
             else:
                 raise Unreadable(f"{self.idx}: object of type {kind} at {offset}")
-        raise Unreadable(f"{self.idx}: a delta chain longer than {_MAX_CHAIN}")
+        else:
+            raise Unreadable(f"{self.idx}: a delta chain longer than {_MAX_CHAIN}")
+        for start, delta in reversed(chain):
+            body = apply_delta(body, delta)
+            self._keep(start, kind, body)
+        return kind, body
+
+    def _kept(self, offset: int) -> tuple[int, bytes] | None:
+        with self._lock:
+            hit = self._cache.get(offset)
+            if hit is not None:
+                self._cache.move_to_end(offset)
+            return hit
+
+    def _keep(self, offset: int, kind: int, body: bytes) -> None:
+        if len(body) > _CACHE_LARGEST:
+            return
+        with self._lock:
+            if offset in self._cache:
+                return
+            self._cache[offset] = (kind, body)
+            self._cached += len(body)
+            while self._cached > _CACHE_BYTES:
+                _, (_, gone) = self._cache.popitem(last=False)
+                self._cached -= len(gone)
 
     def _pack(self) -> mmap.mmap:
         if self._data is None:
@@ -169,12 +217,6 @@ def _inflate(data: mmap.mmap, at: int) -> bytes:
         parts.append(stream.decompress(chunk))
         at += step
     return b"".join(parts)
-
-
-def _applied(base: bytes, deltas: list[bytes]) -> bytes:
-    for delta in reversed(deltas):
-        base = apply_delta(base, delta)
-    return base
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:
