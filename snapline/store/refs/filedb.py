@@ -120,6 +120,7 @@ class FileDatabase:
         # pathlib's objects cost more than the system calls.
         self._folder = os.fspath(self.objects)
         self._packs: list[Pack] | None = None
+        self.packed = 0  # objects read from packs so far (git.py hands bulk reads on)
         self._listed_at = -1
 
     def read(self, id_: str) -> tuple[int, bytes]:
@@ -156,6 +157,7 @@ class FileDatabase:
             for pack in self._listed(fresh):
                 offset = pack.offset(binary)
                 if offset is not None:
+                    self.packed += 1
                     return pack.read(offset, self._raw)
         raise KeyError(binary.hex())
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import pygit2
 
 __all__ = [
+    "BULK_READS",
     "GitRepository",
     "MissingObjectError",
     "NotAGitRepositoryError",
@@ -49,6 +50,9 @@ __all__ = [
 _IDENTITY = ("snapline", "snapline@localhost")
 _T = TypeVar("_T")
 _LOCK_ATTEMPTS = 5
+# Objects read from packs by git's files before libgit2 reads the rest: a record reads a
+# few (its tip's trees on the changed paths), an index built from a line thousands.
+BULK_READS = 64
 
 
 def open_repository(path: Path, library: bool = False) -> GitRepository:
@@ -124,6 +128,16 @@ class GitRepository(TreeMethods):
         # explanation of its checkout read it once (a commit's id fixes all it reaches).
         self.lines_read: dict[str, tuple[str, tuple[Any, ...]]] = {}
 
+    def _reading(self) -> FileDatabase | None:
+        """The files objects are read from here, or ``None``: libgit2 reads them.
+
+        A cold record reads a few objects: the files, no library loaded. A process that
+        has read many from packs (an index built from a whole line: a fresh clone's
+        first command) hands the rest to libgit2, whose pack reading is C.
+        """
+        files = self._files
+        return files if files is not None and files.packed < BULK_READS else None
+
     @property
     def _repo(self) -> pygit2.Repository:
         if self._opened is None:
@@ -162,19 +176,21 @@ class GitRepository(TreeMethods):
 
     def read_raw(self, id_: str) -> tuple[int, bytes]:
         """Object ``id_`` as git hashes it: its type (1 commit, 2 tree, 3 blob, 4 tag), bytes."""
-        if self._files is not None:
+        files = self._reading()
+        if files is not None:
             # Else libgit2 reads it, or names its damage or its absence: what the files
             # do not find is never called missing on their word alone.
             with suppress(Unreadable, KeyError):
-                return self._files.read(id_)
+                return files.read(id_)
         kind, data = self._repo.odb.read(id_)
         return int(kind), bytes(data)
 
     def has_object(self, id_: str) -> bool:
         """Whether the object database holds ``id_`` (its index is asked; nothing is read)."""
-        if self._files is not None:
+        files = self._reading()
+        if files is not None:
             with suppress(Unreadable):
-                return self._files.exists(id_)
+                return files.exists(id_)
         if self._odb is None:
             self._odb = self._repo.odb
         try:
@@ -183,7 +199,7 @@ class GitRepository(TreeMethods):
             return False
 
     def _child(self, tree: str, name: bytes) -> Entry | None:
-        if self._files is not None:
+        if self._reading() is not None:
             return self._entries(tree).get(name)
         try:
             text = name.decode("utf-8")
@@ -203,9 +219,10 @@ class GitRepository(TreeMethods):
 
     def _typed(self, id_: str, kind: int, name: str) -> bytes:
         """Object ``id_``'s bytes, if it is of type ``kind`` (``MissingObjectError``: else)."""
-        if self._files is not None:
+        files = self._reading()
+        if files is not None:
             try:
-                found_kind, data = self._files.read(id_)
+                found_kind, data = files.read(id_)
             except (Unreadable, KeyError):
                 pass  # a pack the files do not read, damage or absence: libgit2 tells
             else:

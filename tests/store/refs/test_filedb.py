@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from snapline.store.refs.filedb import FileDatabase
-from snapline.store.refs.git import GitRepository, RefConflictError, open_repository
+from snapline.store.refs.git import BULK_READS, GitRepository, RefConflictError, open_repository
 from snapline.store.refs.git_errors import MissingObjectError
+from snapline.store.refs.packs import Pack
 from snapline.store.refs.values import Entry
 from tests.store.refs.lines import Line, git, git_bytes, make_repo
 
@@ -202,3 +204,29 @@ def test_an_object_the_files_do_not_find_is_asked_of_the_library(
 
 def _finds_nothing(self: FileDatabase, binary: bytes) -> tuple[int, bytes]:
     raise KeyError(binary.hex())
+
+
+def test_a_process_reading_many_packed_objects_hands_them_to_the_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A record reads a few objects from git's files; an index built from a whole line
+    # (a fresh clone's first command) reads thousands, which libgit2 reads in C.
+    root = make_repo(tmp_path / "r", {"README.md": b"hello\n"})
+    _line_of(root, [LEAN], _versions(40))
+    git(root, "gc", "-q")
+    read_by_files = []
+    packed_read = Pack.read
+
+    def counted(self: Pack, offset: int, *args: Any) -> tuple[int, bytes]:
+        read_by_files.append(offset)
+        return packed_read(self, offset, *args)
+
+    monkeypatch.setattr(Pack, "read", counted)
+    lean = _open(root, LEAN)
+    kinds = {"commit": 1, "tree": 2, "blob": 3, "tag": 4}
+    listed = git(root, "cat-file", "--batch-all-objects", "--batch-check").splitlines()
+    assert len(listed) > 2 * BULK_READS
+    for entry in listed:
+        id_, kind, _ = entry.split()
+        assert lean.read_raw(id_) == (kinds[kind], git_bytes(root, "cat-file", kind, id_))
+    assert len(read_by_files) == BULK_READS
