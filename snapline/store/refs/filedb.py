@@ -31,6 +31,7 @@ _NAMES = {kind: name for name, kind in _KINDS.items()}
 # Repository extensions that change nothing a record reads or writes; any other
 # (objectFormat sha256, partialClone's promised objects, refStorage) is the library's.
 _HARMLESS = frozenset(("worktreeconfig", "noop", "preciousobjects"))
+_PIECE = 1 << 20  # what a large object is compressed by
 
 
 def lean_database(common_dir: Path, git_dir: Path) -> FileDatabase | None:
@@ -141,12 +142,11 @@ class FileDatabase:
         id_ = binary.hex()
         try:
             with open(f"{self._folder}/{id_[:2]}/{id_[2:]}", "rb") as file:
-                whole = zlib.decompress(file.read())
+                header, data = _inflated(file.read())
         except FileNotFoundError:
             return self._packed(binary)
         except zlib.error as error:
             raise Unreadable(f"object {id_}: {error}") from None
-        header, _, data = whole.partition(b"\0")
         name, _, size = header.partition(b" ")
         if name not in _KINDS or size != b"%d" % len(data):
             raise Unreadable(f"object {id_}: a header of {header[:32]!r}")
@@ -194,7 +194,7 @@ class FileDatabase:
         about to be written names.
         """
         header = b"%s %d\0" % (_NAMES[kind], len(data))
-        id_ = hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
+        id_ = _id(kind, data)
         folder = f"{self._folder}/{id_[:2]}"
         final = f"{folder}/{id_[2:]}"
         if self._renewed(final, id_):
@@ -208,10 +208,14 @@ class FileDatabase:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
         try:
             try:
-                # Level 1, as git's core.looseCompression and libgit2 write loose objects.
-                view = memoryview(zlib.compress(header + data, 1))
-                while view:
-                    view = view[os.write(fd, view) :]
+                # Level 1, as git's core.looseCompression and libgit2 write loose objects;
+                # in pieces, so a file of hundreds of MiB is never copied whole.
+                compressor = zlib.compressobj(1)
+                _write_all(fd, compressor.compress(header))
+                whole = memoryview(data)
+                for start in range(0, len(whole), _PIECE):
+                    _write_all(fd, compressor.compress(whole[start : start + _PIECE]))
+                _write_all(fd, compressor.flush())
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -252,8 +256,31 @@ def _hex(id_: str) -> bool:
 
 
 def _id(kind: int, data: bytes) -> str:
-    header = b"%s %d\0" % (_NAMES[kind], len(data))
-    return hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
+    digest = hashlib.sha1(b"%s %d\0" % (_NAMES[kind], len(data)), usedforsecurity=False)
+    digest.update(data)  # not header + data: a copy of the whole object
+    return digest.hexdigest()
+
+
+def _inflated(compressed: bytes) -> tuple[bytes, bytes]:
+    """A loose object's header (``TYPE SP SIZE``) and bytes, inflated once, never copied.
+
+    Raises:
+        zlib.error: If it is not zlib's, or has no header.
+    """
+    start = zlib.decompressobj().decompress(compressed, 64)
+    end = start.find(b"\0")
+    if end < 0:
+        raise zlib.error("no object header")
+    inflater = zlib.decompressobj()
+    header = inflater.decompress(compressed, end + 1)[:-1]
+    data = inflater.decompress(inflater.unconsumed_tail)
+    return header, data + inflater.flush()  # b"": the same object
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _sync_directory(path: str) -> None:
