@@ -73,6 +73,12 @@ NOT_NEEDED = (
     # library is for what only it does (merges, a repository those files do not cover).
     "pygit2",
     "snapline.store.refs",
+    # The history's queries (references, ids, the history's reads): the workspace's
+    # reading, diffing and restoring methods import them when they run (issue 39).
+    "snapline.snapshots.read.history",
+    "snapline.snapshots.read.refs",
+    "snapline.snapshots.read.ids",
+    "snapline.snapshots.read.snapshots",
 )
 
 # verify checks what recording leaves alone (the sequence, the milestones, the ledger
@@ -91,6 +97,9 @@ VERIFY_NOT_NEEDED = (
             # verify's checks still build dataclasses of their own.
             "dataclasses",
             "inspect",
+            # and read the history's snapshots.
+            "snapline.snapshots.read.history",
+            "snapline.snapshots.read.snapshots",
         }
     ),
     "snapline.milestones.milestone",
