@@ -243,9 +243,10 @@ LIMITS: dict[str, str] = {
     ),
     "R9": (
         "Imports. A record on refs loads no libgit2 binding (`store/refs/filedb.py`, "
-        "issue 39) nor the history's queries (`snapshots/read/history`, `refs`, `ids`: "
-        "the workspace's methods import them when they run). Counted with callgrind "
-        "(instructions, install-like venv): a cold record is about 300M, `import "
+        "issue 39), nor the history's queries (`snapshots/read/history`, `refs`, `ids`: "
+        "the workspace's methods import them when they run), nor the store's protocols "
+        "(types only). Counted with callgrind (instructions, install-like venv): a "
+        "cold record is about 295M, `import "
         "sqlite3` 57M, so the goal is 171M. The standard library the record loads, "
         "imported alone, is already 136M (2.4x): a bare interpreter 36M, `pathlib` "
         "with `re`, `enum`, `urllib.parse` and `ipaddress` 43M, `typing` (the named "
