@@ -160,7 +160,7 @@ _EXPORTS: dict[str, str] = {
     "SnaplineError": "snapline.errors",
     "Snapshot": "snapline.snapshots",
     "SnapshotInfo": "snapline.snapshots.info",
-    "SnapshotNotFoundError": "snapline.workspace",
+    "SnapshotNotFoundError": "snapline.snapshots.read.history",
     "StateMismatchError": "snapline.snapshots",
     "Storage": "snapline.snapshots",
     "StoreAccessError": "snapline.store",

@@ -14,7 +14,7 @@ import errno
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from snapline import atomic, state_dir
 from snapline.crashpoints import crash_point
@@ -32,7 +32,6 @@ from snapline.state_dir import GIT_STATE, PRIVATE_REPO, git_dir
 from snapline.store import (
     DB_NAME,
     SqliteStore,
-    Store,
     StoreCorruptError,
 )
 from snapline.store.holding import holding
@@ -45,6 +44,9 @@ from snapline.store.ledger.files import (
 )
 from snapline.store.ledger.opening import INIT_SUFFIX, check_format, open_index, start_ledger
 from snapline.store.ledger.stray import set_stray_aside, stray_ledger
+
+if TYPE_CHECKING:
+    from snapline.store import Store
 
 __all__ = [
     "AlreadyInitializedError",

@@ -6,6 +6,9 @@ reader and writer per table); :class:`SqliteStore` implements them over
 and failures as :class:`StoreBusyError` or :class:`StoreCorruptError`.
 """
 
+from typing import TYPE_CHECKING
+
+from snapline.lazy import lazy_exports
 from snapline.store.errors import (
     AccessProblem,
     StoreAccessError,
@@ -16,24 +19,6 @@ from snapline.store.errors import (
     access_problem,
 )
 from snapline.store.ledger.objects import parse_path as parse_object_path
-from snapline.store.protocol import (
-    BlobReader,
-    BlobWriter,
-    ChangeReader,
-    ChangeWriter,
-    JournalReader,
-    JournalWriter,
-    KnownStateReader,
-    KnownStateWriter,
-    MilestoneReader,
-    MilestoneWriter,
-    SnapshotReader,
-    SnapshotWriter,
-    StatCacheReader,
-    StatCacheWriter,
-    Store,
-    StoreReader,
-)
 from snapline.store.rows import (
     ChangeRow,
     Checkpoint,
@@ -52,6 +37,26 @@ from snapline.store.rows import (
 )
 from snapline.store.schema import FORMAT_VERSION
 from snapline.store.sqlite import DB_NAME, SqliteStore
+
+if TYPE_CHECKING:
+    from snapline.store.protocol import (
+        BlobReader,
+        BlobWriter,
+        ChangeReader,
+        ChangeWriter,
+        JournalReader,
+        JournalWriter,
+        KnownStateReader,
+        KnownStateWriter,
+        MilestoneReader,
+        MilestoneWriter,
+        SnapshotReader,
+        SnapshotWriter,
+        StatCacheReader,
+        StatCacheWriter,
+        Store,
+        StoreReader,
+    )
 
 __all__ = [
     "DB_NAME",
@@ -96,3 +101,30 @@ __all__ = [
     "shape_problem",
     "state_moves",
 ]
+
+# The protocols are types: a command that only records loads them only for a type
+# checker, or when something asks for one by name (snapline/lazy.py).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        (
+            "BlobReader",
+            "BlobWriter",
+            "ChangeReader",
+            "ChangeWriter",
+            "JournalReader",
+            "JournalWriter",
+            "KnownStateReader",
+            "KnownStateWriter",
+            "MilestoneReader",
+            "MilestoneWriter",
+            "SnapshotReader",
+            "SnapshotWriter",
+            "StatCacheReader",
+            "StatCacheWriter",
+            "Store",
+            "StoreReader",
+        ),
+        "snapline.store.protocol",
+    ),
+)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from snapline.store.protocol import SnapshotReader
+if TYPE_CHECKING:
+    from snapline.store.protocol import SnapshotReader
 
 __all__ = ["joined_by_merges"]
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from snapline.lazy import lazy_exports
 from snapline.opening import (
     AlreadyInitializedError,
     NotInitializedError,
@@ -21,7 +23,6 @@ from snapline.opening import (
     find_root,
     open_store,
 )
-from snapline.snapshots.read.history import SnapshotNotFoundError
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import DEFAULT_TIMEOUT, PathArg
 from snapline.workspace.blaming import Blaming
@@ -32,6 +33,9 @@ from snapline.workspace.guarding import Guarding
 from snapline.workspace.reading import Reading
 from snapline.workspace.recording import Recording, Tracking, UnknownPathError
 from snapline.workspace.restoring import Restoring
+
+if TYPE_CHECKING:
+    from snapline.snapshots.read.history import SnapshotNotFoundError
 
 # Only what recording needs is imported here: the CLI runs one operation per process,
 # and edits, commands, rollback, revert, validation and milestones are imported where
@@ -48,6 +52,11 @@ __all__ = [
 ]
 
 _DEFAULT_TIMEOUT = DEFAULT_TIMEOUT
+
+# Loaded on first use (snapline/lazy.py): the history's queries are no part of a record.
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"SnapshotNotFoundError": "snapline.snapshots.read.history"}
+)
 
 
 class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Branching, Blaming):

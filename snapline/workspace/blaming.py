@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
 from snapline.paths import disk_path
-from snapline.snapshots.read.refs import SnapshotRef
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
     from snapline.blame import FileBlame
     from snapline.blame.elsewhere import Elsewhere
     from snapline.blame.summary import BlameSummary
+    from snapline.snapshots.read.refs import SnapshotRef
     from snapline.snapshots.snapshot import Report
 
 __all__ = ["BlameRangeError", "Blaming"]

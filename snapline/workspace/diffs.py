@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from snapline.snapshots.read.ids import is_id_ref
-from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
     from snapline.snapshots.read.diffstat import FileStat
+    from snapline.snapshots.read.refs import SnapshotRef
     from snapline.snapshots.read.unidiff import Side
 
 __all__ = ["Diffing"]
@@ -89,6 +88,9 @@ class Diffing(WorkspaceBase):
         to_n: SnapshotRef | None,
         paths: Iterable[PathArg] | PathArg | None,
     ) -> _Pairs:
+        from snapline.snapshots.read.ids import is_id_ref
+        from snapline.snapshots.read.refs import number_of
+
         rels = self._scope(paths)
         if not (is_id_ref(from_n) or is_id_ref(to_n)):
             from snapline.snapshots.read.history import diff_pairs
@@ -109,6 +111,7 @@ class Diffing(WorkspaceBase):
         self, from_n: SnapshotRef | None, paths: Iterable[PathArg] | PathArg | None
     ) -> _Pairs:
         from snapline.snapshots.read.history import diff_side, in_scope, touched_since, version_at
+        from snapline.snapshots.read.refs import number_of
         from snapline.snapshots.read.unidiff import Side
 
         rels = self._scope(paths)

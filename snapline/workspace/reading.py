@@ -10,10 +10,6 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from snapline.snapshots.read import snapshots as reading
-from snapline.snapshots.read.history import modified_files
-from snapline.snapshots.read.ids import is_id_ref
-from snapline.snapshots.read.refs import SnapshotRef, number_of
 from snapline.snapshots.record.build import Limits
 from snapline.workspace.base import PathArg, WorkspaceBase
 from snapline.workspace.rows import sync_problems, verify_problems
@@ -22,6 +18,7 @@ if TYPE_CHECKING:
     from snapline.milestones import Milestones
     from snapline.report.reader import PageReader
     from snapline.snapshots.read.points import Point
+    from snapline.snapshots.read.refs import SnapshotRef
     from snapline.snapshots.results import ModifiedFile
     from snapline.snapshots.snapshot import Report, SideSnapshot, Snapshot
 
@@ -34,7 +31,9 @@ class Reading(WorkspaceBase):
     @property
     def latest(self) -> int:
         """The number of the latest snapshot (0: only the baseline)."""
-        return reading.latest_number(self._store)
+        from snapline.snapshots.read.snapshots import latest_number
+
+        return latest_number(self._store)
 
     def resolve(self, ref: SnapshotRef) -> int:
         """The number of the main-line snapshot ``ref`` names (``12``, ``"latest~N"``, a prompt).
@@ -49,6 +48,8 @@ class Reading(WorkspaceBase):
             SnapshotIdError: If an id reference names no snapshot, or several.
             SideSnapshotError: If it names a snapshot of another line.
         """
+        from snapline.snapshots.read.refs import number_of
+
         return number_of(self._store, ref)
 
     def side_snapshot(self, ref: SnapshotRef) -> SideSnapshot | None:
@@ -140,6 +141,8 @@ class Reading(WorkspaceBase):
             limit: At most this many.
             newest_first: Newest first instead.
         """
+        from snapline.snapshots.read import snapshots as reading
+
         yield from reading.select_snapshots(
             self._store,
             first=since if isinstance(since, int) else None,
@@ -165,6 +168,10 @@ class Reading(WorkspaceBase):
             SnapshotRefError: If ``number`` is not a number or reference.
             SnapshotIdError: If an id reference names no snapshot, or several.
         """
+        from snapline.snapshots.read import snapshots as reading
+        from snapline.snapshots.read.ids import is_id_ref
+        from snapline.snapshots.read.refs import number_of
+
         if not is_id_ref(number):
             return reading.load_snapshot(self._store, number_of(self._store, number))
         point = self._point(number)
@@ -181,6 +188,10 @@ class Reading(WorkspaceBase):
             SnapshotNotFoundError: If there is no snapshot ``number``.
             SnapshotRefError: If ``number`` is not a number or reference.
         """
+        from snapline.snapshots.read import snapshots as reading
+        from snapline.snapshots.read.ids import is_id_ref
+        from snapline.snapshots.read.refs import number_of
+
         rel = self._relpath(path)
         if not is_id_ref(number):
             at = None if number is None else number_of(self._store, number)
@@ -205,6 +216,9 @@ class Reading(WorkspaceBase):
             SnapshotRefError: If either is not a number or reference.
             SnapshotIdError: If an id reference names no snapshot, or several.
         """
+        from snapline.snapshots.read.history import modified_files
+        from snapline.snapshots.read.ids import is_id_ref
+
         if not (is_id_ref(from_n) or is_id_ref(to_n)):
             first, last = self._range(from_n, to_n)
             return modified_files(self._store, first, last)
@@ -214,13 +228,17 @@ class Reading(WorkspaceBase):
 
     def _range(self, from_n: SnapshotRef, to_n: SnapshotRef | None) -> tuple[int, int | None]:
         """Both ends of a range resolved against one reading of the latest number."""
+        from snapline.snapshots.read.refs import number_of
+
         with self._store.read():
             first = number_of(self._store, from_n)
             return first, None if to_n is None else number_of(self._store, to_n)
 
     def tracked(self) -> dict[str, str]:
         """The known state: every tracked path with its content hash, sorted by path."""
-        return reading.known_hashes(self._store)
+        from snapline.snapshots.read.snapshots import known_hashes
+
+        return known_hashes(self._store)
 
     def side_snapshots(self) -> list[SideSnapshot]:
         """Snapshots recorded on other lines (branches merged in git), each with its line.

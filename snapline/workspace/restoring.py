@@ -6,12 +6,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Unpack
 
 from snapline.snapshots.info_fields import Who, info_of
-from snapline.snapshots.read.ids import id_ref
-from snapline.snapshots.read.refs import SnapshotRef
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
     from snapline.snapshots.read.line_view import LineView
+    from snapline.snapshots.read.refs import SnapshotRef
     from snapline.snapshots.record.monitored import Changes
     from snapline.snapshots.results import RevertResult, RollbackResult
 
@@ -75,6 +74,7 @@ class Restoring(WorkspaceBase):
         who: Who,
     ) -> RollbackResult:
         rels = self._scope(paths)
+        from snapline.snapshots.read.ids import id_ref
         from snapline.snapshots.restore.rollback import rollback
 
         # The lock is re-entrant: holding it here makes "latest" mean the latest
@@ -153,6 +153,7 @@ class Restoring(WorkspaceBase):
                 hunks that no longer apply, binary files changed since, outside changes,
                 paths in the way); nothing is written.
         """
+        from snapline.snapshots.read.ids import id_ref
         from snapline.snapshots.restore.revert import revert
 
         with self._recorder.writing():

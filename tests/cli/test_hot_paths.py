@@ -73,6 +73,15 @@ NOT_NEEDED = (
     # library is for what only it does (merges, a repository those files do not cover).
     "pygit2",
     "snapline.store.refs",
+    # The history's queries (references, ids, the history's reads): the workspace's
+    # reading, diffing and restoring methods import them when they run (issue 39).
+    "snapline.snapshots.read.history",
+    "snapline.snapshots.read.refs",
+    "snapline.snapshots.read.ids",
+    "snapline.snapshots.read.snapshots",
+    # The store's protocols are types: they build sixteen Protocol classes at import.
+    "snapline.store.protocol",
+    "snapline.store.protocol_changes",
 )
 
 # verify checks what recording leaves alone (the sequence, the milestones, the ledger
@@ -91,6 +100,11 @@ VERIFY_NOT_NEEDED = (
             # verify's checks still build dataclasses of their own.
             "dataclasses",
             "inspect",
+            # and read the history's snapshots, some through the store's protocols.
+            "snapline.snapshots.read.history",
+            "snapline.snapshots.read.snapshots",
+            "snapline.store.protocol",
+            "snapline.store.protocol_changes",
         }
     ),
     "snapline.milestones.milestone",

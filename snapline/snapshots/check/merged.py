@@ -36,10 +36,9 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from snapline.store.protocol import StoreReader
-
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
+    from snapline.store.protocol import StoreReader
     from snapline.store.refs.git import GitRepository
 
 __all__ = ["UNMERGED", "mark_merged", "merge_advice", "suspected", "unmerged_paths"]

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from snapline.errors import SnaplineError
-from snapline.store import SideRow, SnapshotRow, StoreReader
+from snapline.store import SideRow, SnapshotRow
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import SideSnapshot
+    from snapline.store import StoreReader
 
 __all__ = ["DivergedHistoryError", "Line", "side_snapshot", "side_snapshots", "unmerged_lines"]
 

@@ -13,6 +13,7 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from snapline.content import (
     MAX_DELTA_BYTES,
@@ -26,7 +27,10 @@ from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.paths import check_recorded
 from snapline.snapshots.kinds import ChangeKind, Storage
-from snapline.store import ChangeRow, StoreCorruptError, StoreReader
+from snapline.store import ChangeRow, StoreCorruptError
+
+if TYPE_CHECKING:
+    from snapline.store import StoreReader
 
 __all__ = [
     "ContentCache",

@@ -9,9 +9,13 @@ as an object, and nothing could rebuild it afterwards.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
 from snapline.snapshots.record.build import Prepared
-from snapline.store import StoreReader
+
+if TYPE_CHECKING:
+    from snapline.store import StoreReader
 
 __all__ = ["keep_baselines"]
 

@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from snapline.paths import check_recorded
 from snapline.scanning import Skipped
@@ -13,7 +14,10 @@ from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.snapshots.info_fields import InfoFields
 from snapline.snapshots.kinds import SNAPSHOT_VERSION
 from snapline.snapshots.record.build import Prepared
-from snapline.store import ChangeRow, SnapshotRow, Store, StoreCorruptError, state_moves
+from snapline.store import ChangeRow, SnapshotRow, StoreCorruptError, state_moves
+
+if TYPE_CHECKING:
+    from snapline.store import Store
 
 __all__ = ["append_snapshot", "check_parent", "header_row", "new_id", "now_iso", "skipped_json"]
 

@@ -22,10 +22,11 @@ from snapline.scanning.tracked import Expected, TrackedTree, expected_stat, inde
 from snapline.scanning.walk import unreachable
 from snapline.snapshots.record.mismatch import StateMismatchError, ensure_in_sync
 from snapline.snapshots.record.tracked_cache import TrackedCache
-from snapline.store import Fingerprint, StateRow, StatRow, Store
+from snapline.store import Fingerprint, StateRow, StatRow
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
+    from snapline.store import Store
 
 __all__ = [
     "Detection",

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
-from snapline.store import Store
 
 if TYPE_CHECKING:
     from snapline.snapshots.record.detect import Detection, Drift
+    from snapline.store import Store
 
 __all__ = ["StateMismatchError", "ensure_in_sync", "refuse_merged"]
 

@@ -35,7 +35,7 @@ from snapline.snapshots.record.presence import StorePresence
 from snapline.snapshots.record.recorded import Recorded, snapshot_of
 from snapline.snapshots.record.tracked_cache import TrackedCache
 from snapline.snapshots.record.writer_lock import LOCK_NAME, held, writer_lock
-from snapline.store import ChangeRow, SnapshotRow, StateRow, Store
+from snapline.store import ChangeRow, SnapshotRow, StateRow
 from snapline.store.lockfile import LockTimeout
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     from snapline.snapshots.record.plan import Step
     from snapline.snapshots.snapshot import Snapshot
+    from snapline.store import Store
 
 __all__ = ["LOCK_NAME", "Recorder"]
 

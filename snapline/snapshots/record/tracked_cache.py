@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from snapline.scanning.tracked import TrackedTree, index_tracked
-from snapline.store import Store
+
+if TYPE_CHECKING:
+    from snapline.store import Store
 
 __all__ = ["TrackedCache"]
 

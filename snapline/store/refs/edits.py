@@ -14,16 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from snapline.content import MAX_DELTA_BYTES, decode_text, unpack
 from snapline.diffing import apply_delta
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
-from snapline.store.protocol import BlobReader
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.large_files import work_tree_bytes
 from snapline.store.refs.writing import StateEdit
 from snapline.store.rows import ChangeRow
+
+if TYPE_CHECKING:
+    from snapline.store.protocol import BlobReader
 
 __all__ = ["UnpublishableError", "state_edits"]
 
