@@ -26,18 +26,11 @@ from snapline.snapshots.kinds import ChangeKind
 from snapline.snapshots.read.history import Version, check_number
 from snapline.snapshots.read.line_view import LineView
 from snapline.snapshots.read.reconstruct import ContentUnavailableError, Reconstructor
-from snapline.snapshots.record.plan import (
-    ConflictsError,
-    Step,
-    deletions_first,
-    drift_conflicts,
-    obstacles,
-    unsafe_conflict,
-)
+from snapline.snapshots.record.plan import ConflictsError, Step, drift_conflicts, unsafe_conflict
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.restore.follow import located, main_line_since
 from snapline.snapshots.restore.merge3 import merge3
-from snapline.snapshots.restore.rollback import RestorePlan
+from snapline.snapshots.restore.planned import RestorePlan
 from snapline.snapshots.results import FORCEABLE, Conflict, Move, RevertResult
 from snapline.store import ChangeRow, StateRow
 
@@ -137,13 +130,9 @@ def revert(
             assert row is not None, "the view holds the snapshot it was made for"
             reverted_id = row.id
             result = result.model_copy(update={"reverted_id": reverted_id})
-        if plan.steps:
-            recorder.check_tip()  # as the real run does, before the dry run returns
-        if dry_run:
-            return result
-        if plan.conflicts:
-            raise RevertConflictError(number, plan.conflicts)
-        if not plan.steps:
+        if not plan.writes(
+            recorder, dry_run=dry_run, refusal=lambda: RevertConflictError(number, plan.conflicts)
+        ):
             return result
         snapshot = recorder.apply(
             "revert",
@@ -203,12 +192,7 @@ def _plan(
             if {change.path, change.old_path, now_at.get(change.path)} & outside:
                 continue
             undo.change(change, now_at.get(change.path))
-    # The order the real run writes in, checked as such (the dry run checks the same).
-    plan.steps = deletions_first(plan.steps)
-    conflicting = {c.path for c in plan.conflicts}
-    plan.conflicts.extend(
-        c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
-    )
+    plan.order(recorder.root)
     return plan
 
 

@@ -15,7 +15,7 @@ import contextlib
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from snapline.errors import SnaplineError
@@ -35,16 +35,15 @@ from snapline.snapshots.record.monitored import Changes, compare_watched, note_w
 from snapline.snapshots.record.plan import (
     ConflictsError,
     Step,
-    deletions_first,
     drift_conflicts,
-    obstacles,
     unsafe_conflict,
 )
 from snapline.snapshots.record.recorder import Recorder
+from snapline.snapshots.restore.planned import RestorePlan
 from snapline.snapshots.results import FORCEABLE, Conflict, RollbackResult
 from snapline.store import ChangeRow, StoreReader
 
-__all__ = ["EXTERNAL_TOOL", "RestorePlan", "RollbackConflictError", "rollback"]
+__all__ = ["EXTERNAL_TOOL", "RollbackConflictError", "rollback"]
 
 
 class RollbackConflictError(ConflictsError):
@@ -71,17 +70,6 @@ class RollbackConflictError(ConflictsError):
                 "which records them first so they are not lost"
             )
         super().__init__(f"rollback to snapshot {target}", conflicts, advice)
-
-
-@dataclass
-class RestorePlan:
-    """What a rollback or a revert will write, and the paths by what happens to them."""
-
-    steps: list[Step] = field(default_factory=list)
-    restored: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    recreated: list[str] = field(default_factory=list)
-    conflicts: list[Conflict] = field(default_factory=list)
 
 
 @dataclass
@@ -184,15 +172,9 @@ def rollback(
         result = plan.result(to, dry_run).model_copy(
             update={"external": external, "target_id": target.id}
         )
-        if plan.steps:
-            # Before the dry run returns too: a latest snapshot the real run would
-            # refuse to build on must not get a promise.
-            recorder.check_tip()
-        if dry_run:
-            return result
-        if plan.conflicts:
-            raise RollbackConflictError(to, plan.conflicts)
-        if not plan.steps:
+        if not plan.writes(
+            recorder, dry_run=dry_run, refusal=lambda: RollbackConflictError(to, plan.conflicts)
+        ):
             return result
         extra: dict[str, object] = {"rollback_to": to}
         if target.id is not None:
@@ -361,12 +343,7 @@ def _plan(
                 continue
             plan.steps.append(Step(path, tracked.get(path), content, then.mode))
             (plan.recreated if now is None else plan.restored).append(path)
-    # The order the real run writes in, checked as such (the dry run checks the same).
-    plan.steps = deletions_first(plan.steps)
-    conflicting = {c.path for c in plan.conflicts}
-    plan.conflicts.extend(
-        c for c in obstacles(recorder.root, plan.steps) if c.path not in conflicting
-    )
+    plan.order(recorder.root)
     return plan
 
 
