@@ -148,19 +148,16 @@ def append_milestone(
         )
     if latest < expected:
         raise EmptyMilestoneError(number=number, start=expected, latest=latest)
-    if end > latest:
+    if not actual <= end <= latest:
+        if end > latest:
+            problem = f"cannot end at snapshot {end}: the history ends at {latest}"
+            advice = f"pass to={latest} or to='latest'"
+        else:
+            problem = f"cannot end at snapshot {end}, before its start {actual}"
+            advice = f"pass a `to` from {actual} to {latest}"
         raise MilestoneRangeError(
-            f"milestone {number} cannot end at snapshot {end}: the history ends at {latest}",
-            advice=f"pass to={latest} or to='latest'",
-            number=number,
-            start=actual,
-            end=end,
-            latest=latest,
-        )
-    if end < actual:
-        raise MilestoneRangeError(
-            f"milestone {number} cannot end at snapshot {end}, before its start {actual}",
-            advice=f"pass a `to` from {actual} to {latest}",
+            f"milestone {number} {problem}",
+            advice=advice,
             number=number,
             start=actual,
             end=end,
