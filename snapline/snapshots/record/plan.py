@@ -163,31 +163,24 @@ def drift_conflicts(
     merged = unmerged_paths(root, store, [drift.path for drift in detection.drifts])
     conflicts = []
     for drift in detection.drifts:
-        kind = {"added": "untracked", "deleted": "deleted", "modified": "modified"}[drift.kind]
-        expected = drift.known.hash if drift.known else None
-        actual = drift.disk.hash if drift.disk else None
         if drift.path in merged:
-            conflicts.append(
-                Conflict(
-                    path=drift.path,
-                    kind=UNMERGED,
-                    expected=expected,
-                    actual=actual,
-                    message=merge_advice([drift.path]),
-                )
+            kind, message = UNMERGED, merge_advice([drift.path])
+        else:
+            kind = {"added": "untracked", "deleted": "deleted", "modified": "modified"}[drift.kind]
+            # What is wrong only: the way out is an option of the caller's surface
+            # (--force on the command line, force=True in Python, "force" in MCP),
+            # which the error built from these conflicts names (FORCEABLE kinds).
+            message = (
+                f"{drift.path} is {kind} on disk compared with the history: a change made "
+                "outside snapline and not recorded"
             )
-            continue
         conflicts.append(
             Conflict(
                 path=drift.path,
                 kind=kind,
-                expected=expected,
-                actual=actual,
-                # What is wrong only: the way out is an option of the caller's surface
-                # (--force on the command line, force=True in Python, "force" in MCP),
-                # which the error built from these conflicts names (FORCEABLE kinds).
-                message=f"{drift.path} is {kind} on disk compared with the history: a change "
-                "made outside snapline and not recorded",
+                expected=drift.known.hash if drift.known else None,
+                actual=drift.disk.hash if drift.disk else None,
+                message=message,
             )
         )
     for skipped in detection.skipped:
