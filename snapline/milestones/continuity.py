@@ -105,40 +105,28 @@ def _check_range(
                 "its range is empty",
             )
         )
-    if previous is None and row.first != 1:
-        problems.append(
-            _problem(
-                "start",
-                row,
+    if row.first != expected_first:
+        if previous is None:
+            kind = "start"
+            message = (
                 f"milestone 1 starts at snapshot {row.first}, not 1: "
-                "the first milestone must start right after the baseline",
-                expected="1",
-                actual=str(row.first),
+                "the first milestone must start right after the baseline"
             )
-        )
-    elif previous is not None and row.first > expected_first:
-        problems.append(
-            _problem(
-                "gap",
-                row,
+        elif row.first > expected_first:
+            kind = "gap"
+            message = (
                 f"milestone {row.number} starts at snapshot {row.first}, but milestone "
                 f"{previous.number} ends at {previous.last}: snapshots "
-                f"{expected_first}..{row.first - 1} belong to no milestone",
-                expected=str(expected_first),
-                actual=str(row.first),
+                f"{expected_first}..{row.first - 1} belong to no milestone"
             )
-        )
-    elif previous is not None and row.first < expected_first:
-        problems.append(
-            _problem(
-                "overlap",
-                row,
+        else:
+            kind = "overlap"
+            message = (
                 f"milestone {row.number} starts at snapshot {row.first}, but milestone "
-                f"{previous.number} already covers up to {previous.last}: "
-                "they overlap",
-                expected=str(expected_first),
-                actual=str(row.first),
+                f"{previous.number} already covers up to {previous.last}: they overlap"
             )
+        problems.append(
+            _problem(kind, row, message, expected=str(expected_first), actual=str(row.first))
         )
     if latest is None or row.last > latest:
         problems.append(
