@@ -85,49 +85,32 @@ def _options() -> list[click.Parameter]:
     return _BUILT
 
 
-def _install(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> Any:
-    if value is None or ctx.resilient_parsing:
-        return value
-    from typer.completion import install_callback
+def _shell_option(flag: str) -> Any:
+    """The option ``flag`` (one of ``_OPTIONS``), its value the name of a shell."""
 
-    # typer's callback installs the script for the shell it is given, and exits.
-    return install_callback(ctx, param, _shell(value, "--install-completion"))
+    def callback(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> Any:
+        if value is None or ctx.resilient_parsing:
+            return value
+        from typer.completion import install_callback, show_callback
 
+        # typer's callback installs or writes the script for the shell it is given, and exits.
+        typer_callback = install_callback if flag == "--install-completion" else show_callback
+        return typer_callback(ctx, param, _shell(value, flag))
 
-def _show(ctx: typer.Context, param: typer.CallbackParam, value: str | None) -> Any:
-    if value is None or ctx.resilient_parsing:
-        return value
-    from typer.completion import show_callback
-
-    # typer's callback writes the script for the shell it is given, and exits.
-    return show_callback(ctx, param, _shell(value, "--show-completion"))
+    return typer.Option(
+        flag,
+        metavar="[SHELL]",
+        expose_value=False,
+        is_eager=True,
+        callback=callback,
+        show_default=False,
+        help=root_option(flag).help,
+    )
 
 
 def _declared(
-    install_completion: Annotated[
-        str | None,
-        typer.Option(
-            "--install-completion",
-            metavar="[SHELL]",
-            expose_value=False,
-            is_eager=True,
-            callback=_install,
-            show_default=False,
-            help=root_option("--install-completion").help,
-        ),
-    ] = None,
-    show_completion: Annotated[
-        str | None,
-        typer.Option(
-            "--show-completion",
-            metavar="[SHELL]",
-            expose_value=False,
-            is_eager=True,
-            callback=_show,
-            show_default=False,
-            help=root_option("--show-completion").help,
-        ),
-    ] = None,
+    install_completion: Annotated[str | None, _shell_option("--install-completion")] = None,
+    show_completion: Annotated[str | None, _shell_option("--show-completion")] = None,
 ) -> None:
     """Declare the two options (never called: their values are not passed on)."""
 
