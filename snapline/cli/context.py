@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,6 +23,7 @@ __all__ = [
     "SnapshotArgument",
     "State",
     "command_group",
+    "paths_argument",
     "state",
     "user_paths",
     "workspace",
@@ -57,6 +58,18 @@ SnapshotArgument = Annotated[
     ),
 ]
 """``N``, the one snapshot a command is about, on any line (``show``, ``branch``)."""
+
+
+def paths_argument(help: str) -> Any:
+    """``[PATH]...``: the files or directories a command is limited to, none by default.
+
+    Args:
+        help: What the paths are to this command.
+
+    Returns:
+        The ``typer.Argument`` that annotates a ``list[str] | None`` parameter.
+    """
+    return typer.Argument(metavar="[PATH]...", help=help, show_default=False)
 
 
 def command_group(name: str) -> typer.Typer:

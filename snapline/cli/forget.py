@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from snapline.cli.context import JsonOption, user_paths, workspace
+from snapline.cli.context import JsonOption, paths_argument, user_paths, workspace
 from snapline.cli.output import echo, echo_json, plural
 from snapline.cli.render import model_json
 
@@ -17,11 +17,7 @@ def forget(
     ctx: typer.Context,
     paths: Annotated[
         list[str] | None,
-        typer.Argument(
-            metavar="[PATH]...",
-            help="The file (several when the same content was recorded under each).",
-            show_default=False,
-        ),
+        paths_argument("The file (several when the same content was recorded under each)."),
     ] = None,
     reason: Annotated[
         str | None,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from snapline.cli import click_api as click
-from snapline.cli.context import JsonOption, user_paths, workspace
+from snapline.cli.context import JsonOption, paths_argument, user_paths, workspace
 from snapline.cli.errors import EXIT_FAILURE, FORCE_OFFERED, restore_advice
 from snapline.cli.output import echo, echo_json, plural
 from snapline.cli.preview import DiffOption, YesOption, asking, confirm, pick_snapshot
@@ -127,11 +127,7 @@ def rollback(
     ] = None,
     paths: Annotated[
         list[str] | None,
-        typer.Argument(
-            metavar="[PATH]...",
-            help="Only these files or directories (default: all).",
-            show_default=False,
-        ),
+        paths_argument("Only these files or directories (default: all)."),
     ] = None,
     dry_run: DryRunOption = False,
     force: ForceOption = False,
