@@ -38,8 +38,8 @@ class IndexedStore:
         self.index = index
         self._pending = Pending()
         self._depth = 0
-        self.snapshots = PublishingSnapshots(index.snapshots, self._pending)
-        self.milestones = PublishingMilestones(index.milestones, self._pending)
+        self.snapshots = PublishingSnapshots(index, self._pending)
+        self.milestones = PublishingMilestones(index, self._pending)
         self.blobs = index.blobs
         self.state = index.state
         self.stat_cache = index.stat_cache

@@ -9,10 +9,14 @@ tables: they insert as the tables do and note the numbers, which the store publi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from snapline.store.milestones import MilestoneTable
 from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 from snapline.store.snapshots import SnapshotTable
+
+if TYPE_CHECKING:
+    from snapline.store.sqlite import SqliteStore
 
 __all__ = ["Pending", "PublishingMilestones", "PublishingSnapshots"]
 
@@ -35,18 +39,17 @@ class Pending:
         return bool(self.snapshots or self.milestones)
 
 
-class PublishingSnapshots:
-    """The index's snapshot table, noting what is inserted so it can be published."""
+class PublishingSnapshots(SnapshotTable):
+    """The index's snapshot table, noting what is inserted so it can be published.
 
-    def __init__(self, table: SnapshotTable, pending: Pending) -> None:
-        self._table = table
+    Args:
+        index: The open index, whose connection and change table it shares.
+        pending: Where the open transaction's additions are noted.
+    """
+
+    def __init__(self, index: SqliteStore, pending: Pending) -> None:
+        super().__init__(index.connection, index.changes)
         self._pending = pending
-        self.latest_number = table.latest_number
-        self.get = table.get
-        self.select = table.select
-        self.with_ids = table.with_ids
-        self.with_id_prefix = table.with_id_prefix
-        self.seal = table.seal
 
     def insert(
         self,
@@ -58,24 +61,25 @@ class PublishingSnapshots:
 
         ``contents`` (new versions by SHA-256) are kept for the publisher until then.
         """
-        self._table.insert(row, changes)
+        super().insert(row, changes)
         self._pending.snapshots.append(row.number)
         if contents:
             self._pending.contents.update(contents)
 
 
-class PublishingMilestones:
-    """The index's milestone table, noting what is inserted so it can be published."""
+class PublishingMilestones(MilestoneTable):
+    """The index's milestone table, noting what is inserted so it can be published.
 
-    def __init__(self, table: MilestoneTable, pending: Pending) -> None:
-        self._table = table
+    Args:
+        index: The open index, whose connection it shares.
+        pending: Where the open transaction's additions are noted.
+    """
+
+    def __init__(self, index: SqliteStore, pending: Pending) -> None:
+        super().__init__(index.connection)
         self._pending = pending
-        self.all = table.all
-        self.get = table.get
-        self.latest = table.latest
-        self.containing = table.containing
 
     def insert(self, row: MilestoneRow) -> None:
         """Insert one milestone; it is published when the write commits."""
-        self._table.insert(row)
+        super().insert(row)
         self._pending.milestones.append(row.number)

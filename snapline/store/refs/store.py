@@ -29,7 +29,7 @@ from snapline.errors import SnaplineError
 from snapline.store.changes import ChangeTable
 from snapline.store.indexed import IndexedStore
 from snapline.store.ledgerless import Ledgerless
-from snapline.store.pending import Pending
+from snapline.store.pending import Pending, PublishingSnapshots
 from snapline.store.refs.based import published_head
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import read_own_line, write_own_line
@@ -102,22 +102,26 @@ class _ThisWriteOnly:
             )
 
 
-class _Changes:
+class _Snapshots(PublishingSnapshots):
+    """The index's snapshot table, sealing only this transaction's snapshots."""
+
+    def __init__(self, index: SqliteStore, pending: Pending, this_write: _ThisWriteOnly) -> None:
+        super().__init__(index, pending)
+        self._this_write = this_write
+
+    def seal(self, number: int, skipped: str, chain_hash: str) -> None:
+        """Seal a snapshot inserted in this transaction (as :meth:`_Changes.insert` raises)."""
+        super().seal(number, skipped, chain_hash)
+        # Checked after the table's own check (a write outside a transaction).
+        self._this_write.check([number])
+
+
+class _Changes(ChangeTable):
     """The index's change table, adding changes only to this transaction's snapshots."""
 
-    def __init__(self, table: ChangeTable, this_write: _ThisWriteOnly) -> None:
-        self._table = table
+    def __init__(self, index: SqliteStore, this_write: _ThisWriteOnly) -> None:
+        super().__init__(index.connection)
         self._this_write = this_write
-        self.of = table.of
-        self.stream_of = table.stream_of
-        self.totals = table.totals
-        self.paths = table.paths
-        self.touched = table.touched
-        self.in_range = table.in_range
-        self.iter = table.iter
-        self.version_at = table.version_at
-        self.versions_at = table.versions_at
-        self.path_history = table.path_history
 
     def insert(self, changes: Iterable[ChangeRow]) -> None:
         """Insert changes of snapshots inserted in this transaction.
@@ -126,7 +130,7 @@ class _Changes:
             RuntimeError: Outside ``write()``, or for a snapshot already on its line.
         """
         rows = list(changes)
-        self._table.insert(rows)
+        super().insert(rows)
         self._this_write.check({row.snapshot for row in rows})
 
 
@@ -153,17 +157,12 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         super().__init__(index)
         self.repo = repo
         self.path: Path = index.path
-        self.snapshots.seal = self._seal
         self._this_write = _ThisWriteOnly(self._pending)
+        self.snapshots = _Snapshots(index, self._pending, self._this_write)
         self.marks = MarkTable(index.connection)
-        self.changes = _Changes(index.changes, self._this_write)
+        self.changes = _Changes(index, self._this_write)
         self.blobs = SideBlobs(index.connection, repo)
         self._joining: dict[str, tuple[SideRow, LineSnapshot]] = {}
-
-    def _seal(self, number: int, skipped: str, chain_hash: str) -> None:
-        self.index.snapshots.seal(number, skipped, chain_hash)
-        # Checked after the table's own check (a write outside a transaction).
-        self._this_write.check([number])
 
     def wrote_here(self) -> bool:
         """Whether this work tree ever wrote to the history (a baseline, a snapshot...).
