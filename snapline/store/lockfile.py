@@ -19,7 +19,6 @@ import fcntl
 import os
 import threading
 import time
-from types import TracebackType
 
 __all__ = ["FileLock", "LockTimeout"]
 
@@ -127,12 +126,7 @@ class FileLock:
         self.acquire()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
     def _attempt(self) -> int | None:
@@ -164,10 +158,5 @@ class _Acquired:
     def __enter__(self) -> FileLock:
         return self._lock
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._lock.release()
