@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from snapline.atomic import sync_directory
 from snapline.store.refs.git_errors import RefConflictError
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
 
@@ -107,16 +108,8 @@ def move_refs(common_dir: Path, moves: Sequence[tuple[str, str, str | None]]) ->
             lock, ref, _ = locks[0]
             os.replace(lock, ref)
             locks.pop(0)
-            _sync_directory(ref.parent)
+            sync_directory(ref.parent)
     finally:
         for lock, _, _ in locks:
             lock.unlink(missing_ok=True)
     return True
-
-
-def _sync_directory(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
