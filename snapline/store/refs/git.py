@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     # that finds the refs where the index left them needs none of it (reffiles.py).
     import pygit2
 
+    from snapline.store.refs.streamed import HashedReader
+
 __all__ = [
     "BULK_READS",
     "GitRepository",
@@ -165,6 +167,22 @@ class GitRepository(TreeMethods):
     def write_blob(self, data: bytes) -> str:
         """Store ``data`` as a blob (once: an existing blob is not written again); its id."""
         return self._write(data, 3)  # GIT_OBJECT_BLOB
+
+    def write_blob_stream(self, source: HashedReader) -> str:
+        """Store what ``source`` reads as a blob, in pieces, exact bytes, no filter; its id.
+
+        Raises:
+            ValueError: If ``source`` ends before its ``size`` (the file shrank).
+        """
+        with self._refused(source.size):
+            if self._files is not None:
+                return self._files.write_stream(3, source, source.size)
+            # From a stream libgit2 applies no filter (no path to take attributes from),
+            # unlike create_blob_fromdisk inside a work tree.
+            found = str(self._repo.create_blob_fromiobase(source))
+        if not source.complete:
+            raise ValueError(f"the stream ended at {source.count} of {source.size} bytes")
+        return found
 
     def read_blob(self, id_: str) -> bytes:
         """The content of blob ``id_``.
