@@ -38,7 +38,7 @@ _LABELS = [
     ("hostile_paths", "crafted stores or journals with paths leaving the root"),
     ("oddities", "workspace oddities recorded, rebuilt and rolled back"),
     ("big_file_mb", "size of the large file (MB)"),
-    ("big_file_peak_rss_above_idle_mb", "peak memory above idle while handling it (MB)"),
+    ("big_file_peak_rss_above_idle_mb", "peak memory above the process before `init` (MB)"),
     ("state_machine_snapshots", "snapshots made by the state machine"),
     ("state_machine_checks", "full model checks after a state-machine step"),
 ]

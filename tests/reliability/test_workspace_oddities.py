@@ -491,19 +491,27 @@ def test_odd_contents_round_trip(root: Path, kind: str) -> None:
 # -- a very large file ----------------------------------------------------------------------
 
 _BIG_MB = 1024 if STRESS else 200  # 200 MB takes about 1.5 s here (a sparse file)
+_BOUND_MB = 64  # the peak above the process before init, whatever the file's size
 _BIG_DRIVER = textwrap.dedent(
     """
-    import json, os, resource, sys, time
+    import json, os, sys, time
     from snapline import Workspace
     from snapline.hashing import hash_bytes
     root, megabytes = sys.argv[1], int(sys.argv[2])
-    idle = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    def status(field):
+        with open("/proc/self/status") as handle:
+            return next(int(l.split()[1]) for l in handle if l.startswith(field + ":"))
     big = os.path.join(root, "big.bin")
     with open(big, "wb") as handle:  # sparse: written at both ends, a hole between
         handle.write(b"start")
         handle.truncate(megabytes << 20)
         handle.seek((megabytes << 20) - 3)
         handle.write(b"end")
+    # The operation's own peak, as the bench measures it: the high-water mark reset to
+    # the resident set now (a process started by pytest inherits pytest's ru_maxrss).
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+    idle = status("VmRSS")
     started = time.monotonic()
     ws = Workspace.init(root)
     with open(big, "r+b") as handle:  # one byte changed in the middle
@@ -527,7 +535,7 @@ _BIG_DRIVER = textwrap.dedent(
         refused = [c.kind for c in error.conflicts]
     print(json.dumps({
         "idle_kb": idle,
-        "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "peak_kb": status("VmHWM"),
         "seconds": time.monotonic() - started,
         "storage": [f.storage.value for f in snapshot.files],
         "skipped": [s.reason for s in ws.snapshot(0).skipped],
@@ -542,7 +550,7 @@ _BIG_DRIVER = textwrap.dedent(
 def test_a_200mb_file_is_tracked_by_hash_in_bounded_memory(root: Path) -> None:
     result = python(_BIG_DRIVER, str(root), str(_BIG_MB), timeout=300)
     report = _big_report(result.stdout, result.stderr)
-    assert sys.platform.startswith("linux")  # ru_maxrss is in KB there (bytes on macOS)
+    assert sys.platform.startswith("linux")  # /proc/self/status and clear_refs
     above_idle_mb = (report["peak_kb"] - report["idle_kb"]) / 1024
     figures.add("big_file_mb", _BIG_MB)
     figures.add("big_file_peak_rss_above_idle_mb", round(above_idle_mb))
@@ -550,7 +558,9 @@ def test_a_200mb_file_is_tracked_by_hash_in_bounded_memory(root: Path) -> None:
     assert report["skipped"] == ["above the large-file limit: tracked by hash only"]
     assert report["sync"] and report["deleted"] == 2
     assert report["refused"] == ["unavailable"]
-    assert above_idle_mb < 150, report
+    # Far below the file's size: read whole, it alone would be 200 MB (imports and the
+    # rest take about 30 MB).
+    assert above_idle_mb < _BOUND_MB, report
     with Workspace.open(root) as ws:
         assert ws.validate(deep=True).ok and ws.check_sync().ok
         parked = root / ".snapline" / "parked"

@@ -18,13 +18,14 @@ line's states (plus ``git merge-tree`` tries when no single state matches), the 
 ``snapline merge`` pays.
 
 ``record`` runs on every edit and always has drift (what it records), so it asks
-:func:`suspected` first, which costs about nothing: git writes every file content it
-merges into its object database (a merge, a squash, a fast-forward; another line's
-states are there once fetched), while an agent's fresh edit is a blob no object database
-holds yet. Only a path whose new content is already a blob there (or, for a deletion,
-that the checked-out commit no longer holds, or any while git's merge waits for its
-commit: ``SQUASH_MSG``, ``MERGE_HEAD``), in a repository whose refs name a line besides
-this work tree's own, is asked the whole question.
+:func:`suspected` first, which costs about nothing: with no line but this work tree's
+own, one listing of the lines' refs and nothing hashed; else git writes every file
+content it merges into its object database (a merge, a squash, a fast-forward; another
+line's states are there once fetched), while an agent's fresh edit is a blob no object
+database holds yet. Only a path whose new content is already a blob there (or, for a
+deletion, that the checked-out commit no longer holds, or any while git's merge waits
+for its commit: ``SQUASH_MSG``, ``MERGE_HEAD``), in a repository whose refs name a line
+besides this work tree's own, is asked the whole question.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem
     from snapline.store.protocol import StoreReader
     from snapline.store.refs.git import GitRepository
+    from snapline.store.refs.store import RefsStore
 
 __all__ = ["UNMERGED", "mark_merged", "merge_advice", "suspected", "unmerged_paths"]
 
@@ -135,8 +137,9 @@ def suspected(
 
     Returns:
         The suspected paths, sorted; empty in the common case (no history on refs, a
-        work tree that never wrote, fresh content, no other line) after one hash of
-        each new content and one lookup of its id in the object database's index.
+        work tree that never wrote, no other line: one listing of the lines' refs, no
+        content hashed; or fresh content: one hash of each new content and one lookup
+        of its id in the object database's index).
 
     Raises:
         DamagedRefError: If a ref under the lines cannot be parsed (exit 3).
@@ -144,6 +147,17 @@ def suspected(
     # A store of another kind never loads the refs modules: nothing to import to know.
     refs = sys.modules.get("snapline.store.refs.store")
     if refs is None or not isinstance(store, refs.RefsStore) or not store.wrote_here():
+        return []
+    from snapline.store.refs.git_errors import DamagedRefError
+
+    # Whether a line besides this work tree's own exists is asked first: with one line
+    # (the common case) no content is hashed, however large, and no tree is read. A
+    # damaged ref is named only where a path is suspected, as it always was.
+    try:
+        others: bool | None = _other_lines(store)
+    except DamagedRefError:
+        others = None
+    if others is False:
         return []
     repo = store.repo
     found = []
@@ -159,15 +173,25 @@ def suspected(
         head = repo.head_tree()
         waiting = _merge_waiting(repo)
         found += [path for path in deleted if head is None or waiting or _gone(repo, head, path)]
-    if not found:
+    if not found or (others is None and not _other_lines(store)):
         return []
+    return sorted(found)
+
+
+def _other_lines(store: RefsStore) -> bool:
+    """Whether the refs name a line besides this work tree's own (one listing of them).
+
+    Raises:
+        DamagedRefError: If a ref under the lines cannot be parsed (exit 3).
+    """
     from snapline.store.refs.layout import LINES, line_ref
+    from snapline.store.refs.reffiles import only_ref
 
     own = store.followed_line()
     mine = None if own is None else line_ref(own)
-    if not any(ref != mine for ref in repo.refs(LINES)):
-        return []  # no line but this work tree's own: nothing to merge from
-    return sorted(found)
+    if only_ref(store.repo.common_dir, LINES, mine):
+        return False  # git's files say so unread (a listing reads every ref)
+    return any(ref != mine for ref in store.repo.refs(LINES))
 
 
 def _merge_waiting(repo: GitRepository) -> bool:

@@ -4,7 +4,8 @@ The index keeps a version as a delta against the one before, or whole (a blob), 
 its hash only. The refs store's ``state`` holds every file's bytes, so publishing a
 snapshot turns its change rows back into content: a whole version from the index's
 blob, a delta applied to the version before as the line's previous ``state`` holds it,
-a version kept by its hash only read from the work tree (:mod:`.large_files`); a
+a version kept by its hash only streamed from the work tree into a blob, its SHA-256
+taken of the bytes the blob holds (:mod:`.large_files`); a
 version whose bytes the writer still holds (it just hashed and recorded them) is taken
 as it is, which spares reading the version before out of git and applying the delta.
 Every version is checked against its recorded SHA-256 before it enters a tree.
@@ -21,7 +22,7 @@ from snapline.diffing import apply_delta
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.store.refs.git import GitRepository
-from snapline.store.refs.large_files import work_tree_bytes
+from snapline.store.refs.large_files import work_tree_blob
 from snapline.store.refs.writing import StateEdit
 from snapline.store.rows import ChangeRow
 
@@ -90,7 +91,11 @@ def state_edits(
         if change.result_hash is None:
             edits.setdefault(change.path, StateEdit(change.path, None))
             continue
+        mode = change.result_mode if change.result_mode is not None else 0o100644
         held = None if at_hand is None else at_hand.get(change.result_hash)
+        if held is None and change.content is None and change.forward is None:
+            edits[change.path] = _streamed(repo, change, where, mode)
+            continue
         data = _content(repo, before, change, blobs, where) if held is None else held
         if (actual := hash_bytes(data)) != change.result_hash:
             raise UnpublishableError(
@@ -100,7 +105,6 @@ def state_edits(
                 f"{'is handed' if held is not None else 'rebuilds to'} {actual}, "
                 f"recorded {change.result_hash}",
             )
-        mode = change.result_mode if change.result_mode is not None else 0o100644
         edits[change.path] = StateEdit(change.path, data, mode)
     return [edits[path] for path in sorted(edits)]
 
@@ -115,28 +119,40 @@ def _content(
     def refuse(detail: str) -> UnpublishableError:
         return UnpublishableError(where, change.snapshot, change.path, detail)
 
-    size = change.size if change.size is not None else 0
     if change.content is not None:
         packed = blobs.get(change.content)
         if packed is None:
             raise refuse(f"has no stored content {change.content}")
-        data = unpack(packed, limit=size)
-    elif change.forward is not None:
-        lineage = change.old_path or change.path
-        base = None if before is None else repo.read_path(before, lineage)
-        text = None if base is None else decode_text(base)
-        if text is None:
-            raise refuse(f"is a delta on {lineage!r:.80}, which the line's state lacks")
-        delta = unpack(change.forward, limit=MAX_DELTA_BYTES).decode("utf-8")
-        try:
-            data = apply_delta(text, delta).encode("utf-8")
-        except ValueError as error:
-            raise refuse(f"has a delta that does not fit its base: {error}") from None
+        return unpack(packed, limit=change.size if change.size is not None else 0)
+    assert change.forward is not None, "a version kept by its hash only is streamed"
+    lineage = change.old_path or change.path
+    base = None if before is None else repo.read_path(before, lineage)
+    text = None if base is None else decode_text(base)
+    if text is None:
+        raise refuse(f"is a delta on {lineage!r:.80}, which the line's state lacks")
+    delta = unpack(change.forward, limit=MAX_DELTA_BYTES).decode("utf-8")
+    try:
+        return apply_delta(text, delta).encode("utf-8")
+    except ValueError as error:
+        raise refuse(f"has a delta that does not fit its base: {error}") from None
+
+
+def _streamed(repo: GitRepository, change: ChangeRow, where: Path, mode: int) -> StateEdit:
+    """A version kept by its hash only: the work tree's file streamed into a blob.
+
+    Above the large-file limit the index keeps only the hash; a state needs the bytes:
+    the work tree's, written to git as they are read (never whole in memory) and held
+    to the recorded hash by the SHA-256 of those same bytes (large_files.py).
+    """
+    found = work_tree_blob(repo, change.path, change.size)
+    if found is not None and found.blob is not None and found.hash == change.result_hash:
+        return StateEdit(change.path, None, mode, blob=found.blob)
+    if found is None:
+        detail = f"is kept by its hash only ({change.storage}) and is not on disk"
+    elif found.hash is None:
+        detail = f"is {found.size} bytes on disk, recorded {change.size}; record it again"
+    elif found.blob is None:
+        detail = "changed while it was read; record it again"
     else:
-        # Above the large-file limit the index keeps only the hash; a state needs the
-        # bytes: the work tree's, held to the recorded hash by the caller (large_files.py).
-        found = work_tree_bytes(repo, change.path)
-        if found is None:
-            raise refuse(f"is kept by its hash only ({change.storage}) and is not on disk")
-        data = found
-    return data
+        detail = f"is {found.hash} on disk, recorded {change.result_hash}; record it again"
+    raise UnpublishableError(where, change.snapshot, change.path, detail)

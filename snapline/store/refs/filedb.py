@@ -20,11 +20,13 @@ import contextlib
 import hashlib
 import os
 import zlib
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 from snapline.store.refs.packs import Pack, Unreadable, packs_in
 
-__all__ = ["FileDatabase", "Unreadable", "lean_database"]
+__all__ = ["FileDatabase", "Source", "Unreadable", "lean_database"]
 
 _KINDS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 _NAMES = {kind: name for name, kind in _KINDS.items()}
@@ -110,6 +112,14 @@ def _global_configs() -> list[str]:
     return texts
 
 
+class Source(Protocol):
+    """What an object is streamed from: a binary file, or a reader wrapping one."""
+
+    def read(self, size: int = -1, /) -> bytes:
+        """Up to ``size`` more bytes; ``b""`` at the end."""
+        ...
+
+
 class FileDatabase:
     """The loose objects and packs of one repository (``<common dir>/objects``)."""
 
@@ -193,35 +203,79 @@ class FileDatabase:
         git does, so that a ``git gc`` running meanwhile does not prune what a commit
         about to be written names.
         """
-        header = b"%s %d\0" % (_NAMES[kind], len(data))
         id_ = _id(kind, data)
-        folder = f"{self._folder}/{id_[:2]}"
-        final = f"{folder}/{id_[2:]}"
-        if self._renewed(final, id_):
+        if self._renewed(f"{self._folder}/{id_[:2]}/{id_[2:]}", id_):
             return id_
-        try:
-            os.mkdir(folder)
-            made = True
-        except FileExistsError:
-            made = False
-        temporary = f"{folder}/tmp_obj_{os.urandom(6).hex()}"  # as git names them: gc prunes
+        whole = memoryview(data)
+        pieces = (whole[start : start + _PIECE] for start in range(0, len(whole), _PIECE))
+        return self._stored(kind, len(data), pieces, id_)
+
+    def write_stream(self, kind: int, source: Source, size: int) -> str:
+        """Store the next ``size`` bytes of ``source`` as an object of type ``kind``; its id.
+
+        Read, hashed and compressed in pieces: a file of any size is never in memory
+        whole. The id is known only once all is read, so the object is compressed
+        before it is known whether git holds it already (then only its time is renewed).
+
+        Raises:
+            ValueError: If ``source`` ends before ``size`` bytes; nothing is stored.
+        """
+        header = b"%s %d\0" % (_NAMES[kind], size)
+        digest = hashlib.sha1(header, usedforsecurity=False)
+
+        def pieces() -> Iterator[bytes]:
+            left = size
+            while left:
+                piece = source.read(min(left, _PIECE))
+                if not piece:
+                    raise ValueError(f"the stream ended {left} bytes short of its {size}")
+                digest.update(piece)
+                left -= len(piece)
+                yield piece
+
+        return self._stored(kind, size, pieces(), digest.hexdigest)
+
+    def _stored(
+        self,
+        kind: int,
+        size: int,
+        pieces: Iterable[bytes | memoryview],
+        known: str | Callable[[], str],
+    ) -> str:
+        """Compress ``pieces`` under a temporary name, then link it as the object's file.
+
+        ``known`` is the object's id, or what tells it once ``pieces`` are read (then an
+        object already there is renewed instead).
+        """
+        temporary = f"{self._folder}/tmp_obj_{os.urandom(6).hex()}"  # as git names them: gc prunes
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
         try:
             try:
                 # Level 1, as git's core.looseCompression and libgit2 write loose objects;
                 # in pieces, so a file of hundreds of MiB is never copied whole.
                 compressor = zlib.compressobj(1)
-                _write_all(fd, compressor.compress(header))
-                whole = memoryview(data)
-                for start in range(0, len(whole), _PIECE):
-                    _write_all(fd, compressor.compress(whole[start : start + _PIECE]))
+                _write_all(fd, compressor.compress(b"%s %d\0" % (_NAMES[kind], size)))
+                for piece in pieces:
+                    _write_all(fd, compressor.compress(piece))
                 _write_all(fd, compressor.flush())
+                if isinstance(known, str):
+                    id_ = known
+                else:
+                    id_ = known()
+                    if self._renewed(f"{self._folder}/{id_[:2]}/{id_[2:]}", id_):
+                        return id_
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            folder = f"{self._folder}/{id_[:2]}"
+            try:
+                os.mkdir(folder)
+                made = True
+            except FileExistsError:
+                made = False
             # A link never replaces an object another writer put there first (git's way).
             with contextlib.suppress(FileExistsError):
-                os.link(temporary, final)
+                os.link(temporary, f"{folder}/{id_[2:]}")
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)

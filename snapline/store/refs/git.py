@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     # that finds the refs where the index left them needs none of it (reffiles.py).
     import pygit2
 
+    from snapline.store.refs.streamed import HashedReader
+
 __all__ = [
     "BULK_READS",
     "GitRepository",
@@ -119,6 +121,8 @@ class GitRepository(TreeMethods):
         self._opened = repository
         self._git_dir = git_dir
         self._odb: pygit2.Odb | None = None
+        self._own: Path | None = None
+        self._common: Path | None = None
         # Chosen once, here: git's files read and written without the library (a cold
         # record loads no libgit2, rows R9 and R10), where filedb reads this repository.
         self._files: FileDatabase | None = None
@@ -148,23 +152,42 @@ class GitRepository(TreeMethods):
     @property
     def common_dir(self) -> Path:
         """The directory holding the objects and refs every work tree shares."""
-        # A linked work tree's is named in its `commondir` file (.git/worktrees/NAME: ../..).
-        try:
-            named = (self.git_dir / "commondir").read_text().strip()
-        except OSError:
-            return self.git_dir
-        return (self.git_dir / named).resolve()
+        if self._common is None:  # resolved once: every ref read asks (record's included)
+            # A linked work tree's is named in its `commondir` file (.git/worktrees/NAME: ../..).
+            try:
+                named = (self.git_dir / "commondir").read_text().strip()
+            except OSError:
+                named = "."
+            self._common = (self.git_dir / named).resolve()
+        return self._common
 
     @property
     def git_dir(self) -> Path:
         """This work tree's own git directory (``.git``, or ``.git/worktrees/NAME``)."""
-        if self._opened is None and self._git_dir is not None:
-            return self._git_dir.resolve()
-        return Path(self._repo.path).resolve()
+        if self._own is None:
+            unopened = self._opened is None and self._git_dir is not None
+            self._own = Path(str(self._git_dir) if unopened else self._repo.path).resolve()
+        return self._own
 
     def write_blob(self, data: bytes) -> str:
         """Store ``data`` as a blob (once: an existing blob is not written again); its id."""
         return self._write(data, 3)  # GIT_OBJECT_BLOB
+
+    def write_blob_stream(self, source: HashedReader) -> str:
+        """Store what ``source`` reads as a blob, in pieces, exact bytes, no filter; its id.
+
+        Raises:
+            ValueError: If ``source`` ends before its ``size`` (the file shrank).
+        """
+        with self._refused(source.size):
+            if self._files is not None:
+                return self._files.write_stream(3, source, source.size)
+            # From a stream libgit2 applies no filter (no path to take attributes from),
+            # unlike create_blob_fromdisk inside a work tree.
+            found = str(self._repo.create_blob_fromiobase(source))
+        if not source.complete:
+            raise ValueError(f"the stream ended at {source.count} of {source.size} bytes")
+        return found
 
     def read_blob(self, id_: str) -> bytes:
         """The content of blob ``id_``.

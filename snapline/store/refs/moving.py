@@ -42,7 +42,6 @@ from snapline.store.refs.layout import (
     STATE,
     commit_message,
     commit_time,
-    git_mode,
     line_ref,
     milestone_message,
     milestones_ref,
@@ -286,10 +285,11 @@ def _write(
             if change.old_path is not None:
                 found.append(StateEdit(change.old_path, None))
         for edit in found:
-            if edit.data is None:
+            entry = edit.entry(repo)
+            if entry is None:
                 edits.setdefault(edit.path, None)
             else:
-                edits[edit.path] = Entry(repo.write_blob(edit.data), git_mode(edit.mode))
+                edits[edit.path] = entry
     state = repo.update_tree(before, edits)
     record = repo.write_blob(snapshot.record)
     root = repo.tree({RECORD: Entry(record, 0o100644), STATE: Entry(state, TREE_MODE)})

@@ -12,10 +12,11 @@ to the library.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-__all__ = ["UNKNOWN", "read_ref"]
+__all__ = ["UNKNOWN", "only_ref", "read_ref"]
 
 UNKNOWN = "?"
 """What :func:`read_ref` answers when only the library can tell."""
@@ -60,3 +61,47 @@ def _packed(common_dir: Path, name: str) -> str | None:
         if ref == name:
             return id_ if _ID.fullmatch(id_) else UNKNOWN
     return None
+
+
+def only_ref(common_dir: Path, prefix: str, name: str | None) -> bool:
+    """Whether git's files certainly hold no ref under ``prefix`` but ``name`` (or none).
+
+    A folder listed and ``packed-refs`` searched, no ref read: ``record`` asks it of
+    every edit (``snapshots/check/merged.py``). ``False`` whenever unsure (another ref
+    backend, a folder or file that cannot be read, a nested or locked name): the caller
+    then lists the refs.
+
+    Args:
+        common_dir: The repository's common directory (objects and refs).
+        prefix: A folder of refs under ``refs/snapline/``, ending in ``/``.
+        name: The one ref allowed there.
+    """
+    if not prefix.startswith("refs/snapline/") or not prefix.endswith("/"):
+        return False
+    common = os.fspath(common_dir)
+    if os.path.exists(common + "/reftable"):
+        return False
+    try:
+        loose = os.listdir(common + "/" + prefix)
+    except FileNotFoundError:
+        loose = []
+    except OSError:
+        return False
+    if any(prefix + entry != name for entry in loose):
+        return False
+    try:
+        with open(common + "/packed-refs", "rb") as packed:
+            text = packed.read()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    allowed = b"" if name is None else os.fsencode(name)
+    # Each packed ref is a line "<id> <name>": the names under the prefix, found in C.
+    start = text.find(b" " + os.fsencode(prefix))
+    while start >= 0:
+        end = text.find(b"\n", start)
+        if text[start + 1 : len(text) if end < 0 else end].rstrip(b"\r") != allowed:
+            return False
+        start = text.find(b" " + os.fsencode(prefix), start + 1)
+    return True

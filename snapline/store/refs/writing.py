@@ -41,13 +41,25 @@ class StateEdit(NamedTuple):
     Attributes:
         path: Its path in the workspace (checked, relative, POSIX).
         data: Its content after the snapshot; ``None`` when the snapshot deletes it
-            (or moves it away).
+            (or moves it away), or when ``blob`` holds it.
         mode: Its POSIX mode after the snapshot (git keeps symlink, executable or not).
+        blob: The id of a blob already written with its content (a large file streamed
+            into git, never whole in memory), whose bytes the writer held to the
+            recorded hash as it wrote them; ``None``: ``data`` is the content.
     """
 
     path: str
     data: bytes | None
     mode: int = 0o100644
+    blob: str | None = None
+
+    def entry(self, repo: GitRepository) -> Entry | None:
+        """The tree entry of this file (its blob written), ``None`` when it is removed."""
+        if self.blob is not None:
+            return Entry(self.blob, git_mode(self.mode))
+        if self.data is None:
+            return None
+        return Entry(repo.write_blob(self.data), git_mode(self.mode))
 
 
 def append_snapshot(
@@ -96,15 +108,7 @@ def append_snapshot(
         raise ValueError(f"the record merges {row.merges:.80}, the commit {list(merges)}")
     parent = tip or fork
     base = _state_of(repo, parent) if parent is not None else None
-    state = repo.update_tree(
-        base,
-        {
-            edit.path: None
-            if edit.data is None
-            else Entry(repo.write_blob(edit.data), git_mode(edit.mode))
-            for edit in edits
-        },
-    )
+    state = repo.update_tree(base, {edit.path: edit.entry(repo) for edit in edits})
     record = repo.write_blob(render_snapshot(row, changes))
     root = repo.tree({RECORD: Entry(record, 0o100644), STATE: Entry(state, TREE_MODE)})
     parents = [
@@ -175,6 +179,10 @@ def _check(
     results = {change.path: change.result_hash for change in changes}
     for edit in edits:
         expected = results.get(edit.path)
+        if edit.blob is not None:
+            if expected is None:
+                raise ValueError(f"{edit.path!r}: a blob for a file the changes remove")
+            continue  # held to its recorded hash as it was written (edits.py)
         actual = None if edit.data is None else hash_bytes(edit.data)
         if actual != expected:
             raise ValueError(f"{edit.path!r}: content {actual}, recorded result {expected}")
