@@ -7,6 +7,7 @@ git unable to push or fetch at all is one line and exit 5 (docs/cli.md).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -175,11 +176,16 @@ def _hook_push(root: Path, remote: str | None) -> None:
     A failing status stops the user's push (git runs the hook before it pushes), unless
     ``git config snapline.prePush warn``: then the push goes on without the history.
     """
-    from snapline.travel import STOPPED, GitFailedError, history_required
+    from snapline.errors import SnaplineError
+    from snapline.travel import STOPPED, GitFailedError, history_required, upgrade_old_hook
     from snapline.travel import pre_push as run_pre_push
 
     if remote is None:
         raise typer.BadParameter("--pre-push needs the REMOTE git gives the hook ($1)")
+    # A hook an older snapline wrote (its `|| true` lets a push go on without the
+    # history) becomes today's as it runs; the push it runs for is not held up by it.
+    with contextlib.suppress(OSError, SnaplineError):
+        upgrade_old_hook(root)
     try:
         done = run_pre_push(root, remote, sys.stdin.read())
     except GitFailedError as error:
