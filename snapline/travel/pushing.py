@@ -12,7 +12,7 @@ never published when ``init`` ran) brought its whole tree again, though the remo
 branches hold those files (40 files: 168 objects sent for 116 it lacked). git leaves
 out every file of the remote's branch tips when the repository is shallow (pack-objects
 ``--shallow``: "aggressive" edges), so a repository that is not is pushed from with an
-empty shallow file (``git --shallow-file``, which cuts no commit): then the history's
+empty shallow file (``GIT_SHALLOW_FILE``, which cuts no commit): then the history's
 push sends only what the remote lacks.
 """
 
@@ -57,8 +57,8 @@ def push(root: Path, remote: str, *, dry_run: bool = False, timeout: float | Non
         return Travel(remote, "push", dry_run=dry_run)
     args = ["-c", "core.abbrev=no", "push", "--porcelain", "--no-verify", "--no-follow-tags"]
     args += ["--no-recurse-submodules", *(["--dry-run"] if dry_run else []), remote, REFSPEC]
-    with _tips_left_out(root) as shallow:
-        ran = git(root, *shallow, *args, timeout=timeout, name=f"git push {remote}")
+    with _tips_left_out(root) as env:
+        ran = git(root, *args, env=env, timeout=timeout, name=f"git push {remote}")
     moved: list[Moved] = []
     refused: list[Refusal] = []
     same = 0
@@ -83,26 +83,28 @@ _ADVICE = "nothing was pushed; check that the remote exists and that `git push` 
 
 
 @contextlib.contextmanager
-def _tips_left_out(root: Path) -> Iterator[list[str]]:
-    """The options of git that leave out every object the remote's ref tips hold.
+def _tips_left_out(root: Path) -> Iterator[dict[str, str] | None]:
+    """The environment in which git's push leaves out every object the remote's tips hold.
 
-    Yields ``--shallow-file EMPTY`` for a repository that is not shallow (no commit cut,
-    and git's push then leaves out the trees of every tip the remote has); nothing for a
+    Yields this process's environment with ``GIT_SHALLOW_FILE`` naming an empty file for
+    a repository that is not shallow (no commit cut, and git's push then leaves out the
+    trees of every tip the remote has; the variable, unlike ``--shallow-file``, reaches
+    the ``send-pack`` that an https remote's helper starts); ``None`` (unchanged) for a
     shallow one, whose push already does, or when no empty file can be made.
     """
     said = git(root, "rev-parse", "--git-path", "shallow")
     shallow = root / said.out.strip()
-    if said.code != 0 or shallow.exists():
-        yield []
+    if said.code != 0 or shallow.exists() or "GIT_SHALLOW_FILE" in os.environ:
+        yield None
         return
     try:
         fd, empty = tempfile.mkstemp(prefix="snapline-shallow.")
     except OSError:
-        yield []
+        yield None
         return
     os.close(fd)
     try:
-        yield ["--shallow-file", empty]
+        yield {**os.environ, "GIT_SHALLOW_FILE": empty}
     finally:
         with contextlib.suppress(OSError):
             os.unlink(empty)

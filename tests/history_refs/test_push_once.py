@@ -10,9 +10,13 @@ push sent is counted on the wire by a ``receive-pack`` that keeps a copy of it.
 
 from __future__ import annotations
 
+import http.server
+import os
 import random
 import struct
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,6 +56,14 @@ def _objects_sent(sent: Path) -> list[int]:
         at = data.find(b"PACK\x00\x00\x00")
         counts.append(struct.unpack(">I", data[at + 8 : at + 12])[0] if at >= 0 else 0)
     return counts
+
+
+def _in_pack(index: Path) -> int:
+    """The objects in the pack of ``index`` (one push's, kept as it came)."""
+    shown = subprocess.run(
+        [*GIT, "show-index"], input=index.read_bytes(), capture_output=True, env=ENV, check=True
+    )
+    return len(shown.stdout.splitlines())
 
 
 def _held(bare: Path) -> int:
@@ -151,6 +163,82 @@ def test_the_history_s_own_push_leaves_out_the_files_the_remote_s_branches_hold(
     assert done.returncode == 0, done.stderr
     assert _refs(bare) == _refs(repo.path / ".git")
     counts = _objects_sent(sent)
+    assert sum(counts) == _held(bare), f"{counts} objects sent for {_held(bare)} held"
+
+
+class _SmartHttp(http.server.BaseHTTPRequestHandler):
+    """git's smart HTTP protocol: each request handed to ``git http-backend`` (CGI)."""
+
+    root = ""
+
+    def _backend(self) -> None:
+        path, _, query = self.path.partition("?")
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        env = {
+            "PATH": os.environ["PATH"],
+            "GIT_PROJECT_ROOT": self.root,
+            "GIT_HTTP_EXPORT_ALL": "1",
+            "REMOTE_USER": "tests",
+            "REQUEST_METHOD": self.command,
+            "PATH_INFO": path,
+            "QUERY_STRING": query,
+            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+            "CONTENT_LENGTH": str(len(body)),
+            "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+            "HTTP_GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+        }
+        done = subprocess.run([*GIT, "http-backend"], input=body, env=env, capture_output=True)
+        head, _, rest = done.stdout.partition(b"\r\n\r\n")
+        fields = [line.decode().partition(": ") for line in head.split(b"\r\n") if line]
+        status = [int(v.split()[0]) for k, _, v in fields if k.lower() == "status"]
+        self.send_response(status[0] if status else 200)
+        for key, _, value in fields:
+            if key.lower() != "status":
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(rest)))
+        self.end_headers()
+        self.wfile.write(rest)
+
+    do_GET = do_POST = _backend
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def http_root(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A directory served over git's smart HTTP on localhost, and its URL."""
+    root = tmp_path / "served"
+    root.mkdir()
+    handler = type("Handler", (_SmartHttp,), {"root": str(root)})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_over_https_helper_too_the_history_leaves_out_what_the_remote_s_tips_hold(
+    tmp_path: Path, http_root: tuple[Path, str]
+) -> None:
+    # An http(s) remote's helper starts a send-pack of its own: what makes git leave out
+    # the remote's tips must reach it (an environment variable does, an option does not).
+    served, url = http_root
+    repo, _, _ = _session(tmp_path, "{}")
+    bare = served / "r.git"
+    subprocess.run([*GIT, "init", "-q", "--bare", str(bare)], env=ENV, check=True)
+    for key, value in (("http.receivepack", "true"), ("receive.unpackLimit", "1")):
+        subprocess.run([*GIT, "--git-dir", str(bare), "config", key, value], env=ENV, check=True)
+    repo.git("remote", "set-url", "origin", f"{url}/r.git")
+    repo.git("push", "-q", "--no-verify", "origin", "main", "agent")
+    done = repo.snap("push")
+    assert done.returncode == 0, done.stderr
+    assert _refs(bare) == _refs(repo.path / ".git")
+    packs = bare / "objects" / "pack"
+    counts = [_in_pack(idx) for idx in sorted(packs.glob("*.idx"))]
     assert sum(counts) == _held(bare), f"{counts} objects sent for {_held(bare)} held"
 
 
