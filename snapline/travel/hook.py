@@ -227,9 +227,11 @@ def upgrade_old_hook(repo: Path) -> bool:
 
     Raises:
         NotAGitRepositoryError: If ``repo`` is not in a git work tree.
+        HookInWorkTreeError: If git's hooks directory is inside the work tree (a copy of
+            the old text committed there is the user's file: never rewritten).
         OSError: If the hook cannot be read or the hooks directory written.
     """
-    hook = hooks_dir(repo) / HOOK
+    hook = _own_hooks_dir(repo) / HOOK
     try:
         text = hook.read_text(encoding="utf-8")
     except (FileNotFoundError, UnicodeDecodeError):

@@ -97,3 +97,21 @@ def test_an_old_hook_someone_edited_is_never_rewritten(tmp_path: Path) -> None:
     )  # its `|| true`, as its owner left it
     assert hook.read_text(encoding="utf-8") == edited
     assert refs(remote) == ""
+
+
+def test_an_old_hook_text_committed_in_the_work_tree_is_never_rewritten(tmp_path: Path) -> None:
+    # core.hooksPath inside the work tree: the hooks are the user's committed files, and
+    # snapline writes nothing into the work tree, an old text of its own included.
+    root, remote, _ = _repo(tmp_path, "#!/bin/sh\nexit 0\n")
+    hooks = root / ".githooks"
+    hooks.mkdir()
+    (hooks / "pre-push").write_text(_old_hook())
+    (hooks / "pre-push").chmod(0o755)
+    git(root, "add", ".githooks/pre-push")
+    git(root, "commit", "-q", "-m", "our hooks")
+    git(root, "config", "core.hooksPath", ".githooks")
+    pushed = run(root, "push", "origin", "main")
+    assert pushed.returncode == 0, pushed.stderr  # the old text's `|| true`, as committed
+    assert "main" in git(remote, "branch", "--list")
+    assert (hooks / "pre-push").read_text(encoding="utf-8") == _old_hook()
+    assert git(root, "status", "--porcelain") == ""
