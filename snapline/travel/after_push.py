@@ -1,11 +1,11 @@
 """The history's push that the pre-push hook defers until git's own push has ended.
 
 Started by :func:`snapline.travel.pre_push.pre_push` (to a remote that held no ref) in
-a session of its own, with a pidfd of git's push process and git's ref lines on stdin.
-It waits until that process has ended (the pidfd turns readable), then runs the hook's
-command again, ``python -m snapline push --pre-push REMOTE`` with the lines, marked
-:data:`~snapline.travel.pre_push.DEFERRED` so that it pushes at once: the remote now
-holds what git's push sent, and the history's push sends only what it lacks.
+a session of its own, with a pidfd of git's push process. It waits until that process
+has ended (the pidfd turns readable), then runs the hook's command again, ``python -m
+snapline push --pre-push REMOTE``, marked :data:`~snapline.travel.pre_push.DEFERRED` so
+that it pushes at once (the hook's run judged git's lines): the remote now holds what
+git's push sent, and the history's push sends only what it lacks.
 """
 
 from __future__ import annotations

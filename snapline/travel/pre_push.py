@@ -94,15 +94,17 @@ def pre_push(root: Path, remote: str, lines: str) -> Travel | None:
     Raises:
         GitFailedError: If git could not push at all.
     """
+    if deferred_run():
+        return push(root, remote)  # git's push has ended; the hook's run judged its lines
     if not carries_a_branch(lines):
         return None
-    found = None if deferred_run() else _git_push_process()
+    found = _git_push_process()
     dry_run = found is not None and _dry_run(found[1])
     if (
         found is not None
         and not dry_run
         and _to_an_empty_remote(root, remote, lines)
-        and _defer(root, remote, lines, found[0])
+        and _defer(root, remote, found[0])
     ):
         return None
     return push(root, remote, dry_run=dry_run)
@@ -152,7 +154,7 @@ def _to_an_empty_remote(root: Path, remote: str, lines: str) -> bool:
 _UNREACHED = "nothing was pushed; check that the remote exists and that `git push` to it works"
 
 
-def _defer(root: Path, remote: str, lines: str, git_pid: int) -> bool:
+def _defer(root: Path, remote: str, git_pid: int) -> bool:
     """Start the push that waits for git's process ``git_pid`` to end; whether it started."""
     try:
         # Opened while git surely runs (it waits for this hook): the fd names that process.
@@ -160,10 +162,12 @@ def _defer(root: Path, remote: str, lines: str, git_pid: int) -> bool:
     except (AttributeError, OSError):
         return False  # not Linux, or a kernel before 5.3
     try:
-        waiter = subprocess.Popen(
+        # No stdin: git's lines were judged here (a pipe of them, unread until git ends,
+        # would block this hook, and so git, past the pipe's 64 KiB: a push of many refs).
+        subprocess.Popen(
             [sys.executable, "-m", "snapline.travel.after_push", str(watched), remote],
             cwd=root,
-            stdin=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
             pass_fds=(watched,),
             start_new_session=True,  # git's end, or a ^C at the terminal, must not stop it
         )
@@ -171,9 +175,6 @@ def _defer(root: Path, remote: str, lines: str, git_pid: int) -> bool:
         return False
     finally:
         os.close(watched)
-    assert waiter.stdin is not None
-    with waiter.stdin:
-        waiter.stdin.write(lines.encode("utf-8", "surrogateescape"))
     return True
 
 

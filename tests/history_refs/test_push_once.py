@@ -265,3 +265,35 @@ def test_an_empty_remote_refusing_the_history_after_the_branch_says_so_in_one_li
     said = [line for line in pushed.stderr.splitlines() if line.startswith("snapline: ")]
     assert len(said) == 2 and all("was not pushed: origin refused it" in s for s in said), said
     assert said[-1].endswith("; your push went first; run `snapline push origin`"), said
+
+
+def test_a_push_of_many_branches_to_an_empty_remote_is_not_held_by_the_hook(
+    tmp_path: Path,
+) -> None:
+    # 800 branches: git's lines to the hook are past a pipe's 64 KiB. The history's push
+    # that follows git's must not wait for them on a pipe nobody reads until git ends
+    # (git waits for the hook: neither would end). The bound only ends a hang.
+    repo, bare, _ = _session(tmp_path, "{}")
+    head = repo.git("rev-parse", "HEAD").strip()
+    made = "".join(f"create refs/heads/many/{n:04} {head}\n" for n in range(800))
+    subprocess.run(
+        [*GIT, "update-ref", "--stdin"], cwd=repo.path, input=made, text=True, env=ENV, check=True
+    )
+    pushed = subprocess.run(
+        [*GIT, "push", "origin", "--all"],
+        cwd=repo.path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert pushed.returncode == 0, pushed.stderr
+    branches = subprocess.run(
+        [*GIT, "--git-dir", str(bare), "for-each-ref", "refs/heads/"],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert len(branches.stdout.splitlines()) == 802
+    assert _refs(bare) == _refs(repo.path / ".git")
