@@ -319,7 +319,7 @@ def _ci_clone(refs: _Refs) -> RowResult:
     refs.commit_all(refs.root, "the agent's work")
     bench.git(refs.root, "remote", "add", "origin", str(remote))
     # The pre-push hook `init` installed carries the history with the branch.
-    bench.git(refs.root, "push", "-q", "origin", "main")
+    _push_with_hook(bench, refs.root)
     pushed = bench.git(workdir, "--git-dir", str(remote), "for-each-ref", "refs/snapline/")
     hooked = bool(pushed.stdout.strip())
     if not hooked:
@@ -459,6 +459,24 @@ def _counting_receive_pack(directory: Path) -> Path:
     )
     script.chmod(0o755)
     return script
+
+
+def _push_with_hook(bench: Bench, repo: Path) -> None:
+    """``git push -q origin main`` with snapline's pre-push hook, read through a pipe.
+
+    To an empty remote the hook pushes the history once git's push has ended, from a
+    process that holds git's stderr: the pipe's end of file comes after that push too
+    (the harness's ``run_process`` returns at git's exit, before it).
+    """
+    from benchmarks.cases import GIT_FIXED  # here: cases imports this module
+
+    subprocess.run(
+        ["git", *GIT_FIXED, "push", "-q", "origin", "main"],
+        cwd=repo,
+        env=bench.git_env,
+        capture_output=True,
+        check=True,
+    )
 
 
 def _pushed(directory: Path) -> list[int]:

@@ -7,6 +7,7 @@ git unable to push or fetch at all is one line and exit 5 (docs/cli.md).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -173,16 +174,28 @@ def _hook_push(root: Path, remote: str | None) -> None:
     """The hook's run: say on stderr what happened; exit 1 (5) when the history did not go.
 
     A failing status stops the user's push (git runs the hook before it pushes), unless
-    ``git config snapline.prePush warn``: then the push goes on without the history.
+    ``git config snapline.prePush warn``: then the push goes on without the history. The
+    run that follows git's push (to an empty remote) can stop nothing: it says what to do.
     """
-    from snapline.travel import STOPPED, GitFailedError, history_required
+    from snapline.errors import SnaplineError
+    from snapline.travel import STOPPED, GitFailedError, history_required, upgrade_old_hook
     from snapline.travel import pre_push as run_pre_push
+    from snapline.travel.pre_push import deferred_run
 
     if remote is None:
         raise typer.BadParameter("--pre-push needs the REMOTE git gives the hook ($1)")
+    # A hook an older snapline wrote (its `|| true` lets a push go on without the
+    # history) becomes today's as it runs; the push it runs for is not held up by it.
+    with contextlib.suppress(OSError, SnaplineError):
+        upgrade_old_hook(root)
+    after = deferred_run()
+    went = f"your push went first; run `snapline push {remote}`"
     try:
         done = run_pre_push(root, remote, sys.stdin.read())
     except GitFailedError as error:
+        if after:
+            echo(f"snapline: the history was not pushed to {remote}: {error}; {went}", err=True)
+            raise typer.Exit(error.exit_code) from None
         if history_required(root):
             echo(f"snapline: the history was not pushed to {remote}: {error}; {STOPPED}", err=True)
             raise typer.Exit(error.exit_code) from None
@@ -195,8 +208,8 @@ def _hook_push(root: Path, remote: str | None) -> None:
     if done is None:
         return
     said = [f"snapline: {refusal.message}" for refusal in done.refused]
-    if said and history_required(root):
-        said[-1] += f"; {STOPPED}"
+    if said and (after or history_required(root)):
+        said[-1] += f"; {went if after else STOPPED}"
         echo("\n".join(said), err=True)
         raise typer.Exit(EXIT_FAILURE)
     for line in said:

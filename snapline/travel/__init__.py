@@ -20,6 +20,7 @@ from snapline.travel.hook import (
     HookState,
     install_push_hook,
     uninstall_push_hook,
+    upgrade_old_hook,
 )
 from snapline.travel.outcome import Moved, Refusal, Refused, Travel
 from snapline.travel.pre_push import STOPPED, history_required, pre_push
@@ -53,5 +54,6 @@ __all__ = [
     "pre_push",
     "push",
     "uninstall_push_hook",
+    "upgrade_old_hook",
     "work_tree",
 ]

@@ -16,7 +16,10 @@ branch), so snapline adds a ``pre-push`` hook in the hooks directory git uses
   unless ``git config snapline.prePush warn``: then that is said and the push goes on.
 
 Installing again rewrites only snapline's own hook (idempotent); uninstalling removes it
-and puts the chained hook back under its own name. A hooks directory inside the work
+and puts the chained hook back under its own name. A hook an older snapline wrote (its
+exact text: :mod:`.old_hooks`) is rewritten to today's the next time it runs
+(:func:`upgrade_old_hook`), so that its ``|| true`` stops letting a push go on without
+the history; a hook anyone edited is left as it is. A hooks directory inside the work
 tree (a ``core.hooksPath`` of committed hooks) is refused: snapline writes nothing into
 the work tree; the user adds the one line to their own hook instead (docs/cli.md).
 Entire's CLI chains a user's hook the same way (``<hook>.pre-entire``).
@@ -34,6 +37,7 @@ from pathlib import Path
 
 from snapline.errors import SnaplineError
 from snapline.travel.gitrun import git
+from snapline.travel.old_hooks import is_old_hook
 from snapline.travel.pre_push import PRE_PUSH_CONFIG, STOPPED
 from snapline.travel.remotes import work_tree
 
@@ -48,6 +52,7 @@ __all__ = [
     "hooks_dir",
     "install_push_hook",
     "uninstall_push_hook",
+    "upgrade_old_hook",
 ]
 
 HOOK = "pre-push"
@@ -205,6 +210,36 @@ def install_push_hook(repo: Path) -> HookState:
             os.unlink(temp)
         raise
     return HookState(hook, True, chained if _is_file(chained) else None)
+
+
+def upgrade_old_hook(repo: Path) -> bool:
+    """Rewrite snapline's pre-push hook to today's text if an older snapline wrote it.
+
+    Only a hook whose whole text is one an older snapline wrote (:func:`is_old_hook`) is
+    rewritten, in one rename; any other file, snapline's current hook included, is left
+    alone. The hook running now keeps reading the file it opened.
+
+    Args:
+        repo: A directory in the git work tree.
+
+    Returns:
+        Whether the hook was rewritten.
+
+    Raises:
+        NotAGitRepositoryError: If ``repo`` is not in a git work tree.
+        HookInWorkTreeError: If git's hooks directory is inside the work tree (a copy of
+            the old text committed there is the user's file: never rewritten).
+        OSError: If the hook cannot be read or the hooks directory written.
+    """
+    hook = _own_hooks_dir(repo) / HOOK
+    try:
+        text = hook.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return False
+    if hook.is_symlink() or not is_old_hook(text):
+        return False
+    os.replace(_written(hook.parent, hook_script(sys.executable)), hook)
+    return True
 
 
 def uninstall_push_hook(repo: Path) -> HookState:

@@ -5,10 +5,23 @@ rewind a ref on the remote), run with ``--no-verify`` (so the pre-push hook that
 this never runs again inside it), ``--no-follow-tags`` and ``--no-recurse-submodules``
 (so the user's tags and submodules stay where they are, whatever ``push.followTags``
 says). Its ``--porcelain`` report says, ref by ref, what moved and what was refused.
+
+git's push leaves out what the remote holds only through the edges of what it sends
+(the parents of sent commits): a baseline without a parent (a repository that was
+never published when ``init`` ran) brought its whole tree again, though the remote's
+branches hold those files (40 files: 168 objects sent for 116 it lacked). git leaves
+out every file of the remote's branch tips when the repository is shallow (pack-objects
+``--shallow``: "aggressive" edges), so a repository that is not is pushed from with an
+empty shallow file (``GIT_SHALLOW_FILE``, which cuts no commit): then the history's
+push sends only what the remote lacks.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from snapline.store.refs.layout import REFS
@@ -44,7 +57,8 @@ def push(root: Path, remote: str, *, dry_run: bool = False, timeout: float | Non
         return Travel(remote, "push", dry_run=dry_run)
     args = ["-c", "core.abbrev=no", "push", "--porcelain", "--no-verify", "--no-follow-tags"]
     args += ["--no-recurse-submodules", *(["--dry-run"] if dry_run else []), remote, REFSPEC]
-    ran = git(root, *args, timeout=timeout, name=f"git push {remote}")
+    with _tips_left_out(root) as env:
+        ran = git(root, *args, env=env, timeout=timeout, name=f"git push {remote}")
     moved: list[Moved] = []
     refused: list[Refusal] = []
     same = 0
@@ -66,6 +80,34 @@ def push(root: Path, remote: str, *, dry_run: bool = False, timeout: float | Non
 
 
 _ADVICE = "nothing was pushed; check that the remote exists and that `git push` to it works"
+
+
+@contextlib.contextmanager
+def _tips_left_out(root: Path) -> Iterator[dict[str, str] | None]:
+    """The environment in which git's push leaves out every object the remote's tips hold.
+
+    Yields this process's environment with ``GIT_SHALLOW_FILE`` naming an empty file for
+    a repository that is not shallow (no commit cut, and git's push then leaves out the
+    trees of every tip the remote has; the variable, unlike ``--shallow-file``, reaches
+    the ``send-pack`` that an https remote's helper starts); ``None`` (unchanged) for a
+    shallow one, whose push already does, or when no empty file can be made.
+    """
+    said = git(root, "rev-parse", "--git-path", "shallow")
+    shallow = root / said.out.strip()
+    if said.code != 0 or shallow.exists() or "GIT_SHALLOW_FILE" in os.environ:
+        yield None
+        return
+    try:
+        fd, empty = tempfile.mkstemp(prefix="snapline-shallow.")
+    except OSError:
+        yield None
+        return
+    os.close(fd)
+    try:
+        yield {**os.environ, "GIT_SHALLOW_FILE": empty}
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(empty)
 
 
 def _fields(line: str) -> tuple[str, str, str]:

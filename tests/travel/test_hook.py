@@ -199,6 +199,12 @@ def test_a_refused_history_ref_stops_the_user_s_push_unless_told_to_warn(
 def test_the_remote_refusing_the_history_stops_the_push_in_one_line(tmp_path: Path) -> None:
     root, remote, _ = _repo(tmp_path)
     _install(root)
+    # A remote that holds a branch already (to an empty one the history goes after git's
+    # push, and cannot stop it: tests/history_refs/test_push_once.py).
+    git(root, "push", "-q", "--no-verify", "origin", "main:base")
+    (root / "new.txt").write_text("new\n")
+    git(root, "add", "new.txt")
+    git(root, "commit", "-q", "-m", "new")
     # The branch may go, the history may not: the remote's own hook refuses every push
     # that carries a history ref, and says so on its way out (the nested push fails).
     refusing = remote / "hooks" / "pre-receive"
