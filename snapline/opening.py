@@ -31,6 +31,7 @@ from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
 from snapline.state_dir import GIT_STATE, PRIVATE_REPO, git_dir
 from snapline.store import (
     DB_NAME,
+    InTreeLedgerError,
     SqliteStore,
     StoreCorruptError,
 )
@@ -277,7 +278,7 @@ def open_store(
             store.progress = progress
             index.close()
         store.refresh()
-    return _assemble(path, store, timeout)
+    return _assemble(path, store, timeout, refusal=InTreeLedgerError(ledger.path))
 
 
 def _open_refs(path: Path, timeout: float) -> Opened:
@@ -297,10 +298,13 @@ def _open_refs(path: Path, timeout: float) -> Opened:
     return _assemble(path, store, timeout)
 
 
-def _assemble(path: Path, store: Store, timeout: float) -> Opened:
+def _assemble(
+    path: Path, store: Store, timeout: float, refusal: InTreeLedgerError | None = None
+) -> Opened:
     """The recorder and reconstructor over an open store, caught up and recovered."""
     reconstructor = Reconstructor(store)
-    recorder = Recorder(path, store, reconstructor, _limits(store.config(), store.path), timeout)
+    limits = _limits(store.config(), store.path)
+    recorder = Recorder(path, store, reconstructor, limits, timeout, refusal)
     recorder.catch_up()
     recorder.recover_if_idle()
     return Opened(root=path, store=store, recorder=recorder, reconstructor=reconstructor)
