@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.history_refs.gitrepo import ENV, Repo
+from tests.history_refs.gitrepo import ENV, Repo, new_repo
 from tests.history_refs.upgrading import clone_fixture, git_status
 
 REFUSAL = (
@@ -146,3 +146,25 @@ def test_upgrade_moves_the_refused_history(checkout: Repo, tmp_path: Path) -> No
 
     assert upgrade(moved).returncode == 0
     assert moved.snap("record", "-m", "after the upgrade").returncode == 0
+
+
+def test_init_makes_no_in_tree_ledger(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", {"app.py": "print(1)\n"})
+    done = repo.snap("init", "--in-tree")
+    assert done.returncode == 2 and "--in-tree" in done.stderr, done
+    assert not (repo.path / ".snapline").exists()
+    # A .snapline/ an old checkout left (its local files, no ledger) is no store: the
+    # history goes onto the refs, as in any work tree.
+    (repo.path / ".snapline").mkdir()
+    (repo.path / ".snapline" / "lock").write_text("")
+    repo.ok("init")
+    assert repo.git("for-each-ref", "--format=%(refname)", "refs/snapline/lines/").strip()
+    assert not (repo.path / ".snapline" / "ledger").exists()
+    assert repo.ok("log", "--json").count('"number"') == 1
+
+
+def test_init_refuses_a_checkout_that_carries_a_ledger(checkout: Repo) -> None:
+    before = _disk(checkout)
+    done = checkout.snap("init")
+    assert done.returncode == 2 and "already" in done.stderr, done
+    assert _disk(checkout) == before
