@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from snapline.lazy import lazy_exports
 from snapline.store.errors import (
     AccessProblem,
+    InTreeLedgerError,
     StoreAccessError,
     StoreBusyError,
     StoreCorruptError,
@@ -71,6 +72,7 @@ __all__ = [
     "FileStamp",
     "Fingerprint",
     "ForgottenRow",
+    "InTreeLedgerError",
     "JournalReader",
     "JournalRow",
     "JournalWriter",
