@@ -32,7 +32,7 @@ from snapline.store.ledger.forget_format import ForgetRecord, parse_forget, rend
 from snapline.store.ledger.forgetting import forgotten_in
 from snapline.store.ledger.format import render_snapshot
 from snapline.store.refs.git import GitRepository
-from snapline.store.refs.layout import FORGETS, RECORD, STATE, commit_time, line_ref
+from snapline.store.refs.layout import FORGETS, RECORD, STATE, commit_time, line_ref, summary_line
 from snapline.store.refs.reading import (
     LineSnapshot,
     list_lines,
@@ -122,7 +122,9 @@ def record_forget(
     blob = repo.write_blob(render_forget(record))
     root = repo.tree({RECORD: Entry(blob, 0o100644)})
     paths = sorted({v.path for v in record.forgot})
-    message = f"snapline forget: {len(record.forgot)} version(s) of {', '.join(paths)}"[:100]
+    message = summary_line(
+        f"snapline forget: {len(record.forgot)} version(s) of {', '.join(paths)}"
+    )
     trailers = "".join(f"Rewrote: {r.ref} {r.old} {r.new}\n" for r in rewrites)
     time = int(_epoch(record.time))
     commit = repo.write_commit(root, [], f"{message}\n\n{trailers}", time)
