@@ -67,7 +67,7 @@ def test_a_history_without_settings_on_its_refs_keeps_the_defaults(tmp_path: Pat
 
 def test_an_upgraded_ledger_takes_its_settings_onto_the_refs(tmp_path: Path) -> None:
     # An old branch's in-tree ledger (ledger-2, written with the defaults), its committed
-    # config.json given another limit, as `init --in-tree --large-file-limit` wrote it.
+    # config.json given another limit, as `--large-file-limit` wrote it at its init.
     repo = ledger_checkout(tmp_path / "work")
     config = repo.path / LEDGER / "config.json"
     settings = json.loads(config.read_text())
