@@ -193,3 +193,30 @@ def test_a_crafted_rewrite_keeping_the_ids_is_damage(tmp_path: Path) -> None:
     answers = _as_rebuilt(b, "oracle")
     assert answers["verify --full"][0] == 3
     assert b.snap("verify").returncode == 3
+
+
+def test_a_linked_work_tree_pinned_behind_the_line_stays_pinned_after_a_forget(
+    tmp_path: Path,
+) -> None:
+    main = new_repo(tmp_path / "main", {"a.txt": "one\n"})
+    main.ok("init")
+    (main.path / "config.env").write_bytes(b"TOKEN=" + SECRET + b"\nMODE=dev\n")
+    main.ok("record", "config.env", "-m", "add the config")
+    (main.path / "config.env").write_bytes(b"TOKEN=\nMODE=dev\n")
+    main.ok("record", "config.env", "-m", "drop the token")
+    main.git("add", "-A")
+    main.git("commit", "-q", "-m", "snapshot 2's files")
+    (main.path / "a.txt").write_text("two\n")
+    main.ok("record", "a.txt", "-m", "edit a")
+    # A linked work tree of snapshot 2's commit: its index stops there (.pinning).
+    main.git("worktree", "add", "-q", str(tmp_path / "linked"), "HEAD")
+    linked = Repo(tmp_path / "linked")
+    assert "edit a" not in linked.ok("log")
+    main.ok("forget", "config.env", "--snapshot", "1", "-m", "leaked token")
+    mine = _answers(linked)
+    git_dir = Path(linked.git("rev-parse", "--absolute-git-dir").strip())
+    for index in (git_dir / "snapline").glob("index.db*"):
+        index.unlink()
+    assert mine == _answers(linked)
+    assert "edit a" not in mine["log"][1] and "drop the token" in mine["log"][1]
+    assert "Content forgotten" in mine["show 1"][1]

@@ -204,7 +204,7 @@ def _pin(
     if taken is None:
         store.marks.drop(PIN)
         return None
-    store.marks.put(PIN, pin)
+    store.marks.put(PIN, taken[-1].commit if taken else pin)
     return len(missing) - len(taken)
 
 
