@@ -71,8 +71,9 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     Each snapshot comes with its changes, the content of its whole versions (as blobs)
     and its effect on the known state, then the line's milestones the index lacks, and
     the marks of both refs, in one index transaction that publishes nothing. With a
-    mark only what follows it is read; a line rewritten past it is read whole. A work
-    tree without a line of its own stops at its pin (:mod:`.pinning`).
+    mark only what follows it is read; a line (or its milestones) rewritten past it
+    rebuilds the index from the refs, as a forget taken in does. A work tree without a
+    line of its own stops at its pin (:mod:`.pinning`).
 
     Args:
         store: The store.
