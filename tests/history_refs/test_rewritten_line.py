@@ -14,7 +14,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.history_refs.gitrepo import ENV, GIT, Repo, new_repo
+from tests.history_refs.gitrepo import ENV, GIT, SNAPLINE, Repo, new_repo
+from tests.store.test_read_only_store import _drop_bypass, _readonly, _writable
 
 SECRET = b"AKIA-SECRET-TOKEN-7f3e9c"
 _ASKED = (
@@ -220,3 +221,34 @@ def test_a_linked_work_tree_pinned_behind_the_line_stays_pinned_after_a_forget(
     assert mine == _answers(linked)
     assert "edit a" not in mine["log"][1] and "drop the token" in mine["log"][1]
     assert "Content forgotten" in mine["show 1"][1]
+
+
+def _read_only_answers(repo: Repo) -> dict[str, tuple[int, str]]:
+    """:func:`_answers` by a reader who cannot write the repository (its ``.git``)."""
+    _readonly(repo.path / ".git")
+    try:
+        found = {}
+        for args in _ASKED:
+            done = subprocess.run(
+                [SNAPLINE, *args],
+                cwd=repo.path, capture_output=True, text=True, env=ENV, timeout=120, check=False,
+                preexec_fn=_drop_bypass,
+            )  # fmt: skip
+            text = (done.stdout + done.stderr).replace(str(repo.path), "ROOT")
+            found[" ".join(args)] = (done.returncode, text)
+        return found
+    finally:
+        _writable(repo.path / ".git")
+
+
+def test_a_reader_who_cannot_write_takes_a_fetched_forget_in(tmp_path: Path) -> None:
+    a, b = _two_clones(tmp_path)
+    _forget_published(a)
+    assert b.snap("fetch", "origin").returncode == 1  # the rewritten line refused
+    oracle = _read_only_answers(_rebuilt(b, "oracle"))
+    mine = _read_only_answers(b)
+    assert mine == oracle
+    assert mine["show 1"][0] == 0 and "Content forgotten" in mine["show 1"][1]
+    assert mine["verify --full"][0] == 0
+    # Nothing was written: the lines are as fetched, the forget still to take in.
+    assert "Content forgotten" in b.ok("show", "1")

@@ -33,6 +33,7 @@ from snapline.store.refs.forgetting import (
     read_forgets,
     record_forget,
 )
+from snapline.store.refs.git_errors import GitWriteRefusedError
 from snapline.store.refs.prune import is_private, prune
 from snapline.store.rows import ForgottenRow
 
@@ -83,11 +84,19 @@ def forgets_to_take_in(store: RefsStore, *, every: bool = False) -> list[Forget]
     Raises:
         DamagedLineError: If a forget or a line is damaged or crafted.
         RefConflictError: If a line moved while it was being finished.
+        GitWriteRefusedError: If the lines cannot be rewritten here, but for an index
+            in memory (a reader who cannot write).
     """
     forgets = read_forgets(store.repo)
     if not every and all(store.marks.get(f.ref) == f.commit for f in forgets):
         return None
-    apply_forgets(store.repo, forgets)
+    try:
+        apply_forgets(store.repo, forgets)
+    except GitWriteRefusedError:
+        if not store.index.connection.in_memory:
+            raise
+        # A reader who cannot write the repository (its index in memory): the forgets
+        # are taken in over the lines as they are; a writer who can rewrites them.
     return forgets
 
 
