@@ -71,8 +71,9 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     Each snapshot comes with its changes, the content of its whole versions (as blobs)
     and its effect on the known state, then the line's milestones the index lacks, and
     the marks of both refs, in one index transaction that publishes nothing. With a
-    mark only what follows it is read; a line rewritten past it is read whole. A work
-    tree without a line of its own stops at its pin (:mod:`.pinning`).
+    mark only what follows it is read; a line (or its milestones) rewritten past it
+    rebuilds the index from the refs, as a forget taken in does. A work tree without a
+    line of its own stops at its pin (:mod:`.pinning`).
 
     Args:
         store: The store.
@@ -101,20 +102,26 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         return 0
     own = store.own_line() is not None
     ref, milestones = line_ref(line), milestones_ref(line)
+    following, rewritten = _after_mark(store, line)
+    rewritten = rewritten or _milestones_rewritten(store, milestones)
     forgets = None
-    if store.repo.refs(FORGETS):
+    if rewritten or store.repo.refs(FORGETS):
         # Only a repository with a forget loads their formats (record's hot path).
         from snapline.store.refs.forget_index import forgets_to_take_in
 
-        forgets = forgets_to_take_in(store)
+        # A line rewritten under the index (a forget made elsewhere, its record here
+        # or not yet): the index is rebuilt as from nothing, every forget applied again.
+        forgets = forgets_to_take_in(store, every=rewritten)
     with store.index.write():
         if forgets is not None:
             from snapline.store.refs.forget_index import take_in
 
             take_in(store, forgets)
+            following = None
         forgotten = store.index.forgotten_hashes()
         latest = store.index.snapshots.latest_number()
-        missing, end = _line_after(store, line, -1 if latest is None else latest, read)
+        have = -1 if latest is None else latest
+        missing, end = _line_after(store, line, have, read, following)
         if latest is None and checkout is not None and not own:
             _place(store, line, at)
         last = _pin(store, own, at if latest is None else None, missing)
@@ -198,29 +205,81 @@ def _pin(
     if taken is None:
         store.marks.drop(PIN)
         return None
-    store.marks.put(PIN, pin)
+    store.marks.put(PIN, taken[-1].commit if taken else pin)
     return len(missing) - len(taken)
 
 
-def _line_after(
-    store: RefsStore, line: str, have: int, read: list[LineSnapshot] | None
-) -> tuple[list[LineSnapshot], str | None]:
-    """The snapshots after the index's latest (``have``), and the commit the line ends at.
+def _after_mark(store: RefsStore, line: str) -> tuple[list[LineSnapshot] | None, bool]:
+    """The line's snapshots after the index's mark of it, and whether it was rewritten.
 
-    ``read``: the line, read whole already (a main line starts with its baseline, so it
-    is all that is followed), or ``None``.
+    ``(None, False)`` when the index holds none of it. A line whose mark is no longer on
+    it (``LineRewrittenError``) but whose snapshots are the index's, by id, was rewritten
+    under the index: by a forget here or elsewhere (its record fetched with it, before it
+    or not yet), or by anyone who rewrote its commits. The index's rows were read from
+    the old commits (the changes, the whole versions' blobs, the known state), so only
+    a rebuild from the refs answers as a rebuild does: ``True``.
+
+    Raises:
+        DamagedLineError: If the line is damaged or crafted.
+        LineMovedError: If the rewritten line does not hold the index's snapshots (it
+            lost some, or is another history): the index is left as it is.
     """
     from snapline.store.refs.store import LineMovedError
 
     ref = line_ref(line)
     mark = store.marks.get(ref)
-    if mark is not None and have >= 0:
+    have = store.index.snapshots.latest_number()
+    if mark is None or have is None:
+        return None, False
+    try:
+        return read_line(store.repo, line, after=mark), False
+    except LineRewrittenError:
+        pass
+    whole = read_followed(store.repo, line)
+    mine = store.index.snapshots.get(have)
+    theirs = whole[have].record.row if have < len(whole) else None
+    if mine is None or theirs is None or theirs.id != mine.id:
+        raise LineMovedError(ref, have, mine.id if mine else "", theirs.id if theirs else None)
+    return None, True
+
+
+def _milestones_rewritten(store: RefsStore, ref: str) -> bool:
+    """Whether the milestones ref no longer holds its mark (it was rewound or rewritten).
+
+    Milestones are added to the index by number, after its latest: one the index holds
+    and the ref no longer does (or holds otherwise) would stay.
+    """
+    repo = store.repo
+    mark = store.marks.get(ref)
+    commit = repo.ref(ref)
+    while mark is not None and commit is not None and commit != mark:
         try:
-            after = read_line(store.repo, line, after=mark)
-        except LineRewrittenError:
-            after = None  # a forget rewrote the line: read it whole
-        if after is not None and (not after or after[0].record.row.number == have + 1):
-            return after, after[-1].commit if after else mark
+            parents = repo.read_commit(commit).parents
+        except MissingObjectError:
+            return True  # the rebuild's reading names the damage
+        commit = parents[0] if parents else None
+    return mark is not None and commit != mark
+
+
+def _line_after(
+    store: RefsStore,
+    line: str,
+    have: int,
+    read: list[LineSnapshot] | None,
+    after: list[LineSnapshot] | None,
+) -> tuple[list[LineSnapshot], str | None]:
+    """The snapshots after the index's latest (``have``), and the commit the line ends at.
+
+    ``read``: the line, read whole already (a main line starts with its baseline, so it
+    is all that is followed), or ``None``. ``after``: what follows the index's mark on
+    the line (:func:`_after_mark`), or ``None``.
+    """
+    from snapline.store.refs.store import LineMovedError
+
+    ref = line_ref(line)
+    mark = store.marks.get(ref)
+    if after is not None and have >= 0 and (not after or after[0].record.row.number == have + 1):
+        return after, after[-1].commit if after else mark
     whole = read if read is not None and have < 0 else read_followed(store.repo, line)
     if have >= 0:
         mine = store.index.snapshots.get(have)

@@ -212,6 +212,8 @@ def _match(
 def pinned(store: RefsStore, pin: str, missing: list[LineSnapshot]) -> list[LineSnapshot] | None:
     """What a pinned index takes of ``missing``: up to the pin; ``None`` to drop the pin.
 
+    The pin is the last snapshot taken, when any (its commit is the pin's from then on).
+
     Args:
         store: The store, inside its index transaction.
         pin: The pin's commit.
@@ -228,6 +230,11 @@ def pinned(store: RefsStore, pin: str, missing: list[LineSnapshot]) -> list[Line
         at = read_snapshot(store.repo, pin).record.row
     except DamagedLineError:
         return None  # gone (a forget rewrote the line, then git gc): follow the tip
+    # A line rewritten (a forget) holds the pin's snapshot at another commit: the index,
+    # rebuilt, stops there still, as one built afresh at this checkout does.
+    cut = next((i for i, s in enumerate(missing) if s.record.row.id == at.id), None)
+    if cut is not None:
+        return missing[: cut + 1]
     if held is not None and held.id == at.id and held.number == at.number:
         return []  # the index is at the pin: the line's later snapshots stay out
     return None

@@ -35,7 +35,7 @@ from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import read_own_line, write_own_line
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
-from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable
+from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable, forget_tips
 from snapline.store.refs.otherlines import OtherLines, SideBlobs
 from snapline.store.refs.reading import LineSnapshot, read_milestones, read_snapshot
 from snapline.store.refs.verified import Verified
@@ -369,18 +369,18 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         return catch_up(self) > 0
 
     def stale(self) -> bool:
-        """Whether the followed line's refs moved from the index's marks (two ref reads).
+        """Whether the followed line's refs, or a forget's, moved from the index's marks.
 
-        Also when a forget's cleanup of the index is still to run (a process killed
-        before it finished: :mod:`snapline.store.refs.forget_index`).
+        A forget fetched without its rewritten lines (``snapline fetch`` refuses them)
+        too; or a forget's cleanup of the index still to run (a process killed first).
         """
         from snapline.store.ledger.tables import ForgetCleanup
 
         line = self.followed_line()
         if line is None:
             return False
-        refs = (line_ref(line), milestones_ref(line))
-        if any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs):
+        refs = {ref: self.repo.ref(ref) for ref in (line_ref(line), milestones_ref(line))}
+        if self.marks.differ(refs) or self.marks.differ(forget_tips(self.repo)):
             return True
         return ForgetCleanup(self.index.connection).pending()
 
