@@ -7,6 +7,7 @@ say: the trees replayed, the two repositories, the bytes counted, the index rebu
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zlib
@@ -27,7 +28,9 @@ from benchmarks.replay import (
     row_ledger_size,
     synthetic_history,
 )
+from benchmarks.report import format_bytes
 from snapline import Workspace
+from tests.old_ledgers import ledger_checkout
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -209,27 +212,35 @@ def test_index_rebuild_row_times_a_rebuilt_index(
 def test_ledger_breakdown_splits_snapshot_files_into_deltas_and_the_rest(
     tmp_path: Path,
 ) -> None:
+    # An in-tree ledger as c82d55b wrote it (the ledger-2 fixture): its baseline and
+    # snapshot 1 (one edit: a forward and a reverse delta), with all its objects.
+    source = ledger_checkout(tmp_path / "fixture").path / ".snapline" / "ledger"
     root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.py").write_text("one\ntwo\nthree\n")
-    with Workspace.init(root, in_tree=True) as ws:
-        ws.write_file("a.py", b"one\n2\nthree\n")
-    snap = next((root / ".snapline" / "ledger" / "snapshots").glob("00000001-*.snap")).read_text()
+    ledger = root / ".snapline" / "ledger"
+    (ledger / "snapshots").mkdir(parents=True)
+    for number in ("00000000", "00000001"):
+        (found,) = (source / "snapshots").glob(f"{number}-*.snap")
+        shutil.copy(found, ledger / "snapshots" / found.name)
+    shutil.copytree(source / "objects", ledger / "objects")
+    snap = next((ledger / "snapshots").glob("00000001-*.snap")).read_text()
     forward = snap.split("  forward\n")[1].split("  reverse\n")[0]
     reverse = snap.split("  reverse\n")[1]
-    files = list((root / ".snapline" / "ledger" / "snapshots").glob("*.snap"))
+    files = list((ledger / "snapshots").glob("*.snap"))
     total = sum(p.stat().st_size for p in files)
+    stored = [p.read_bytes() for p in (ledger / "objects").glob("*/*")]
+    assert len(stored) > 1
 
     lines = ledger_breakdown(root)
 
+    rest = total - len(forward) - len(reverse)
     assert lines[0] == (
-        f"2 snapshot files, {total} B: forward deltas {len(forward)} B, reverse deltas "
-        f"{len(reverse)} B, headers, paths and hashes {total - len(forward) - len(reverse)} B."
+        f"2 snapshot files, {format_bytes(total)}: forward deltas {len(forward)} B, reverse "
+        f"deltas {len(reverse)} B, headers, paths and hashes {format_bytes(rest)}."
     )
-    (stored,) = (root / ".snapline" / "ledger" / "objects").glob("*/*")
     assert lines[2] == (
-        f"1 content objects, {stored.stat().st_size} B; deflated by zlib "
-        f"{len(zlib.compress(stored.read_bytes(), 6))} B, about what git's pack stores of them."
+        f"{len(stored)} content objects, {format_bytes(sum(map(len, stored)))}; deflated by "
+        f"zlib {format_bytes(sum(len(zlib.compress(o, 6)) for o in stored))}, about what "
+        "git's pack stores of them."
     )
 
 
@@ -237,15 +248,17 @@ def test_remove_index_deletes_the_local_index_only(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text("a\n")
-    Workspace.init(root, in_tree=True).close()
+    Workspace.init(root).close()  # outside git: the index beside the private repository
     # What a process killed with the index open leaves beside it.
     for name in ("index.db-wal", "index.db-shm"):
         (root / ".snapline" / name).write_bytes(b"")
 
     assert remove_index(root) == 3
     assert not list((root / ".snapline").glob("index.db*"))
-    assert (root / ".snapline" / "ledger" / "FORMAT").is_file()
+    assert (root / ".snapline" / "repo" / "HEAD").is_file()  # the history stays
     assert remove_index(root) == 0
+    with Workspace.open(root) as ws:  # and the index is built again from it
+        assert ws.latest == 0 and ws.verify().ok
 
 
 def test_the_command_line_and_make_pass_a_history(tmp_path: Path) -> None:
