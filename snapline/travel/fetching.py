@@ -4,8 +4,10 @@ git's own ``fetch`` would refuse a non-fast-forward too, but says so only in pro
 stderr (its ``--porcelain`` came in git 2.41). So the remote's refs are fetched first
 under a staging name of this run's own (``refs/snapline-incoming/<run>/…``, which no
 local commit is on, so forcing there loses nothing), then each history ref is moved
-here by compare-and-swap only when that is a fast-forward (or the ref is new); a line
-that has snapshots here the remote lacks is never moved. The staging refs are deleted
+here by compare-and-swap only when that is a fast-forward (or the ref is new), or the
+rewrite of a forget the remote published that holds every snapshot here
+(:mod:`snapline.travel.rewrites`); a line that has snapshots here the remote lacks is
+never moved. The staging refs are deleted
 before returning, whatever happened.
 
 ``--no-prune`` (a ``fetch.prune`` setting would delete local lines the remote lacks:
@@ -30,6 +32,7 @@ from snapline.store.refs.layout import REFS
 from snapline.travel.gitrun import GitFailedError, git, git_line
 from snapline.travel.localrefs import contains, delete_refs, history_refs, update_refs
 from snapline.travel.outcome import Moved, Refusal, Refused, Travel
+from snapline.travel.rewrites import forget_rewriting
 
 __all__ = ["STAGING", "fetch"]
 
@@ -95,6 +98,10 @@ def _settle(root: Path, remote: str, incoming: dict[str, str]) -> Travel:
             updates.append((ref, theirs, ours))
         elif contains(root, ours, theirs):
             ahead.append(ref)
+        elif forget_rewriting(root, incoming, ref, ours, theirs) is not None:
+            # A published forget's rewrite, holding every snapshot here: taken by
+            # compare-and-swap on the tip read, with the forget record it came with.
+            updates.append((ref, theirs, ours))
         else:
             refused.append(_diverged(remote, ref))
     moved = [Moved(ref, old, new) for ref, new, old in updates]
