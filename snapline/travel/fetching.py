@@ -32,7 +32,7 @@ from snapline.store.refs.layout import REFS
 from snapline.travel.gitrun import GitFailedError, git, git_line
 from snapline.travel.localrefs import contains, delete_refs, history_refs, update_refs
 from snapline.travel.outcome import Moved, Refusal, Refused, Travel
-from snapline.travel.rewrites import forget_rewriting
+from snapline.travel.rewrites import forget_naming, forget_rewriting
 
 __all__ = ["STAGING", "fetch"]
 
@@ -103,7 +103,7 @@ def _settle(root: Path, remote: str, incoming: dict[str, str]) -> Travel:
             # compare-and-swap on the tip read, with the forget record it came with.
             updates.append((ref, theirs, ours))
         else:
-            refused.append(_diverged(remote, ref))
+            refused.append(_diverged(remote, ref, forget_naming(root, incoming, ref)))
     moved = [Moved(ref, old, new) for ref, new, old in updates]
     if not update_refs(root, updates, f"snapline fetch {remote}"):
         # One of them moved meanwhile (a snapshot recorded as we fetched): move the
@@ -117,7 +117,20 @@ def _settle(root: Path, remote: str, incoming: dict[str, str]) -> Travel:
     return Travel(remote, "fetch", tuple(moved), tuple(refused), same, tuple(ahead))
 
 
-def _diverged(remote: str, ref: str) -> Refusal:
+def _diverged(remote: str, ref: str, forget: str | None) -> Refusal:
+    if forget is not None:
+        # The remote's forget says it rewrote this line, yet its line lacks snapshots
+        # held here: the one command that takes it anyway drops them, so it is named
+        # with that cost, never run.
+        return Refusal(
+            ref,
+            Refused.diverged,
+            f"{ref} was not fetched: {remote}'s {forget} rewrote the line, but this "
+            "repository has snapshots on it that the rewrite lacks, and a line is never "
+            f"rewound; nothing here changed; compare them with `git log {ref}` and "
+            f"`git ls-remote {remote} {ref}`; `git fetch {remote} '+{ref}:{ref}'` takes "
+            "the rewrite and drops them (docs/cli.md, `snapline forget`)",
+        )
     return Refusal(
         ref,
         Refused.diverged,

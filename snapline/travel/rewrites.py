@@ -17,13 +17,18 @@ without the content). Anything else stays a refusal.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from snapline.store.refs.layout import FORGETS, RECORD
 from snapline.travel.gitrun import git
 from snapline.travel.localrefs import contains
 
-__all__ = ["forget_rewriting"]
+if TYPE_CHECKING:
+    from snapline.store.refs.forgetting import Rewrite
+
+__all__ = ["forget_naming", "forget_rewriting"]
 
 _HEADER = (b"number ", b"id ", b"chain ")
 
@@ -46,6 +51,29 @@ def forget_rewriting(
     Raises:
         GitFailedError: If git cannot compare the commits.
     """
+    for forget, rewrite in _rewrites(root, incoming):
+        if (
+            rewrite.ref == ref
+            and contains(root, rewrite.old, ours)
+            and contains(root, theirs, rewrite.new)
+            and _holds_every_snapshot(root, ours, theirs)
+        ):
+            return forget
+    return None
+
+
+def forget_naming(root: Path, incoming: dict[str, str], ref: str) -> str | None:
+    """An incoming forget that says it rewrote ``ref``, whatever it holds; ``None``: none.
+
+    Raises:
+        GitFailedError: If git cannot be run.
+    """
+    return next(
+        (forget for forget, rewrite in _rewrites(root, incoming) if rewrite.ref == ref), None
+    )
+
+
+def _rewrites(root: Path, incoming: dict[str, str]) -> Iterator[tuple[str, Rewrite]]:
     # Only here: the forget format's reader comes with the git library.
     from snapline.store.refs.forgetting import rewrites_in
 
@@ -53,17 +81,9 @@ def forget_rewriting(
         if not forget.startswith(FORGETS):
             continue
         read = git(root, "cat-file", "commit", commit)
-        if read.code != 0:
-            continue
-        for rewrite in rewrites_in(read.out.partition("\n\n")[2]):
-            if (
-                rewrite.ref == ref
-                and contains(root, rewrite.old, ours)
-                and contains(root, theirs, rewrite.new)
-                and _holds_every_snapshot(root, ours, theirs)
-            ):
-                return forget
-    return None
+        if read.code == 0:
+            for rewrite in rewrites_in(read.out.partition("\n\n")[2]):
+                yield forget, rewrite
 
 
 def _holds_every_snapshot(root: Path, ours: str, theirs: str) -> bool:

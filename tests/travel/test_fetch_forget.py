@@ -101,5 +101,8 @@ def test_a_forget_whose_rewrite_drops_a_snapshot_held_here_is_refused(tmp_path: 
 
     done = clone.snap("fetch", "origin")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "diverged" in done.stderr and "Traceback" not in done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    # The refusal names the forget, and the one command that takes it, with its cost.
+    assert f"refs/snapline/forgets/{'0' * 32} rewrote the line" in done.stderr
+    assert f"git fetch origin '+{line}:{line}'" in done.stderr and "drops them" in done.stderr
     assert clone.git("rev-parse", line).strip() == tip
