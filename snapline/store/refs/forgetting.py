@@ -50,6 +50,7 @@ __all__ = [
     "plan_rewrite",
     "read_forgets",
     "record_forget",
+    "rewrites_in",
 ]
 
 _TRAILER = re.compile(r"Rewrote: (refs/snapline/\S+) ([0-9a-f]{40}) ([0-9a-f]{40})")
@@ -98,9 +99,13 @@ def read_forgets(repo: GitRepository) -> list[Forget]:
         if not is_id(ref.removeprefix(FORGETS)):
             continue  # not a forget snapline wrote
         read, record = read_record_commit(repo, ref, commit, parse_forget)
-        rewrites = tuple(Rewrite(*m.groups()) for m in _TRAILER.finditer(read.message))
-        found.append(Forget(ref, commit, record, rewrites))
+        found.append(Forget(ref, commit, record, rewrites_in(read.message)))
     return found
+
+
+def rewrites_in(message: str) -> tuple[Rewrite, ...]:
+    """The rewrites a forget commit's message names (its ``Rewrote: REF OLD NEW`` trailers)."""
+    return tuple(Rewrite(*m.groups()) for m in _TRAILER.finditer(message))
 
 
 def forgotten_versions(forgets: list[Forget]) -> set[tuple[str, str]]:
