@@ -108,10 +108,10 @@ LIMITS: dict[str, str] = {
         "deltas of the others."
     ),
     "15": (
-        "A rebuild parses every ledger file once, builds the index's rows in Python "
-        "and hashes the baseline's files still in the workspace for the stat cache "
-        "(their content is no longer copied into the index). `git reset` rebuilds an "
-        "index of names and hashes."
+        "Since issue 37 the history is on the refs of the private repository "
+        "(`.snapline/repo`), not in the ledger: a rebuild reads every snapshot's record "
+        "back from git's objects and builds the index's rows in Python. Not profiled "
+        "again on this layout. `git reset` rebuilds an index of names and hashes."
     ),
     "G1": (
         "See row 3a: the watch takes the listing out of every record of an open "
