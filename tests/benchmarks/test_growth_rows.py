@@ -37,6 +37,13 @@ def test_every_growth_row_is_measured_with_its_reference(tmp_path: Path) -> None
     size = rows["G6"]
     assert size.snapline is not None and size.git is not None
     assert size.ratio == (size.snapline.value or 0) / (size.git.value or 1)
+    # The default layout (issue 37): the history on the tree's refs, nothing in the tree;
+    # G6 counts the refs' pack and the local index.
+    tree = bench.config.workdir / "growth-tree"
+    assert not (tree / ".snapline").exists() and (tree / ".git" / "snapline").is_dir()
+    pack, index = (figure.value or 0 for figure in size.extra)
+    assert pack > 0 and index > 0 and size.snapline.value == pack + index
+    assert "after `snapline fetch`" in (rows["G3"].snapline.label if rows["G3"].snapline else "")
     # The clones are gone after the row.
     assert not list(bench.config.workdir.glob("growth-clone-*"))
 
