@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -317,21 +318,21 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         if parent is not None:
             entry = self.repo.entry(self.repo.read_commit(parent).tree, STATE)
             before = None if entry is None else entry.id
-        changes = self.index.changes.of(row.number)
-        edits = state_edits(
-            self.repo, before, changes, self.blobs, self.path, self._pending.contents
-        )
-        commit = append_snapshot(
-            self.repo,
-            line,
-            row,
-            changes,
-            edits,
-            tip=tip,
-            fork=fork,
-            merges=merges,
-            taken_at=taken_at,
-        )
+        stream, held = self.index.changes.stream_of, self._pending.contents  # never all held
+        with closing(stream(row.number)) as changes:
+            edits = state_edits(self.repo, before, changes, self.blobs, self.path, held)
+        with closing(stream(row.number)) as changes:
+            commit = append_snapshot(
+                self.repo,
+                line,
+                row,
+                changes,
+                edits,
+                tip=tip,
+                fork=fork,
+                merges=merges,
+                taken_at=taken_at,
+            )
         self.marks.put(ref, commit)
         return commit
 
