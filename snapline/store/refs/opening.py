@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from snapline.atomic import sync_directory
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError, StoreVersionError
 from snapline.store.lockfile import FileLock
@@ -82,17 +83,13 @@ def publish_index(state: Path) -> None:
     refs) is synced here once, and the folder after the rename.
     """
     staged = state / STAGING_NAME
-    _fsync(staged)
-    os.replace(staged, state / INDEX_NAME)
-    _fsync(state)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(staged, os.O_RDONLY)
     try:
-        os.fsync(fd)
+        os.fsync(fd)  # a file: any failure fails the build, as SQLite's would
     finally:
         os.close(fd)
+    os.replace(staged, state / INDEX_NAME)
+    sync_directory(state)
 
 
 def open_refs_store(
