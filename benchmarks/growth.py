@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmarks.clone import copy_clone
 from benchmarks.report import Figure, RowResult, format_bytes
 from benchmarks.timing import Sample, alternate, ratio, run_process
 from benchmarks.workspace_gen import generate, history_versions
@@ -48,6 +47,7 @@ __all__ = [
     "GROWTH_ROWS",
     "HASH_WALK",
     "Sizes",
+    "copy_clone",
     "directory_bytes",
     "refs_pack_bytes",
     "row_growth",
@@ -395,6 +395,24 @@ def refs_pack_bytes(bench: Bench, repo: Path) -> int:
     return len(done.stdout)
 
 
+def copy_clone(pristine: Path, target: Path) -> Path:
+    """A copy of the clone ``pristine`` at ``target`` whose files are hard links to its own.
+
+    The timed commands only read the files they share (snapline writes its own new
+    files), so every copy starts as the clone did, at the cost of creating directories
+    and links: a fresh clone per run without the seconds a real clone and its removal take.
+
+    Args:
+        pristine: The clone to copy.
+        target: Where the copy goes (must not exist).
+
+    Returns:
+        ``target``.
+    """
+    shutil.copytree(pristine, target, symlinks=True, copy_function=os.link)
+    return target
+
+
 def _clone_row(bench: Bench, root: Path) -> RowResult:
     workdir = bench.config.workdir
     source = workdir / "growth-clone.git"
@@ -474,6 +492,6 @@ def _clone_row(bench: Bench, root: Path) -> RowResult:
             f"The clone tracks {len(tracked):,} files, the code alone (the history is on "
             "its refs, brought by one `snapline fetch` before the copies); the walk reads "
             "each of them (`git ls-files`) in one thread. Each run gets its own copy of the "
-            "clone, made of hard links outside the timing (as row 6e).",
+            "clone, made of hard links outside the timing (`copy_clone`).",
         ],
     )

@@ -62,13 +62,6 @@ LIMITS: dict[str, str] = {
         "job: it is the check a fresh clone and CI rely on. `git fsck` checks objects "
         "that are named by their hash."
     ),
-    "6e": (
-        "A fresh clone has no index. Its first command parses every ledger file once "
-        "(strictly, no render back), builds the index's rows, hashes every workspace "
-        "file once into the stat cache (the baseline's content stays in the "
-        "workspace, not copied), then checks the history's rows and chain hashes in "
-        "Python. git's `status` with an all-stale index only hashes the files."
-    ),
     "7": (
         "A rollback first checks the whole workspace for changes made outside snapline "
         "(the walk of row 6b), which is what makes it refuse rather than lose work. It "
@@ -97,15 +90,6 @@ LIMITS: dict[str, str] = {
         "lines) goes over stdio as a JSON string, is parsed and validated by the SDK, "
         "and the call runs in a worker thread. At 10,000 files git's commit is cheap "
         "enough for that to show; at 100,000 files the row is met."
-    ),
-    "14a": (
-        "A line that a later commit replaces is in the ledger twice: in the forward "
-        "delta that wrote it, and in the reverse delta of the change that replaced it. "
-        "Both directions are what a snapshot is: each reads on its own, and undoing a "
-        "change reuses them swapped. Every change also carries its base and result "
-        "SHA-256 "
-        "in hex, which zlib barely shrinks. git holds each version once, packed as "
-        "deltas of the others."
     ),
     "15": (
         "Since issue 37 the history is on the refs of the private repository "
