@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from snapline.content import git_reference
 from snapline.store.ledger.tables import ForgetCleanup
 from snapline.store.refs.followed import followed_milestones, read_followed
+from snapline.store.refs.forkmarks import forks_rewritten, mark_forks
 from snapline.store.refs.git import MissingObjectError
 from snapline.store.refs.layout import FORGETS, line_ref, milestones_ref
 from snapline.store.refs.marks import BEHIND, FOLLOWED, PIN
@@ -103,7 +104,9 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     own = store.own_line() is not None
     ref, milestones = line_ref(line), milestones_ref(line)
     following, rewritten = _after_mark(store, line)
-    rewritten = rewritten or _milestones_rewritten(store, milestones)
+    rewritten = (
+        rewritten or _milestones_rewritten(store, milestones) or forks_rewritten(store, line)
+    )
     forgets = None
     if rewritten or store.repo.refs(FORGETS):
         # Only a repository with a forget loads their formats (record's hot path).
@@ -142,6 +145,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
             store.index.state.set(upserts.values(), deletes)
         if end is not None:
             store.marks.put(ref, end)
+        mark_forks(store, line, fresh=latest is None)
         # The ref is read before its milestones: a mark never claims one not added.
         tip = store.repo.ref(milestones)
         latest_milestone = store.index.milestones.latest()

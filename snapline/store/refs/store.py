@@ -34,6 +34,7 @@ from snapline.store.pending import Pending, PublishingSnapshots
 from snapline.store.refs.based import published_head
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import read_own_line, write_own_line
+from snapline.store.refs.forkmarks import forks_moved
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
 from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable, forget_tips
@@ -370,7 +371,7 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         return catch_up(self) > 0
 
     def stale(self) -> bool:
-        """Whether the followed line's refs, or a forget's, moved from the index's marks.
+        """Whether the followed line's refs, a forget's, or a fork's line, moved from the marks.
 
         A forget fetched without its rewritten lines (``snapline fetch`` refuses them)
         too; or a forget's cleanup of the index still to run (a process killed first).
@@ -381,9 +382,9 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         if line is None:
             return False
         refs = {ref: self.repo.ref(ref) for ref in (line_ref(line), milestones_ref(line))}
-        if self.marks.differ(refs) or self.marks.differ(forget_tips(self.repo)):
-            return True
-        return ForgetCleanup(self.index.connection).pending()
+        moved = self.marks.differ(refs) or self.marks.differ(forget_tips(self.repo))
+        # A line it forked from moved: rewritten under the fork, maybe (.forkmarks).
+        return moved or forks_moved(self, line) or ForgetCleanup(self.index.connection).pending()
 
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of forgotten versions (the index's table)."""
