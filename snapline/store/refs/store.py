@@ -112,9 +112,8 @@ class _Snapshots(PublishingSnapshots):
         self._this_write = this_write
 
     def seal(self, number: int, skipped: str, chain_hash: str) -> None:
-        """Seal a snapshot inserted in this transaction (as :meth:`_Changes.insert` raises)."""
+        """Seal a snapshot inserted in this transaction (checked after the table's own check)."""
         super().seal(number, skipped, chain_hash)
-        # Checked after the table's own check (a write outside a transaction).
         self._this_write.check([number])
 
 
