@@ -31,6 +31,7 @@ from snapline.state_dir import GIT_STATE, PRIVATE_REPO, git_dir
 from snapline.store import (
     DB_NAME,
     InTreeLedgerError,
+    MergedLedgerError,
     SqliteStore,
     StoreCorruptError,
 )
@@ -206,14 +207,18 @@ def _open_refs(path: Path, timeout: float) -> Opened:
     located = state_dir.refs_state(path)
     assert located is not None, "a root that is not in the tree has a history on refs"
     _, state = located
+    refusal = None
     if state != path / STORE_DIR and os.path.lexists(path / STORE_DIR):
         from snapline.moving_notes import settle_leftovers
 
-        settle_leftovers(path)
+        if settle_leftovers(path):
+            # A merged branch's snapshots are still in its ledger: written now, its
+            # recorded work would be filed as an outside edit (resync) or left behind.
+            refusal = MergedLedgerError(path / STORE_DIR / LEDGER_DIR)
     store = open_refs(path, state, _config(Limits()), timeout)
     if store is None:
         raise NotInitializedError(path)
-    return _assemble(path, store, timeout)
+    return _assemble(path, store, timeout, refusal)
 
 
 def _assemble(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -56,6 +57,7 @@ def status(
         drift = tuple(found)
         states = ws.history_states()
         root = str(ws.root)
+        advise = ws.advise
     if as_json:
         echo_json(
             {
@@ -81,7 +83,8 @@ def status(
             ("milestone  ", "bold"),
             f"{open_range.milestone} open: snapshots {open_range.start}..{open_range.end} "
             f"({plural(open_range.count, 'snapshot')} not in a milestone yet; "
-            "close them with `snapline milestone create`)",
+            + advise("close them with `snapline milestone create`")
+            + ")",
         )
     else:
         echo(
@@ -91,14 +94,16 @@ def status(
         )
     for state in states:
         echo(("history    ", "bold"), (state, "yellow"))
-    _echo_drift(drift, explained)
+    _echo_drift(drift, explained, advise)
 
 
 def _latest(ws: Workspace) -> Snapshot:
     return next(ws.snapshots(newest_first=True, limit=1))
 
 
-def _echo_drift(drift: tuple[Problem, ...], explained: Explained | None) -> None:
+def _echo_drift(
+    drift: tuple[Problem, ...], explained: Explained | None, advise: Callable[[str], str]
+) -> None:
     if not drift:
         # As verify says it: a clone behind its line is held to its checkout's snapshot.
         matched = "the workspace matches the latest snapshot"
@@ -115,7 +120,7 @@ def _echo_drift(drift: tuple[Problem, ...], explained: Explained | None) -> None
         )
         for problem in unmerged:
             echo("  ", quote_path(problem.path or ""))
-        echo("Join that line with `snapline merge`.")
+        echo(advise("Join that line with `snapline merge`."))
     if not outside:
         return
     echo(
@@ -131,8 +136,10 @@ def _echo_drift(drift: tuple[Problem, ...], explained: Explained | None) -> None
     echo(
         # A rollback over an outside change is refused unless forced (which records it
         # first), so the advice that drops it says --force.
-        "Keep the outside change with `snapline resync -m TEXT`, or drop it with "
-        "`snapline rollback --force --to latest PATH...`, which records it first."
+        advise(
+            "Keep the outside change with `snapline resync -m TEXT`, or drop it with "
+            "`snapline rollback --force --to latest PATH...`, which records it first."
+        )
     )
 
 

@@ -12,6 +12,7 @@ from snapline.lazy import lazy_exports
 from snapline.store.errors import (
     AccessProblem,
     InTreeLedgerError,
+    MergedLedgerError,
     StoreAccessError,
     StoreBusyError,
     StoreCorruptError,
@@ -79,6 +80,7 @@ __all__ = [
     "KnownStateReader",
     "KnownStateWriter",
     "LedgerEntry",
+    "MergedLedgerError",
     "MilestoneReader",
     "MilestoneRow",
     "MilestoneWriter",

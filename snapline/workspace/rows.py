@@ -121,7 +121,17 @@ def sync_state(
 
     found, explained = held_to_checkout(ws.root, ws._store, found, scope)
     # Drift that git merged from another line on the refs: for `snapline merge`.
-    return mark_merged(ws.root, ws._store, found), explained
+    return _upgrade_first(ws, mark_merged(ws.root, ws._store, found)), explained
+
+
+def _upgrade_first(ws: WorkspaceBase, problems: list[Problem]) -> list[Problem]:
+    """``problems`` with their advice worded for a history that refuses writes, if it does."""
+    refusal = ws._recorder.refusal
+    if refusal is None or not problems:
+        return problems
+    from snapline.snapshots.check.upgrade_first import upgrade_first_problems
+
+    return upgrade_first_problems(problems, refusal)
 
 
 def verify_problems(
@@ -165,7 +175,7 @@ def verify_problems(
 
         # A checkout of a commit git merged (CI): its files against every line's states.
         sync, explained = explain_checkout(ws.root, ws._store, sync)
-    return checked.problems + sync, checked.since, explained
+    return _upgrade_first(ws, checked.problems + sync), checked.since, explained
 
 
 def log_headers(
