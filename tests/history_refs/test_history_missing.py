@@ -81,3 +81,42 @@ def test_a_pull_without_the_history_s_fetch_names_the_fetch_not_resync(tmp_path:
     clone.ok("fetch", "origin")
     assert "in sync" in clone.ok("status")
     assert clone.snap("verify").returncode == 0
+
+
+def test_the_fetch_advice_is_for_pulled_files_only(tmp_path: Path) -> None:
+    """A hand edit keeps its resync advice; a writer's refusal names the fetch; CI's
+    checkout fetched after the history names none once the history is fetched."""
+    work, origin = _origin(tmp_path)
+    clone = Repo(tmp_path / "clone")
+    Repo(tmp_path).git("clone", "-q", str(origin), str(clone.path))
+    clone.ok("fetch", "origin")
+    (work.path / "a.txt").write_text("c\n")
+    work.ok("record", "a.txt", "-m", "c")
+    work.git("commit", "-qam", "c")
+    work.git("push", "-q", "origin", "main")
+    clone.git("pull", "-q", "--ff-only")
+
+    # Edited by hand on top of the pulled commit: git did not put it there.
+    (clone.path / "a.txt").write_text("by hand\n")
+    said = clone.ok("status")
+    assert "snapline fetch" not in said and "snapline resync -m TEXT" in said, said
+    clone.git("checkout", "--", "a.txt")
+    # A writer's refusal over the pulled file names the fetch first, in one line.
+    run = clone.snap("run", "--", "true")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr
+    assert "`snapline fetch origin` first" in run.stderr, run.stderr
+
+    # A person's edit committed and pushed unrecorded: the remote has no snapshot of it.
+    (work.path / "a.txt").write_text("d\n")
+    work.git("commit", "-qam", "d")
+    work.git("push", "-q", "origin", "main")
+    clone.git("pull", "-q", "--ff-only")
+    assert "`snapline fetch origin` first" in clone.snap("verify").stdout
+    clone.ok("fetch", "origin")  # as CI does after its checkout: now nothing to fetch
+    verify = clone.snap("verify")
+    assert verify.returncode == 1, verify.stdout + verify.stderr
+    assert "unexplained" in verify.stdout and "a.txt" in verify.stdout, verify.stdout
+    assert "snapline fetch" not in verify.stdout + verify.stderr, verify.stdout
+    status = clone.ok("status")
+    assert "snapline fetch" not in status and "snapline resync -m TEXT" in status, status
