@@ -8,19 +8,14 @@ holds them: the other side's pre-push hook pushed them) must not call the pulled
 an outside change to `resync` (that would file a colleague's recorded work as a person's
 edit): it names `snapline fetch`.
 
-(1) passes on main. (2) FAILS on main 2ff3da8: `status` says "drift ... modified a.txt ...
-Keep the outside change with `snapline resync -m TEXT`" (exit 0) and `verify` says
-"unexplained ... record it where it was changed (`snapline resync`), then `snapline
-push`" (exit 1); neither mentions `snapline fetch`, and `snapline fetch` then makes both
-clean. A fix could check, on drift in a clone that has not written, whether a remote
-holds refs/snapline/ tips the clone lacks (`git ls-remote`, network: maybe only as
-advice when the pulled commit is newer than every state), or simply add "or `snapline
-fetch` if it was recorded elsewhere" to the unexplained/modified advice where the path
-is in a commit git checked out.
-
-Place: tests/history_refs/test_history_missing.py.
-Run:   cd /work/main && .venv/bin/python -m pytest -q -p no:cacheprovider -p tests.conftest \
-           --rootdir=/tmp/audit37 /tmp/audit37/test_history_missing_says_fetch.py
+(2) failed on main 2b58039: `status` said "drift ... modified a.txt ... Keep the outside
+change with `snapline resync -m TEXT`" (exit 0) and `verify` "unexplained ... record it
+where it was changed (`snapline resync`), then `snapline push`" (exit 1); neither named
+`snapline fetch`, which makes both clean. Now snapshots/check/unfetched.py tells the
+pulled files apart, with no network call: git fetched after the history's last
+`snapline fetch` (FETCH_HEAD against its mark), the file is the checked-out commit's, a
+remote-tracking ref reaches that commit, and no snapshot here has its files. (3) A hand
+edit keeps the resync advice, and once the history is fetched the advice is as before.
 """
 
 from __future__ import annotations
