@@ -123,7 +123,7 @@ def pulled(root: Path, store: StoreReader, drifted: Sequence[str]) -> Pulled | N
     paths = tuple(path for path in drifted if _checked_out(root, repo, head, path))
     if not paths:
         return None
-    published, remote = _published(root)
+    published, remote = _published(repo)
     if not published or _recorded(root, repo, head):
         return None
     return Pulled(remote, paths)
@@ -200,16 +200,25 @@ def _blob_id(chunks: Iterable[bytes], size: int) -> str:
     return digest.hexdigest()
 
 
-def _published(root: Path) -> tuple[bool, str | None]:
-    """Whether a remote-tracking ref reaches ``HEAD``, and that remote's name."""
-    from snapline.travel.gitrun import git
+def _published(repo: GitRepository) -> tuple[bool, str | None]:
+    """Whether a remote-tracking ref reaches ``HEAD``, and that remote's name.
 
-    found = git(root, "for-each-ref", "--contains=HEAD", "--format=%(refname)", "refs/remotes/")
-    refs = found.out.split() if found.code == 0 else []
-    if not refs:
+    No git binary (or one that fails): not published, so no claim is made.
+    """
+    from snapline.git_binary import GitNotRunError, run_git
+
+    where = f"--git-dir={repo.git_dir}"
+    contains = ["for-each-ref", "--contains=HEAD", "--format=%(refname)", "refs/remotes/"]
+    try:
+        found = run_git(repo.git_dir, where, *contains)
+        refs = found.text.split() if found.code == 0 else []
+        if not refs:
+            return False, None
+        listed = run_git(repo.git_dir, where, "remote")
+    except GitNotRunError:
         return False, None
-    names = sorted(git(root, "remote").out.split(), key=lambda name: (name != "origin", name))
-    for name in names:
+    names = listed.text.split() if listed.code == 0 else []
+    for name in sorted(names, key=lambda name: (name != "origin", name)):
         if any(ref.startswith(f"refs/remotes/{name}/") for ref in refs):
             return True, name
     return True, None
