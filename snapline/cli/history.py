@@ -28,6 +28,7 @@ from snapline.cli.render import (
 if TYPE_CHECKING:
     from snapline import Problem, SideSnapshot, Snapshot, Workspace
     from snapline.guard import CheckOutcome
+    from snapline.snapshots.check.unfetched import Pulled
     from snapline.snapshots.snapshot import Explained
 
 __all__ = ["log", "show", "status"]
@@ -53,7 +54,7 @@ def status(
         latest = _latest(ws) if as_json else latest_header(ws)
         open_range = ws.milestones.current()
         # Served warm, only what the server's monitor saw change (cli/warm/served.py).
-        found, explained = sync_state(ws, None, watched(ws.root))
+        found, explained, came = sync_state(ws, None, watched(ws.root))
         drift = tuple(found)
         states = ws.history_states()
         root = str(ws.root)
@@ -94,7 +95,7 @@ def status(
         )
     for state in states:
         echo(("history    ", "bold"), (state, "yellow"))
-    _echo_drift(drift, explained, advise)
+    _echo_drift(drift, explained, came, advise)
 
 
 def _latest(ws: Workspace) -> Snapshot:
@@ -102,7 +103,10 @@ def _latest(ws: Workspace) -> Snapshot:
 
 
 def _echo_drift(
-    drift: tuple[Problem, ...], explained: Explained | None, advise: Callable[[str], str]
+    drift: tuple[Problem, ...],
+    explained: Explained | None,
+    came: Pulled | None,
+    advise: Callable[[str], str],
 ) -> None:
     if not drift:
         # As verify says it: a clone behind its line is held to its checkout's snapshot.
@@ -133,6 +137,10 @@ def _echo_drift(
             (f"{problem.kind:<11}", _DRIFT_STYLES.get(problem.kind, "red")),
             quote_path(problem.path or ""),
         )
+    if came is not None:
+        # Pulled commits whose snapshots were not fetched: a resync would file a
+        # colleague's recorded work as an outside change (snapshots/check/unfetched.py).
+        echo(came.advice())
     echo(
         # A rollback over an outside change is refused unless forced (which records it
         # first), so the advice that drops it says --force.

@@ -7,8 +7,10 @@ local commit is on, so forcing there loses nothing), then each history ref is mo
 here by compare-and-swap only when that is a fast-forward (or the ref is new), or the
 rewrite of a forget the remote published that holds every snapshot here
 (:mod:`snapline.travel.rewrites`); a line that has snapshots here the remote lacks is
-never moved. The staging refs are deleted
-before returning, whatever happened.
+never moved. The staging refs are deleted before returning, whatever happened. A fetch
+that reached the remote touches a mark in the git directory
+(:mod:`snapline.store.refs.fetched`): commits that ``git pull`` brings after it may have
+snapshots still on the remote, and ``status`` says so.
 
 ``--no-prune`` (a ``fetch.prune`` setting would delete local lines the remote lacks:
 lines recorded here and not pushed yet), ``--no-tags``, ``--no-write-fetch-head`` and
@@ -28,6 +30,7 @@ import os
 import uuid
 from pathlib import Path
 
+from snapline.store.refs.fetched import note_fetched
 from snapline.store.refs.layout import REFS
 from snapline.travel.gitrun import GitFailedError, git, git_line
 from snapline.travel.localrefs import contains, delete_refs, history_refs, update_refs
@@ -69,6 +72,11 @@ def fetch(root: Path, remote: str) -> Travel:
                 "nothing was fetched; check that the remote exists and that "
                 "`git fetch` from it works",
             )
+        # Commits git fetched before this are no longer newer than the history (status,
+        # verify: store/refs/fetched.py): nothing at run time asks the remote.
+        common = git(root, "rev-parse", "--git-common-dir").out.strip()
+        if common:
+            note_fetched(root / common)
         incoming = {
             REFS + name.removeprefix(staging): oid
             for name, oid in history_refs(root, staging).items()
