@@ -89,6 +89,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     line = store.followed_line()
     read: list[LineSnapshot] | None = None
     at: LineSnapshot | None = None
+    pin_at: LineSnapshot | None = None
     if line is None and checkout is not None:
         # An index built afresh follows the line its checkout is a snapshot of (.pinning).
         from snapline.store.refs.pinning import checkout_place
@@ -96,6 +97,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         place = checkout_place(store, checkout)
         if place is not None:
             line, read, at = place.line, place.snapshots, place.at
+            pin_at = place.at or place.tip  # a linked work tree pins at its tip too
     elif line is None:
         # An empty index: the main line is read once, to find it and to fill the index.
         line, read = _read_main_line(store)
@@ -127,7 +129,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         missing, end = _line_after(store, line, have, read, following)
         if latest is None and checkout is not None and not own:
             _place(store, line, at)
-        last = _pin(store, own, at if latest is None else None, missing)
+        last = _pin(store, own, pin_at if latest is None else None, missing)
         if last is not None:
             missing = missing[: len(missing) - last]
         upserts: dict[str, StateRow] = {}
@@ -189,8 +191,8 @@ def _pin(
 ) -> int | None:
     """How many of ``missing`` a pinned index leaves out (``None``: not pinned).
 
-    ``at``: for an index built afresh, the snapshot its checkout is behind the tip; a
-    linked work tree pins there (a clone reads the whole line: :func:`_place`).
+    ``at``: for an index built afresh, the snapshot its checkout is (behind the tip or
+    at it); a linked work tree pins there (a clone reads the whole line: :func:`_place`).
     """
     if own:
         return None

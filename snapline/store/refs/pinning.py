@@ -80,11 +80,15 @@ class Place:
         snapshots: Its followed history (the lines it forked from up to each fork, then
             its own), numbered from the baseline.
         at: The snapshot the checkout is, when it is not the line's tip, else ``None``.
+        tip: The snapshot the checkout is when it is the line's tip, else ``None``: a
+            linked work tree pins there too, so that the snapshots other work trees
+            record on that line later stay out of its index.
     """
 
     line: str
     snapshots: list[LineSnapshot]
     at: LineSnapshot | None
+    tip: LineSnapshot | None = None
 
 
 def behind_mark(at: LineSnapshot | None, head_tree: str) -> str:
@@ -188,7 +192,9 @@ def checkout_place(store: RefsStore, root: Path) -> Place | None:
         return Place(main, lines[main], None)
     line, at = found
     followed = lines[line] if line == main else read_followed(repo, line)
-    return Place(line, followed, None if at.commit == followed[-1].commit else at)
+    if at.commit == followed[-1].commit:
+        return Place(line, followed, None, at)
+    return Place(line, followed, at)
 
 
 def _starts(snapshots: list[LineSnapshot]) -> bool:
