@@ -538,7 +538,7 @@ def branches_and_clone(demo: Demo) -> None:
     demo.snapline(
         "milestone", "list",
         shows=("documented", f"snapshots {latest + 2}..{latest + 2}", "louder",
-               "closed on other branches", f"joined by snapshot {latest + 2}"),
+               "closed on other lines", f"joined by snapshot {latest + 2}"),
     )  # fmt: skip
     demo.check(
         demo.git("status", "--porcelain", echo=False) == "",
