@@ -24,7 +24,7 @@ DESCRIPTION = json.loads(MANIFEST["journal"][0]["payload"])["description"]
 WAITING = (
     f"a `snapline run` interrupted at {MANIFEST['journal'][0]['created']} ({DESCRIPTION}) "
     "left changes on disk that no snapshot records: this history is only read until "
-    "`snapline upgrade` moves it onto git's refs, and the first command after that "
+    "`snapline upgrade` moves it onto refs, and the first command after that "
     "records them\n"
 )
 

@@ -4,7 +4,9 @@ A history this snapline only reads (the 0.2 in-tree ledger, or one a git merge b
 back) refuses every write, and settling a journal entry is a write: an interrupted
 ``snapline run`` is settled by recording what the command did. Such an entry is
 therefore left where it is (``snapline upgrade`` carries it to the refs store's index),
-and every open says so in one line instead of failing the reading command.
+and every open says so in one line instead of failing the reading command. The upgrade
+goes onto git's refs, or outside git onto the private repository's (``.snapline/repo``):
+the line says "refs" for both.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def waiting(entries: Sequence[JournalRow]) -> str:
     more = f" (and {len(entries) - 1} more interrupted writes)" if len(entries) > 1 else ""
     return (
         f"{what}{more}: this history is only read until `snapline upgrade` moves it onto "
-        f"git's refs, and the first command after that {settles}"
+        f"refs, and the first command after that {settles}"
     )
 
 
