@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from snapline.atomic import sync_directory
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.moving_git import (
@@ -359,11 +360,10 @@ def set_aside(store_dir: Path, state: Path) -> None:
     target = state / MOVED_NAME
     shutil.rmtree(target, ignore_errors=True)
     os.rename(store_dir, target)
-    fd = os.open(store_dir.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    # Both folders' entries changed. The one directory sync: a filesystem that cannot
+    # sync a directory at all (EINVAL: some network and FUSE ones) is no upgrade error.
+    sync_directory(store_dir.parent)
+    sync_directory(state)
 
 
 def _finish(root: Path, state: Path, dry_run: bool) -> Upgraded:

@@ -33,6 +33,7 @@ __all__ = [
     "StoreUsageError",
     "StoreVersionError",
     "access_problem",
+    "store_folder",
     "translate",
 ]
 
@@ -65,9 +66,31 @@ class StoreCorruptError(SnaplineError):
         self.detail = detail
         super().__init__(
             f"the store at {path} is corrupt or unreadable: {detail}; nothing was written. "
-            "Run `snapline verify` to check the whole store, and restore .snapline/ from a "
-            "backup or from git if it is damaged"
+            f"Run `snapline verify` to check the whole store, and {_repair(Path(path))}"
         )
+
+
+def _repair(path: Path) -> str:
+    """The way to a sound copy of the damaged store at ``path``, as that store keeps it.
+
+    An in-tree store (``.snapline/``) has copies as files: a backup, or git where it was
+    committed. A history on git's refs has no ``.snapline/`` (its index is under the git
+    directory, its damage named by a ref): git names what is damaged, and a remote that
+    has the history sends its objects again. ``snapline fetch`` (as a plain ``git
+    fetch``) would not: it sees the refs up to date and sends nothing, and ``--refetch``
+    (git 2.36) takes every object anew; without ``+`` no local ref is forced. Never a new
+    history: that would destroy a sound one (module doc).
+    """
+    folder = store_folder(path)
+    if folder is not None:
+        if (folder / "repo").is_dir():  # outside git: the private repository is in it
+            return "restore .snapline/ from a backup if it is damaged"
+        return "restore .snapline/ from a backup or from git if it is damaged"
+    return (
+        "if it is damaged: the history is on git's refs (refs/snapline/), where `git fsck` "
+        "names the damaged objects and `git fetch --refetch REMOTE 'refs/snapline/*:"
+        "refs/snapline/*'` brings them again from a remote that has the history"
+    )
 
 
 class StoreVersionError(StoreCorruptError):
@@ -149,6 +172,18 @@ class StoreAccessError(SnaplineError):
         super().__init__(
             f"cannot use the store at {path} ({detail}): {advice}; nothing was recorded"
         )
+
+
+def store_folder(path: Path) -> Path | None:
+    """The ``.snapline/`` folder holding the store file ``path``; ``None`` on git's refs.
+
+    A history on git's refs has its index under the git directory and names its damage
+    by a ref (``refs/snapline/...``): no ``.snapline/`` to restore there.
+    """
+    for folder in (path, *path.parents):
+        if folder.name == ".snapline":
+            return folder
+    return None
 
 
 def _state_name(path: Path) -> str:

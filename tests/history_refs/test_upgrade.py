@@ -9,13 +9,19 @@ hold only the removal of ``.snapline/``.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
-from tests.history_refs.gitrepo import Repo
+from snapline.cli.app import app
+from tests.cli_runner import CliRunner
+from tests.history_refs.gitrepo import ENV, Repo
 from tests.history_refs.upgrading import (
+    IDENTITY,
     answers,
     clone_fixture,
     git_bytes,
@@ -157,3 +163,32 @@ def test_a_fresh_clone_of_the_moved_history_reads_the_same(name: str, tmp_path: 
     clone.git("fetch", "-q", "origin", "refs/snapline/*:refs/snapline/*")
     assert answers(clone) == before
     assert git_status(clone) == ""
+
+
+def test_an_upgrade_goes_through_on_a_filesystem_that_cannot_sync_a_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some filesystems refuse to fsync a directory (EINVAL; network, FUSE): no write error.
+
+    Every directory's fsync refuses, whoever asks, as such a filesystem does; the
+    upgrade's switch of stores (``.snapline/`` renamed out of the tree) included.
+    """
+    repo = clone_fixture("ledger-2", tmp_path / "repo")
+    before = repo.ok("log", "--json")
+    real_fsync = os.fsync
+    refused: list[int] = []
+
+    def fsync(fd: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            refused.append(fd)
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    done = CliRunner().invoke(app, ["--root", str(repo.path), "upgrade"], env={**ENV, **IDENTITY})
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert done.exit_code == 0, done.output
+    assert refused
+    assert not (repo.path / ".snapline").exists()
+    assert repo.ok("log", "--json") == before
+    assert git_status(repo) == ""

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from snapline.errors import SnaplineError
 from snapline.store.dbfile import identity
+from snapline.store.errors import store_folder
 
 __all__ = ["StorePresence", "StoreVanishedError"]
 
@@ -26,6 +27,13 @@ _WAY_OUT = {
     "deleted": (
         "restore .snapline/ from a copy or from git, or, since the store is gone, run "
         "`snapline init` to start a new history"
+    ),
+    # On git's refs the file is the index under the git directory, a cache of the refs:
+    # the history is whole, and a new one (`init`) is never the way out there.
+    "deleted on refs": (
+        "the history on git's refs (refs/snapline/) is untouched and the next command "
+        "builds the index again from it; `snapline status` then names the changes on disk "
+        "and how to keep them"
     ),
     "replaced": (
         "the store now at that path is another one: check it with `snapline verify`, and "
@@ -54,8 +62,14 @@ class StoreVanishedError(SnaplineError):
         super().__init__(
             f"the store {path} was {what} during the operation (by the command run, or "
             "another process), so nothing was recorded and the changes are only on disk; "
-            + _WAY_OUT[what]
+            + _way_out(path, what)
         )
+
+
+def _way_out(path: Path, what: str) -> str:
+    if what == "deleted" and store_folder(path) is None:
+        return _WAY_OUT["deleted on refs"]
+    return _WAY_OUT[what]
 
 
 class StorePresence:

@@ -126,8 +126,8 @@ class Recorder:
             if self._lock.lock_counter == 1:
                 self._presence.check()  # gone (.snapline/ with its repo): no refs to read
                 self.store.refresh()
-                if self.store.journal.entries():
-                    self._recover()
+                if self.store.journal.entries() and self.refusal is None:
+                    self._recover()  # refused (catch_up): recover_if_idle says it once
                 if not joining:
                     lines = unmerged_lines(self.store)
                     head = self.store.snapshots.get(self.latest)
@@ -144,8 +144,8 @@ class Recorder:
     def recover_if_idle(self) -> None:
         """Undo a dead process's half-done write, unless a live writer holds the lock.
 
-        An obstacle that blocks recovery is only logged here, so that reading commands
-        keep working; :meth:`writing` raises it (``RecoveryBlockedError``).
+        An obstacle (``RecoveryBlockedError``) or a history only read (:mod:`.leftovers`)
+        is only logged here, so that reading commands keep working; :meth:`writing` raises it.
         """
         if self.store.journal.entries():
             from snapline.snapshots.record.journal import RecoveryBlockedError
@@ -157,9 +157,12 @@ class Recorder:
                     _log().warning("%s", error)
 
     def _recover(self) -> None:
-        from snapline.snapshots.record.journal import recover
+        from snapline.snapshots.record import journal, leftovers
 
-        for note in recover(self.root, self.store, self.known_content, self._finish_run):
+        if self.refusal is not None:  # settling is a write (a run's is a snapshot): refused
+            _log().warning("%s", leftovers.waiting(self.store.journal.entries()))
+            return
+        for note in journal.recover(self.root, self.store, self.known_content, self._finish_run):
             _log().warning("recovery: %s", note)
 
     def _finish_run(self, payload: dict[str, str]) -> None:
@@ -373,8 +376,7 @@ class Recorder:
 
     def rules(self) -> IgnoreRules:
         """The ignore rules as they are on disk now."""
-        # Ignore files can change between calls (an agent edits .gitignore), so rules are
-        # loaded per operation, lazily per directory.
+        # Loaded per operation, lazily per directory: an agent may edit .gitignore between calls.
         return IgnoreRules(self.root)
 
     def read_file(self, location: Path, rel: str, info: os.stat_result) -> DiskFile:
