@@ -8,9 +8,10 @@ lines: the side's snapshots keep numbers the main line also uses, and only their
 tell them apart. Git is the oracle of what each side snapshot holds: the tree of the
 side commit that recorded it.
 
-The fixture ``joined`` is used by the readers' tests (tests/ledger/test_reach_lines.py)
-and the restores' (tests/snapshots/restore/test_joined_lines.py); a test module uses it
-by importing it with ``origin`` from tests/ledger/conftest.py.
+The history is on git's refs (``origin``, an old branch's in-tree ledger, is moved by
+``snapline upgrade`` first), and ``side`` records in a linked work tree of its own. The
+fixture ``joined`` is used by the restores' tests (tests/snapshots/restore/
+test_joined_lines.py), which import it with ``origin`` from tests/ledger/conftest.py.
 """
 
 from __future__ import annotations
@@ -54,26 +55,32 @@ def record_and_commit(repo: Repo, message: str) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def joined(origin: Repo, tmp_path_factory: pytest.TempPathFactory) -> Joined:
-    repo = clone(origin, tmp_path_factory.mktemp("reach") / "repo")
+    # The old branch's history is moved onto refs first (the in-tree ledger is read
+    # only); the side line records in a linked work tree of its own, as a second agent
+    # does, and the main work tree merges it in git and joins it with `snapline merge`.
+    base = tmp_path_factory.mktemp("reach")
+    repo = clone(origin, base / "repo")
+    repo.git("config", "user.name", "Joined Tests")
+    repo.git("config", "user.email", "joined@example.invalid")
+    repo.ok("upgrade")
     fork = repo.git("rev-parse", "HEAD").stdout.strip()
-    repo.git("checkout", "-q", "-b", "side")
+    repo.git("worktree", "add", "-q", "-b", "side", str(base / "side"))
+    other = Repo(base / "side", dict(repo.ids))
     side: dict[int, str] = {}
     commits: dict[int, str] = {}
-    repo.write("side.txt", "side one\n")
-    repo.write("app.py", "def answer():\n    return 4\n")
-    number, id_, commit = record_and_commit(repo, "side one")
+    other.write("side.txt", "side one\n")
+    other.write("app.py", "def answer():\n    return 4\n")
+    number, id_, commit = record_and_commit(other, "side one")
     side[number], commits[number] = id_, commit
-    repo.write("side.txt", "side one\nside two\n")
-    (repo.path / "notes.txt").unlink()
-    repo.write("pkg/new.py", "NEW = 1\n")
-    number, id_, commit = record_and_commit(repo, "side two")
+    other.write("side.txt", "side one\nside two\n")
+    (other.path / "notes.txt").unlink()
+    other.write("pkg/new.py", "NEW = 1\n")
+    number, id_, commit = record_and_commit(other, "side two")
     side[number], commits[number] = id_, commit
-    repo.write("app.py", "def answer():\n    return 6\n\n\ndef more():\n    return 7\n")
-    number, id_, commit = record_and_commit(repo, "side three")
+    other.write("app.py", "def answer():\n    return 6\n\n\ndef more():\n    return 7\n")
+    number, id_, commit = record_and_commit(other, "side three")
     side[number], commits[number] = id_, commit
     assert sorted(side) == [4, 5, 6]
-
-    repo.git("checkout", "-q", "main")
     repo.write("README.md", "# demo\n\nmain work\n")
     repo.ok("record", "-m", "main readme")
     repo.write("main.txt", "main only\n")
@@ -82,7 +89,6 @@ def joined(origin: Repo, tmp_path_factory: pytest.TempPathFactory) -> Joined:
     main_commit = repo.git("rev-parse", "HEAD").stdout.strip()
     repo.git("merge", "--no-edit", "side")
     merge = repo.json("merge")
-    repo.commit("snapline merge")
     main = {s["number"]: s["id"] for s in repo.json("log")}
     assert main[merge["number"]] == merge["id"]
     head = repo.git("rev-parse", "HEAD").stdout.strip()
