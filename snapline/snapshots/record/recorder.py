@@ -327,7 +327,10 @@ class Recorder:
             base_content=base_content,
             base_row=version or (lambda path: reconstructor.version(path, latest)),
             renames=renames,
-            stored=self.store.blobs.has,
+            # The store's own blobs only: on git's refs `has` also answers for another
+            # line's versions read in this process, which the index never keeps, and a
+            # change naming one unstored is `missing-content` to the next process.
+            stored=self.store.blobs.kept,
         )
         return keep_baselines(prepared, latest, self.store, reconstructor)
 
