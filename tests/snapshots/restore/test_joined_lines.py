@@ -1,8 +1,10 @@
 """Restores to and of a joined line's snapshots, with git as the oracle.
 
-The joined line is tests/ledger/joined.py's: a rollback to a side snapshot must give
-the tree of the side commit that recorded it, a revert of one must equal
-``git revert --no-commit`` of that commit, and a dry run must promise what the run does.
+The joined line is tests/history_refs/joined.py's, on git's refs: a rollback to a side
+snapshot must give the tree of the side commit that recorded it, a revert of one must
+equal ``git revert --no-commit`` of that commit, and a dry run must promise what the run
+does. Every other line here is recorded as joined's side is, in a linked work tree of
+its own after ``snapline upgrade``, and joined by ``git merge`` and ``snapline merge``.
 """
 
 from __future__ import annotations
@@ -12,18 +14,20 @@ from pathlib import Path
 import pytest
 
 from snapline import Workspace
-from tests.ledger.conftest import APP_V3, NOTES, Repo, clone, copy, origin, output
-from tests.ledger.joined import (
+from tests.history_refs.joined import (
     Joined,
     joined,
+    line,
     record_and_commit,
     reverted_by_git,
     tree_listing,
+    upgraded,
     workspace_listing,
 )
+from tests.ledger.conftest import APP_V3, NOTES, Repo, copy, origin, output
 from tests.snapshots.gitoracle import empty_dirs
 
-# The fixtures this module uses, defined in tests/ledger/ (where pytest finds them itself).
+# The fixtures this module uses, defined elsewhere (pytest finds them here by this import).
 __all__ = ["joined", "origin"]
 
 
@@ -129,19 +133,17 @@ def test_rollback_to_a_line_snapshot_whose_change_the_merge_does_not_carry(
 ) -> None:
     # The side adds scratch.txt and deletes it again before the merge: the merge changes
     # nothing there, so only the line's own changes say that snapshot 4 had the file.
-    repo = clone(origin, tmp_path / "repo")
-    repo.git("checkout", "-q", "-b", "side")
-    repo.write("scratch.txt", "a scratch file\n")
-    number, id_, commit = record_and_commit(repo, "scratch")
-    (repo.path / "scratch.txt").unlink()
-    record_and_commit(repo, "scratch gone")
-    repo.git("checkout", "-q", "main")
+    repo = upgraded(origin, tmp_path / "repo")
+    side = line(repo, "side", tmp_path / "side")
+    side.write("scratch.txt", "a scratch file\n")
+    number, id_, commit = record_and_commit(side, "scratch")
+    (side.path / "scratch.txt").unlink()
+    record_and_commit(side, "scratch gone")
     repo.write("main.txt", "main only\n")
     repo.ok("record", "-m", "main file")
     repo.commit("main work")
     repo.git("merge", "--no-edit", "side")
     repo.ok("merge")
-    repo.commit("snapline merge")
     if via == "cli":
         done = repo.json("rollback", "--to", f"id:{id_[:8]}")
         assert (done["target"], done["target_id"]) == (number, id_)
@@ -178,17 +180,15 @@ def test_revert_on_the_second_of_two_joined_lines_follows_the_main_lines_moves(
     # after the fork, joins both lines (two merges), then moves second.txt. A revert of
     # the second line's snapshot follows each file: through the moves before the merges,
     # past the merge that joined that line (and not the other's), through the move after.
-    repo = clone(origin, tmp_path / "repo")
-    repo.git("checkout", "-q", "-b", "first")
-    repo.write("first.txt", "first line\n")
-    record_and_commit(repo, "first")
-    repo.git("checkout", "-q", "main")
-    repo.git("checkout", "-q", "-b", "second")
-    repo.write("second.txt", "second line\n")
-    repo.write("app.py", "def answer():\n    return 30\n")
-    repo.write("notes.txt", NOTES + "third note\n")  # added by snapshot 2, before the fork
-    number, id_, commit = record_and_commit(repo, "second")
-    repo.git("checkout", "-q", "main")
+    repo = upgraded(origin, tmp_path / "repo")
+    first = line(repo, "first", tmp_path / "first")
+    first.write("first.txt", "first line\n")
+    record_and_commit(first, "first")
+    second = line(repo, "second", tmp_path / "second")
+    second.write("second.txt", "second line\n")
+    second.write("app.py", "def answer():\n    return 30\n")
+    second.write("notes.txt", NOTES + "third note\n")  # added by snapshot 2, before the fork
+    number, id_, commit = record_and_commit(second, "second")
     (repo.path / "src").mkdir()
     for name in ("app.py", "notes.txt"):
         (repo.path / name).rename(repo.path / "src" / name)
@@ -196,7 +196,6 @@ def test_revert_on_the_second_of_two_joined_lines_follows_the_main_lines_moves(
     for branch in ("first", "second"):
         repo.git("merge", "--no-edit", branch)
         repo.ok("merge")
-        repo.commit(f"snapline merge {branch}")
     # git's revert refuses a file added by the commit and renamed since (rename/delete):
     # its oracle is the revert before the move, where the file is simply deleted.
     joined = repo.git("rev-parse", "HEAD").stdout.strip()
@@ -217,17 +216,15 @@ def test_revert_a_line_snapshot_numbered_past_the_main_lines_latest(
 ) -> None:
     # The side records three snapshots (4, 5, 6), the main line one (4) and the merge (5):
     # the side's last number is past the main line's latest, and is still its to revert.
-    repo = clone(origin, tmp_path / "repo")
-    repo.git("checkout", "-q", "-b", "side")
+    repo = upgraded(origin, tmp_path / "repo")
+    side = line(repo, "side", tmp_path / "side")
     for index in range(3):
-        repo.write("side.txt", "".join(f"side {n}\n" for n in range(index + 1)))
-        number, id_, commit = record_and_commit(repo, f"side {index}")
-    repo.git("checkout", "-q", "main")
+        side.write("side.txt", "".join(f"side {n}\n" for n in range(index + 1)))
+        number, id_, commit = record_and_commit(side, f"side {index}")
     repo.write("main.txt", "main only\n")
     record_and_commit(repo, "main")
     repo.git("merge", "--no-edit", "side")
     repo.ok("merge")
-    repo.commit("snapline merge")
     assert number > repo.json("log")[0]["number"]
     with Workspace.open(repo.path) as ws:  # a rollback to it is planned too
         promised = ws.rollback(f"id:{id_[:8]}", dry_run=True)
@@ -244,21 +241,19 @@ def test_revert_a_line_snapshot_numbered_past_the_main_lines_latest(
 def test_revert_follows_a_file_the_line_itself_moved_later(origin: Repo, tmp_path: Path) -> None:
     # The side adds side.txt, edits it, then moves it to lib/; a revert of the edit
     # follows the file through the line's own later move.
-    repo = clone(origin, tmp_path / "repo")
-    repo.git("checkout", "-q", "-b", "side")
-    repo.write("side.txt", "side one\n")
-    record_and_commit(repo, "add side.txt")
-    repo.write("side.txt", "side one\nside two\n")
-    number, id_, commit = record_and_commit(repo, "edit side.txt")
-    (repo.path / "lib").mkdir()
-    (repo.path / "side.txt").rename(repo.path / "lib" / "side.txt")
-    record_and_commit(repo, "move side.txt")
-    repo.git("checkout", "-q", "main")
+    repo = upgraded(origin, tmp_path / "repo")
+    side = line(repo, "side", tmp_path / "side")
+    side.write("side.txt", "side one\n")
+    record_and_commit(side, "add side.txt")
+    side.write("side.txt", "side one\nside two\n")
+    number, id_, commit = record_and_commit(side, "edit side.txt")
+    (side.path / "lib").mkdir()
+    (side.path / "side.txt").rename(side.path / "lib" / "side.txt")
+    record_and_commit(side, "move side.txt")
     repo.write("main.txt", "main only\n")
     record_and_commit(repo, "main")
     repo.git("merge", "--no-edit", "side")
     repo.ok("merge")
-    repo.commit("snapline merge")
     oracle = reverted_by_git(repo, commit, tmp_path / "oracle")
     reverted, reverted_id, _ = _revert(repo, f"id:{id_[:8]}", "library")
     assert (reverted, reverted_id) == (number, id_)
