@@ -327,9 +327,8 @@ class Recorder:
             base_content=base_content,
             base_row=version or (lambda path: reconstructor.version(path, latest)),
             renames=renames,
-            # The store's own blobs only: on git's refs `has` also answers for another
-            # line's versions read in this process, which the index never keeps, and a
-            # change naming one unstored is `missing-content` to the next process.
+            # Not `has`: on git's refs it also answers for other lines' versions read in
+            # this process, which the index never keeps (`missing-content` to the next).
             stored=self.store.blobs.kept,
         )
         return keep_baselines(prepared, latest, self.store, reconstructor)
