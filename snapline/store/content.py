@@ -61,6 +61,17 @@ class BlobTable(Table):
         """
         return bool(self._c.query("SELECT 1 FROM blobs WHERE hash = ?", (hash_,)))
 
+    def kept(self, hash_: str) -> bool:
+        """Whether this table keeps the content: what a new change may name without storing it.
+
+        Unlike :meth:`has`, which a subclass may widen to content read for this process
+        only (another line's versions), this is the table alone.
+
+        Args:
+            hash_: The content hash.
+        """
+        return bool(self._c.query("SELECT 1 FROM blobs WHERE hash = ?", (hash_,)))
+
     def present(self, hashes: Iterable[str]) -> set[str]:
         """Which of ``hashes`` are stored, asked in a few queries rather than one each.
 

@@ -87,6 +87,9 @@ class BlobReader(Protocol):
     def has(self, hash_: str) -> bool:
         """Whether a blob with this hash is stored."""
 
+    def kept(self, hash_: str) -> bool:
+        """Whether the store itself keeps this content: a new change may name it unstored."""
+
     def present(self, hashes: Iterable[str]) -> set[str]:
         """Which of ``hashes`` are stored (in a few queries, not one each)."""
 

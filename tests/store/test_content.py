@@ -23,6 +23,8 @@ def test_lookups(store: Store) -> None:
     assert store.blobs.has("sha256:a")
     assert store.blobs.has("sha256:empty")
     assert not store.blobs.has("sha256:b")
+    assert store.blobs.kept("sha256:a") and store.blobs.kept("sha256:empty")
+    assert not store.blobs.kept("sha256:b")
     assert store.blobs.get("sha256:empty") == b""
     assert store.blobs.get("sha256:b") is None
     assert sorted(store.blobs.hashes()) == ["sha256:a", "sha256:empty"]

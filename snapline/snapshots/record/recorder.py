@@ -330,7 +330,9 @@ class Recorder:
             base_content=base_content,
             base_row=version or (lambda path: reconstructor.version(path, latest)),
             renames=renames,
-            stored=self.store.blobs.has,
+            # Not `has`: on git's refs it also answers for other lines' versions read in
+            # this process, which the index never keeps (`missing-content` to the next).
+            stored=self.store.blobs.kept,
         )
         return keep_baselines(prepared, latest, self.store, reconstructor)
 
