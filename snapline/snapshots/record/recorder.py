@@ -330,9 +330,7 @@ class Recorder:
             base_content=base_content,
             base_row=version or (lambda path: reconstructor.version(path, latest)),
             renames=renames,
-            # Not `has`: on git's refs it also answers for other lines' versions read in
-            # this process, which the index never keeps (`missing-content` to the next).
-            stored=self.store.blobs.kept,
+            stored=self.store.blobs.kept,  # not `has`: on refs, other lines' versions too
         )
         return keep_baselines(prepared, latest, self.store, reconstructor)
 
