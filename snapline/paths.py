@@ -61,13 +61,10 @@ class UnsafePathError(SnaplineError):
     """A path is absolute, climbs out of the root, names the store or crosses a symlink."""
 
     exit_code = 2
+    path: str
+    reason: str
 
-    def __init__(self, path: str, reason: str) -> None:
-        self.path = path
-        self.reason = reason
-        super().__init__(self._describe())
-
-    def _describe(self) -> str:
+    def _message(self) -> str:
         # Each kind of refusal says it in its own words; the data is the same.
         return f"refusing path {self.path!r}: {self.reason}"
 
@@ -81,7 +78,7 @@ class UnsafeRecordError(UnsafePathError):
 
     exit_code = 3
 
-    def _describe(self) -> str:
+    def _message(self) -> str:
         return (
             f"the store records the path {self.path!r}, which snapline refuses to use: "
             f"{self.reason}; the store may come from an untrusted source, run `snapline verify`"
@@ -119,7 +116,7 @@ class ProtectedPathError(UnsafePathError):
         where = _PROTECTED_PLACE.get(directory, "{where}").format(where=place or f"{directory}/")
         super().__init__(path, f"it is inside {where}")
 
-    def _describe(self) -> str:
+    def _message(self) -> str:
         return (
             f"refusing to {self.action} {self.path}: {self.reason}; name a path outside "
             f"{GIT_DIR}/ and {STORE_DIR}/ (snapline never writes into either)"
