@@ -88,11 +88,12 @@ class GitNotRunError(SnaplineError):
         why: Which of the cases it is.
     """
 
-    def __init__(self, command: str, reason: str, why: NotRun) -> None:
-        self.command = command
-        self.reason = reason
-        self.why = why
-        super().__init__(f"`{command}` could not run: {reason}")
+    command: str
+    reason: str
+    why: NotRun
+
+    def _message(self) -> str:
+        return f"`{self.command}` could not run: {self.reason}"
 
 
 class GitRun(NamedTuple):

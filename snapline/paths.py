@@ -61,15 +61,12 @@ class UnsafePathError(SnaplineError):
     """A path is absolute, climbs out of the root, names the store or crosses a symlink."""
 
     exit_code = 2
+    path: str
+    reason: str
 
-    def __init__(self, path: str, reason: str) -> None:
-        self.path = path
-        self.reason = reason
-        super().__init__(self._describe(path, reason))
-
-    @staticmethod
-    def _describe(path: str, reason: str) -> str:
-        return f"refusing path {path!r}: {reason}"
+    def _message(self) -> str:
+        # Each kind of refusal says it in its own words; the data is the same.
+        return f"refusing path {self.path!r}: {self.reason}"
 
 
 class UnsafeRecordError(UnsafePathError):
@@ -81,11 +78,10 @@ class UnsafeRecordError(UnsafePathError):
 
     exit_code = 3
 
-    @staticmethod
-    def _describe(path: str, reason: str) -> str:
+    def _message(self) -> str:
         return (
-            f"the store records the path {path!r}, which snapline refuses to use: {reason}; "
-            "the store may come from an untrusted source, run `snapline verify`"
+            f"the store records the path {self.path!r}, which snapline refuses to use: "
+            f"{self.reason}; the store may come from an untrusted source, run `snapline verify`"
         )
 
 
@@ -118,13 +114,12 @@ class ProtectedPathError(UnsafePathError):
         self.directory = directory
         self.action = action
         where = _PROTECTED_PLACE.get(directory, "{where}").format(where=place or f"{directory}/")
-        # UnsafePathError's attributes (path, reason) are kept for callers catching it.
-        self.path = path
-        self.reason = f"it is inside {where}"
-        SnaplineError.__init__(
-            self,
-            f"refusing to {action} {path}: {self.reason}; name a path outside "
-            f"{GIT_DIR}/ and {STORE_DIR}/ (snapline never writes into either)",
+        super().__init__(path, f"it is inside {where}")
+
+    def _message(self) -> str:
+        return (
+            f"refusing to {self.action} {self.path}: {self.reason}; name a path outside "
+            f"{GIT_DIR}/ and {STORE_DIR}/ (snapline never writes into either)"
         )
 
 

@@ -32,11 +32,11 @@ class BranchError(SnaplineError):
     """
 
     exit_code = 1
+    name: str
+    problem: str
 
-    def __init__(self, name: str, problem: str) -> None:
-        self.name = name
-        self.problem = problem
-        super().__init__(problem)
+    def _message(self) -> str:
+        return self.problem
 
 
 @dataclass(frozen=True)

@@ -81,13 +81,16 @@ class SettingsError(SnaplineError):
     """
 
     exit_code = 1
+    path: str
+    detail: str
 
     def __init__(self, path: Path, detail: str) -> None:
-        self.path = str(path)
-        self.detail = detail
-        super().__init__(
-            f"cannot update {path}: {detail}; fix the file (it must be a JSON object) "
-            "and run `snapline integrate claude-code` again"
+        super().__init__(str(path), detail)
+
+    def _message(self) -> str:
+        return (
+            f"cannot update {self.path}: {self.detail}; fix the file (it must be a JSON "
+            "object) and run `snapline integrate claude-code` again"
         )
 
 

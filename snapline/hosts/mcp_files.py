@@ -39,12 +39,13 @@ class NotAFileError(SnaplineError):
     """
 
     exit_code = 1
+    path: str
+    detail: str
 
-    def __init__(self, path: str, detail: str) -> None:
-        self.path = path
-        self.detail = detail
-        super().__init__(
-            f"cannot read {path}: {detail}; call `list_files` to see the workspace's files"
+    def _message(self) -> str:
+        return (
+            f"cannot read {self.path}: {self.detail}; call `list_files` to see the "
+            "workspace's files"
         )
 
 

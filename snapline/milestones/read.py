@@ -26,15 +26,15 @@ class MilestoneNotFoundError(SnaplineError):
     """
 
     exit_code = 1
+    number: int
+    count: int
 
-    def __init__(self, number: int, count: int) -> None:
-        self.number = number
-        self.count = count
-        if count == 0:
+    def _message(self) -> str:
+        if self.count == 0:
             known = "there are no milestones yet; create one with `snapline milestone create`"
         else:
-            known = f"milestones run from 1 to {count}; see `snapline milestone list`"
-        super().__init__(f"there is no milestone {number}: {known}")
+            known = f"milestones run from 1 to {self.count}; see `snapline milestone list`"
+        return f"there is no milestone {self.number}: {known}"
 
 
 class MilestoneRecordError(SnaplineError):

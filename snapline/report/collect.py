@@ -46,10 +46,10 @@ class ReportScopeError(SnaplineError):
     """A page's scope that cannot be honoured (a milestone together with a range)."""
 
     exit_code = 2
+    detail: str
 
-    def __init__(self, detail: str) -> None:
-        self.detail = detail
-        super().__init__(f"{detail}; give either a milestone or a snapshot range")
+    def _message(self) -> str:
+        return f"{self.detail}; give either a milestone or a snapshot range"
 
 
 def collect(

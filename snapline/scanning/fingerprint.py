@@ -44,10 +44,11 @@ _RETRIES = 3
 class FileChangingError(SnaplineError):
     """A file kept changing while it was being read, so no consistent content exists."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        super().__init__(
-            f"{path} changed while it was being read; wait for the writer to finish "
+    path: str
+
+    def _message(self) -> str:
+        return (
+            f"{self.path} changed while it was being read; wait for the writer to finish "
             "and record again"
         )
 

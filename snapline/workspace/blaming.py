@@ -32,12 +32,12 @@ class BlameRangeError(SnaplineError):
     """
 
     exit_code = 1
+    path: str
+    start: int
+    count: int
 
-    def __init__(self, path: str, start: int, count: int) -> None:
-        self.path = path
-        self.start = start
-        self.count = count
-        super().__init__(f"{path} has only {count} lines; -L {start},... starts past its end")
+    def _message(self) -> str:
+        return f"{self.path} has only {self.count} lines; -L {self.start},... starts past its end"
 
 
 class Blaming(WorkspaceBase):

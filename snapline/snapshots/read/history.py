@@ -46,22 +46,22 @@ class SnapshotNotFoundError(SnaplineError):
     """A snapshot number that does not exist."""
 
     exit_code = 1
+    number: int
+    latest: int
 
-    def __init__(self, number: int, latest: int) -> None:
-        self.number = number
-        self.latest = latest
-        super().__init__(f"there is no snapshot {number}; the history runs from 0 to {latest}")
+    def _message(self) -> str:
+        return f"there is no snapshot {self.number}; the history runs from 0 to {self.latest}"
 
 
 class SnapshotRangeError(SnaplineError):
     """A range of snapshots whose start comes after its end."""
 
     exit_code = 2
+    first: int
+    last: int
 
-    def __init__(self, first: int, last: int) -> None:
-        self.first = first
-        self.last = last
-        super().__init__(f"the range {first}..{last} runs backwards; give the older snapshot first")
+    def _message(self) -> str:
+        return f"the range {self.first}..{self.last} runs backwards; give the older snapshot first"
 
 
 class Version(NamedTuple):

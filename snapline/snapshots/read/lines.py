@@ -101,20 +101,21 @@ class DivergedHistoryError(SnaplineError):
     """
 
     exit_code = 1
+    lines: list[Line]
+    latest: SnapshotRow
 
-    def __init__(self, lines: list[Line], latest: SnapshotRow) -> None:
-        self.lines = lines
-        self.latest = latest
-        fork = min(line.fork for line in lines)
+    def _message(self) -> str:
+        fork = min(line.fork for line in self.lines)
         others = "; ".join(
             "another ends at "
             + _describe(line.head.number, line.head.id, line.head.tool, line.head.description)
-            for line in lines
+            for line in self.lines
         )
+        latest = self.latest
         main = _describe(latest.number, latest.id, latest.tool, latest.description)
-        super().__init__(
-            f"the history has {len(lines) + 1} lines from snapshot {fork}: the main line ends "
-            f"at {main}; {others}; run `snapline merge` to join them"
+        return (
+            f"the history has {len(self.lines) + 1} lines from snapshot {fork}: the main line "
+            f"ends at {main}; {others}; run `snapline merge` to join them"
         )
 
 

@@ -45,13 +45,13 @@ class PromptNotFoundError(SnaplineError):
     """
 
     exit_code = 1
+    ref: str
+    detail: str
 
-    def __init__(self, ref: str, detail: str) -> None:
-        self.ref = ref
-        self.detail = detail
-        super().__init__(
-            f"{ref!r} names no recorded prompt: {detail}; `snapline log --session ID` lists "
-            "a session's snapshots with their prompts"
+    def _message(self) -> str:
+        return (
+            f"{self.ref!r} names no recorded prompt: {self.detail}; `snapline log --session "
+            "ID` lists a session's snapshots with their prompts"
         )
 
 

@@ -46,11 +46,12 @@ _DEFAULT_CACHE_BYTES = 64 << 20
 class NotInSnapshotError(SnaplineError):
     """The path did not exist after the requested snapshot."""
 
-    def __init__(self, path: str, number: int) -> None:
-        self.path = path
-        self.number = number
-        super().__init__(
-            f"{path} does not exist after snapshot {number}; "
+    path: str
+    number: int
+
+    def _message(self) -> str:
+        return (
+            f"{self.path} does not exist after snapshot {self.number}; "
             "check the number with `snapline log --file`"
         )
 
@@ -64,13 +65,11 @@ class ContentUnavailableError(SnaplineError):
         hash: The version's content hash.
     """
 
-    def __init__(self, path: str, number: int, hash_: str | None) -> None:
-        self.path = path
-        self.number = number
-        self.hash = hash_
-        super().__init__(self._why())
+    path: str
+    number: int
+    hash: str | None
 
-    def _why(self) -> str:
+    def _message(self) -> str:
         # Each kind of unavailable version says why in its own words; the data is the same.
         return (
             f"{self.path} after snapshot {self.number} was tracked by hash only ({self.hash}), "
@@ -87,7 +86,7 @@ class ContentElsewhereError(ContentUnavailableError):
     still has its hash.
     """
 
-    def _why(self) -> str:
+    def _message(self) -> str:
         return (
             f"{self.path} after snapshot {self.number} is a baseline version ({self.hash}) "
             "whose content the ledger leaves in the workspace, and neither this workspace nor "
@@ -109,12 +108,10 @@ class ForgottenVersionError(ContentUnavailableError):
         reason: Why, as the forget recorded it.
     """
 
-    def __init__(self, path: str, number: int, hash_: str | None, time: str, reason: str) -> None:
-        self.time = time
-        self.reason = reason
-        super().__init__(path, number, hash_)
+    time: str
+    reason: str
 
-    def _why(self) -> str:
+    def _message(self) -> str:
         return (
             f"the content of {self.path} at snapshot {self.number} was forgotten "
             f"(snapline forget, {self.time}: {self.reason})"

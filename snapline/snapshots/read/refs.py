@@ -51,16 +51,11 @@ class SnapshotRefError(SnaplineError):
     """
 
     exit_code = 2
+    ref: object
 
-    def __init__(self, ref: object) -> None:
-        """Describe a malformed reference.
-
-        Args:
-            ref: The reference as given.
-        """
-        self.ref = ref
-        super().__init__(
-            f"{ref!r} is not a snapshot: give a number (12), 'latest', 'latest~N' "
+    def _message(self) -> str:
+        return (
+            f"{self.ref!r} is not a snapshot: give a number (12), 'latest', 'latest~N' "
             "(N snapshots before the latest), 'before-prompt:N@SESSION', or 'id:PREFIX' "
             "(at least 4 hex digits of a snapshot's id)"
         )
@@ -75,19 +70,20 @@ class SideSnapshotError(SnaplineError):
     """
 
     exit_code = 1
+    ref: object
+    side: SideRow
 
-    def __init__(self, ref: object, side: SideRow) -> None:
-        self.ref = ref
-        self.side = side
+    def _message(self) -> str:
+        side = self.side
         where = (
             f"joined by snapshot {side.merged_into}"
             if side.merged_into is not None
             else "not joined yet: run `snapline merge`"
         )
-        super().__init__(
-            f"{ref!r} is snapshot {side.number} of another line ({where}), and this takes "
-            "a snapshot of the main line; `show`, `diff`, `rollback`, `revert` and `branch` "
-            "take it"
+        return (
+            f"{self.ref!r} is snapshot {side.number} of another line ({where}), and this "
+            "takes a snapshot of the main line; `show`, `diff`, `rollback`, `revert` and "
+            "`branch` take it"
         )
 
 

@@ -36,13 +36,13 @@ class MergeCheckError(SnaplineError):
     """A merge's result failed its own check (a bug): nothing built on it is written."""
 
     exit_code = 3
+    expected: str
+    actual: str
 
-    def __init__(self, expected: str, actual: str) -> None:
-        self.expected = expected
-        self.actual = actual
-        super().__init__(
-            f"a three-way merge produced {actual}, not the certain {expected}; nothing was "
-            "written; report it"
+    def _message(self) -> str:
+        return (
+            f"a three-way merge produced {self.actual}, not the certain {self.expected}; "
+            "nothing was written; report it"
         )
 
 

@@ -56,47 +56,26 @@ class _NothingWaitingError(SnaplineError):
     """
 
     exit_code = 1
-
-    def __init__(self, latest: int, message: str) -> None:
-        """Keep the latest snapshot beside the message.
-
-        Args:
-            latest: The latest snapshot.
-            message: What is missing and what to do.
-        """
-        self.latest = latest
-        super().__init__(message)
+    latest: int
 
 
 class NothingToUndoError(_NothingWaitingError):
     """Every change down to the baseline is already undone."""
 
-    def __init__(self, latest: int) -> None:
-        """Describe an undo with nothing left to undo.
-
-        Args:
-            latest: The latest snapshot.
-        """
-        super().__init__(
-            latest,
-            f"nothing to undo: snapshot {latest} stands for the baseline; "
-            "see `snapline log` for the history",
+    def _message(self) -> str:
+        return (
+            f"nothing to undo: snapshot {self.latest} stands for the baseline; "
+            "see `snapline log` for the history"
         )
 
 
 class NothingToRedoError(_NothingWaitingError):
     """No undo is waiting to be redone: none yet, or a new change came after it."""
 
-    def __init__(self, latest: int) -> None:
-        """Describe a redo with nothing to redo.
-
-        Args:
-            latest: The latest snapshot.
-        """
-        super().__init__(
-            latest,
-            f"nothing to redo: no undo is waiting after snapshot {latest} "
-            "(a new change clears what was undone)",
+    def _message(self) -> str:
+        return (
+            f"nothing to redo: no undo is waiting after snapshot {self.latest} "
+            "(a new change clears what was undone)"
         )
 
 

@@ -46,14 +46,18 @@ class UnpublishableError(SnaplineError):
         detail: Why.
     """
 
+    path: str
+    number: int
+    file: str
+    detail: str
+
     def __init__(self, path: Path | str, number: int, file: str, detail: str) -> None:
-        self.path = str(path)
-        self.number = number
-        self.file = file
-        self.detail = detail
-        super().__init__(
-            f"snapshot {number} cannot be written to git's refs: {file!r:.80} {detail}; "
-            f"nothing was recorded"
+        super().__init__(str(path), number, file, detail)
+
+    def _message(self) -> str:
+        return (
+            f"snapshot {self.number} cannot be written to git's refs: {self.file!r:.80} "
+            f"{self.detail}; nothing was recorded"
         )
 
 

@@ -59,9 +59,13 @@ class NotAGitRepositoryError(SnaplineError):
         path: The directory looked from.
     """
 
+    path: str
+
     def __init__(self, path: Path) -> None:
-        self.path = str(path)
-        super().__init__(f"{path} is not inside a git repository")
+        super().__init__(str(path))
+
+    def _message(self) -> str:
+        return f"{self.path} is not inside a git repository"
 
 
 class MissingObjectError(LookupError):
@@ -96,14 +100,15 @@ class RefConflictError(SnaplineError):
             itself was held by another writer).
     """
 
-    def __init__(self, ref: str, expected: str | None, actual: str | None) -> None:
-        self.ref = ref
-        self.expected = expected
-        self.actual = actual
-        found = "someone else holding its lock" if actual is None else actual[:12]
-        wanted = "no ref" if expected is None else expected[:12]
-        super().__init__(
-            f"{ref} moved while this snapshot was written (expected {wanted}, found "
+    ref: str
+    expected: str | None
+    actual: str | None
+
+    def _message(self) -> str:
+        found = "someone else holding its lock" if self.actual is None else self.actual[:12]
+        wanted = "no ref" if self.expected is None else self.expected[:12]
+        return (
+            f"{self.ref} moved while this snapshot was written (expected {wanted}, found "
             f"{found}); nothing was lost: read the line again and record on its new tip"
         )
 
@@ -219,15 +224,18 @@ class NotOwnedRepositoryError(SnaplineError):
     """
 
     exit_code = 1
+    path: str
+    owner: int
 
     def __init__(self, path: Path, owner: int) -> None:
-        self.path = str(path)
-        self.owner = owner
-        super().__init__(
-            f"git refuses the repository at {path}: it belongs to another user (uid "
-            f"{owner}), and git opens only this user's repositories (\"detected dubious "
+        super().__init__(str(path), owner)
+
+    def _message(self) -> str:
+        return (
+            f"git refuses the repository at {self.path}: it belongs to another user (uid "
+            f"{self.owner}), and git opens only this user's repositories (\"detected dubious "
             'ownership"); if you trust it, run `git config --global --add safe.directory '
-            f"{path}` and try again"
+            f"{self.path}` and try again"
         )
 
 

@@ -59,15 +59,16 @@ class CheckoutBehindError(SnaplineError):
         latest: The line's latest snapshot.
     """
 
-    def __init__(self, number: int, latest: int) -> None:
-        self.number = number
-        self.latest = latest
-        super().__init__(
-            f"this checkout is snapshot {number}, behind its line's latest snapshot "
-            f"{latest}: a record here would fork the line, so nothing was recorded; "
-            f"record on the line's latest (check out the commit of snapshot {latest}), "
+    number: int
+    latest: int
+
+    def _message(self) -> str:
+        return (
+            f"this checkout is snapshot {self.number}, behind its line's latest snapshot "
+            f"{self.latest}: a record here would fork the line, so nothing was recorded; "
+            f"record on the line's latest (check out the commit of snapshot {self.latest}), "
             "or in a work tree of its own (`git worktree add DIR HEAD`), whose first "
-            f"record starts a line from snapshot {number}"
+            f"record starts a line from snapshot {self.number}"
         )
 
 

@@ -33,10 +33,11 @@ class PublishRefusedError(SnaplineError):
         detail: What is wrong and the way out.
     """
 
-    def __init__(self, remote: str, detail: str) -> None:
-        self.remote = remote
-        self.detail = detail
-        super().__init__(f"nothing was pushed to {remote}: {detail}")
+    remote: str
+    detail: str
+
+    def _message(self) -> str:
+        return f"nothing was pushed to {self.remote}: {self.detail}"
 
 
 def publish_forgets(repo: GitRepository, root: Path, remote: str) -> list[str]:
