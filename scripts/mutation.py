@@ -73,9 +73,6 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "tests/reliability/test_resealed_history.py",
             # The ledger's problems word for word, and the field of each.
             "tests/ledger/test_verify_ledger_problems.py",
-            # A ledger file that still holds forgotten content (check/ledger.py's _live).
-            "tests/ledger/test_forget_holds.py::test_verify_never_says_ok_while_a_ledger_file_still_holds_forgotten_content",
-            "tests/ledger/test_forget_deep.py",
             # Drift that another line's merged work explains (check/merged.py).
             "tests/history_refs/test_merge_advice.py",
             # The only test that checks a 0.1 store's chain hashes (version 1): the
@@ -100,11 +97,9 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
         [
             "tests/milestones",
             "tests/cli/test_milestones.py",
-            "tests/ledger/test_milestone_lines.py",
-            # A merge with no milestone to join must make none (milestones/join.py).
-            "tests/ledger/test_branches.py",
-            # The lines beside the main one, with the milestones closed on them.
-            "tests/ledger/test_reach_lines.py",
+            # Lines on git's refs joined by `snapline merge`, with a milestone closed on
+            # each side (milestones/join.py) and `milestone list`'s lines (lines.py).
+            "tests/history_refs/test_merge_lines.py",
         ],
     ),
     "warm": (

@@ -54,7 +54,7 @@ class BlobTable(Table):
         )
 
     def has(self, hash_: str) -> bool:
-        """Whether a blob with this hash is stored.
+        """Whether a blob with this hash is stored (a subclass may widen it: see :meth:`kept`).
 
         Args:
             hash_: The content hash.

@@ -82,19 +82,25 @@ class SnapshotWriter(SnapshotReader, Protocol):
 
 
 class BlobReader(Protocol):
-    """Content-addressed blobs, read."""
+    """Content-addressed blobs, read.
+
+    ``has``, ``present`` and ``get`` answer for what this process can read: on git's
+    refs that includes other lines' versions read into memory (``SideBlobs.extra``),
+    which the index never keeps. Whether a new change may name content without storing
+    it is :meth:`kept`'s question alone.
+    """
 
     def has(self, hash_: str) -> bool:
-        """Whether a blob with this hash is stored."""
+        """Whether this hash's content can be read here (a writer asks :meth:`kept`)."""
 
     def kept(self, hash_: str) -> bool:
         """Whether the store itself keeps this content: a new change may name it unstored."""
 
     def present(self, hashes: Iterable[str]) -> set[str]:
-        """Which of ``hashes`` are stored (in a few queries, not one each)."""
+        """Which of ``hashes`` can be read here (in a few queries, not one each)."""
 
     def get(self, hash_: str) -> bytes | None:
-        """The packed content stored under ``hash_``, or ``None``."""
+        """The packed content of ``hash_`` that can be read here, or ``None``."""
 
     def hashes(self) -> list[str]:
         """The hash of every stored blob."""

@@ -25,7 +25,6 @@ from snapline.scanning import DiskFile, IgnoreRules, Skipped, read_disk_file
 from snapline.snapshots.info_fields import InfoFields, PlainInfo, checked_fields
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
 from snapline.snapshots.read.reconstruct import ContentCache, ContentUnavailableError, Reconstructor
-from snapline.snapshots.record.baselines import keep_baselines
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
@@ -324,7 +323,7 @@ class Recorder:
             except ContentUnavailableError:
                 return None  # no diff base here: the new version is stored in full
 
-        prepared = prepare_changes(
+        return prepare_changes(
             drifts,
             limits=self.limits,
             base_content=base_content,
@@ -332,7 +331,6 @@ class Recorder:
             renames=renames,
             stored=self.store.blobs.kept,  # not `has`: on refs, other lines' versions too
         )
-        return keep_baselines(prepared, latest, self.store, reconstructor)
 
     def detect(self, paths: list[str] | None, *, want_content: bool) -> Detection:
         """Compare the disk under ``paths`` (everything when ``None``) with the known state."""
