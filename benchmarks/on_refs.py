@@ -521,7 +521,7 @@ def _session(refs: _Refs) -> RowResult:
     bench, workdir = refs.bench, refs.workdir
     remote = workdir / "session-remote.git"
     results: dict[str, list[int]] = {}
-    for name in ("hook", "explicit", "plain"):
+    for name in ("hook", "after", "explicit", "plain"):
         # Each side pushes to a copy of the remote of its own, as it was before any push.
         own = workdir / f"session-{name}.git"
         bench.git(workdir, "clone", "-q", "--bare", str(remote), str(own))
@@ -537,11 +537,16 @@ def _session(refs: _Refs) -> RowResult:
             with bench.worker() as worker:
                 worker.call("init", root=str(clone))
                 worker.call("history", paths=refs.paths, count=SESSION)
-            if name == "hook":
+            if name in ("hook", "after"):
                 # What `snapline init` does on the command line; the library leaves hooks alone.
                 refs.snapline(clone, "push", "--install-hook")
+            if name == "after":
+                bench.git(clone, "config", "snapline.prePush", "after")
         refs.commit_all(clone, "the session's code")
-        bench.git(clone, "push", "-q", "origin", "main")
+        if name == "after":
+            _push_with_hook(bench, clone)  # the history follows git's push: read to the end
+        else:
+            bench.git(clone, "push", "-q", "origin", "main")
         if name == "explicit":
             refs.snapline(clone, "push", "origin")
         results[name] = _pushed(counts)
@@ -551,6 +556,7 @@ def _session(refs: _Refs) -> RowResult:
             raise RuntimeError(f"session-{name}: the history was not pushed ({results[name]})")
     plain = sum(results["plain"])
     hook, explicit = sum(results["hook"]), sum(results["explicit"])
+    after = sum(results["after"])
     return _row(
         "R6",
         f"bytes pushed for a {SESSION}-edit session: the code and its history on refs vs "
@@ -562,6 +568,11 @@ def _session(refs: _Refs) -> RowResult:
         label="snapline ÷ git (bytes)",
         extra=[
             Figure("`git push`, then `snapline push` (no hook)", value=explicit, unit="B"),
+            Figure(
+                "`git push` with the hook and `snapline.prePush after` (history after)",
+                value=after,
+                unit="B",
+            ),
         ],
         notes=[
             f"Each side clones a remote that holds the tree's commit, makes the same "
@@ -571,13 +582,18 @@ def _session(refs: _Refs) -> RowResult:
             "(commands and packs), counted by a wrapper set as the remote's receive-pack.",
             "Per push, largest first: hook "
             + ", ".join(format_bytes(b) for b in results["hook"])
+            + "; after "
+            + ", ".join(format_bytes(b) for b in results["after"])
             + "; explicit "
             + ", ".join(format_bytes(b) for b in results["explicit"])
             + "; plain "
             + ", ".join(format_bytes(b) for b in results["plain"])
             + ". With the hook the history is pushed from inside the branch's push (the "
             "hook runs `snapline push`); without it, by `snapline push` after `git push`. "
-            f"Ratio without the hook: {explicit / plain:.2f}.",
+            f"Ratio without the hook: {explicit / plain:.2f}; with `snapline.prePush "
+            f"after`: {after / plain:.2f} (the history follows the branch, so nothing "
+            "goes twice; the default's history goes first, so that it can stop the push, "
+            "and what both reach goes in both packs).",
             f"What the history push holds (`git pack-objects --revs` of the line less "
             f"`origin/main`, in the same clone): the baseline snapshot (the tree at `init`, "
             f"whose commit's parent is the user's commit that the remote holds, so that "

@@ -143,7 +143,7 @@ def hook_script(python: str) -> str:
 # same remote. Installed by `snapline push --install-hook`; `snapline push
 # --uninstall-hook` removes it and puts back the hook it chains ({CHAINED}).
 # A history that does not go stops the push, with one line saying why, unless
-# `git config {PRE_PUSH_CONFIG} warn`: then the push goes on without it.
+# `git config {PRE_PUSH_CONFIG} warn` (or `after`): then the push goes on without it.
 snapline_chained="$(dirname "$0")/{CHAINED}"
 if ! snapline_lines=$(mktemp "${{TMPDIR:-/tmp}}/snapline-pre-push.XXXXXX"); then
     # Without a place to keep git's ref lines for two readers, the chained hook gets them.
@@ -159,11 +159,16 @@ if [ -x {python} ]; then
     {python} -m snapline push --pre-push "$1" <"$snapline_lines" || exit $?
 elif command -v snapline >/dev/null 2>&1; then
     snapline push --pre-push "$1" <"$snapline_lines" || exit $?
-elif [ "$(git config --get {PRE_PUSH_CONFIG})" = warn ]; then
-    echo "snapline: not found; the history (refs/snapline/*) was not pushed to $1" >&2
 else
-    echo "snapline: not found, so the history (refs/snapline/*) cannot go to $1; {stopped}" >&2
-    exit 1
+    case "$(git config --get {PRE_PUSH_CONFIG})" in
+    warn | after)
+        echo "snapline: not found; the history (refs/snapline/*) was not pushed to $1" >&2
+        ;;
+    *)
+        echo "snapline: not found, so the history (refs/snapline/*) cannot go to $1; {stopped}" >&2
+        exit 1
+        ;;
+    esac
 fi
 exit 0
 """

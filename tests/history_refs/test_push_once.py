@@ -297,3 +297,75 @@ def test_a_push_of_many_branches_to_an_empty_remote_is_not_held_by_the_hook(
     )
     assert len(branches.stdout.splitlines()) == 802
     assert _refs(bare) == _refs(repo.path / ".git")
+
+
+def _shared(repo: Path) -> set[str]:
+    """The objects both the branch ``agent`` and the history reach, and ``main`` does not."""
+
+    def reached(*tips: str) -> set[str]:
+        listed = subprocess.run(
+            [*GIT, "rev-list", "--objects", *tips, "--not", "main"],
+            cwd=repo,
+            env=ENV,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return {row.split()[0] for row in listed.stdout.splitlines()}
+
+    return reached("agent") & reached("--glob=refs/snapline/")
+
+
+@pytest.mark.parametrize("url", ["file://{}", "{}"], ids=["file-url", "path"])
+@pytest.mark.parametrize("setting", ["refuse", "after"])
+def test_to_a_remote_holding_main_only_refuse_sends_what_both_reach_twice(
+    tmp_path: Path, url: str, setting: str
+) -> None:
+    # git's pack is fixed before the hook runs, and a history that may stop the push must
+    # land, whole, before the hook ends: what the branch and the history both reach then
+    # goes in both packs. `snapline.prePush after` lets the history follow git's push.
+    repo, bare, sent = _session(tmp_path, url)
+    repo.git("push", "-q", "--no-verify", "origin", "main")
+    for earlier in sent.iterdir():
+        earlier.unlink()
+    held = _held(bare)
+    repo.git("config", "snapline.prePush", setting)
+    pushed = _git_push(repo, "agent")
+    assert pushed.returncode == 0, pushed.stderr
+    assert _refs(bare) == _refs(repo.path / ".git")
+    counts = _objects_sent(sent)
+    assert len(counts) == 2, counts  # the branch's push and the history's
+    twice = {"refuse": len(_shared(repo.path)), "after": 0}[setting]
+    assert twice > 0 or setting == "after"  # the session's files, and the trees above them
+    assert sum(counts) - (_held(bare) - held) == twice, f"{counts}: {_held(bare) - held} new"
+    branch_first = pushed.stderr.index("agent -> agent") < pushed.stderr.index("snapline: pushed")
+    assert branch_first == (setting == "after"), pushed.stderr
+
+
+def test_after_a_history_the_remote_refuses_is_said_once_the_branch_went(
+    tmp_path: Path,
+) -> None:
+    repo, bare, _ = _session(tmp_path, "{}")
+    repo.git("push", "-q", "--no-verify", "origin", "main")
+    repo.git("config", "snapline.prePush", "after")
+    refusing = bare / "hooks" / "pre-receive"
+    refusing.write_text(
+        "#!/bin/sh\nif grep -q refs/snapline/; then echo no history here >&2; exit 1; fi\n"
+    )
+    refusing.chmod(0o755)
+    pushed = _git_push(repo, "agent")
+    assert pushed.returncode == 0, pushed.stderr
+    assert (
+        repo.git("rev-parse", "agent")
+        == subprocess.run(
+            [*GIT, "--git-dir", str(bare), "rev-parse", "agent"],
+            env=ENV,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert _refs(bare) == ""
+    said = [line for line in pushed.stderr.splitlines() if line.startswith("snapline: ")]
+    assert said and all("was not pushed: origin refused it" in s for s in said), said
+    assert said[-1].endswith("; your push went first; run `snapline push origin`"), said

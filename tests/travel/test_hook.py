@@ -254,7 +254,10 @@ def _push_without_snapline(root: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_without_snapline_the_hook_stops_the_push_unless_told_to_warn(tmp_path: Path) -> None:
+@pytest.mark.parametrize("setting", ["warn", "after"])
+def test_without_snapline_the_hook_stops_the_push_unless_told_to_warn(
+    tmp_path: Path, setting: str
+) -> None:
     root, remote, _ = _repo(tmp_path)
     hook = root / ".git/hooks/pre-push"
     hook.write_text(hook_script(str(tmp_path / "gone/python")))
@@ -268,7 +271,7 @@ def test_without_snapline_the_hook_stops_the_push_unless_told_to_warn(tmp_path: 
         "your push stopped (`git push --no-verify` pushes without the history once, `git "
         "config snapline.prePush warn` always)"
     ], pushed.stderr
-    git(root, "config", "snapline.prePush", "warn")
+    git(root, "config", "snapline.prePush", setting)
     pushed = _push_without_snapline(root)
     assert pushed.returncode == 0, pushed.stderr
     assert "snapline: not found; the history (refs/snapline/*) was not pushed to origin" in (
