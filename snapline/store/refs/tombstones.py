@@ -15,6 +15,10 @@ git operation never makes the history corrupt. So readers take the marks as the 
 - a state's blob that is exactly the tombstone of the version's recorded hash is that
   version forgotten (:func:`forgotten_blob`). No content can be ``f`` followed by its
   own SHA-256, so this is never a file's true bytes; any other bytes stay damage (exit 3).
+
+The upgrade of an in-tree ledger writes the same tombstone blobs for the versions the
+ledger forgot (:mod:`.moving`); one by an older snapline wrote a :func:`placeholder`,
+which a forget record names as forgotten and no forget rewrites again (:func:`stand_ins`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from snapline.content import git_referenced, tombstone, tombstone_digest
 from snapline.store.connection import Connection
 from snapline.store.content import BlobTable
 from snapline.store.refs.git import GitRepository, MissingObjectError
+from snapline.store.refs.objects import blob_id
 from snapline.store.rows import ChangeRow, ForgottenRow
 
 if TYPE_CHECKING:
@@ -36,6 +41,8 @@ __all__ = [
     "Forgotten",
     "forgotten_blob",
     "named_in",
+    "placeholder",
+    "stand_ins",
     "take_named",
     "tombstone_blob",
 ]
@@ -47,9 +54,26 @@ NO_RECORD = (
 """The reason given for a version known forgotten from the lines alone."""
 
 
+def placeholder(hash_: str) -> bytes:
+    """The bytes a state holds for a version the old store keeps no bytes of."""
+    return (
+        "snapline: the in-tree store kept no content of this version (forgotten, or kept "
+        f"by its hash only); its recorded hash is {hash_}\n"
+    ).encode()
+
+
 def tombstone_blob(hash_: str) -> bytes:
     """The blob a state holds in place of the forgotten version ``hash_`` (``sha256:...``)."""
     return tombstone(hash_.removeprefix("sha256:"))
+
+
+def stand_ins(hash_: str) -> set[str]:
+    """The ids of the blobs that stand for the forgotten version ``hash_`` in a state.
+
+    Its tombstone blob, and the placeholder an upgrade by an older snapline wrote: a
+    state holding either holds no content of the version, and a forget leaves it as it is.
+    """
+    return {blob_id(tombstone_blob(hash_)), blob_id(placeholder(hash_))}
 
 
 def named_in(changes: Iterable[ChangeRow]) -> set[tuple[str, str]]:
