@@ -44,6 +44,17 @@ def _forgotten_said(repo: Repo) -> None:
     assert "Content forgotten (snapline forget): b/secret.env" in done.stdout, done.stdout
 
 
+def _lines_only_clone(repo: Repo, path: Path) -> None:
+    """A clone that fetched the lines, not the forget records: the secret still forgotten."""
+    Repo(path.parent).git("clone", "-q", str(repo.path), path.name)
+    clone = Repo(path)
+    clone.git("fetch", "-q", "origin", "+refs/snapline/lines/*:refs/snapline/lines/*")
+    assert clone.git("for-each-ref", "refs/snapline/forgets/") == ""
+    _forgotten_said(clone)
+    done = clone.snap("verify", "--full")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("name", ["ledger-1", "ledger-2"])
 def test_the_first_reads_after_an_upgrade_move_no_ref(name: str, tmp_path: Path) -> None:
     repo = clone_fixture(name, tmp_path / "repo")
@@ -55,6 +66,7 @@ def test_the_first_reads_after_an_upgrade_move_no_ref(name: str, tmp_path: Path)
     _forgotten_said(repo)
     assert _refs(repo) == moved
     assert SECRET not in objects_under_refs(repo)
+    _lines_only_clone(repo, tmp_path / "clone")
 
 
 def _placeholder(digest: str) -> bytes:
@@ -139,3 +151,4 @@ def test_placeholders_an_older_upgrade_wrote_read_as_forgotten_and_stay(tmp_path
     assert repo.snap("verify", "--full").returncode == 0
     assert _refs(repo) == held
     assert SECRET not in objects_under_refs(repo)
+    _lines_only_clone(repo, tmp_path / "clone")

@@ -21,7 +21,7 @@ from snapline.store.connection import Connection
 from snapline.store.content import BlobTable
 from snapline.store.refs.git import GitRepository, MissingObjectError
 from snapline.store.refs.reading import DamagedLineError, LineSnapshot
-from snapline.store.refs.tombstones import named_in, tombstone_blob
+from snapline.store.refs.tombstones import is_stand_in, named_in
 from snapline.store.rows import ChangeRow, LedgerEntry, SideRow, SnapshotRow
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class SideBlobs(BlobTable):
         if blob is None:
             return found
         data = self._read(blob)
-        if data == tombstone_blob(hash_):
+        if is_stand_in(data, hash_):
             return None  # forgotten, its record not here (.tombstones): no content kept
         if data is None or hash_bytes(data) != hash_:
             what = "is missing" if data is None else f"hashes to {hash_bytes(data)}"
@@ -101,7 +101,7 @@ class SideBlobs(BlobTable):
         for hash_, size, packed in rows:
             blob = git_referenced(packed)
             data = None if blob is None else self._read(blob)
-            if data == tombstone_blob(hash_):
+            if is_stand_in(data, hash_):
                 continue  # forgotten, its record not here (.tombstones): no content kept
             # A missing blob stays a reference, which unpacking names as missing.
             yield hash_, size, packed if data is None else pack_raw(data)
@@ -215,7 +215,7 @@ def _read_whole(store: RefsStore, snapshots: list[LineSnapshot]) -> None:
             try:
                 data = read_version(store.repo, snapshot, change.path, whole)
             except DamagedLineError:
-                if store.repo.read_path(snapshot.state, change.path) == tombstone_blob(whole):
+                if is_stand_in(store.repo.read_path(snapshot.state, change.path), whole):
                     continue  # forgotten, and no later record says so
                 raise
             blobs.extra[whole] = pack(data)

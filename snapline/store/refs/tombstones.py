@@ -15,6 +15,8 @@ git operation never makes the history corrupt. So readers take the marks as the 
 - a state's blob that is exactly the tombstone of the version's recorded hash is that
   version forgotten (:func:`forgotten_blob`). No content can be ``f`` followed by its
   own SHA-256, so this is never a file's true bytes; any other bytes stay damage (exit 3).
+  So is the :func:`placeholder` of that hash, which upgrades before this one wrote for
+  a forgotten version (it names its own hash too, so it is no content either).
 
 The upgrade of an in-tree ledger writes the same tombstone blobs for the versions the
 ledger forgot (:mod:`.moving`); one by an older snapline wrote a :func:`placeholder`,
@@ -40,6 +42,7 @@ __all__ = [
     "NO_RECORD",
     "Forgotten",
     "forgotten_blob",
+    "is_stand_in",
     "named_in",
     "placeholder",
     "stand_ins",
@@ -67,6 +70,15 @@ def tombstone_blob(hash_: str) -> bytes:
     return tombstone(hash_.removeprefix("sha256:"))
 
 
+_TOMBSTONE_SIZE = len(tombstone_blob("sha256:" + "0" * 64))
+_PLACEHOLDER_SIZE = len(placeholder("sha256:" + "0" * 64))
+
+_UPGRADE_KEPT_NONE = (
+    "an upgrade kept no content of it (forgotten, or a baseline file it no longer found), "
+    "and no forget record is here"
+)
+
+
 def stand_ins(hash_: str) -> set[str]:
     """The ids of the blobs that stand for the forgotten version ``hash_`` in a state.
 
@@ -74,6 +86,13 @@ def stand_ins(hash_: str) -> set[str]:
     state holding either holds no content of the version, and a forget leaves it as it is.
     """
     return {blob_id(tombstone_blob(hash_)), blob_id(placeholder(hash_))}
+
+
+def is_stand_in(data: bytes | None, hash_: str) -> bool:
+    """Whether ``data`` is the version ``hash_``'s tombstone blob, or its placeholder."""
+    if data is None or len(data) not in (_TOMBSTONE_SIZE, _PLACEHOLDER_SIZE):
+        return False  # the common case: checked by length, nothing built
+    return data in (tombstone_blob(hash_), placeholder(hash_))
 
 
 def named_in(changes: Iterable[ChangeRow]) -> set[tuple[str, str]]:
@@ -125,7 +144,9 @@ def take_named(
 def forgotten_blob(
     blobs: BlobTable, repo: GitRepository, path: str, hash_: str
 ) -> ForgottenRow | None:
-    """The version as forgotten when the index keeps it as git's blob that is its tombstone.
+    """The version as forgotten when the index keeps it as git's blob that stands in for it.
+
+    Its tombstone, or an older upgrade's placeholder (:func:`is_stand_in`).
 
     Asked only when rebuilding the version failed (:meth:`Forgotten.forgotten_version`).
     The snapshot number is not known here (``-1``); the time neither (``""``).
@@ -138,9 +159,10 @@ def forgotten_blob(
         data = repo.read_blob(blob)
     except MissingObjectError:
         return None
-    if data != tombstone_blob(hash_):
+    if not is_stand_in(data, hash_):
         return None
-    return ForgottenRow(path, hash_, -1, "", NO_RECORD)
+    why = NO_RECORD if data == tombstone_blob(hash_) else _UPGRADE_KEPT_NONE
+    return ForgottenRow(path, hash_, -1, "", why)
 
 
 class Forgotten:
