@@ -102,9 +102,12 @@ def named_in(changes: Iterable[ChangeRow]) -> set[tuple[str, str]]:
     """
     found = set()
     for change in changes:
-        if change.result_hash is not None and _is_tombstone(change.forward):
+        forward, reverse = change.forward, change.reverse
+        if forward is None and reverse is None:
+            continue  # a baseline's hundred thousand whole versions: one test each
+        if change.result_hash is not None and _is_tombstone(forward):
             found.add((change.path, change.result_hash))
-        if change.base_hash is not None and _is_tombstone(change.reverse):
+        if change.base_hash is not None and _is_tombstone(reverse):
             found.add((change.old_path or change.path, change.base_hash))
     return found
 
