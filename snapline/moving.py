@@ -94,6 +94,7 @@ class Upgraded:
         main_line: The ref of the history's main line.
         milestones: The numbers of the milestones written.
         placeholders: ``(snapshot, path)`` of versions the store kept no content of.
+        forgotten: ``(snapshot, path)`` of versions it forgot, written as tombstones.
         index: Where the local index is (``None`` when nothing moved).
         index_made: Whether it was made from the ledger's (else it was there).
         commit: The commit that removed ``.snapline/``, ``None`` when none was made.
@@ -107,6 +108,7 @@ class Upgraded:
     main_line: str = ""
     milestones: list[int] = field(default_factory=list)
     placeholders: list[tuple[int, str]] = field(default_factory=list)
+    forgotten: list[tuple[int, str]] = field(default_factory=list)
     index: str | None = None
     index_made: bool = False
     commit: str | None = None
@@ -236,6 +238,7 @@ def move_store(
     """Steps 1 and 2 under the locks: the refs (of ``repo``, else ``root``'s), then the index."""
     from snapline.store.ledger.moving_out import (
         copy_index,
+        ledger_forgotten,
         ledger_milestones,
         ledger_other_milestones,
         ledger_snapshots,
@@ -264,6 +267,7 @@ def move_store(
             dry_run=dry_run,
             side_milestones=ledger_other_milestones(store),
             before_main=lambda: _before_main(repo, snapshots[0].row.id, store),
+            forgotten=ledger_forgotten(store),
         )
         if index is not None:
             _keep_settings(repo, outcome.main_line, snapshots, store.config())
@@ -306,6 +310,7 @@ def move_store(
         main_line=line_ref(outcome.main_line),
         milestones=outcome.milestones,
         placeholders=outcome.placeholders,
+        forgotten=outcome.forgotten,
         index=None if dry_run else str(state / INDEX_NAME),
         index_made=made,
     )

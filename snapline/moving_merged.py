@@ -103,6 +103,7 @@ def _add(done: Upgraded, more: Upgraded) -> Upgraded:
         main_line=done.main_line or more.main_line,
         milestones=done.milestones + more.milestones,
         placeholders=done.placeholders + more.placeholders,
+        forgotten=done.forgotten + more.forgotten,
         index=more.index,
         index_made=done.index_made or more.index_made,
     )

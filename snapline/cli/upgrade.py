@@ -48,6 +48,7 @@ def upgrade(
                 "main_line": done.main_line,
                 "milestones": done.milestones,
                 "placeholders": [{"snapshot": n, "path": p} for n, p in done.placeholders],
+                "forgotten": [{"snapshot": n, "path": p} for n, p in done.forgotten],
                 "index": done.index,
                 "index_made": done.index_made,
                 "commit": done.commit,
@@ -79,6 +80,8 @@ def upgrade(
         echo(f"  {ref}{main}: {plural(count, 'snapshot')}")
     if done.milestones:
         echo(f"  milestones {', '.join(map(str, done.milestones))}")
+    for number, path in done.forgotten:
+        echo(f"  snapshot {number} {path}: forgotten; its state holds its tombstone")
     for number, path in done.placeholders:
         echo(
             f"  snapshot {number} {path}: no content kept (forgotten, or its hash only); "

@@ -51,8 +51,9 @@ def test_a_fixture_ledger_moves_onto_the_refs_and_reads_the_same(name: str, tmp_
     assert moved["written"] == 19 and moved["present"] == 0
     assert sorted(moved["lines"].values()) == [2, 2, 15]
     assert moved["milestones"] == [1, 2, 3]
-    # The forgotten secret enters the refs as a placeholder, never as its bytes.
-    assert [p["path"] for p in moved["placeholders"]] == ["secret.env"]
+    # The forgotten secret enters the refs as its tombstone, never as its bytes.
+    assert [p["path"] for p in moved["forgotten"]] == ["secret.env"]
+    assert moved["placeholders"] == []
 
     assert answers(repo) == before
     assert git_status(repo) == ""
@@ -156,7 +157,7 @@ def test_a_fresh_clone_of_the_moved_history_reads_the_same(name: str, tmp_path: 
     assert upgrade(repo).returncode == 0
 
     # A clone brings the branch; the history comes with one fetch of the refs. Its index
-    # is built from the refs alone, forgotten versions (placeholders in the states)
+    # is built from the refs alone, forgotten versions (tombstones in the states)
     # known as forgotten through the forget records there.
     Repo(tmp_path).git("clone", "-q", str(repo.path), "clone")
     clone = Repo(tmp_path / "clone")

@@ -112,9 +112,11 @@ class ForgottenVersionError(ContentUnavailableError):
     reason: str
 
     def _message(self) -> str:
+        # No time when only the lines say so, the forget's record not fetched.
+        when = f", {self.time}" if self.time else ""
         return (
             f"the content of {self.path} at snapshot {self.number} was forgotten "
-            f"(snapline forget, {self.time}: {self.reason})"
+            f"(snapline forget{when}: {self.reason})"
         )
 
 

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from snapline.content import pack
+from snapline.store.connection import decode_path
 from snapline.store.ledger.files import SNAPSHOTS
 from snapline.store.ledger.forgetting import forgotten_in
 from snapline.store.ledger.format import parse_snapshot, render_snapshot, snapshot_name
@@ -26,6 +27,7 @@ from snapline.store.sqlite import SqliteStore
 
 __all__ = [
     "copy_index",
+    "ledger_forgotten",
     "ledger_milestones",
     "ledger_other_milestones",
     "ledger_records",
@@ -47,8 +49,7 @@ def ledger_snapshots(store: LedgerStore) -> list[MovedSnapshot]:
     from snapline.store.errors import StoreCorruptError
 
     found: list[MovedSnapshot] = []
-    listed = store.index.connection.query("SELECT path, hash FROM forgotten")
-    forgot: set[tuple[str, str]] = {(path, hash_) for path, hash_ in listed}
+    forgot = ledger_forgotten(store)
     latest = store.index.snapshots.latest_number()
     for number in range(0 if latest is None else latest + 1):
         row = store.index.snapshots.get(number)
@@ -65,6 +66,12 @@ def ledger_snapshots(store: LedgerStore) -> list[MovedSnapshot]:
                 seen.add(row.id)
                 found.append(MovedSnapshot(row, changes, _record(store, row, forgot), main=False))
     return found
+
+
+def ledger_forgotten(store: LedgerStore) -> set[tuple[str, str]]:
+    """The ``(path, content hash)`` of every version the ledger's forget records removed."""
+    listed = store.index.connection.query("SELECT path, hash FROM forgotten")
+    return {(decode_path(path), str(hash_)) for path, hash_ in listed}
 
 
 def _record(store: LedgerStore, row: SnapshotRow, forgot: set[tuple[str, str]]) -> bytes:

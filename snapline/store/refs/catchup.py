@@ -35,6 +35,7 @@ from snapline.store.refs.reading import (
     read_line,
     read_milestones,
 )
+from snapline.store.refs.tombstones import named_in, take_named
 from snapline.store.refs.values import TREE_MODE
 from snapline.store.rows import StateRow
 
@@ -307,6 +308,10 @@ def _add(
     index = store.index
     record = snapshot.record
     index.snapshots.insert(record.row, record.changes)
+    named = named_in(record.changes)
+    if not {hash_ for _, hash_ in named} <= forgotten:
+        # Lines fetched without their forget's record: its tombstones say what it forgot.
+        forgotten |= take_named(index.connection, index.blobs, record.row.number, named)
     upserts: dict[str, StateRow] = {}
     deletes: set[str] = set()
     wholes: dict[str, str] = {}

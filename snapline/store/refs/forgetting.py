@@ -39,6 +39,7 @@ from snapline.store.refs.reading import (
     read_record_commit,
     read_snapshot,
 )
+from snapline.store.refs.tombstones import stand_ins
 from snapline.store.refs.values import TREE_MODE, Entry
 
 __all__ = [
@@ -176,7 +177,11 @@ def plan_rewrite(
         for change in snapshot.record.changes:
             if change.result_hash in hashes and change.path in paths:
                 entry = repo.entry(snapshot.state, change.path)
-                if entry is not None and change.result_hash is not None:
+                if entry is None or change.result_hash is None:
+                    continue
+                # A state holding the version's tombstone (or an older upgrade's
+                # placeholder) holds no content of it: rewritten already, left as it is.
+                if entry.id not in stand_ins(change.result_hash):
                     blobs[entry.id] = change.result_hash
     new: dict[str, str] = {}
     taken = {s.taken_at for s in snapshots if s.taken_at is not None}

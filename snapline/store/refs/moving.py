@@ -19,18 +19,21 @@ leaves only unreferenced objects (``git gc`` collects them); the objects are the
 bytes on every run (fixed identity, the snapshot's own time), so a run after a kill
 writes the same commits and finds the refs set before it where it left them.
 
-A version the store keeps no bytes of (forgotten with ``snapline forget``, kept by its
-hash only above the size limit, a baseline file neither the work tree nor ``HEAD``
-holds) enters the state as a short placeholder, never as other content: the record
-keeps its true hash, and every read of a state checks the hash
-(:func:`~snapline.store.refs.reading.read_version`), so a placeholder is never taken for
-the version. A forgotten secret is thus never copied onto the refs.
+A version the ledger forgot (``snapline forget``) enters the state as its tombstone
+blob, as a forget on the refs leaves it (:mod:`.tombstones`), never read from anywhere:
+a forgotten secret is never copied onto the refs, and the forget records that go on the
+refs with the lines find nothing left to rewrite, so no later command moves a ref for
+them. A version the store keeps no bytes of otherwise (kept by its hash only above the
+size limit, a baseline file neither the work tree nor ``HEAD`` holds) enters it as a
+short placeholder, never as other content: the record keeps its true hash, and every
+read of a state checks the hash (:func:`~snapline.store.refs.reading.read_version`), so
+a placeholder is never taken for the version.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from snapline.store.ledger.milestone_format import render_milestone
@@ -47,11 +50,12 @@ from snapline.store.refs.layout import (
     milestones_ref,
 )
 from snapline.store.refs.reading import list_lines, read_line, read_milestones
+from snapline.store.refs.tombstones import placeholder, tombstone_blob
 from snapline.store.refs.values import TREE_MODE, Entry
 from snapline.store.refs.writing import StateEdit
 from snapline.store.rows import ChangeRow, MilestoneRow, SnapshotRow
 
-__all__ = ["MoveOutcome", "MovedSnapshot", "move_history", "placeholder"]
+__all__ = ["MoveOutcome", "MovedSnapshot", "move_history"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class MoveOutcome:
         main_line: The line of the store's baseline.
         milestones: The numbers of the milestones written.
         placeholders: ``(snapshot, path)`` of each version written as a placeholder.
+        forgotten: ``(snapshot, path)`` of each forgotten version written as its tombstone.
         side_milestones: How many milestones of side lines were written.
     """
 
@@ -91,15 +96,8 @@ class MoveOutcome:
     main_line: str = ""
     milestones: list[int] = field(default_factory=list)
     placeholders: list[tuple[int, str]] = field(default_factory=list)
+    forgotten: list[tuple[int, str]] = field(default_factory=list)
     side_milestones: int = 0
-
-
-def placeholder(hash_: str) -> bytes:
-    """The bytes a state holds for a version the old store keeps no bytes of."""
-    return (
-        "snapline: the in-tree store kept no content of this version (forgotten, or kept "
-        f"by its hash only); its recorded hash is {hash_}\n"
-    ).encode()
 
 
 def move_history(
@@ -111,6 +109,7 @@ def move_history(
     dry_run: bool,
     side_milestones: Sequence[tuple[MilestoneRow, str]] = (),
     before_main: Callable[[], None] = lambda: None,
+    forgotten: Collection[tuple[str, str]] = (),
 ) -> MoveOutcome:
     """Write the snapshots not on the refs yet, and the main line's milestones.
 
@@ -126,6 +125,7 @@ def move_history(
         dry_run: Decide only: write nothing.
         before_main: Called after every other ref was set, before the main line's
             (a named crash point for the tests).
+        forgotten: The ``(path, content hash)`` of every version the store forgot.
 
     Returns:
         What was (or would be) written.
@@ -164,7 +164,7 @@ def move_history(
     commits = dict(on_refs)
     tips: dict[str, str] = {}
     for snapshot in _in_order(new, commits):
-        commit = _write(repo, snapshot, commits, blobs, outcome.placeholders)
+        commit = _write(repo, snapshot, commits, blobs, outcome, set(forgotten))
         commits[snapshot.row.id] = commit
         tips[line_of[snapshot.row.id]] = commit
     milestone_tip = _write_milestones(repo, main, new_milestones)
@@ -267,9 +267,13 @@ def _write(
     snapshot: MovedSnapshot,
     commits: dict[str, str],
     blobs: BlobReader,
-    placeholders: list[tuple[int, str]],
+    outcome: MoveOutcome,
+    forgotten: set[tuple[str, str]],
 ) -> str:
-    """Write one snapshot's objects and commit (no ref moves); the commit's id."""
+    """Write one snapshot's objects and commit (no ref moves); the commit's id.
+
+    Each version without bytes is noted in ``outcome``: forgotten, or a placeholder.
+    """
     row = snapshot.row
     parent = commits.get(row.parent_id or "")
     merges = [commits[head] for head in json.loads(row.merges)]
@@ -279,14 +283,22 @@ def _write(
         before = None if entry is None or entry.mode != TREE_MODE else entry.id
     edits: dict[str, Entry | None] = {}
     for change in snapshot.changes:
-        # One change at a time: a version without bytes is that one file's placeholder.
-        try:
-            found = state_edits(repo, before, [change], blobs, repo.git_dir)
-        except UnpublishableError:
-            assert change.result_hash is not None, "a deletion needs no bytes"
-            placeholders.append((row.number, change.path))
+        # One change at a time: a version without bytes is that one file's stand-in.
+        stand_in = None
+        if change.result_hash is not None and (change.path, change.result_hash) in forgotten:
+            # Never looked for: a work tree or HEAD may still hold the secret's bytes.
+            outcome.forgotten.append((row.number, change.path))
+            stand_in = tombstone_blob(change.result_hash)
+        else:
+            try:
+                found = state_edits(repo, before, [change], blobs, repo.git_dir)
+            except UnpublishableError:
+                assert change.result_hash is not None, "a deletion needs no bytes"
+                outcome.placeholders.append((row.number, change.path))
+                stand_in = placeholder(change.result_hash)
+        if stand_in is not None:
             mode = change.result_mode if change.result_mode is not None else 0o100644
-            found = [StateEdit(change.path, placeholder(change.result_hash), mode)]
+            found = [StateEdit(change.path, stand_in, mode)]
             if change.old_path is not None:
                 found.append(StateEdit(change.old_path, None))
         for edit in found:

@@ -21,6 +21,7 @@ from snapline.store.connection import Connection
 from snapline.store.content import BlobTable
 from snapline.store.refs.git import GitRepository, MissingObjectError
 from snapline.store.refs.reading import DamagedLineError, LineSnapshot
+from snapline.store.refs.tombstones import is_stand_in, named_in
 from snapline.store.rows import ChangeRow, LedgerEntry, SideRow, SnapshotRow
 
 if TYPE_CHECKING:
@@ -81,6 +82,8 @@ class SideBlobs(BlobTable):
         if blob is None:
             return found
         data = self._read(blob)
+        if is_stand_in(data, hash_):
+            return None  # forgotten, its record not here (.tombstones): no content kept
         if data is None or hash_bytes(data) != hash_:
             what = "is missing" if data is None else f"hashes to {hash_bytes(data)}"
             raise DamagedLineError("", None, f"content {hash_} is git's blob {blob}, which {what}")
@@ -98,6 +101,8 @@ class SideBlobs(BlobTable):
         for hash_, size, packed in rows:
             blob = git_referenced(packed)
             data = None if blob is None else self._read(blob)
+            if is_stand_in(data, hash_):
+                continue  # forgotten, its record not here (.tombstones): no content kept
             # A missing blob stays a reference, which unpacking names as missing.
             yield hash_, size, packed if data is None else pack_raw(data)
 
@@ -189,7 +194,8 @@ def _read_whole(store: RefsStore, snapshots: list[LineSnapshot]) -> None:
 
     As a catch-up takes them in (:mod:`.catchup`): a version kept whole, or one whose
     delta was built on a forgotten version (its state holds it whole); a forgotten
-    version's state holds its tombstone and is not read.
+    version's state holds its tombstone and is not read (its forget's record here or
+    not: :mod:`.tombstones`).
     """
     from snapline.content import pack
     from snapline.store.refs.reading import read_version
@@ -198,11 +204,18 @@ def _read_whole(store: RefsStore, snapshots: list[LineSnapshot]) -> None:
     assert isinstance(blobs, SideBlobs), "the refs store reads other lines through SideBlobs"
     forgotten = store.index.forgotten_hashes()
     for snapshot in snapshots:
+        # Lines fetched without a forget's record: its tombstones say what it forgot.
+        forgotten |= {hash_ for _, hash_ in named_in(snapshot.record.changes)}
         for change in snapshot.record.changes:
             whole = change.content
             if change.storage == "delta" and change.base_hash in forgotten:
                 whole = change.result_hash
             if whole is None or whole in forgotten or blobs.has(whole):
                 continue
-            data = read_version(store.repo, snapshot, change.path, whole)
+            try:
+                data = read_version(store.repo, snapshot, change.path, whole)
+            except DamagedLineError:
+                if is_stand_in(store.repo.read_path(snapshot.state, change.path), whole):
+                    continue  # forgotten, and no later record says so
+                raise
             blobs.extra[whole] = pack(data)

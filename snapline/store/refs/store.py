@@ -40,9 +40,10 @@ from snapline.store.refs.layout import STATE, line_ref, milestones_ref
 from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable, forget_tips
 from snapline.store.refs.otherlines import OtherLines, SideBlobs
 from snapline.store.refs.reading import LineSnapshot, read_milestones, read_snapshot
+from snapline.store.refs.tombstones import Forgotten
 from snapline.store.refs.verified import Verified
 from snapline.store.refs.writing import append_milestone, append_snapshot
-from snapline.store.rows import ChangeRow, ForgottenRow, SideRow, SnapshotRow
+from snapline.store.rows import ChangeRow, SideRow, SnapshotRow
 from snapline.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
@@ -135,14 +136,15 @@ class _Changes(ChangeTable):
         self._this_write.check({row.snapshot for row in rows})
 
 
-class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
+class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
     """An open workspace history: the lines on git's refs and the local index.
 
     A write (``write()``) also raises what publishing raises: :class:`LineMovedError`,
     ``RefConflictError``, ``UnpublishableError`` (see ``_publish``). No ledger files
     (:class:`~snapline.store.ledgerless.Ledgerless`), ``verify``'s checkpoint in the index
-    (:class:`~snapline.store.refs.verified.Verified`), the baseline's content in its
-    line's first ``state``.
+    (:class:`~snapline.store.refs.verified.Verified`), forgotten versions known from the
+    index or the lines (:class:`~snapline.store.refs.tombstones.Forgotten`), the
+    baseline's content in its line's first ``state``.
 
     Args:
         repo: The git repository holding the refs.
@@ -384,14 +386,6 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         moved = self.marks.differ(refs) or self.marks.differ(forget_tips(self.repo))
         # A line it forked from moved: rewritten under the fork, maybe (.forkmarks).
         return moved or forks_moved(self, line) or ForgetCleanup(self.index.connection).pending()
-
-    def forgotten_hashes(self) -> set[str]:
-        """The content hashes of forgotten versions (the index's table)."""
-        return self.index.forgotten_hashes()
-
-    def forgotten_version(self, path: str, hash_: str) -> ForgottenRow | None:
-        """The version ``hash_`` of ``path`` if its content was forgotten, else ``None``."""
-        return self.index.forgotten_version(path, hash_)
 
 
 if TYPE_CHECKING:
