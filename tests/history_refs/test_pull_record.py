@@ -208,3 +208,28 @@ def test_the_hook_after_the_agent_s_git_pull_records_nothing_and_warns(tmp_path:
         (2, "c", "colleague"),
         (3, "Edit b.txt", "agent"),
     ]
+
+
+def test_the_hook_before_a_tool_names_the_fetch_for_pulled_files(tmp_path: Path) -> None:
+    """PreToolUse over a pulled file: its way out is the fetch, never resync (refused now)."""
+    _, clone = _pulled(tmp_path)
+    edit = {"file_path": str(clone.path / "a.txt"), "old_string": "c", "new_string": "d"}
+    done = _hook(clone.path, _event(clone.path, "PreToolUse", "Edit", edit))
+    assert (done.returncode, done.stderr) == (0, ""), done
+    decision = json.loads(done.stdout)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    reason = decision["permissionDecisionReason"]
+    assert "a.txt" in reason and "`snapline fetch origin`" in reason, reason
+    assert "resync" not in reason, (
+        reason
+    )  # FAILS on 0985dc9: "ask the user to keep it (`snapline resync`)"
+
+    command = {"command": "ls", "description": "list"}
+    done = _hook(clone.path, _event(clone.path, "PreToolUse", "Bash", command))
+    assert (done.returncode, done.stderr) == (0, ""), done
+    decision = json.loads(done.stdout)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "ask"
+    reason = decision["permissionDecisionReason"]
+    assert "a.txt" in reason and "`snapline fetch origin`" in reason, reason
+    assert "resync" not in reason and "records that change first" not in reason, reason
+    assert _log(clone)[-1] == (1, "b", "colleague")
