@@ -18,6 +18,7 @@ fed Claude Code's JSON.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -26,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.history_refs.gitrepo import ENV, Repo, new_repo
+from tests.history_refs.gitrepo import ENV, SNAPLINE, Repo, new_repo
 
 
 def _pulled(tmp_path: Path, *, own_line: bool = False) -> tuple[Repo, Repo]:
@@ -233,3 +234,33 @@ def test_the_hook_before_a_tool_names_the_fetch_for_pulled_files(tmp_path: Path)
     assert "a.txt" in reason and "`snapline fetch origin`" in reason, reason
     assert "resync" not in reason and "records that change first" not in reason, reason
     assert _log(clone)[-1] == (1, "b", "colleague")
+
+
+def test_the_mcp_tools_name_the_fetch_not_the_resync_tool(tmp_path: Path) -> None:
+    """A model over MCP is told what the person runs: there is no tool that fetches."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    _, clone = _pulled(tmp_path)
+    said: dict[str, str] = {}
+
+    async def main() -> None:
+        args = ["--root", str(clone.path), "mcp"]
+        params = StdioServerParameters(command=SNAPLINE, args=args, env=ENV)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for tool, arguments in (
+                ("record", {}),
+                ("write_file", {"path": "a.txt", "content": "mine\n"}),
+            ):
+                result = await session.call_tool(tool, arguments)
+                assert result.is_error, result.content
+                said[tool] = str(result.content[0].text)  # type: ignore[union-attr]
+
+    asyncio.run(main())
+    for tool, message in said.items():
+        assert "a.txt" in message and "`snapline fetch origin`" in message, (tool, message)
+        # FAILS on 0985dc9: record recorded a.txt; write_file said to call `resync`
+        assert "resync" not in message, (tool, message)
+    assert _log(clone)[-1] == (1, "b", "colleague")
+    assert (clone.path / "a.txt").read_text() == "c\n"

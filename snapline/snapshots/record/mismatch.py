@@ -43,6 +43,7 @@ class StateMismatchError(SnaplineError):
         unmerged: Those of ``paths`` that another line recorded and git merged in.
         unfetched: Those of ``paths`` that commits git fetched brought before their
             history: ``snapline fetch`` brings their snapshots.
+        came: What found them (its ``fetch``: the command), or ``None``.
     """
 
     def __init__(
@@ -57,6 +58,7 @@ class StateMismatchError(SnaplineError):
         self.unmerged = [d.path for d in drifts if d.path in unmerged]
         came_paths = () if came is None else came.paths
         self.unfetched = [d.path for d in drifts if d.path in came_paths]
+        self.came = came
         said = []
         if outside:
             more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
