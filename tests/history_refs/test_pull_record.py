@@ -264,3 +264,31 @@ def test_the_mcp_tools_name_the_fetch_not_the_resync_tool(tmp_path: Path) -> Non
         assert "resync" not in message, (tool, message)
     assert _log(clone)[-1] == (1, "b", "colleague")
     assert (clone.path / "a.txt").read_text() == "c\n"
+
+
+def test_a_pull_that_merges_local_commits_is_refused_and_a_local_commit_is_not(
+    tmp_path: Path,
+) -> None:
+    """A pull onto local commits checks out a commit no remote has: the pulled file is
+    still the remote's version; a person's commit that no remote has records as ever."""
+    _, clone = _pulled(tmp_path, own_line=True)
+    clone.ok("fetch", "origin")
+    clone.ok("merge")
+    clone.git("commit", "-qam", "mine")  # the clone's own commit, then the colleague's
+    work = Repo(tmp_path / "work")
+    (work.path / "a.txt").write_text("d\n")
+    work.ok("record", "a.txt", "-m", "d", "--session", "colleague")
+    work.git("commit", "-qam", "d")
+    work.git("push", "-q", "origin", "main")
+    clone.git("pull", "-q", "--no-rebase", "--no-edit")  # a merge commit of the clone's
+    before = _log(clone)
+
+    assert "`snapline fetch origin` first" in clone.ok("status")  # FAILS on a0e2541: resync
+    _refused(clone.snap("record"))  # FAILS on 0985dc9: recorded a.txt as its own
+    assert _log(clone) == before
+
+    # A person's commit that no remote has: git put the file there, but it is theirs.
+    (clone.path / "a.txt").write_text("by a person, committed\n")
+    clone.git("commit", "-qam", "a person's")
+    assert "snapline fetch" not in clone.ok("status")
+    assert "recorded snapshot" in clone.ok("record", "a.txt", "-m", "person")
