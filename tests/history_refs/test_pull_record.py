@@ -292,3 +292,19 @@ def test_a_pull_that_merges_local_commits_is_refused_and_a_local_commit_is_not(
     clone.git("commit", "-qam", "a person's")
     assert "snapline fetch" not in clone.ok("status")
     assert "recorded snapshot" in clone.ok("record", "a.txt", "-m", "person")
+
+
+def test_a_pull_of_a_branch_whose_history_is_here_is_for_merge_not_fetch(
+    tmp_path: Path,
+) -> None:
+    """``snapline fetch`` first, then ``git pull`` of a branch whose agent recorded: the
+    history is here, so record says `snapline merge`, as status does, not the fetch."""
+    from tests.history_refs.test_bash_merge import _two_lines
+
+    a, _ = _two_lines(tmp_path)
+    a.git("pull", "-q", "--no-rebase", "--no-edit", "origin", "feature")
+    assert "snapline merge" in a.ok("status")
+    done = a.snap("record")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "`snapline merge`" in done.stderr, done.stderr
+    assert "snapline fetch" not in done.stderr, done.stderr  # FAILS on 1d6cb85

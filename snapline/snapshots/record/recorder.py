@@ -200,8 +200,10 @@ class Recorder:
         with self.store.write():
             detection = self.detect(paths, want_content=True)
             if refuse_elsewhere and merges is None:
-                refuse_unfetched(detection.drifts, self.root, self.store)
+                # Merged work first, as status tells it: a pull of a branch whose
+                # history is here is for `snapline merge`; only the rest for the fetch.
                 refuse_merged(detection.drifts, self.root, self.store)
+                refuse_unfetched(detection.drifts, self.root, self.store)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
             skipped = detection.skipped
             if not detection.drifts and merges is None:
