@@ -190,9 +190,8 @@ class Recorder:
             info: What the caller says about the snapshot.
             merges: A merge's heads of the lines it joins (none: it joins only milestones);
                 a merge is recorded even when nothing differs.
-            refuse_elsewhere: Raise ``StateMismatchError``, nothing written, when a path
-                is work recorded elsewhere (``record``, ``resync``): pulled commits'
-                whose history is not fetched yet, or another line's that git merged in.
+            refuse_elsewhere: Raise ``StateMismatchError``, nothing written, when a path is
+                work recorded elsewhere: merged from another line, or pulled unfetched.
 
         Returns:
             The rows committed (none when nothing differs); ``.snapshot()`` is the model.
@@ -200,8 +199,7 @@ class Recorder:
         with self.store.write():
             detection = self.detect(paths, want_content=True)
             if refuse_elsewhere and merges is None:
-                # Merged work first, as status tells it: a pull of a branch whose
-                # history is here is for `snapline merge`; only the rest for the fetch.
+                # Merged work first, as status orders it: a merged line's is not to fetch.
                 refuse_merged(detection.drifts, self.root, self.store)
                 refuse_unfetched(detection.drifts, self.root, self.store)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
