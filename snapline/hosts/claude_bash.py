@@ -15,7 +15,10 @@ by the command cannot be told apart: it goes with the command, named in
 work that git merged in (``unmerged``) are neither: merged before the command (a
 person's ``git pull``), they are left for ``snapline merge``; merged by the command
 itself (the agent's ``git merge``), the command's other changes are recorded, then that
-line is joined by a merge snapshot as ``snapline merge`` joins it.
+line is joined by a merge snapshot as ``snapline merge`` joins it. Files that commits
+git fetched brought before their history (``snapshots/check/unfetched.py``) are asked
+about apart, naming ``snapline fetch``: every record refuses them until then, so the
+``PostToolUse`` after such a command warns and records nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from snapline.hosts.claude_code import (
     event_metadata,
     named,
     open_workspace,
+    pulled_message,
     session_of,
     unmerged_message,
 )
@@ -69,7 +73,7 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
     Returns:
         Before: ``ask`` with the drifted files, or allow. After: the snapshot recorded.
     """
-    from snapline.workspace.rows import sync_problems
+    from snapline.workspace.rows import sync_state
 
     tool_use = event.get("tool_use_id") if isinstance(event.get("tool_use_id"), str) else ""
     with open_workspace(cwd_of(event), timeout) as ws:
@@ -77,17 +81,23 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
             return HookOutcome()
         store = state_dir(ws.root)  # local: .snapline/, or .git/snapline/
         if pre:
-            problems = sync_problems(ws, None)
+            problems, _, came = sync_state(ws, None)
             drifted = [p for p in problems if p.kind in _PENDING_KINDS]
             if not drifted:
                 return HookOutcome()
             _remember(store, str(tool_use), {str(p.path): p.actual for p in drifted})
             unmerged = [p for p in drifted if p.kind == _UNMERGED]
-            outside = [p for p in drifted if p.kind != _UNMERGED]
+            fetch_first = () if came is None else came.paths
+            pulled = [p for p in drifted if p.kind != _UNMERGED and p.path in fetch_first]
+            outside = [p for p in drifted if p.kind != _UNMERGED and p.path not in fetch_first]
             said = []
             if unmerged:
                 # Another line's work git merged (refs): `snapline merge`, never resync.
                 said.append(unmerged_message(unmerged))
+            if came is not None and pulled:
+                # Pulled before its history (refs): `snapline fetch`; the record after
+                # the command would refuse it (mismatch.refuse_unfetched).
+                said.append(pulled_message(pulled, came))
             if outside:
                 said.append(
                     f"snapline: changed outside snapline since the last snapshot: "

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from snapline.snapshots.check.unfetched import Pulled
     from snapline.snapshots.snapshot import Problem
     from snapline.workspace import Workspace
 
@@ -54,6 +55,7 @@ __all__ = [
     "handle_input",
     "named",
     "open_workspace",
+    "pulled_message",
     "session_of",
     "unmerged_message",
     "warn",
@@ -218,7 +220,7 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
     from snapline.paths import ProtectedPathError, UnsafePathError, writable_relpath
     from snapline.scanning import IgnoreRules
     from snapline.snapshots.info_fields import PlainInfo
-    from snapline.workspace.rows import record_rows, sync_problems
+    from snapline.workspace.rows import record_rows, sync_state
 
     cwd = cwd_of(event)
     path = os.path.normpath(os.path.join(cwd, target))
@@ -237,7 +239,8 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
             if IgnoreRules(ws.root).is_ignored(rel):
                 return HookOutcome()  # ignored: never recorded, so never guarded
             if pre:
-                return _refuse_drift(sync_problems(ws, [path]))
+                problems, _, came = sync_state(ws, [path])
+                return _refuse_drift(problems, came)
             shown = os.path.relpath(path, ws.root)
             metadata = event_metadata(event, root=ws.root)
             info = PlainInfo.checked(tool, f"{tool} {shown}", session_of(event), metadata)
@@ -247,13 +250,15 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
     return HookOutcome(snapshot=number)
 
 
-def _refuse_drift(problems: Sequence[Problem]) -> HookOutcome:
+def _refuse_drift(problems: Sequence[Problem], came: Pulled | None) -> HookOutcome:
     unmerged = [p for p in problems if p.kind == "unmerged"]
     if unmerged:
         return HookOutcome(Verdict.DENY, unmerged_message(unmerged))
     drifted = [p for p in problems if p.kind in DRIFT_KINDS]
     if not drifted:
         return HookOutcome()
+    if came is not None:
+        return HookOutcome(Verdict.DENY, pulled_message(drifted, came))
     return HookOutcome(
         Verdict.DENY,
         # Said to the model: the change is a person's (or another tool's), so the way out
@@ -274,6 +279,20 @@ def unmerged_message(problems: Sequence[Problem]) -> str:
         f"snapline: {named(problems)}: recorded on another line and merged by git, "
         "not joined yet. Do not record or undo it yourself; ask the user to run "
         "`snapline merge`, then retry"
+    )
+
+
+def pulled_message(problems: Sequence[Problem], came: Pulled) -> str:
+    """Said to the model when files came with commits git fetched before their history.
+
+    A colleague's recorded work whose snapshots are still on the remote: resync (which
+    refuses it) would file it as an outside change, a record as the agent's own.
+    """
+    return (
+        f"snapline: {named([p for p in problems if p.path in came.paths])}: came with "
+        f"commits git fetched {came.whence} before their history (recorded elsewhere, "
+        "not yours). Do not record or undo it yourself; ask the user to run "
+        f"{came.fetch}, then retry"
     )
 
 

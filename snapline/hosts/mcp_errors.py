@@ -4,7 +4,9 @@ The library's messages end with the command a person runs (`snapline resync`, or
 `snapline merge` for another line's work that git merged in); a model
 connected over MCP has tools, not a shell, so the errors whose way out is another call
 are told again from their data (never by rewriting the message text), naming the tool
-and its arguments. Every other error keeps its own message, which names no command.
+and its arguments. Every other error keeps its own message, which names no command, but
+for files that pulled commits brought before their history: no tool fetches it, so the
+model is told to ask the person to run `snapline fetch REMOTE`.
 """
 
 from __future__ import annotations
@@ -46,12 +48,27 @@ def tool_message(error: SnaplineError) -> str:
     from snapline.workspace import UnknownPathError
 
     if isinstance(error, StateMismatchError):
-        outside = [path for path in error.paths if path not in error.unmerged]
+        came = error.came
+        pulled = [path for path in error.unfetched if path not in error.unmerged]
+        outside = [path for path in error.paths if path not in error.unmerged + pulled]
         parts = []
-        if outside:
+        if came is not None and pulled:
+            # No tool fetches the history (the user's network and credentials): the
+            # person runs it. `resync` would refuse these files until then.
             parts.append(
-                f"{_named(outside)} changed outside snapline (known state "
-                f"{error.expected or 'untracked'}, disk {error.actual or 'missing'}); call the "
+                f"{_named(pulled)} came with commits git fetched {came.whence} before "
+                "their history (recorded elsewhere, not an outside change): ask the user "
+                f"to run {came.fetch}"
+            )
+        if outside:
+            # The hashes are the first drifted path's: said when it is one of these.
+            known = (
+                f" (known state {error.expected or 'untracked'}, disk {error.actual or 'missing'})"
+                if error.path == outside[0]
+                else ""
+            )
+            parts.append(
+                f"{_named(outside)} changed outside snapline{known}; call the "
                 f"`resync` tool with paths={outside[:_MAX_NAMED]!r} to record that change "
                 "as its own snapshot (or `rollback` with force=true to drop it)"
             )

@@ -70,6 +70,10 @@ class Recording(WorkspaceBase):
 
         Raises:
             UnknownPathError: If a path given is neither on disk nor tracked.
+            StateMismatchError: If, on git's refs, a path to record is work recorded
+                elsewhere, nothing written: another line's that git merged in (its
+                ``unmerged``: ``snapline merge``), or pulled commits' whose history is
+                not fetched yet (its ``unfetched``: ``snapline fetch REMOTE`` first).
         """
         return record_rows(self, paths, info_of(who, "record")).snapshot()
 
@@ -339,6 +343,8 @@ class Recording(WorkspaceBase):
 
         Raises:
             UnknownPathError: If a path given is neither on disk nor tracked.
+            StateMismatchError: If, on git's refs, a path is work recorded elsewhere, as
+                :meth:`record` refuses it.
         """
         if "tool" in who:
             raise TypeError("resync() records the tool 'external': it takes no tool")

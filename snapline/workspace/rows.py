@@ -54,13 +54,15 @@ def record_rows(
 
     Raises:
         UnknownPathError: If a path given is neither on disk nor tracked.
-        StateMismatchError: If a path to record is another line's recorded work that
-            git merged in (on git's refs): its way in is ``snapline merge``.
+        StateMismatchError: If a path to record is work recorded elsewhere (on git's
+            refs): another line's that git merged in (its way in is ``snapline
+            merge``), or pulled commits' whose history is not fetched yet (``snapline
+            fetch REMOTE`` first).
     """
     rels = ws._scope(paths)
     with ws._recorder.writing():
         ws._refuse_unknown(rels)
-        return ws._recorder.record(rels, info, refuse_merged=True)
+        return ws._recorder.record(rels, info, refuse_elsewhere=True)
 
 
 def sync_problems(

@@ -356,3 +356,40 @@ def test_on_git_refs_record_and_a_caught_up_verify_load_no_git_library(
     checked = _run(root, ["verify"])
     assert checked["code"] == 0 and "snapshots 0..2 verified," in checked["stdout"]
     _lean(checked, VERIFY_ON_REFS)
+
+
+def test_record_after_git_fetched_asks_about_pulled_files_cheaply(root: Path) -> None:
+    # After a `git fetch` newer than the history's last `snapline fetch` (an IDE's
+    # autofetch does it every few minutes), record asks whether a drift came with the
+    # fetched commits (snapshots/record/mismatch.refuse_unfetched): two stats, then one
+    # lookup of each new content's blob. An agent's fresh edit is no blob git holds, so
+    # the whole question (git processes, libgit2, the lines read) is never asked.
+    env = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+
+    def run_git(*args: str) -> None:
+        subprocess.run([*git, *args], cwd=root, check=True, env={**os.environ, **env})
+
+    run_git("init", "-q", "-b", "main")
+    (root / "app.py").write_text("print('hello')\n")
+    run_git("add", "app.py")
+    run_git("commit", "-qm", "start")
+    assert _run(root, ["init"])["code"] == 0
+    run_git("init", "-q", "--bare", str(root.parent / "origin.git"))
+    run_git("remote", "add", "origin", str(root.parent / "origin.git"))
+    run_git("push", "-q", "--no-verify", "origin", "main")
+    run_git("fetch", "-q", "origin")
+    assert (root / ".git" / "FETCH_HEAD").is_file()
+
+    (root / "app.py").write_text("print('bye')\n")
+    recorded = _run(root, ["record", "app.py"])
+    assert recorded["code"] == 0 and "recorded snapshot 1" in recorded["stdout"]
+    (root / "app.py").write_text("print('hooked')\n")
+    event = json.loads(_event(root, "PostToolUse"))
+    event["tool_input"]["file_path"] = str(root / "app.py")
+    hooked = _run(root, ["hook", "claude-code"], json.dumps(event))
+    assert hooked["code"] == 0 and hooked["stderr"] == "", hooked["stderr"]
+    for done in (recorded, hooked):
+        assert "snapline.store.refs.fetched" in done["modules"]  # the question was asked
+        assert "snapline.snapshots.check.unfetched" not in done["modules"]
+        _lean(done, ON_REFS)

@@ -16,6 +16,9 @@ A drifted path is *pulled* when all of these hold, asked cheapest first:
    there, no hand edit since;
 3. a remote-tracking ref reaches the checked-out commit (a remote has it, so its
    snapshots may be there): one ``git for-each-ref``, and ``git remote`` for its name;
+   else (a pull that merged or rebased onto local commits: the checked-out commit is
+   this clone's own) the path's version there is a remote-tracking ref's version of it
+   (the remote has that version: it came from there);
 4. no snapshot here has the checked-out commit's files as its state (the lines read,
    the commit's tree in scope built: what ``verify`` pays in a CI clone).
 
@@ -124,7 +127,9 @@ def pulled(root: Path, store: StoreReader, drifted: Sequence[str]) -> Pulled | N
     if not paths:
         return None
     published, remote = _published(repo)
-    if not published or _recorded(root, repo, head):
+    if not published:
+        paths, remote = _carried(repo, head, paths)
+    if not paths or _recorded(root, repo, head):
         return None
     return Pulled(remote, paths)
 
@@ -222,6 +227,52 @@ def _published(repo: GitRepository) -> tuple[bool, str | None]:
         if any(ref.startswith(f"refs/remotes/{name}/") for ref in refs):
             return True, name
     return True, None
+
+
+def _carried(
+    repo: GitRepository, head: str, paths: Sequence[str]
+) -> tuple[tuple[str, ...], str | None]:
+    """Of ``paths``, those whose version in ``head`` a remote-tracking ref's tree holds.
+
+    A ``git pull`` that merged (or rebased onto) local commits checks out a commit no
+    remote has, but each pulled file is the version a remote-tracking ref holds; a
+    commit of this clone's own that no remote has holds versions none of them does.
+
+    Returns:
+        Those paths, and the remote of the first ref that holds one (``origin``'s
+        first), or no paths and ``None``.
+    """
+    from snapline.git_binary import GitNotRunError, run_git
+    from snapline.store.refs.git_errors import MissingObjectError
+
+    trees: list[tuple[str, str]] = []
+    for name, target in sorted(repo.refs("refs/remotes/").items()):
+        try:
+            trees.append((name, repo.read_commit(target).tree))
+        except MissingObjectError:
+            continue  # a symbolic ref's own line, or a commit git did not fetch: no claim
+    carried: list[str] = []
+    holders: set[str] = set()
+    for path in paths:
+        try:
+            mine = repo.entry(head, path)
+            held = [name for name, tree in trees if repo.entry(tree, path) == mine]
+        except MissingObjectError:
+            continue
+        if held:
+            carried.append(path)
+            holders.update(held)
+    if not carried:
+        return (), None
+    try:
+        listed = run_git(repo.git_dir, f"--git-dir={repo.git_dir}", "remote")
+    except GitNotRunError:
+        return tuple(carried), None
+    names = listed.text.split() if listed.code == 0 else []
+    for name in sorted(names, key=lambda name: (name != "origin", name)):
+        if any(ref.startswith(f"refs/remotes/{name}/") for ref in holders):
+            return tuple(carried), name
+    return tuple(carried), None
 
 
 def _recorded(root: Path, repo: GitRepository, head: str) -> bool:

@@ -3,13 +3,16 @@
 Every writer that must start from the known state (``run``, ``guard``, ``track``, the
 library's edits) refuses through :func:`ensure_in_sync`, whose error names the way out
 for each path: ``snapline resync`` for an outside change, ``snapline merge`` for another
-line's recorded work that git merged in (``snapshots/check/merged.py``). ``record``,
-which adopts drift rather than refusing it, refuses only the latter, through
-:func:`refuse_merged`.
+line's recorded work that git merged in (``snapshots/check/merged.py``), ``snapline
+fetch`` first for files that commits git fetched brought before their history
+(``snapshots/check/unfetched.py``). ``record`` (and ``resync``), which adopt drift
+rather than refuse it, refuse only the work recorded elsewhere: through
+:func:`refuse_unfetched` and :func:`refuse_merged`.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.record.detect import Detection, Drift
     from snapline.store import Store
 
-__all__ = ["StateMismatchError", "ensure_in_sync", "refuse_merged"]
+__all__ = ["StateMismatchError", "ensure_in_sync", "refuse_merged", "refuse_unfetched"]
 
 
 class StateMismatchError(SnaplineError):
@@ -38,6 +41,9 @@ class StateMismatchError(SnaplineError):
         actual: Its hash on disk (``None``: missing).
         paths: Every file that differs.
         unmerged: Those of ``paths`` that another line recorded and git merged in.
+        unfetched: Those of ``paths`` that commits git fetched brought before their
+            history: ``snapline fetch`` brings their snapshots.
+        came: What found them (its ``fetch``: the command), or ``None``.
     """
 
     def __init__(
@@ -50,11 +56,14 @@ class StateMismatchError(SnaplineError):
         self.actual = first.disk.hash if first.disk else None
         self.paths = [d.path for d in drifts]
         self.unmerged = [d.path for d in drifts if d.path in unmerged]
+        came_paths = () if came is None else came.paths
+        self.unfetched = [d.path for d in drifts if d.path in came_paths]
+        self.came = came
         said = []
         if outside:
             more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
             fetch = ""
-            if came is not None and self.path in came.paths:
+            if came is not None and self.path in came_paths:
                 fetch = (
                     f"it came with commits git fetched {came.whence}: bring their "
                     f"snapshots with {came.fetch} first; if it still differs, "
@@ -125,3 +134,53 @@ def refuse_merged(drifts: list[Drift], root: Path, store: Store) -> None:
     merged = unmerged_paths(root, store, suspects)
     if merged:
         raise StateMismatchError([d for d in drifts if d.path in merged], merged)
+
+
+def refuse_unfetched(drifts: list[Drift], root: Path, store: Store) -> None:
+    """Raise :class:`StateMismatchError` when a drift to record came before its history.
+
+    ``record`` files what drifted into this writer's snapshot. A colleague's recorded work
+    that commits git fetched after the history's last ``snapline fetch`` brought (a ``git
+    pull``), whose snapshots wait on the remote until that fetch, would become this
+    writer's edit (and, once fetched, sit on a line this one forked from). It runs on
+    every edit, so the question is asked cheapest first: a history on git's refs that git
+    fetched into after its last ``snapline fetch`` (two ``stat`` calls,
+    :func:`~snapline.store.refs.fetched.fetched_since`; the common case ends here), then
+    a drift whose new content git's object database already holds (git wrote it as it
+    checked the commits out; an agent's fresh edit is a blob nobody stored: one hash and
+    one lookup), a deletion, or a file not read; only those are asked
+    :func:`~snapline.snapshots.check.unfetched.pulled`'s whole question.
+
+    Args:
+        drifts: What is about to be recorded.
+        root: The workspace root.
+        store: The open store.
+
+    Raises:
+        StateMismatchError: Naming only the pulled paths (its ``unfetched``), with
+            ``snapline fetch REMOTE`` first as the way out; nothing was written.
+        DamagedLineError: If, asked so, a line turns out damaged or crafted.
+    """
+    # A store of another kind never loads the refs modules: nothing to import to know.
+    refs = sys.modules.get("snapline.store.refs.store")
+    if not drifts or refs is None or not isinstance(store, refs.RefsStore):
+        return
+    from snapline.store.refs.fetched import fetched_since
+
+    repo = store.repo
+    if fetched_since(repo.git_dir, repo.common_dir):
+        return
+    from snapline.store.refs.objects import blob_id
+
+    candidates = [
+        d
+        for d in drifts
+        if d.disk is None or d.disk.content is None or repo.has_object(blob_id(d.disk.content))
+    ]
+    if not candidates:
+        return
+    from snapline.snapshots.check.unfetched import pulled
+
+    came = pulled(root, store, [d.path for d in candidates])
+    if came is not None:
+        raise StateMismatchError([d for d in candidates if d.path in came.paths], (), came)

@@ -28,7 +28,7 @@ from snapline.snapshots.read.reconstruct import ContentCache, ContentUnavailable
 from snapline.snapshots.record.build import Limits, Prepared, prepare_changes
 from snapline.snapshots.record.commit import append_snapshot, check_parent
 from snapline.snapshots.record.detect import Detection, Drift, detect, ensure_in_sync
-from snapline.snapshots.record.mismatch import refuse_merged as refuse
+from snapline.snapshots.record.mismatch import refuse_merged, refuse_unfetched
 from snapline.snapshots.record.parking import parking
 from snapline.snapshots.record.presence import StorePresence
 from snapline.snapshots.record.recorded import Recorded, snapshot_of
@@ -181,7 +181,7 @@ class Recorder:
         info: InfoFields,
         *,
         merges: Sequence[str] | None = None,
-        refuse_merged: bool = False,
+        refuse_elsewhere: bool = False,
     ) -> Recorded:
         """Record what differs from the known state under ``paths`` (all when ``None``).
 
@@ -192,16 +192,18 @@ class Recorder:
             info: What the caller says about the snapshot.
             merges: A merge's heads of the lines it joins (none: it joins only milestones);
                 a merge is recorded even when nothing differs.
-            refuse_merged: Raise ``StateMismatchError``, nothing written, when a path is
-                another line's recorded work that git merged in (``record``, ``resync``).
+            refuse_elsewhere: Raise ``StateMismatchError``, nothing written, when a path is
+                work recorded elsewhere: merged from another line, or pulled unfetched.
 
         Returns:
             The rows committed (none when nothing differs); ``.snapshot()`` is the model.
         """
         with self.store.write():
             detection = self.detect(paths, want_content=True)
-            if refuse_merged and merges is None:
-                refuse(detection.drifts, self.root, self.store)
+            if refuse_elsewhere and merges is None:
+                # Merged work first, as status orders it: a merged line's is not to fetch.
+                refuse_merged(detection.drifts, self.root, self.store)
+                refuse_unfetched(detection.drifts, self.root, self.store)
             self.store.stat_cache.put(detection.cache_updates, detection.cache_deletes)
             skipped = detection.skipped
             if not detection.drifts and merges is None:
