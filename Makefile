@@ -54,16 +54,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# HISTORY=PATH: a git repository whose history rows 14a/14b replay (default: a synthetic
-# one); HISTORY_COMMITS=N replays only its first N first-parent commits.
-BENCH_HISTORY = $(if $(HISTORY),--history-repo $(HISTORY)) \
-	$(if $(HISTORY_COMMITS),--history-commits $(HISTORY_COMMITS))
-
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks $(BENCH_HISTORY)
+	$(BIN)/python -m benchmarks
 
 bench-full: $(STAMP)
-	$(BIN)/python -m benchmarks --full $(BENCH_HISTORY)
+	$(BIN)/python -m benchmarks --full
 
 # Rows P1-P5: snapline against stepback and rewind-ai. Installs them from the package
 # index (the one target that needs the network) into a venv of their own,

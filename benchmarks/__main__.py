@@ -26,7 +26,6 @@ from benchmarks.report import (
     render_markdown,
     render_peers,
     render_text,
-    shown_path,
     snapline_version,
     update_full_rows,
 )
@@ -47,19 +46,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--full", action="store_true", help="100k files and 10,000 snapshots")
     parser.add_argument("--files", type=int, help="tracked files per workspace")
     parser.add_argument("--history", type=int, help="snapshots in the long history")
-    parser.add_argument(
-        "--history-repo",
-        type=Path,
-        metavar="PATH",
-        help="a git repository whose first-parent history rows 14a/14b replay "
-        "(default: a small synthetic one)",
-    )
-    parser.add_argument(
-        "--history-commits",
-        type=int,
-        metavar="N",
-        help="replay at most the first N first-parent commits (default: all)",
-    )
     parser.add_argument("--repeats", type=int, help="kept rounds per fast measurement")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="generator seed")
     parser.add_argument("--workdir", type=Path, help="where to generate (default bench-work/)")
@@ -117,8 +103,6 @@ def main(argv: list[str] | None = None) -> int:
         full=args.full,
         python=sys.executable,
         repo_root=REPO_ROOT,
-        history_repo=args.history_repo.resolve() if args.history_repo else None,
-        history_commits=args.history_commits,
     )
     only = None if args.rows is None else {r.strip() for r in args.rows.split(",")}
     output = args.output or ("-" if only else str(REPO_ROOT / "docs" / "benchmarks.md"))
@@ -160,10 +144,6 @@ def main(argv: list[str] | None = None) -> int:
     if output != "-":
         mode = "full" if args.full else "quick"
         command = ".venv/bin/python -m benchmarks" + (" --full" if args.full else "")
-        if args.history_repo:
-            command += f" --history-repo {shown_path(args.history_repo)}"
-        if args.history_commits:
-            command += f" --history-commits {args.history_commits}"
         target = Path(output)
         previous = target.read_text(encoding="utf-8") if target.exists() else None
         if args.peers:

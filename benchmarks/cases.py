@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.blame import BLAME_ROWS, row_blame
-from benchmarks.clone import row_fresh_clone
 from benchmarks.git_layer import GIT_LAYER_ROWS, row_git_layer
 from benchmarks.growth import GROWTH_ROWS, row_growth
 from benchmarks.hooks import row_hook
@@ -41,7 +40,6 @@ from benchmarks.page import row_report_page
 from benchmarks.peers import PEER_ROWS, row_peers
 from benchmarks.peers_rollback import ROLLBACK_ROWS, row_peer_rollback
 from benchmarks.rebuild import row_index_rebuild
-from benchmarks.replay import row_ledger_size
 from benchmarks.report import (
     Evidence,
     Figure,
@@ -147,9 +145,6 @@ class Config:
         full: Whether this is the ``--full`` mode.
         python: The interpreter with snapline installed.
         repo_root: The snapline checkout (put on the workers' ``PYTHONPATH``).
-        history_repo: A git repository whose history rows 14a/14b replay (``None``: a
-            synthetic one).
-        history_commits: Replay at most this many of its first-parent commits.
     """
 
     files: int
@@ -163,8 +158,6 @@ class Config:
     python: str
     repo_root: Path
     quick_repeats: int = 21
-    history_repo: Path | None = None
-    history_commits: int | None = None
 
 
 class Bench:
@@ -1514,7 +1507,6 @@ ORDER = (
     "6b",
     "6c",
     "6d",
-    "6e",
     "7",
     "8",
     "9",
@@ -1525,8 +1517,6 @@ ORDER = (
     "11",
     "12",
     "13",
-    "14a",
-    "14b",
     "15",
     *GROWTH_ROWS,
     *WARM_ROWS,
@@ -1537,8 +1527,8 @@ ORDER = (
 )
 """Row numbers in the order of the issue's table (11: the review page, issue 17; 12: the
 Claude Code hook round trip, issue 15; 13: an MCP write_file at the client, issue 15;
-14a/14b: the ledger's size on a replayed history and 15: rebuilding the local index,
-issue 13; 5b, 6d, 6e and 9b: issue 16; G1-G6: growth with the history, issue 30;
+15: rebuilding the local index,
+issue 13; 5b, 6d and 9b: issue 16; G1-G6: growth with the history, issue 30;
 W1-W7: the warm server and the cold path, issue 29, benchmarks/warm.py; R1-R3: the git
 layer of the history on refs, issue 37, benchmarks/git_layer.py; R4-R10: the history on
 refs as a team uses it, issue 37 point 9 and issue 39's numbers, benchmarks/on_refs.py;
@@ -1587,7 +1577,6 @@ def run_all(
                 attempt(
                     ("6a", "6b", "6c", "6d"), "nothing changed", lambda: row_nochange(bench, main)
                 )
-    attempt(("6e",), "verify in a fresh clone", lambda: row_fresh_clone(bench))
     attempt(("4",), "CLI record", lambda: row_cli_record(bench))
     attempt(("5", "5b"), "--help and --version", lambda: row_help(bench))
     attempt(("8",), "stored bytes", lambda: row_storage(bench))
@@ -1597,7 +1586,6 @@ def run_all(
     attempt(("11",), "review page", lambda: row_report_page(bench))
     attempt(("12",), "Claude Code hook", lambda: row_hook(bench))
     attempt(("13",), "MCP write_file", lambda: row_mcp(bench))
-    attempt(("14a", "14b"), "ledger size", lambda: row_ledger_size(bench))
     attempt(("15",), "index rebuild", lambda: row_index_rebuild(bench))
     attempt(GROWTH_ROWS, "growth with the history", lambda: row_growth(bench, only))
     attempt(("W1", "W2", "W5", "W6", "W7"), "warm and cold", lambda: row_warm_edits(bench))

@@ -90,7 +90,7 @@ class _Refs:
         session = self.workdir / "session-remote.git"
         bench.git(self.workdir, "clone", "-q", "--bare", str(self.root), str(session))
         started = time.perf_counter()
-        worker.call("init", root=str(self.root), in_tree=False)
+        worker.call("init", root=str(self.root))
         self.snapline(self.root, "push", "--install-hook")
         if (self.root / ".snapline").exists() or not (self.root / ".git" / "snapline").is_dir():
             raise RuntimeError(f"{self.root}: init did not choose the refs layout")
@@ -535,7 +535,7 @@ def _session(refs: _Refs) -> RowResult:
                 (clone / path).write_bytes(data)
         else:
             with bench.worker() as worker:
-                worker.call("init", root=str(clone), in_tree=False)
+                worker.call("init", root=str(clone))
                 worker.call("history", paths=refs.paths, count=SESSION)
             if name == "hook":
                 # What `snapline init` does on the command line; the library leaves hooks alone.

@@ -1,9 +1,10 @@
-"""Row 15: rebuilding the local index of a 1,000-snapshot history from the ledger (issue 13).
+"""Row 15: rebuilding the local index of a 1,000-snapshot history from its refs (issue 13).
 
-The local part of ``.snapline/`` (``index.db``: lookups, known state, stat cache) is
-never committed; a fresh clone, or a deleted index, makes the next command rebuild it
-from the ledger: parse every snapshot file, import the objects, and take the baseline's
-content from the workspace files that still hold it (hashing them). The row deletes
+The workspace is outside git, so ``init`` puts its history on the refs of a private
+repository, ``.snapline/repo`` (the default layout since issue 37; it was the in-tree
+ledger). The local index beside it (``.snapline/index.db``: lookups, known state, stat
+cache) is a cache: a deleted index makes the next command rebuild it from the refs,
+reading every snapshot's record back from git's objects. The row deletes
 ``.snapline/index.db*`` before each run and times the next command as a whole process,
 the library's ``Workspace.open`` alone, and ``snapline verify``; git's counterpart
 rebuilds its own index from ``HEAD`` after ``rm .git/index`` with ``git reset``.
@@ -117,11 +118,11 @@ def row_index_rebuild(bench: Bench, snapshots: int = REBUILD_SNAPSHOTS) -> list[
         notes=[
             f"History: {snapshots:,} one-line edits (`ws.write_file`) cycling through "
             f"{len(layout.history_files)} small files of a {files:,}-file generated tree, so "
-            f"the ledger holds {latest + 1:,} snapshot files (the baseline's lists every file).",
-            "A rebuild parses and checks every snapshot file, imports the content objects, "
-            "and reads and hashes every file the baseline recorded to take its content from "
-            "the workspace (the ledger does not copy it), filling the stat cache as it goes. "
-            "`git reset` after `rm .git/index` likewise reads HEAD's tree and hashes every "
+            f"the private repository's line holds {latest + 1:,} snapshots (the baseline's "
+            "record lists every file).",
+            "A rebuild reads every snapshot's record back from the private repository "
+            "(`.snapline/repo`, the history on refs outside git) and builds the index's "
+            "rows. `git reset` after `rm .git/index` reads HEAD's tree and hashes every "
             "file to refresh the index.",
             "The open alone is timed inside a fresh worker process; the worker process "
             f"itself (interpreter, imports, open) took {min(processes):.2f} - "

@@ -216,7 +216,6 @@ def render_markdown(
         f"Measured {when} in **{mode}** mode "
         f"({format_seconds(elapsed)} in all). Reproduce with `{command}`; `make bench` runs "
         "the quick mode (10k files), `make bench-full` the 100k-file figures; "
-        "`HISTORY=PATH` gives them a git repository whose history rows 14a/14b replay; "
         "`make bench-peers` (which needs the network, to install them) measures snapline "
         "against its peers stepback and rewind-ai in a section of its own.",
         "",
@@ -428,7 +427,7 @@ def shown_path(path: Path | str) -> str:
     """How the page names a path: never a path of the machine it was measured on.
 
     Args:
-        path: Any path the run used (the interpreter, a history repository).
+        path: Any path the run used (the interpreter, a repository).
 
     Returns:
         The path relative to the checkout when it is inside it; else only its last

@@ -100,15 +100,10 @@ class _Session:
         if op == "init":
             limit = request.get("large_file_limit")
 
-            # The rows that ask no layout measure the in-tree ledger they were written
-            # for (a root outside git now gets a private repository: issue 37.7);
-            # on_refs.py measures the refs, in git.
-            in_tree = bool(request.get("in_tree", True))
-
+            # The default layout (issue 37): at the top of a git work tree the history
+            # goes onto its refs, elsewhere onto a private repository, `.snapline/repo`.
             def init() -> Workspace:
-                return self._workspace_class.init(
-                    request["root"], large_file_limit=limit, in_tree=in_tree
-                )
+                return self._workspace_class.init(request["root"], large_file_limit=limit)
 
             reply = _timed(init, profile, trace)
             self.ws = reply.pop("result")

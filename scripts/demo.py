@@ -198,19 +198,31 @@ def story(demo: Demo, report: Path) -> None:
     root = demo.root
     print(f"A throwaway project in {root}, driven by the real `snapline` command.")
 
-    demo.say("A small project exists before snapline is involved.")
+    demo.say("A small project, in git, exists before snapline is involved.")
     demo.write("greet.py", "def greet():\n    return 'hello'\n")
     demo.write("README.md", "# greeter\n")
     demo.write(".gitignore", "*.log\n")
     demo.write("build.log", "noise\n")
 
+    demo.git("init", "-q")
+    demo.git("symbolic-ref", "HEAD", "refs/heads/main")
+    demo.git("config", "user.name", "Demo Team")  # this repository's own config only
+    demo.git("config", "user.email", "team@example.invalid")
+    demo.git("add", ".")
+    demo.git("commit", "-q", "-m", "the greeter")
+
     demo.say(
         "`init` captures the workspace as the baseline, snapshot 0. Ignored files "
-        "(.gitignore rules) are counted, not stored. This first story keeps its history "
-        "in the in-tree layout (`--in-tree`), as stores made before 0.3 do; outside git, "
-        "`init` alone makes a private repository, .snapline/repo."
+        "(.gitignore rules) are counted, not stored. In a git repository the history "
+        "goes onto the repository's own refs (refs/snapline/), the local state under "
+        ".git/snapline/, and nothing into the work tree; outside git, `init` makes a "
+        "private repository, .snapline/repo, instead."
     )
-    demo.snapline("init", "--in-tree", shows=("snapshot 0 holds 3 files", "1 ignored"))
+    demo.snapline("init", shows=("snapshot 0 holds 3 files", "1 ignored", "refs/snapline/lines/"))
+    demo.check(
+        demo.git("status", "--porcelain", echo=False) == "" and not (root / ".snapline").exists(),
+        "`git status` is clean and there is no .snapline/ in the work tree",
+    )
 
     demo.say(
         "An agent edits a file and records the change. Each snapshot gets the next "
@@ -457,102 +469,91 @@ def mcp_and_undo(demo: Demo) -> None:
 
 
 def branches_and_clone(demo: Demo) -> None:
-    """The history in git: committed, recorded on two branches, merged, joined, cloned."""
+    """The history in git: two lines recorded in two work trees, merged, joined, cloned."""
     root = demo.root
     demo.say(
-        "This workspace was started with `init --in-tree`, so its history is in .snapline/ "
-        "(the in-tree layout, as stores made before 0.3 keep it). Put into "
-        "git, `git add .` takes .snapline/ledger/ (one text file per snapshot and "
-        "milestone, written once) and nothing else of .snapline/. (`snapline upgrade` "
-        "moves such a history onto git's refs; the team story after this one starts there.)"
+        "The history is on the repository's refs, not in its files: committing the work "
+        "takes the code and nothing of snapline's, and `git for-each-ref` lists the "
+        "history's refs (its line, its milestones, its settings)."
     )
-    demo.git("init", "-q")
-    demo.git("symbolic-ref", "HEAD", "refs/heads/main")
-    demo.git("config", "user.name", "Demo Team")  # this repository's own config only
-    demo.git("config", "user.email", "team@example.invalid")
     demo.git("add", ".")
-    demo.git("commit", "-q", "-m", "greeter with its snapline history")
-    demo.note("What git sees of .snapline/: the local files are ignored (!!), the rest is in.")
-    demo.git("status", "--short", "--ignored", ".snapline", shows=("!! .snapline/index.db",))
-    listed = demo.git("ls-files", ".snapline", echo=False).splitlines()
+    demo.git("commit", "-q", "-m", "greeter, tested")
+    listed = demo.git("ls-files", echo=False).splitlines()
     demo.check(
-        all(
-            name == ".snapline/.gitignore" or name.startswith(".snapline/ledger/")
-            for name in listed
-        )
-        and any(name.endswith(".snap") for name in listed),
-        f"{len(listed)} files committed under .snapline/, all of them the ledger's "
-        "(and .snapline/.gitignore)",
+        not any(name.startswith(".snapline") for name in listed),
+        f"{len(listed)} files committed, none of them snapline's",
+    )
+    demo.git(
+        "for-each-ref", "--format=%(refname)", "refs/snapline/", shows=("refs/snapline/lines/",)
     )
     latest = demo.latest()
 
+    feature = root.parent / "greeter-feature"
     demo.say(
-        f"Two branches record from snapshot {latest}: on `feature` the agent edits "
-        "greet.py; meanwhile on `main` someone updates README.md. Each branch now has its "
-        f"own snapshot {latest + 1}; switching branches, snapline follows the checkout."
+        f"Two lines record from snapshot {latest}: in a second work tree (`git worktree "
+        "add`), on branch `feature`, an agent edits greet.py; meanwhile in the first one, "
+        "on `main`, someone updates README.md. Each work tree records on a line of its "
+        f"own, so neither waits for the other, and each has its own snapshot {latest + 1}."
     )
-    demo.git("checkout", "-q", "-b", "feature")
-    text = (root / "greet.py").read_text()
+    demo.git("worktree", "add", "-q", "-b", "feature", str(feature))
+    text = (feature / "greet.py").read_text()
     demo.check("hi {name}" in text, "greet.py says hi")
-    demo.write("greet.py", text.replace("hi {name}", "hi {name}!"))
+    (feature / "greet.py").write_text(text.replace("hi {name}", "hi {name}!"))
+    print(f"   (the agent in {feature.name} writes greet.py)")
     demo.snapline(
-        "record", "--tool", "edit", "-m", "shout louder", shows=(f"snapshot {latest + 1}",)
+        "record", "--tool", "edit", "-m", "shout louder",
+        shows=(f"snapshot {latest + 1}",), cwd=feature,
+    )  # fmt: skip
+    demo.say("Each line closes its work as a milestone: both are milestone 3.")
+    demo.snapline(
+        "milestone", "create", "--title", "louder", shows=("created milestone 3",), cwd=feature
     )
-    demo.say("Each branch closes its work as a milestone: both are milestone 3.")
-    demo.snapline("milestone", "create", "--title", "louder", shows=("created milestone 3",))
-    demo.git("add", ".")
-    demo.git("commit", "-q", "-m", "shout louder")
-    demo.git("checkout", "-q", "main")
+    demo.git("commit", "-q", "-am", "shout louder", cwd=feature)
     demo.write("README.md", (root / "README.md").read_text() + "\nRun `python greet.py`.\n")
     demo.snapline("record", "--tool", "edit", "-m", "how to run", shows=(f"snapshot {latest + 1}",))
     demo.snapline("milestone", "create", "--title", "documented", shows=("created milestone 3",))
-    demo.git("add", ".")
-    demo.git("commit", "-q", "-m", "how to run")
+    demo.git("commit", "-q", "-am", "how to run")
 
     demo.say(
-        "`git merge` joins the branches with no conflict inside .snapline/: each snapshot "
-        "file has a name of its own. `verify` (the CI check) then fails with exit 1: the "
-        "history has two lines, and it names both heads and the command that joins them."
+        "`git merge` brings the feature's greet.py into main. `verify` (the CI check) then "
+        "fails with exit 1: greet.py is another line's recorded work that git merged, and "
+        "it names the command that joins that line."
     )
     demo.git("merge", "--no-edit", "-q", "feature")
-    demo.snapline(
-        "verify", expect=1,
-        shows=("the history has 2 lines from snapshot", "how to run", "shout louder",
-               "snapline merge"),
-    )  # fmt: skip
-    demo.note(
-        "greet.py shows as modified too: git merged the feature's greet.py into the tree, "
-        "and the main line holds it only once the merge snapshot records it."
-    )
+    demo.snapline("verify", expect=1, shows=("unmerged", "greet.py", "snapline merge"))
 
     demo.say(
         "`snapline merge` records the merge snapshot: it continues the main line with no "
         "gap, names the line it joins, and records the merged workspace. `log` shows the "
-        "joined snapshot under it. Commit, and the history is whole again."
+        "joined snapshot under it. Nothing is left to commit: the history is whole again."
     )
     demo.snapline("merge", shows=(f"recorded snapshot {latest + 2}",))
     demo.snapline("verify", shows=(f"ok: snapshots 0..{latest + 2} verified",))
     demo.snapline("log", "-n", "3", shows=("merge line", "shout louder", "how to run"))
     demo.say(
         "Both milestones 3 are kept. The main line's stays milestone 3; the feature's is "
-        "numbered anew by the merge (milestone 4, closing the merge snapshot), and its "
-        "own file is listed under the branch it was closed on."
+        "numbered anew by the merge (milestone 4, closing the merge snapshot), and is "
+        "listed under the line it was closed on."
     )
     demo.snapline(
         "milestone", "list",
         shows=("documented", f"snapshots {latest + 2}..{latest + 2}", "louder",
-               "closed on other branches", f"joined by snapshot {latest + 2}"),
+               "closed on other lines", f"joined by snapshot {latest + 2}"),
     )  # fmt: skip
-    demo.git("add", ".snapline")
-    demo.git("commit", "-q", "-m", "snapline merge")
+    demo.check(
+        demo.git("status", "--porcelain", echo=False) == "",
+        "`git status` is clean: nothing to commit",
+    )
 
     demo.say(
-        "A fresh clone needs no setup: the first command builds the local index from the "
-        "ledger (the baseline's content comes from the checked-out files), verify passes, "
-        "and `git status` stays clean: reading never writes the ledger."
+        "A fresh clone brings the code; its first command says the one command that brings "
+        "the history. After `snapline fetch`, verify passes, and `git status` stays clean: "
+        "reading writes nothing into the work tree."
     )
     clone = root.parent / "greeter-clone"
     demo.git("clone", "-q", ".", "../greeter-clone")
+    demo.snapline("status", cwd=clone, expect=2, shows=("snapline fetch",))
+    demo.snapline("fetch", cwd=clone, shows=("history ref",))
     demo.snapline("verify", cwd=clone, shows=(f"ok: snapshots 0..{latest + 2} verified",))
     status = demo.git("status", "--porcelain", cwd=clone)
     demo.check(status == "", "`git status` in the clone is clean after verify")

@@ -124,6 +124,14 @@ def claims(peers: Peers, scratch: Path) -> list[tuple[str, Callable[[], bool]]]:
 
         return check
 
+    def vcr_keeps_files_in_the_tree() -> bool:
+        # Its recordings are .vcr files in a folder of the project: `.vcr/` unless told.
+        code = (
+            "import inspect; from agent_vcr.recorder import VCRRecorder; "
+            "print(inspect.signature(VCRRecorder).parameters['output_dir'].default)"
+        )
+        return peers.run("python", "-c", code).strip() == ".vcr"
+
     rewind_help = peers.run("rewind", "guard", "--help")
     return [
         (
@@ -152,6 +160,7 @@ def claims(peers: Peers, scratch: Path) -> list[tuple[str, Callable[[], bool]]]:
         ("ai-agent-vcr: no verify command", lambda: "verify" not in vcr),
         ("stepback: checkpoints are git refs, nothing to commit", stepback_keeps_in_git),
         ("rewind-ai: checkpoints are git refs, nothing to commit", rewind_keeps_in_git),
+        ("ai-agent-vcr: recordings are .vcr files in `.vcr/`", vcr_keeps_files_in_the_tree),
         ("stepback: serves no MCP", serves_no_mcp("stepback")),
         ("rewind-ai: serves no MCP", serves_no_mcp("rewind")),
         ("ai-agent-vcr: serves no MCP", serves_no_mcp("agent_vcr")),

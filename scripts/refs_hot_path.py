@@ -1,14 +1,16 @@
-"""Cold ``snapline record F`` and ``snapline status`` in a git repository, by layout (issue 37).
+"""Cold ``snapline record F`` and ``snapline status`` on the history's refs, by layout (issue 37).
 
-Makes a repository of 1,000 committed files, runs ``snapline init`` (with the extra
-arguments given, e.g. ``--in-tree``), then 21 rounds of: edit one file, ``snapline
-record`` it, ``snapline status``, each a whole process; prints the median and the
-minimum of each, in wall time and in CPU time (user + system of the process: what a
-shared, loaded machine disturbs least). Bytecode is cached (outside the checkout) and
-a round is run first to warm it, so the numbers are the commands', not the compiler's.
+Makes a tree of 1,000 files, runs ``snapline init`` (the default layout: in a git
+repository of those files, committed, the history on its refs; with ``--outside-git``,
+no repository, the history on the private one, ``.snapline/repo``), then 21 rounds of:
+edit one file, ``snapline record`` it, ``snapline status``, each a whole process; prints
+the median and the minimum of each, in wall time and in CPU time (user + system of the
+process: what a shared, loaded machine disturbs least). Bytecode is cached (outside the
+checkout) and a round is run first to warm it, so the numbers are the commands', not the
+compiler's.
 
     .venv/bin/python scripts/refs_hot_path.py refs
-    .venv/bin/python scripts/refs_hot_path.py in-tree --in-tree
+    .venv/bin/python scripts/refs_hot_path.py private --outside-git
     PYTHONPATH=/path/to/other/checkout .venv/bin/python scripts/refs_hot_path.py other
 
 A measurement, not a test: nothing here asserts a time.
@@ -32,7 +34,10 @@ ROUNDS = 21
 
 def main() -> None:
     """Measure and print one layout's numbers."""
-    label, init_args = sys.argv[1], sys.argv[2:]
+    label, options = sys.argv[1], sys.argv[2:]
+    if options not in ([], ["--outside-git"]):
+        sys.exit(f"usage: {sys.argv[0]} LABEL [--outside-git]")
+    in_git = not options
     cache = Path(tempfile.gettempdir()) / "snapline-refs-hot-path-pycache"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
@@ -40,13 +45,13 @@ def main() -> None:
     git = ["git", "-c", "user.name=m", "-c", "user.email=m@example.invalid"]
     root = Path(tempfile.mkdtemp(prefix=f"snapline-{label}-"))
     try:
-        subprocess.run([*git, "init", "-q"], cwd=root, check=True)
         for i in range(1000):
             folder = root / f"d{i % 20}"
             folder.mkdir(exist_ok=True)
             (folder / f"f{i}.py").write_text(f"x = {i}\n" * 50)
-        subprocess.run([*git, "add", "-A"], cwd=root, check=True)
-        subprocess.run([*git, "commit", "-qm", "start"], cwd=root, check=True)
+        if in_git:
+            for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "start"]):
+                subprocess.run([*git, *command], cwd=root, check=True)
 
         def run(*args: str) -> tuple[float, float]:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -57,7 +62,7 @@ def main() -> None:
             cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
             return wall, cpu
 
-        run("init", *init_args)
+        run("init")
         record: list[tuple[float, float]] = []
         status: list[tuple[float, float]] = []
         for n in range(ROUNDS + 1):
@@ -66,14 +71,17 @@ def main() -> None:
             if n:  # the first round warms the bytecode cache
                 record.append(took[0])
                 status.append(took[1])
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--ignored"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split("\n")
-        print(f"{label}: git status {[line for line in dirty if line]}")
+        if in_git:
+            dirty = subprocess.run(
+                ["git", "status", "--porcelain", "--ignored"],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split("\n")
+            print(f"{label}: git status {[line for line in dirty if line]}")
+        else:
+            print(f"{label}: outside git, the history in {root / '.snapline' / 'repo'}")
         for name, times in (("record", record), ("status", status)):
             wall, cpu = [t[0] * 1000 for t in times], [t[1] * 1000 for t in times]
             print(

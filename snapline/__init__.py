@@ -79,6 +79,7 @@ if TYPE_CHECKING:
         RollbackResult,
     )
     from snapline.store import (
+        InTreeLedgerError,
         StoreAccessError,
         StoreBusyError,
         StoreCorruptError,
@@ -113,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     "ForgottenVersionError": "snapline.snapshots.read.reconstruct",
     "GcResult": "snapline.snapshots.record.gc",
     "GuardResult": "snapline.guard",
+    "InTreeLedgerError": "snapline.store",
     "NothingToForgetError": "snapline.snapshots.record.forget",
     "SharedContentError": "snapline.snapshots.record.forget",
     "MetadataError": "snapline.snapshots.info",
@@ -198,6 +200,7 @@ __all__ = [
     "ForgottenVersionError",
     "GcResult",
     "GuardResult",
+    "InTreeLedgerError",
     "MetadataError",
     "Milestone",
     "MilestoneArgumentError",

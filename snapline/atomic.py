@@ -247,8 +247,15 @@ class WriteBatch:
         self._staged.clear()
 
 
-def sync_directory(directory: Path) -> None:
+def sync_directory(directory: str | Path) -> None:
     """Make the entries of ``directory`` (a rename into it) durable: fsync the directory.
+
+    The one directory sync of snapline, the workspace's writer's and the store's: a
+    filesystem that cannot fsync a directory at all (``EINVAL``, ``ENOTSUP``: some
+    network and FUSE ones) is no write error.
+
+    Args:
+        directory: The directory whose entries changed.
 
     Raises:
         OSError: If the filesystem reports a failure (not merely no support for it).
@@ -325,7 +332,7 @@ _DIR_SYNC_UNSUPPORTED = frozenset(
 )
 
 
-def _fsync(path: Path) -> None:
+def _fsync(path: str | Path) -> None:
     # Durable only once fsynced. Other failures (EIO, ENOSPC) are raised, as SQLite does:
     # the caller's journal then puts the file back rather than report a lost write.
     try:

@@ -21,7 +21,6 @@ STEPS = (
     "files-staged",  # every new content written and fsynced beside its file, none renamed
     "file-written",  # one workspace file written, snapshot not committed
     "files-written",  # every workspace file written, snapshot not committed
-    "ledger-published",  # the ledger files of a write are on disk, the index not committed
     "refs-line-named",  # a work tree's first write: its local state names its new line, no ref yet
     "refs-published",  # a write's commits are on their refs (git's), the index not committed
     "refs-index-built",  # an index built from the refs, full under its staging name, unsynced
@@ -32,10 +31,6 @@ STEPS = (
     "milestone-prepared",  # a milestone is computed, its transaction not committed
     "milestone-committed",  # a milestone is committed, the command has not returned
     "file-restored",  # recovery or a failed write put one file back, journal not cleared
-    "forget-kept",  # forget: later versions stored whole, no record written yet
-    "forget-recorded",  # forget: the record is in the ledger, no snapshot file rewritten
-    "forget-rewritten",  # forget: one snapshot file rewritten with tombstones
-    "forget-objects-deleted",  # forget: the ledger is done, the index not rebuilt
     "forget-planned",  # forget on git's refs: the rewritten commits written, no ref moved
     "forget-refs-moved",  # forget on git's refs: forget and line refs moved, index not rebuilt
     "forget-indexed",  # forget: the index rebuilt, its file not yet vacuumed and truncated

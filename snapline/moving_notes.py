@@ -86,27 +86,33 @@ def _refs_hold_lines(root: Path, found: Path) -> bool:
     return has_lines(root)
 
 
-def settle_leftovers(root: Path) -> None:
+def settle_leftovers(root: Path) -> bool:
     """In a refs workspace: remove an old checkout's cache from ``.snapline/``, name the rest.
 
     Only the names of :data:`LOCAL_FILES` are removed (and the folder, once empty);
     ledger files a merge brought back are named in a notice, never touched.
+
+    Returns:
+        Whether a git merge brought ledger files back: that branch's snapshots are not on
+        the refs yet, so the open workspace refuses every write until ``snapline upgrade``.
     """
     store_dir = root / STORE_DIR
     try:
         names = os.listdir(store_dir)
     except OSError:
-        return
+        return False
     for name in names:
         if name in LOCAL_FILES:
             with contextlib.suppress(OSError):
                 os.unlink(store_dir / name)
     with contextlib.suppress(OSError):
         os.rmdir(store_dir)
-    if os.path.lexists(store_dir / "ledger"):
-        _warn(
-            ".snapline/ledger/ holds ledger files that a git merge brought back from a "
-            "branch that still kept its history in the tree; they are not read (the history "
-            "is on git's refs): run `snapline upgrade` to move that branch's snapshots onto "
-            "the refs and remove them"
-        )
+    if not os.path.lexists(store_dir / "ledger"):
+        return False
+    _warn(
+        ".snapline/ledger/ holds ledger files that a git merge brought back from a "
+        "branch that still kept its history in the tree; they are not read (the history "
+        "is on git's refs): run `snapline upgrade` to move that branch's snapshots onto "
+        "the refs and remove them"
+    )
+    return True

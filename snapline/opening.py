@@ -1,8 +1,9 @@
 """Creating, finding and opening a workspace's store: what ``Workspace.init/open/find`` do.
 
-``init`` builds the store under a staging name and renames it into place only once the
-baseline is in it, so an interrupted init never leaves a store that looks usable. It
-refuses the filesystem root and the home directory unless forced. Opening assembles the
+``init`` makes a history on git's refs (:mod:`snapline.opening_refs`: the ref is its
+commit point, so an interrupted init never leaves a store that looks usable); it refuses
+the filesystem root and the home directory unless forced. An in-tree store (the 0.2
+ledger, a 0.1 ``store.db``) is opened to be read and upgraded, never made. Opening assembles the
 parts a :class:`~snapline.workspace.Workspace` holds: the store, the recorder and the
 reconstructor.
 """
@@ -10,14 +11,12 @@ reconstructor.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from snapline import atomic, state_dir
-from snapline.crashpoints import crash_point
+from snapline import state_dir
 from snapline.opening_errors import (
     AlreadyInitializedError,
     NotInitializedError,
@@ -31,19 +30,18 @@ from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
 from snapline.state_dir import GIT_STATE, PRIVATE_REPO, git_dir
 from snapline.store import (
     DB_NAME,
+    InTreeLedgerError,
+    MergedLedgerError,
     SqliteStore,
     StoreCorruptError,
 )
-from snapline.store.holding import holding
 from snapline.store.ledger.files import (
     FORMAT_NAME,
-    GITIGNORE,
-    INDEX_NAME,
     LEDGER_DIR,
     Ledger,
 )
-from snapline.store.ledger.opening import INIT_SUFFIX, check_format, open_index, start_ledger
-from snapline.store.ledger.stray import set_stray_aside, stray_ledger
+from snapline.store.ledger.opening import check_format, open_index
+from snapline.store.ledger.stray import stray_ledger
 
 if TYPE_CHECKING:
     from snapline.store import Store
@@ -88,7 +86,6 @@ def create_store(
     description: str,
     timeout: float,
     progress: Callable[[int, int], None] | None,
-    in_tree: bool = False,
 ) -> None:
     """Create the workspace's history holding the workspace as it is, as snapshot 0.
 
@@ -96,8 +93,8 @@ def create_store(
     (``refs/snapline/lines/<baseline id>``) and the local state under the work tree's
     git directory (:mod:`snapline.opening_refs`); elsewhere onto the same refs of a
     private bare repository, ``<path>/.snapline/repo``, the local state in
-    ``<path>/.snapline/``; with ``in_tree``, into the in-tree ledger,
-    ``<path>/.snapline/ledger/`` (read forever; ``snapline upgrade`` moves it).
+    ``<path>/.snapline/``. No in-tree ledger is made any more: one that is there (a
+    branch from before ``snapline upgrade``) is a store already.
 
     Args:
         path: The absolute root, an existing directory.
@@ -106,8 +103,6 @@ def create_store(
         description: The baseline's description.
         timeout: Seconds to wait for another process holding the lock.
         progress: Called as ``progress(done, total)`` while files are captured.
-        in_tree: Make the in-tree ledger, ``<path>/.snapline/ledger/``, in git or not
-            (the 0.2 layout, for tests of the stores it wrote and the upgrade period).
 
     Raises:
         AlreadyInitializedError: If the root already has a store, also when another
@@ -116,8 +111,9 @@ def create_store(
         StoreBusyError: If another init held the store past ``timeout``.
         UnsafeRootError: If the root is ``/`` or the home directory and not forced.
         RootNotADirectoryError: If the root is not a directory (a ``NotADirectoryError``).
+        StoreCorruptError: If ``.snapline/ledger/`` is a store half there.
     """
-    from snapline.store.ledger.store import LedgerStore
+    from snapline.opening_refs import create_refs
 
     if not path.is_dir():
         raise RootNotADirectoryError(path)
@@ -125,97 +121,21 @@ def create_store(
     found_git = git_dir(path)
     store_dir = path / STORE_DIR
     private = state_dir.private_repo(path)
-    if found_git is not None and private is None and not os.path.lexists(store_dir):
-        state = found_git / GIT_STATE  # a git work tree's top: the refs of its repository
-    elif private is not None or (found_git is None and not _has_store(store_dir)):
-        state = store_dir  # elsewhere: the same refs, in a private repository
-    else:
-        state = None
-    if not in_tree and state is not None:
-        from snapline.opening_refs import create_refs
-
-        create_refs(
-            path,
-            state,
-            config=_config(limits),
-            limits=limits,
-            description=description,
-            timeout=timeout,
-            progress=progress,
-            already=lambda: AlreadyInitializedError(path, _refs_where(state)),
-        )
-        return
-    if _has_store(store_dir):
-        raise AlreadyInitializedError(path)
-    try:
-        store_dir.mkdir()
-        created_dir = True
-    except FileExistsError:
-        created_dir = False
-    staging_ledger = store_dir / (LEDGER_DIR + INIT_SUFFIX)
-    staging_index = store_dir / (INDEX_NAME + INIT_SUFFIX)
-    # Taken before the try: while another init still captures its baseline (busy), its
-    # staging files are not ours to remove.
-    with holding(store_dir / LOCK_NAME, store_dir / LEDGER_DIR, timeout):
-        try:
-            # Checked again under the lock: another init may have finished while this
-            # one waited, and its store (with snapshots already acknowledged) must win.
-            if _has_store(store_dir):
-                raise AlreadyInitializedError(path)
-            set_stray_aside(store_dir)
-            _remove_staging(store_dir)
-            config = _config(limits)
-            ledger = Ledger(staging_ledger)
-            start_ledger(ledger, config)
-            store = LedgerStore(ledger, SqliteStore.create(staging_index, config))
-            try:
-                from snapline.snapshots.record.baseline import capture_baseline
-
-                capture_baseline(path, store, limits, description, progress)
-            finally:
-                store.close()
-            crash_point("baseline-built")
-            gitignore = store_dir / ".gitignore"
-            if not gitignore.exists():
-                atomic.write_file(gitignore, GITIGNORE.encode(), 0o100644)
-            # The index first: without a ledger it is a leftover the next init removes.
-            # The ledger appears under its real name only once the baseline is in it, so
-            # an interrupted init never leaves a history that looks usable; and init only
-            # returns once that name is on disk.
-            os.replace(staging_index, store_dir / INDEX_NAME)
-            _publish(staging_ledger, store_dir / LEDGER_DIR, path)
-            atomic.sync_directory(store_dir)
-        except AlreadyInitializedError:
-            raise
-        except BaseException:
-            # Still under the lock, and no store was there when it was taken: whatever
-            # is there now is this init's own, not durable, so it goes.
-            with contextlib.suppress(OSError):
-                _remove_staging(store_dir)
-                if created_dir:
-                    import shutil  # here: shutil imports lzma and bz2, for every command
-
-                    shutil.rmtree(store_dir)
-            raise
-
-
-def _publish(staging: Path, target: Path, root: Path) -> None:
-    """Give the staged ledger its real name, only if no ledger has that name yet.
-
-    Renaming a directory onto an empty one would replace it silently; the name is
-    checked under the lock first, and a rename onto a directory with files fails.
-
-    Raises:
-        AlreadyInitializedError: If ``target`` exists.
-    """
-    if os.path.lexists(target):
-        raise AlreadyInitializedError(root)
-    try:
-        os.rename(staging, target)
-    except OSError as error:
-        if error.errno in (errno.EEXIST, errno.ENOTEMPTY):
-            raise AlreadyInitializedError(root) from None
-        raise
+    if private is None and _has_store(store_dir):
+        raise AlreadyInitializedError(path)  # an in-tree store: a ledger, or a 0.1 store.db
+    # A git work tree's top: the refs of its repository; elsewhere the same refs, in a
+    # private repository.
+    state = found_git / GIT_STATE if found_git is not None and private is None else store_dir
+    create_refs(
+        path,
+        state,
+        config=_config(limits),
+        limits=limits,
+        description=description,
+        timeout=timeout,
+        progress=progress,
+        already=lambda: AlreadyInitializedError(path, _refs_where(state)),
+    )
 
 
 def open_store(
@@ -277,7 +197,7 @@ def open_store(
             store.progress = progress
             index.close()
         store.refresh()
-    return _assemble(path, store, timeout)
+    return _assemble(path, store, timeout, refusal=InTreeLedgerError(ledger.path))
 
 
 def _open_refs(path: Path, timeout: float) -> Opened:
@@ -287,20 +207,27 @@ def _open_refs(path: Path, timeout: float) -> Opened:
     located = state_dir.refs_state(path)
     assert located is not None, "a root that is not in the tree has a history on refs"
     _, state = located
+    refusal = None
     if state != path / STORE_DIR and os.path.lexists(path / STORE_DIR):
         from snapline.moving_notes import settle_leftovers
 
-        settle_leftovers(path)
+        if settle_leftovers(path):
+            # A merged branch's snapshots are still in its ledger: written now, its
+            # recorded work would be filed as an outside edit (resync) or left behind.
+            refusal = MergedLedgerError(path / STORE_DIR / LEDGER_DIR)
     store = open_refs(path, state, _config(Limits()), timeout)
     if store is None:
         raise NotInitializedError(path)
-    return _assemble(path, store, timeout)
+    return _assemble(path, store, timeout, refusal)
 
 
-def _assemble(path: Path, store: Store, timeout: float) -> Opened:
+def _assemble(
+    path: Path, store: Store, timeout: float, refusal: InTreeLedgerError | None = None
+) -> Opened:
     """The recorder and reconstructor over an open store, caught up and recovered."""
     reconstructor = Reconstructor(store)
-    recorder = Recorder(path, store, reconstructor, _limits(store.config(), store.path), timeout)
+    limits = _limits(store.config(), store.path)
+    recorder = Recorder(path, store, reconstructor, limits, timeout, refusal)
     recorder.catch_up()
     recorder.recover_if_idle()
     return Opened(root=path, store=store, recorder=recorder, reconstructor=reconstructor)
@@ -371,14 +298,6 @@ def _config(limits: Limits) -> dict[str, Any]:
         "max_chain": limits.max_chain,
         "diff_deadline": limits.diff_deadline,
     }
-
-
-def _remove_staging(store_dir: Path) -> None:
-    for leftover in store_dir.glob(INDEX_NAME + "*"):
-        leftover.unlink()
-    import shutil  # here: shutil imports lzma and bz2, for every command
-
-    shutil.rmtree(store_dir / (LEDGER_DIR + INIT_SUFFIX), ignore_errors=True)
 
 
 def _refuse_dangerous_root(path: Path, force: bool) -> None:

@@ -5,7 +5,8 @@ A workspace's local state is what belongs to one checkout and never travels: the
 token, the report page written by default, a hook's notes. It lives:
 
 - in ``<root>/.snapline/`` for a store in the work tree (snapline 0.1 and 0.2 stores,
-  ``init --in-tree``), and for every workspace outside git or below a work tree's top,
+  read until ``snapline upgrade`` moves them), and for every workspace outside git or
+  below a work tree's top,
   whose history is on the refs of a private bare repository, ``<root>/.snapline/repo``
   (:func:`private_repo`), which ``.snapline/.gitignore`` keeps out of any repository
   around it;

@@ -15,9 +15,9 @@ The procedure, under the writer lock:
    (:class:`UnsettledOldStoreError`: snapline 0.1.0 settles it on its next open; this
    version cannot replay a 0.1 journal entry).
 2. The copy's schema becomes format 2, and every snapshot is inserted again as version 2
-   with a new chain hash (:mod:`snapline.snapshots.check.chain`), through a
-   :class:`~snapline.store.ledger.store.LedgerStore` on the staging ledger
-   ``ledger.init/``: its files are published exactly as a new recording publishes them.
+   with a new chain hash (:mod:`snapline.snapshots.check.chain`), and the staging ledger
+   ``ledger.init/`` is written from it (:mod:`snapline.store.ledger.converting`): its
+   files are those the 0.2 code published for the same rows.
    Numbers, ids, links, times, tools, descriptions, sessions, metadata and every file
    change stay; milestones are sealed again over the new chain. Content, the known
    state and the stat cache stay in the index.
@@ -55,6 +55,7 @@ from snapline.snapshots.snapshot import Problem
 from snapline.state_dir import git_dir
 from snapline.store import DB_NAME, SqliteStore, StoreCorruptError
 from snapline.store.holding import holding
+from snapline.store.ledger.converting import write_ledger
 from snapline.store.ledger.files import (
     FORMAT_NAME,
     GITIGNORE,
@@ -63,7 +64,6 @@ from snapline.store.ledger.files import (
     Ledger,
 )
 from snapline.store.ledger.opening import INIT_SUFFIX, start_ledger
-from snapline.store.ledger.store import LedgerStore
 from snapline.store.migrate import copy_store, delete_milestones, delete_snapshot, upgrade_schema
 
 __all__ = [
@@ -258,22 +258,21 @@ def _build(source: Path, staging_index: Path, ledger: Ledger, timeout: float) ->
         if unsettled:
             raise UnsettledOldStoreError(source)
         start_ledger(ledger, index.config())
-        store = LedgerStore(ledger, index)
-        with store.write():
-            ends = _rechain(store)
+        with index.write():
+            ends = _rechain(index)
+        write_ledger(index, ledger)
         ledger.write_new("", UPGRADED_NAME, _upgraded_text(ends).encode())
     finally:
         index.close()
     return ends
 
 
-def _rechain(store: LedgerStore) -> _Ends:
+def _rechain(index: SqliteStore) -> _Ends:
     """Insert every snapshot and milestone again as the current version; in ``write()``.
 
-    Each snapshot is taken out and inserted again through the ledger store, which
-    publishes it (with the objects it needs) as the transaction commits.
+    Each snapshot is taken out and inserted again; the ledger's files are written from
+    the index afterwards (:func:`~snapline.store.ledger.converting.write_ledger`).
     """
-    index = store.index
     latest = index.snapshots.latest_number()
     if latest is None:
         raise StoreCorruptError(index.path, "the 0.1 store holds no snapshot, not even 0")
@@ -287,7 +286,7 @@ def _rechain(store: LedgerStore) -> _Ends:
         delete_snapshot(index, number)
         row = old._replace(version=SNAPSHOT_VERSION, merges="[]")
         row = row._replace(chain_hash=chain_hash(previous, row, changes))
-        store.snapshots.insert(row, changes)
+        index.snapshots.insert(row, changes)
         previous = chains[number] = row.chain_hash
         last_old, last_new = old, row
     assert last_old is not None and last_new is not None
@@ -298,7 +297,7 @@ def _rechain(store: LedgerStore) -> _Ends:
         sealed = milestone._replace(
             chain_hash=milestone_chain_hash(previous, milestone, chains[milestone.last])
         )
-        store.milestones.insert(sealed)
+        index.milestones.insert(sealed)
         previous = sealed.chain_hash
     return _Ends(
         number=last_old.number,

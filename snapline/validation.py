@@ -17,6 +17,7 @@ from snapline.milestones import validate_milestones
 from snapline.milestones.ledger import check_milestone_files
 from snapline.milestones.lines import Place, pending_message, pending_milestones
 from snapline.snapshots.check.ledger import check_ledger
+from snapline.snapshots.check.records import check_record_problems
 from snapline.snapshots.check.sequence import validate_history
 from snapline.snapshots.found import make_problem
 from snapline.snapshots.read.lines import DivergedHistoryError, unmerged_lines
@@ -127,6 +128,8 @@ def _check(
     read_back = list(entries)
     problems += check_ledger(store, read_back, present, verified)
     problems += check_milestone_files(store, read_back)
+    # On git's refs the guard's records are in no index: read on every check, as log does.
+    problems += check_record_problems(store)
     problems += [make_problem(kind=k, message=m, number=n) for k, m, n in _states(store)]
     return problems
 

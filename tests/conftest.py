@@ -74,16 +74,6 @@ def ws(root: Path) -> Iterator[Workspace]:
     workspace.close()
 
 
-@pytest.fixture
-def ledger_ws(root: Path) -> Iterator[Workspace]:
-    """The same workspace on the in-tree ledger (outside git, init makes a private repo)."""
-    (root / "src").mkdir()
-    (root / "src" / "app.py").write_text("print('hello')\n")
-    (root / "README.md").write_text("# demo\n")
-    with Workspace.init(root, in_tree=True) as workspace:
-        yield workspace
-
-
 @pytest.fixture(autouse=True, scope="session")
 def _no_warm_server() -> Iterator[None]:
     """No test reaches a user's warm server, and none starts one unless it says so.

@@ -1,12 +1,15 @@
-"""``snapline forget``: a secret recorded by mistake leaves the ledger, the history still verifies.
+"""``snapline forget``: a secret recorded by mistake leaves the history, which still verifies.
 
-Driven through the real command and real git (init, commit, clone, pull), as a team
-would: record the secret, commit ``.snapline/``, forget, commit, and look for the bytes
-in every file of the ledger and the index.
+Driven through the real command and real git (init, push, clone, fetch), as a team
+would: record the secret, push the history, forget, publish the rewrite, and look for
+the bytes in the local index and in every object reachable from ``refs/snapline/``
+(each record's deltas unpacked). An old branch's in-tree ledger is read from the
+fixture its code wrote (tests/fixtures/ledger-2).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,10 +18,12 @@ from pathlib import Path
 import pytest
 
 from snapline import Workspace
+from snapline.content import tombstone_digest, unpack
 from snapline.snapshots.read.reconstruct import ForgottenVersionError
 from snapline.snapshots.record.forget import NothingToForgetError, SharedContentError
+from snapline.store.ledger.format import LedgerFormatError, parse_snapshot
 from tests.conftest import GIT_IDENTITY
-from tests.object_form import object_content
+from tests.old_ledgers import LEDGER, ledger_checkout
 
 SECRET = b"sk-live-7f3a9c1e5b"
 ENV_1 = b"API_KEY=" + SECRET + b"\nuser=bob\n"
@@ -30,7 +35,13 @@ def snapline(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run the installed ``snapline`` command as a user would."""
     script = Path(sys.executable).with_name("snapline")
     return subprocess.run(
-        [str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+        [str(script), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **GIT_IDENTITY},
     )
 
 
@@ -55,43 +66,75 @@ def ok(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
-def holders(root: Path, secret: bytes = SECRET) -> list[str]:
-    """Every file under ``.snapline/`` holding ``secret``, raw or in an object (decoded).
+def _object(root: Path, oid: str) -> bytes:
+    return subprocess.run(
+        ["git", "cat-file", "-p", oid], cwd=root, capture_output=True, check=True
+    ).stdout
 
-    The secret's file is under 64 bytes, which snapline stores uncompressed (in the
-    index too); objects are unpacked in case.
+
+def holders(root: Path, secret: bytes = SECRET) -> list[str]:
+    """Where ``secret`` is kept: the local index's files (``.git/snapline/``), and the
+    objects reachable from ``refs/snapline/`` (a record's deltas unpacked).
+
+    The secret's file is under 64 bytes, which snapline stores uncompressed in the
+    index; git's objects are read with ``git cat-file``.
     """
-    found = []
-    for path in sorted((root / ".snapline").rglob("*")):
-        if not path.is_file():
-            continue
-        data = path.read_bytes()
-        if "objects" in path.parts:
-            # A keyed object (ledger 2) holds its content through a keyed byte table.
-            data += object_content(path)
+    found = [
+        path.relative_to(root).as_posix()
+        for path in sorted((root / ".git" / "snapline").rglob("*"))
+        if path.is_file() and secret in path.read_bytes()
+    ]
+    refs = git(root, "for-each-ref", "--format=%(refname)", "refs/snapline/").split()
+    listed = git(root, "rev-list", "--objects", *refs).splitlines() if refs else []
+    for oid in (line.split()[0] for line in listed):
+        data = _object(root, oid)
+        try:
+            changes = parse_snapshot(data).changes
+        except (LedgerFormatError, UnicodeDecodeError, ValueError):
+            changes = ()
+        for change in changes:
+            for packed in (change.forward, change.reverse):
+                if packed is not None and tombstone_digest(packed) is None:
+                    data += unpack(packed, limit=1 << 20)
         if secret in data:
-            found.append(path.relative_to(root).as_posix())
+            found.append(f"object {oid}")
     return found
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A git repository whose ``.env`` held a secret in snapshot 1, edited in 2 and 3."""
+    """A git repository whose ``.env`` held a secret in snapshot 1, edited in 2 and 3,
+    its branch and history pushed to ``origin`` (a bare repository beside it)."""
     root = tmp_path / "a"
     root.mkdir()
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", "origin.git")
     git(root, "init", "-q", "-b", "main")
+    git(root, "remote", "add", "origin", str(tmp_path / "origin.git"))
     (root / "app.py").write_text("print('hello')\n")
+    git(root, "add", "app.py")
+    git(root, "commit", "-q", "-m", "start")
     # Recorded through the library (quicker than a process per snapshot); everything
     # about forgetting goes through the command.
-    with Workspace.init(root, in_tree=True) as ws:
+    with Workspace.init(root) as ws:
         for content in (ENV_1, ENV_2, ENV_3):
             (root / ".env").write_bytes(content)
             ws.record(description="env")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "recorded")
-    assert ".snapline/index.db" in holders(root)  # the test can see the secret
-    assert any(name.startswith(".snapline/ledger/") for name in holders(root))
+    git(root, "add", ".env")  # its last version (no secret) committed with the code
+    git(root, "commit", "-q", "-m", "env")
+    git(root, "push", "-q", "origin", "main")
+    ok(root, "push", "origin")
+    found = holders(root)
+    assert ".git/snapline/index.db" in found  # the test can see the secret
+    assert any(name.startswith("object ") for name in found)
     return root
+
+
+def _clone(tmp_path: Path, name: str = "clone") -> Path:
+    """A fresh clone of ``origin`` with the history fetched, as a teammate starts."""
+    clone = tmp_path / name
+    git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), str(clone))
+    ok(clone, "fetch", "origin")
+    return clone
 
 
 def test_forgetting_every_version_leaves_no_byte_and_verifies_everywhere(
@@ -101,13 +144,12 @@ def test_forgetting_every_version_leaves_no_byte_and_verifies_everywhere(
     assert "forgot 3 versions of .env" in out
     assert ".env still holds this content on disk" in out
     assert (repo / ".env").read_bytes() == ENV_3  # the workspace is not touched
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "forget")
     assert holders(repo) == []
     assert snapline(repo, "verify").returncode == 0
-    records = list((repo / ".snapline" / "ledger" / "forgotten").iterdir())
-    assert len(records) == 1
-    assert b'reason "leaked key"\nforgot 1 sha256:' in records[0].read_bytes()
+    forgets = git(repo, "for-each-ref", "--format=%(refname)", "refs/snapline/forgets/").split()
+    assert len(forgets) == 1
+    record = git(repo, "cat-file", "blob", f"{forgets[0]}:record")
+    assert 'reason "leaked key"\nforgot 1 sha256:' in record
 
     rebuilt = snapline(repo, "rollback", "--to", "1")
     assert rebuilt.returncode == 1
@@ -115,8 +157,8 @@ def test_forgetting_every_version_leaves_no_byte_and_verifies_everywhere(
     assert ": leaked key)" in rebuilt.stderr
     assert "Content forgotten (snapline forget): b/.env" in ok(repo, "show", "1")
 
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    ok(repo, "forget", "--publish", "origin")
+    clone = _clone(tmp_path)
     assert snapline(clone, "verify").returncode == 0
     assert git(clone, "status", "--porcelain") == ""
     assert "Content forgotten" in ok(clone, "show", "2")
@@ -130,17 +172,15 @@ def test_forgetting_one_snapshot_keeps_later_versions_rebuildable(
     assert "forgot 1 version of .env (snapshot 1)" in out
     assert "kept .env after snapshot 2 whole" in out
     assert "still holds" not in out  # the file has moved on
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "forget")
     assert holders(repo) == []
     assert snapline(repo, "verify").returncode == 0
     ok(repo, "gc")  # the whole copy kept for snapshot 2 is not garbage
+    ok(repo, "forget", "--publish", "origin")
 
     ok(repo, "rollback", "--to", "2")
     assert (repo / ".env").read_bytes() == ENV_2
 
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    clone = _clone(tmp_path)
     assert snapline(clone, "verify").returncode == 0
     ok(clone, "rollback", "--to", "2", ".env")
     assert (clone / ".env").read_bytes() == ENV_2
@@ -150,17 +190,16 @@ def test_forgetting_one_snapshot_keeps_later_versions_rebuildable(
     assert snapline(clone, "verify").returncode == 0
 
 
-def test_a_forget_pulled_into_another_clone_removes_the_content_there(
+def test_a_forget_fetched_into_another_clone_removes_the_content_there(
     repo: Path, tmp_path: Path
 ) -> None:
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    clone = _clone(tmp_path)
     assert "API_KEY=" in ok(clone, "show", "1")  # its index holds the secret now
-    assert ".snapline/index.db" in holders(clone)
+    assert ".git/snapline/index.db" in holders(clone)
     ok(repo, "forget", ".env", "-m", "leaked key")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "forget")
-    git(clone, "pull", "-q", "--no-rebase", "origin", "main")
+    ok(repo, "forget", "--publish", "origin")
+    # The way docs/cli.md gives other clones to take a published forget in.
+    git(clone, "fetch", "-q", "origin", "+refs/snapline/*:refs/snapline/*")
     assert "Content forgotten" in ok(clone, "show", "1")
     assert snapline(clone, "verify").returncode == 0
     ok(clone, "gc")  # vacuums the index: freed pages leave the file
@@ -190,43 +229,16 @@ def test_the_library_refuses_what_it_cannot_forget_and_records_on_top(root: Path
         assert ws.verify().problems == ()
 
 
-def test_an_edited_forget_record_is_named_by_verify(root: Path) -> None:
-    with Workspace.init(root, in_tree=True) as ws:  # the ledger's forget record
-        (root / ".env").write_bytes(ENV_1)
-        ws.record()
-        result = ws.forget(".env", reason="leaked")
-        record = root / ".snapline" / "ledger" / "forgotten" / result.record
-        record.write_bytes(record.read_bytes().replace(b"\nforgot 1 ", b"\nforgot one "))
-        report = ws.verify()
-    assert report.corrupt
-    assert [p.path for p in report.problems] == [f".snapline/ledger/forgotten/{result.record}"]
-    assert "not a valid forget record: line 4: not a canonical number" in report.problems[0].message
-
-
-def test_a_secret_recorded_on_a_merged_branch_leaves_every_line(tmp_path: Path) -> None:
-    root = tmp_path / "a"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "app.py").write_text("print('hello')\n")
-    Workspace.init(root, in_tree=True).close()
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "init")
-    git(root, "checkout", "-q", "-b", "feature")
-    with Workspace.open(root) as ws:
-        for content in (ENV_1, ENV_2):
-            (root / ".env").write_bytes(content)
-            ws.record()
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "feature")
-    git(root, "checkout", "-q", "main")
-    with Workspace.open(root) as ws:
-        (root / "other.txt").write_text("main\n")
-        ws.record()
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "main")
-    git(root, "merge", "-q", "--no-edit", "feature")
-    ok(root, "merge")
-    assert any(name.endswith(".snap") for name in holders(root))
-    ok(root, "forget", ".env", "-m", "leaked on a branch")
-    assert holders(root) == []
-    assert snapline(root, "verify").returncode == 0
+def test_an_edited_forget_record_of_an_in_tree_ledger_is_named_by_verify(tmp_path: Path) -> None:
+    # An old branch's in-tree ledger (written by c82d55b) holds one forget record.
+    root = ledger_checkout(tmp_path / "repo").path
+    ok(root, "verify")  # sound as written; the index is built from it
+    [record] = (root / LEDGER / "forgotten").iterdir()
+    edited = record.read_bytes().replace(b"\nforgot 8 ", b"\nforgot eight ")
+    assert edited != record.read_bytes()
+    record.write_bytes(edited)
+    done = snapline(root, "verify", "--json")
+    assert done.returncode == 3, done.stdout + done.stderr
+    problems = json.loads(done.stdout)["problems"]
+    assert [p["path"] for p in problems] == [f".snapline/ledger/forgotten/{record.name}"]
+    assert "not a valid forget record: line 4: not a canonical number" in problems[0]["message"]

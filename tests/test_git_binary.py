@@ -17,6 +17,7 @@ import pytest
 from snapline.blame.gitdiff import git_hunks, git_hunks_many
 from snapline.git_binary import NO_GIT, GitNotRunError, NotRun, git_environment, run_git
 from tests.cli.conftest import run_script
+from tests.old_ledgers import ledger_checkout
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -137,11 +138,7 @@ def test_a_branch_is_made_in_the_workspaces_repository_whatever_git_dir_says(
 
 
 def test_an_upgrade_without_git_says_so_in_one_line(tmp_path: Path) -> None:
-    root = _repo(tmp_path / "repo")
-    (root / "a.txt").write_text("one\n")
-    assert run_script("init", "--in-tree", cwd=root).returncode == 0
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "start")
+    root = ledger_checkout(tmp_path / "repo").path  # an old branch, its ledger in the tree
     upgrade = run_script("upgrade", cwd=root, env=_NO_GIT)
     assert upgrade.returncode == 1, upgrade.stderr
     assert upgrade.stderr.strip().splitlines() == [

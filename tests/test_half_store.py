@@ -15,6 +15,7 @@ from pathlib import Path
 
 from snapline import Workspace
 from tests.cli.conftest import run_script
+from tests.old_ledgers import LEDGER, ledger_checkout
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -22,12 +23,11 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def test_a_ledger_holding_history_without_format_is_damaged_to_status_and_init(
-    root: Path,
+    tmp_path: Path,
 ) -> None:
-    (root / "a.txt").write_text("a\n")
-    Workspace.init(root, in_tree=True).close()
-    assert run_script("record", "-m", "x", cwd=root).returncode == 0
-    ledger = root / ".snapline" / "ledger"
+    # An old in-tree ledger (the ledger-2 fixture's checkout), outside git as a copy is.
+    root = ledger_checkout(tmp_path / "ws", git=False).path
+    ledger = root / LEDGER
     kept = (ledger / "FORMAT").read_bytes()
     (ledger / "FORMAT").unlink()
     before = _files(root / ".snapline")

@@ -156,8 +156,15 @@ def test_two_first_opens_at_once_upgrade_once(tmp_path: Path) -> None:
 
 
 def test_the_upgraded_history_rolls_back_and_forward(tmp_path: Path) -> None:
+    # The 0.1 store is read at once (as a ledger); the one upgrade moves it onto refs
+    # (the private repository outside git), and only then does a command write.
     root = _extract(tmp_path)
     latest = _files(root)
+    refused = _snapline(root, "rollback", "--to", "2")
+    assert refused.exit_code == 1 and "snapline upgrade" in refused.stderr
+    assert _files(root) == latest
+    moved = _snapline(root, "upgrade")
+    assert moved.exit_code == 0, moved.output
     assert _snapline(root, "rollback", "--to", "2").exit_code == 0
     assert _files(root) == AT_2
     assert _snapline(root, "rollback", "--to", "8").exit_code == 0

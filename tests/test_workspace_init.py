@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import tracemalloc
 from pathlib import Path
 
@@ -102,11 +103,30 @@ def test_large_files_are_tracked_by_hash_only_and_said_so(root: Path) -> None:
         assert ws.check_sync().ok
 
 
+def _baseline_record_size(root: Path) -> int:
+    """The bytes of the baseline's record on its line's ref (plain git)."""
+    repo = str(root / ".snapline" / "repo")
+    git = ["git", "--git-dir", repo]
+    done = subprocess.run(
+        [*git, "for-each-ref", "--format=%(refname)", "refs/snapline/lines/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    size = subprocess.run(
+        [*git, "cat-file", "-s", f"{done.stdout.strip()}:record"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(size.stdout)
+
+
 def test_init_memory_grows_with_the_files_by_less_than_their_rows(tmp_path: Path) -> None:
     # Python memory that init holds at its peak, per file added to the tree, against
-    # what the baseline's ledger file grows by: about 2.5 times, for the names (which
-    # are sorted) and the chain lines (in memory below a few megabytes); holding every
-    # file's rows and the rendered file at once, as init once did, made it 5.5 times.
+    # what the baseline's record grows by (its ``record`` blob on the line's ref; the
+    # in-tree ledger's baseline file before it): holding every file's rows and the
+    # rendered record at once, as init once did, made it 5.5 times.
     def init(files: int) -> tuple[int, int]:
         root = tmp_path / str(files)
         for number in range(files):
@@ -115,13 +135,35 @@ def test_init_memory_grows_with_the_files_by_less_than_their_rows(tmp_path: Path
             (folder / f"a_reasonably_long_file_name_{number:05d}.py").write_text(f"x = {number}\n")
         tracemalloc.start()
         try:
-            Workspace.init(root, in_tree=True).close()
+            Workspace.init(root).close()
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-        (baseline,) = (root / ".snapline" / "ledger" / "snapshots").iterdir()
-        return peak, baseline.stat().st_size
+        return peak, _baseline_record_size(root)
 
     init(1)  # everything init imports, imported
     small, large = init(1000), init(4000)
     assert large[0] - small[0] < 4 * (large[1] - small[1])
+
+
+def test_init_memory_holds_no_more_than_a_batch_of_large_files(tmp_path: Path) -> None:
+    # Files of 1 MiB that do not compress: the baseline writes its index rows in
+    # batches of at most 16 MiB, and the refs store once handed git every file's
+    # content at once (64 of 512 KiB peaked at 35 MiB, twice the ledger's 18 MiB).
+    # Doubling the files must not double the peak: each blob is written as it is read.
+    def init(files: int) -> int:
+        root = tmp_path / str(files)
+        root.mkdir()
+        for number in range(files):
+            (root / f"blob_{number:03d}.bin").write_bytes(os.urandom(1 << 20))
+        tracemalloc.start()
+        try:
+            Workspace.init(root).close()
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        return peak
+
+    init(1)  # everything init imports, imported
+    small, large = init(16), init(32)
+    assert large - small < 8 << 20, (small, large)

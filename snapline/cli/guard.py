@@ -55,7 +55,7 @@ def guard(
     """Run a check (the tests) on the latest snapshot and record whether it passed.
 
     Give the check after --; its output passes through (on stderr with --json). The
-    outcome is kept in the ledger and shown by log, show and report. Exits 0 when the
+    outcome is kept in the history and shown by log, show and report. Exits 0 when the
     check passed, 1 when it failed; 127 or 126 when it cannot be started (nothing is
     recorded); 3 when the check deleted or replaced the store (nothing recorded).
     Refuses to start when the workspace differs from the latest snapshot.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -27,6 +28,7 @@ from snapline.cli.render import (
 if TYPE_CHECKING:
     from snapline import Problem, SideSnapshot, Snapshot, Workspace
     from snapline.guard import CheckOutcome
+    from snapline.snapshots.check.unfetched import Pulled
     from snapline.snapshots.snapshot import Explained
 
 __all__ = ["log", "show", "status"]
@@ -52,10 +54,11 @@ def status(
         latest = _latest(ws) if as_json else latest_header(ws)
         open_range = ws.milestones.current()
         # Served warm, only what the server's monitor saw change (cli/warm/served.py).
-        found, explained = sync_state(ws, None, watched(ws.root))
+        found, explained, came = sync_state(ws, None, watched(ws.root))
         drift = tuple(found)
         states = ws.history_states()
         root = str(ws.root)
+        advise = ws.advise
     if as_json:
         echo_json(
             {
@@ -81,7 +84,8 @@ def status(
             ("milestone  ", "bold"),
             f"{open_range.milestone} open: snapshots {open_range.start}..{open_range.end} "
             f"({plural(open_range.count, 'snapshot')} not in a milestone yet; "
-            "close them with `snapline milestone create`)",
+            + advise("close them with `snapline milestone create`")
+            + ")",
         )
     else:
         echo(
@@ -91,14 +95,19 @@ def status(
         )
     for state in states:
         echo(("history    ", "bold"), (state, "yellow"))
-    _echo_drift(drift, explained)
+    _echo_drift(drift, explained, came, advise)
 
 
 def _latest(ws: Workspace) -> Snapshot:
     return next(ws.snapshots(newest_first=True, limit=1))
 
 
-def _echo_drift(drift: tuple[Problem, ...], explained: Explained | None) -> None:
+def _echo_drift(
+    drift: tuple[Problem, ...],
+    explained: Explained | None,
+    came: Pulled | None,
+    advise: Callable[[str], str],
+) -> None:
     if not drift:
         # As verify says it: a clone behind its line is held to its checkout's snapshot.
         matched = "the workspace matches the latest snapshot"
@@ -115,7 +124,7 @@ def _echo_drift(drift: tuple[Problem, ...], explained: Explained | None) -> None
         )
         for problem in unmerged:
             echo("  ", quote_path(problem.path or ""))
-        echo("Join that line with `snapline merge`.")
+        echo(advise("Join that line with `snapline merge`."))
     if not outside:
         return
     echo(
@@ -128,11 +137,17 @@ def _echo_drift(drift: tuple[Problem, ...], explained: Explained | None) -> None
             (f"{problem.kind:<11}", _DRIFT_STYLES.get(problem.kind, "red")),
             quote_path(problem.path or ""),
         )
+    if came is not None:
+        # Pulled commits whose snapshots were not fetched: a resync would file a
+        # colleague's recorded work as an outside change (snapshots/check/unfetched.py).
+        echo(came.advice())
     echo(
         # A rollback over an outside change is refused unless forced (which records it
         # first), so the advice that drops it says --force.
-        "Keep the outside change with `snapline resync -m TEXT`, or drop it with "
-        "`snapline rollback --force --to latest PATH...`, which records it first."
+        advise(
+            "Keep the outside change with `snapline resync -m TEXT`, or drop it with "
+            "`snapline rollback --force --to latest PATH...`, which records it first."
+        )
     )
 
 

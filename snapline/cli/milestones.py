@@ -139,7 +139,7 @@ def list_(ctx: typer.Context, as_json: JsonOption = False) -> None:
     for line in rest:
         _echo_line(line)
     if others:
-        echo(("closed on other branches (files kept in the ledger):", "dim"))
+        echo(("closed on other lines:", "dim"))
     for other in others:
         _other_line(other)
     if not milestones and not others:

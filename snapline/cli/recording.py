@@ -64,14 +64,6 @@ def init(
             help="Track files larger than this by hash only (default 64 MiB).",
         ),
     ] = None,
-    in_tree: Annotated[
-        bool,
-        typer.Option(
-            "--in-tree",
-            help="Make the 0.2 in-tree ledger, DIRECTORY/.snapline/ledger/, in git or "
-            "not (for tests of the stores it wrote; `snapline upgrade` moves it).",
-        ),
-    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Create the store; the workspace as it is becomes snapshot 0.
@@ -96,13 +88,12 @@ def init(
             large_file_limit=large_file_limit,
             timeout=options.timeout,
             progress=progress,
-            in_tree=in_tree,
         )
     finally:
         progress.close()
     with ws:
         summary = _baseline_summary(ws)
-    on_git = summary["refs"] is not None and private_repo(ws.root) is None
+    on_git = private_repo(ws.root) is None
     summary["push_hook"] = _push_hook(ws.root) if on_git else None
     if as_json:
         echo_json(summary)
@@ -145,7 +136,7 @@ def _push_hook(root: Path) -> str | None:
 
 def _baseline_summary(ws: Workspace) -> dict[str, Any]:
     from snapline.scanning.reasons import SkipReason
-    from snapline.state_dir import in_tree, state_dir
+    from snapline.state_dir import state_dir
     from snapline.workspace.rows import baseline_id, baseline_totals
 
     files, size, skipped = baseline_totals(ws)
@@ -153,7 +144,7 @@ def _baseline_summary(ws: Workspace) -> dict[str, Any]:
     return {
         "root": str(ws.root),
         "store": str(state_dir(ws.root)),
-        "refs": None if in_tree(ws.root) else f"refs/snapline/lines/{baseline_id(ws)}",
+        "refs": f"refs/snapline/lines/{baseline_id(ws)}",
         "snapshot": 0,
         "files": files,
         "bytes": size,

@@ -39,7 +39,10 @@ def report(
             "--output",
             metavar="FILE",
             dir_okay=False,
-            help="Where to write the page (default: .snapline/report.html, never committed).",
+            help=(
+                "Where to write the page (default: report.html in the local state, "
+                ".git/snapline/ or .snapline/; never committed)."
+            ),
         ),
     ] = None,
     milestone: Annotated[

@@ -36,13 +36,11 @@ class NoCheckLogError(SnaplineError):
 
 
 class _Log(Protocol):
-    def add(self, record: CheckRecord) -> str: ...
-
     def all(self) -> list[tuple[str, CheckRecord]]: ...
 
 
 def _check_log(store: StoreReader) -> _Log | None:
-    """Where the store keeps check records: its ledger's ``checks/``, or its refs."""
+    """Where the store keeps check records: its refs, or (read only) its ledger's ``checks/``."""
     if isinstance(store, LedgerStore):
         return CheckLog(store.ledger)
     # Only a process that opened a history on git's refs has loaded the refs store (and
@@ -83,11 +81,15 @@ def add_outcome(
         NoCheckLogError: If the store has no ledger.
         OSError: If the disk refuses.
     """
-    log = _check_log(store)
-    if log is None:
+    # Only a history on refs takes new records: an in-tree ledger refused the guard first
+    # (Recorder.writing), and a store of any other kind keeps none.
+    refs = sys.modules.get("snapline.store.refs.store")
+    if refs is None or not isinstance(store, refs.RefsStore):
         raise NoCheckLogError()
+    from snapline.store.refs.checks import RefsCheckLog
+
     record = CheckRecord(number, snapshot_id, time, exit_code, tuple(command), session)
-    name = log.add(record)
+    name = RefsCheckLog.of(store).add(record)
     return _outcome(name, record)
 
 

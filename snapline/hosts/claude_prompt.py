@@ -5,10 +5,11 @@ was submitted; every snapshot the hooks then record for that session carries it 
 ``metadata["prompt"]`` (:func:`stamp`), which is what ``before-prompt:N@SESSION`` resolves
 from (:mod:`snapline.snapshots.read.prompts`). The prompt's text is kept with it (at most
 1,000 characters), or only its SHA-256 digest when ``--prompt-digest`` or
-``SNAPLINE_PROMPTS=digest`` says so: the ledger is committed with the project, and a
-prompt may hold what should not be. The current prompt of each session lives in
-``.snapline/claude-code-prompts.json`` (local); a session it has lost (a fresh clone)
-is counted on from its stamped snapshots.
+``SNAPLINE_PROMPTS=digest`` says so: the history is pushed with the project's branches,
+and a prompt may hold what should not be. The current prompt of each session lives in
+``claude-code-prompts.json`` of the local state (``.git/snapline/``, or ``.snapline/``
+outside git); a session it has lost (a fresh clone) is counted on from its stamped
+snapshots.
 
 With milestones per prompt, each new prompt also closes the work done since the last
 milestone as the next milestone, titled from the prompt that asked for that work.

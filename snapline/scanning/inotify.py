@@ -1,10 +1,10 @@
 """Linux inotify through ctypes: the kernel's queue of directory events, no thread.
 
-The one low-level wrapper both watchers use: the ledger's (``store/ledger/watch.py``)
-and the work tree's (``scanning/monitor.py``). It starts no thread (watchdog's observer
-does, and the warm server forks: a forked thread's locks are held by nobody), reads
-without blocking, and says ``None`` where inotify is missing (another OS, no instances
-left); its callers then look at the disk instead, as they would without it.
+The low-level wrapper the work tree's watcher uses (``scanning/monitor.py``). It
+starts no thread (watchdog's observer does, and the warm server forks: a forked
+thread's locks are held by nobody), reads without blocking, and says ``None`` where
+inotify is missing (another OS, no instances left); its callers then look at the disk
+instead, as they would without it.
 """
 
 from __future__ import annotations

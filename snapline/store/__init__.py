@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from snapline.lazy import lazy_exports
 from snapline.store.errors import (
     AccessProblem,
+    InTreeLedgerError,
+    MergedLedgerError,
     StoreAccessError,
     StoreBusyError,
     StoreCorruptError,
@@ -71,12 +73,14 @@ __all__ = [
     "FileStamp",
     "Fingerprint",
     "ForgottenRow",
+    "InTreeLedgerError",
     "JournalReader",
     "JournalRow",
     "JournalWriter",
     "KnownStateReader",
     "KnownStateWriter",
     "LedgerEntry",
+    "MergedLedgerError",
     "MilestoneReader",
     "MilestoneRow",
     "MilestoneWriter",

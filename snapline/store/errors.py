@@ -5,7 +5,10 @@ Reads, writes and transaction boundaries report failures as :class:`StoreBusyErr
 refused: permissions, a full disk, a file-size limit, an I/O error),
 :class:`StoreUsageError` (the calling code used the store in a way SQLite refuses, such
 as after closing it: the file is fine) or :class:`StoreCorruptError` (the data itself
-cannot be read); :func:`translate` is the only code that decides which. No message
+cannot be read); :func:`translate` is the only code that decides which. A history this
+snapline reads and no longer writes (the 0.2 in-tree ledger) refuses every write with
+:class:`InTreeLedgerError`, and so does a history on git's refs while a git merge
+brought such a ledger back into the checkout (:class:`MergedLedgerError`). No message
 advises starting a new history: only a check that proves the store damaged may
 (``snapline verify``).
 """
@@ -22,6 +25,8 @@ from snapline.store.schema import FORMAT_VERSION
 
 __all__ = [
     "AccessProblem",
+    "InTreeLedgerError",
+    "MergedLedgerError",
     "StoreAccessError",
     "StoreBusyError",
     "StoreCorruptError",
@@ -158,6 +163,61 @@ def _state_name(path: Path) -> str:
         if folder.name == "snapline" and (folder.parent / "HEAD").is_file():
             return ".git/snapline/" if folder.parent.name == ".git" else f"{folder}/"
     return ".snapline/"
+
+
+class InTreeLedgerError(SnaplineError):
+    """This checkout's history is the 0.2 in-tree ledger, which this snapline only reads.
+
+    Every command that would write it (record, edits, run, rollback, milestones,
+    forget, guard, merge...) refuses before changing anything; reading commands answer
+    as before, and ``snapline upgrade`` moves the history onto git's refs.
+
+    Attributes:
+        path: The ledger directory.
+    """
+
+    exit_code = 1
+
+    def __init__(self, path: Path | str) -> None:
+        """Describe the refused write.
+
+        Args:
+            path: The ledger directory (``<root>/.snapline/ledger``).
+        """
+        self.path = str(path)
+        super().__init__(
+            "this checkout's history is the 0.2 in-tree ledger, .snapline/ledger/, which "
+            "this snapline reads but no longer writes: run `snapline upgrade` to move it "
+            "onto git's refs, then try again; nothing was changed"
+        )
+
+
+class MergedLedgerError(InTreeLedgerError):
+    """A git merge brought an old branch's in-tree ledger into a work tree whose history is on refs.
+
+    That branch's snapshots are not on git's refs yet: its files look untracked, and a
+    write (``resync`` above all) would file that branch's recorded work as a person's
+    edit. Every write refuses until ``snapline upgrade`` moves them (then ``snapline
+    merge`` joins that line); reading commands answer as before.
+
+    Attributes:
+        path: The ledger directory the merge brought back.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        """Describe the refused write.
+
+        Args:
+            path: The ledger directory (``<root>/.snapline/ledger``).
+        """
+        self.path = str(path)
+        SnaplineError.__init__(
+            self,
+            "a git merge brought .snapline/ledger/ back from a branch whose history is "
+            "still in the tree, and its snapshots are not on git's refs yet: run "
+            "`snapline upgrade` to move them (then `snapline merge` joins that line), "
+            "then try again; nothing was changed",
+        )
 
 
 class StoreBusyError(SnaplineError):

@@ -14,18 +14,18 @@ import os
 import select
 import sys
 
-from snapline.travel.pre_push import DEFERRED
+from snapline.travel.pre_push import DEFERRED, REMOTE, WATCHED
 
 __all__ = ["main"]
 
 
-def main(argv: list[str]) -> None:
-    """Wait for the process the pidfd ``argv[1]`` names to end, then push to ``argv[2]``.
+def main() -> None:
+    """Wait for the process the pidfd in ``$SNAPLINE_AFTER_PUSH_FD`` names to end, then push.
 
-    Args:
-        argv: This program's arguments: the pidfd (inherited), the remote.
+    The remote is ``$SNAPLINE_AFTER_PUSH_REMOTE`` (the environment, not the command line:
+    only the lean parser reads one).
     """
-    watched, remote = int(argv[1]), argv[2]
+    watched, remote = int(os.environ.pop(WATCHED)), os.environ.pop(REMOTE)
     select.select([watched], [], [])
     os.close(watched)
     os.environ[DEFERRED] = "1"
@@ -33,4 +33,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

@@ -4,9 +4,13 @@ git's own ``fetch`` would refuse a non-fast-forward too, but says so only in pro
 stderr (its ``--porcelain`` came in git 2.41). So the remote's refs are fetched first
 under a staging name of this run's own (``refs/snapline-incoming/<run>/…``, which no
 local commit is on, so forcing there loses nothing), then each history ref is moved
-here by compare-and-swap only when that is a fast-forward (or the ref is new); a line
-that has snapshots here the remote lacks is never moved. The staging refs are deleted
-before returning, whatever happened.
+here by compare-and-swap only when that is a fast-forward (or the ref is new), or the
+rewrite of a forget the remote published that holds every snapshot here
+(:mod:`snapline.travel.rewrites`); a line that has snapshots here the remote lacks is
+never moved. The staging refs are deleted before returning, whatever happened. A fetch
+that reached the remote touches a mark in the git directory
+(:mod:`snapline.store.refs.fetched`): commits that ``git pull`` brings after it may have
+snapshots still on the remote, and ``status`` says so.
 
 ``--no-prune`` (a ``fetch.prune`` setting would delete local lines the remote lacks:
 lines recorded here and not pushed yet), ``--no-tags``, ``--no-write-fetch-head`` and
@@ -26,10 +30,12 @@ import os
 import uuid
 from pathlib import Path
 
+from snapline.store.refs.fetched import note_fetched
 from snapline.store.refs.layout import REFS
 from snapline.travel.gitrun import GitFailedError, git, git_line
 from snapline.travel.localrefs import contains, delete_refs, history_refs, update_refs
 from snapline.travel.outcome import Moved, Refusal, Refused, Travel
+from snapline.travel.rewrites import forget_naming, forget_rewriting
 
 __all__ = ["STAGING", "fetch"]
 
@@ -66,6 +72,11 @@ def fetch(root: Path, remote: str) -> Travel:
                 "nothing was fetched; check that the remote exists and that "
                 "`git fetch` from it works",
             )
+        # Commits git fetched before this are no longer newer than the history (status,
+        # verify: store/refs/fetched.py): nothing at run time asks the remote.
+        common = git(root, "rev-parse", "--git-common-dir").out.strip()
+        if common:
+            note_fetched(root / common)
         incoming = {
             REFS + name.removeprefix(staging): oid
             for name, oid in history_refs(root, staging).items()
@@ -95,8 +106,12 @@ def _settle(root: Path, remote: str, incoming: dict[str, str]) -> Travel:
             updates.append((ref, theirs, ours))
         elif contains(root, ours, theirs):
             ahead.append(ref)
+        elif forget_rewriting(root, incoming, ref, ours, theirs) is not None:
+            # A published forget's rewrite, holding every snapshot here: taken by
+            # compare-and-swap on the tip read, with the forget record it came with.
+            updates.append((ref, theirs, ours))
         else:
-            refused.append(_diverged(remote, ref))
+            refused.append(_diverged(remote, ref, forget_naming(root, incoming, ref)))
     moved = [Moved(ref, old, new) for ref, new, old in updates]
     if not update_refs(root, updates, f"snapline fetch {remote}"):
         # One of them moved meanwhile (a snapshot recorded as we fetched): move the
@@ -110,7 +125,20 @@ def _settle(root: Path, remote: str, incoming: dict[str, str]) -> Travel:
     return Travel(remote, "fetch", tuple(moved), tuple(refused), same, tuple(ahead))
 
 
-def _diverged(remote: str, ref: str) -> Refusal:
+def _diverged(remote: str, ref: str, forget: str | None) -> Refusal:
+    if forget is not None:
+        # The remote's forget says it rewrote this line, yet its line lacks snapshots
+        # held here: the one command that takes it anyway drops them, so it is named
+        # with that cost, never run.
+        return Refusal(
+            ref,
+            Refused.diverged,
+            f"{ref} was not fetched: {remote}'s {forget} rewrote the line, but this "
+            "repository has snapshots on it that the rewrite lacks, and a line is never "
+            f"rewound; nothing here changed; compare them with `git log {ref}` and "
+            f"`git ls-remote {remote} {ref}`; `git fetch {remote} '+{ref}:{ref}'` takes "
+            "the rewrite and drops them (docs/cli.md, `snapline forget`)",
+        )
     return Refusal(
         ref,
         Refused.diverged,

@@ -45,7 +45,9 @@ from snapline.travel.pushing import push
 __all__ = [
     "DEFERRED",
     "PRE_PUSH_CONFIG",
+    "REMOTE",
     "STOPPED",
+    "WATCHED",
     "carries_a_branch",
     "deferred_run",
     "history_required",
@@ -54,6 +56,10 @@ __all__ = [
 
 DEFERRED = "SNAPLINE_PUSH_DEFERRED"
 """Set in the environment of the hook's run that follows git's push: it pushes at once."""
+WATCHED = "SNAPLINE_AFTER_PUSH_FD"
+"""For :mod:`.after_push`: the inherited pidfd of git's push process."""
+REMOTE = "SNAPLINE_AFTER_PUSH_REMOTE"
+"""For :mod:`.after_push`: the remote to push the history to."""
 
 PRE_PUSH_CONFIG = "snapline.prePush"
 """git's setting for a history that does not go: ``refuse`` (the default) or ``warn``."""
@@ -164,9 +170,11 @@ def _defer(root: Path, remote: str, git_pid: int) -> bool:
     try:
         # No stdin: git's lines were judged here (a pipe of them, unread until git ends,
         # would block this hook, and so git, past the pipe's 64 KiB: a push of many refs).
+        # Its two values go in the environment: only the lean parser reads a command line.
         subprocess.Popen(
-            [sys.executable, "-m", "snapline.travel.after_push", str(watched), remote],
+            [sys.executable, "-m", "snapline.travel.after_push"],
             cwd=root,
+            env={**os.environ, WATCHED: str(watched), REMOTE: remote},
             stdin=subprocess.DEVNULL,
             pass_fds=(watched,),
             start_new_session=True,  # git's end, or a ^C at the terminal, must not stop it

@@ -75,7 +75,6 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
         description: str = "baseline",
         timeout: float = _DEFAULT_TIMEOUT,
         progress: Callable[[int, int], None] | None = None,
-        in_tree: bool = False,
     ) -> Workspace:
         """Start the history: capture every non-ignored file as snapshot 0.
 
@@ -92,8 +91,6 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
             description: The baseline's description.
             timeout: Seconds to wait for another process holding the store.
             progress: Called as ``progress(done, total)`` while files are captured.
-            in_tree: Make the 0.2 in-tree ledger, ``<root>/.snapline/ledger/``, in git
-                or not (for tests of the stores it wrote; ``snapline upgrade`` moves it).
 
         Returns:
             The open workspace.
@@ -112,7 +109,6 @@ class Workspace(Recording, Guarding, Restoring, Reading, Diffing, Forgetting, Br
             description=description,
             timeout=timeout,
             progress=progress,
-            in_tree=in_tree,
         )
         return cls.open(path, timeout=timeout)
 

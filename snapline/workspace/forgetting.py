@@ -27,13 +27,14 @@ class Forgetting(WorkspaceBase):
         """Remove the stored content of a file recorded by mistake (a secret) from the history.
 
         Every stored version of ``path`` (or only the content it had after
-        ``snapshot``) leaves the ledger and the local index: objects deleted, deltas
-        replaced by tombstones that keep their digests, so the chain still verifies.
+        ``snapshot``) leaves the history and the local index: the lines on
+        ``refs/snapline/`` are rewritten with tombstones that keep the digests, so the
+        chain still verifies, and the act is kept on ``refs/snapline/forgets/<id>``.
         Later versions stay rebuildable; rebuilding a forgotten one raises
-        :class:`~snapline.snapshots.read.reconstruct.ForgottenVersionError`. The act
-        is recorded in the ledger. This is the one rewrite of ledger files: commit
-        ``.snapline/`` afterwards; git history that already holds the content must be
-        cleaned with git's own tools (``git filter-repo``).
+        :class:`~snapline.snapshots.read.reconstruct.ForgottenVersionError`. The user's
+        commits are not touched: ``snapline forget --publish REMOTE`` publishes the
+        rewrite, and git history that already holds the content must be cleaned with
+        git's own tools (``git filter-repo``).
 
         As ``git filter-repo`` does, forget leaves the workspace alone: forgetting
         the content a file still has on disk is allowed, the file stays, and the

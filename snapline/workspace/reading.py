@@ -261,7 +261,26 @@ class Reading(WorkspaceBase):
         from snapline.validation import history_states
 
         with self._store.read():
-            return history_states(self._store)
+            return [self.advise(state) for state in history_states(self._store)]
+
+    def advise(self, advice: str) -> str:
+        """``advice`` as this workspace gives it: ``snapline upgrade`` first where writes refuse.
+
+        An old branch's checkout (the in-tree ledger) and a work tree where a git merge
+        brought such a ledger back refuse every write: advice naming one (resync,
+        rollback, merge, milestone create...) names ``snapline upgrade`` first.
+
+        Args:
+            advice: A message or line of advice worded for a history that is written.
+
+        Returns:
+            The advice to print (``advice`` itself when this workspace writes).
+        """
+        if self._recorder.refusal is None:
+            return advice
+        from snapline.snapshots.check.upgrade_first import upgrade_first
+
+        return upgrade_first(advice, self._recorder.refusal)
 
     def validate(self, *, deep: bool = False) -> Report:
         """Check the history for gaps, broken links, chain mismatches and missing content.

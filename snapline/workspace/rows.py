@@ -17,6 +17,7 @@ from snapline.paths import UnsafeRecordError
 from snapline.workspace.base import PathArg, WorkspaceBase
 
 if TYPE_CHECKING:
+    from snapline.snapshots.check.unfetched import Pulled
     from snapline.snapshots.info_fields import InfoFields
     from snapline.snapshots.read.headers import SnapshotHeader
     from snapline.snapshots.record.monitored import Changes
@@ -92,12 +93,15 @@ def sync_state(
     ws: WorkspaceBase,
     paths: Iterable[PathArg] | PathArg | None,
     changes: Changes | None = None,
-) -> tuple[list[Problem], Explained | None]:
+) -> tuple[list[Problem], Explained | None, Pulled | None]:
     """:func:`sync_problems`, and what the files were held to when not the latest snapshot.
 
     Returns:
-        The problems, and the snapshot a clone's checkout behind its line is (the state
-        ``status`` and ``verify`` compared the files with), or ``None`` for the latest.
+        The problems; the snapshot a clone's checkout behind its line is (the state
+        ``status`` and ``verify`` compared the files with), or ``None`` for the latest;
+        and the drifted paths that commits git fetched brought before their history
+        (``snapshots/check/unfetched.py``: their advice is ``snapline fetch``), or
+        ``None``.
     """
     from snapline.snapshots.record.detect import sync_problems as problems_of
 
@@ -115,13 +119,28 @@ def sync_state(
             note_walk(ws.root, detection)
         found = problems_of(detection)
     if not found:
-        return found, None  # the clean path asks nothing more
-    from snapline.snapshots.check.explained import held_to_checkout
+        return found, None, None  # the clean path asks nothing more
+    from snapline.snapshots.check.explained import DRIFT_KINDS, held_to_checkout
     from snapline.snapshots.check.merged import mark_merged
+    from snapline.snapshots.check.unfetched import mark_pulled, pulled
 
     found, explained = held_to_checkout(ws.root, ws._store, found, scope)
     # Drift that git merged from another line on the refs: for `snapline merge`.
-    return mark_merged(ws.root, ws._store, found), explained
+    found = mark_merged(ws.root, ws._store, found)
+    # Drift that pulled commits brought before their history: for `snapline fetch`.
+    drifted = [p.path for p in found if p.kind in DRIFT_KINDS and p.path]
+    came = pulled(ws.root, ws._store, drifted)
+    return _upgrade_first(ws, mark_pulled(found, came)), explained, came
+
+
+def _upgrade_first(ws: WorkspaceBase, problems: list[Problem]) -> list[Problem]:
+    """``problems`` with their advice worded for a history that refuses writes, if it does."""
+    refusal = ws._recorder.refusal
+    if refusal is None or not problems:
+        return problems
+    from snapline.snapshots.check.upgrade_first import upgrade_first_problems
+
+    return upgrade_first_problems(problems, refusal)
 
 
 def verify_problems(
@@ -148,7 +167,7 @@ def verify_problems(
 
     checked = check_history(ws._store, full=full, deep=deep)
     try:
-        sync, explained = sync_state(ws, None, changes)
+        sync, explained, came = sync_state(ws, None, changes)
     except UnsafeRecordError as error:
         # The disk cannot be compared with a known state that names a path outside
         # the root; say so once, next to what validation found.
@@ -164,8 +183,8 @@ def verify_problems(
         from snapline.snapshots.check.explained import explain_checkout
 
         # A checkout of a commit git merged (CI): its files against every line's states.
-        sync, explained = explain_checkout(ws.root, ws._store, sync)
-    return checked.problems + sync, checked.since, explained
+        sync, explained = explain_checkout(ws.root, ws._store, sync, came)
+    return _upgrade_first(ws, checked.problems + sync), checked.since, explained
 
 
 def log_headers(

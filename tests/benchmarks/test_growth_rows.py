@@ -6,12 +6,20 @@ git or with a hashing walk) and report their figures; speed is never checked.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from benchmarks.cases import ORDER
-from benchmarks.growth import GROWTH_ROWS, HASH_WALK, Sizes, directory_bytes, row_growth
+from benchmarks.growth import (
+    GROWTH_ROWS,
+    HASH_WALK,
+    Sizes,
+    copy_clone,
+    directory_bytes,
+    row_growth,
+)
 from tests.benchmarks.test_issue16_rows import _bench
 
 TINY = Sizes(short=2, mid=3, long=6, history_files=40, tree_files=60)
@@ -37,6 +45,13 @@ def test_every_growth_row_is_measured_with_its_reference(tmp_path: Path) -> None
     size = rows["G6"]
     assert size.snapline is not None and size.git is not None
     assert size.ratio == (size.snapline.value or 0) / (size.git.value or 1)
+    # The default layout (issue 37): the history on the tree's refs, nothing in the tree;
+    # G6 counts the refs' pack and the local index.
+    tree = bench.config.workdir / "growth-tree"
+    assert not (tree / ".snapline").exists() and (tree / ".git" / "snapline").is_dir()
+    pack, index = (figure.value or 0 for figure in size.extra)
+    assert pack > 0 and index > 0 and size.snapline.value == pack + index
+    assert "after `snapline fetch`" in (rows["G3"].snapline.label if rows["G3"].snapline else "")
     # The clones are gone after the row.
     assert not list(bench.config.workdir.glob("growth-clone-*"))
 
@@ -66,3 +81,16 @@ def test_the_hashing_walk_reads_every_listed_file(tmp_path: Path) -> None:
 
     assert int(run.stdout) == 8
     assert directory_bytes(tmp_path / "sub") == 5
+
+
+def test_a_copied_clone_links_its_files_and_keeps_its_symlinks(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    (clone / "src").mkdir(parents=True)
+    (clone / "src" / "a.py").write_text("a\n")
+    os.symlink("src/a.py", clone / "link")
+
+    copy = copy_clone(clone, tmp_path / "copy")
+
+    assert os.stat(copy / "src" / "a.py").st_ino == os.stat(clone / "src" / "a.py").st_ino
+    assert os.readlink(copy / "link") == "src/a.py"
+    assert (copy / "src").is_dir() and not (copy / "src").is_symlink()

@@ -1,4 +1,4 @@
-"""Benchmark rows of issue 16: the processes, verify in a fresh clone, rollback, the peers.
+"""Benchmark rows of issue 16: the processes, rollback, the peers.
 
 The plumbing on tiny inputs: the rows run, time what they say and report what they
 could not measure; their figures are not checked for speed.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import os
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -18,7 +17,6 @@ import pytest
 
 from benchmarks import peers
 from benchmarks.cases import Bench, Config, help_series, row_blocks, row_help, run_all
-from benchmarks.clone import copy_clone, row_fresh_clone
 from benchmarks.peers import Peer, install_peers, row_peers
 from benchmarks.report import (
     PEERS_START,
@@ -76,37 +74,6 @@ def test_a_block_edit_changes_the_lines_asked_for_in_many_blocks() -> None:
     # block in eight each deletes or inserts); difflib may match a few new lines to old.
     assert 900 <= removed <= 1_200 and 900 <= added <= 1_200
     assert blocks >= 1_200 / 12
-
-
-def test_the_fresh_clone_row_verifies_a_clone_of_the_committed_workspace(tmp_path: Path) -> None:
-    bench = _bench(tmp_path / "work")
-
-    (row,) = row_fresh_clone(bench)
-
-    assert row.number == "6e" and row.skipped is None
-    assert row.snapline is not None and row.snapline.stats is not None
-    assert row.git is not None and row.git.stats is not None
-    assert len(row.snapline.stats.samples) == 1
-    assert "of them the ledger" in row.notes[0]
-    assert "`.snapline/.gitignore`" in row.notes[0]
-    # The clones are gone; the source repository holds the ledger.
-    left = {path.name for path in bench.config.workdir.glob("clone-*")}
-    assert left == {"clone-source.git"}
-    listed = bench.git(bench.config.workdir, "--git-dir", "clone-source.git", "ls-files").stdout
-    assert ".snapline/ledger/" in listed and "index.db" not in listed
-
-
-def test_a_copied_clone_links_its_files_and_keeps_its_symlinks(tmp_path: Path) -> None:
-    clone = tmp_path / "clone"
-    (clone / "src").mkdir(parents=True)
-    (clone / "src" / "a.py").write_text("a\n")
-    os.symlink("src/a.py", clone / "link")
-
-    copy = copy_clone(clone, tmp_path / "copy")
-
-    assert os.stat(copy / "src" / "a.py").st_ino == os.stat(clone / "src" / "a.py").st_ino
-    assert os.readlink(copy / "link") == "src/a.py"
-    assert (copy / "src").is_dir() and not (copy / "src").is_symlink()
 
 
 def test_the_library_block_times_rollback_and_verify_as_processes(tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def test_a_summary_runs_one_git_diff_for_every_version_of_its_files(
 ) -> None:
     # The review page counts lines with blame --summary: one process per version made a
     # 1,000-snapshot history's page ten times slower (benchmark row 11).
-    with Workspace.init(tmp_path, in_tree=True) as ws:
+    with Workspace.init(tmp_path) as ws:
         for n in range(12):
             ws.write_file("a.txt", "".join(f"{i}{'!' * (i == n)}\n" for i in range(15)))
             ws.write_file("b.txt", f"b {n}\n" * (n + 1))

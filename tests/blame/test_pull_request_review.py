@@ -20,6 +20,7 @@ from pathlib import Path
 from snapline import Workspace
 from tests.blame.test_team_lines import _team
 from tests.history_refs.gitrepo import ENV, Repo, new_repo
+from tests.old_ledgers import ledger_checkout
 
 FILES = {"app.py": "def main():\n    return 0\n", "lib.py": "X = 0\n"}
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
@@ -144,8 +145,7 @@ def test_a_merge_of_two_agents_pull_requests_is_reviewed_line_by_line(tmp_path: 
 
 
 def test_an_in_tree_history_is_told_to_give_snapshot_references(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "repo", FILES)
-    repo.ok("init", "--in-tree")
+    repo = ledger_checkout(tmp_path / "repo")  # an old branch, its ledger in the tree
     done = repo.snap("blame", "--commits", "HEAD..HEAD")
     assert done.returncode == 1, done.stderr
     assert "not on git's refs: give snapshot references (--markdown A..B)" in done.stderr

@@ -42,16 +42,10 @@ def project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-@pytest.fixture
-def ledger_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """``project`` with the 0.2 in-tree ledger (``init --in-tree``), for tests of its files."""
-    (root / "src").mkdir()
-    (root / "src" / "app.py").write_text("print('hello')\n")
-    (root / "README.md").write_text("# demo\n")
-    Workspace.init(root, in_tree=True).close()
-    monkeypatch.chdir(root)
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    return root
+def damage_line_ref(root: Path) -> None:
+    """Garbage in the one line ref of the private repository ``init`` made outside git."""
+    (ref,) = (root / ".snapline" / "repo" / "refs" / "snapline" / "lines").iterdir()
+    ref.write_bytes(b"this is not a ref\n" * 100)
 
 
 def as_json(result: Result) -> Any:

@@ -21,7 +21,7 @@ from snapline.cli.app import app
 from snapline.cli.errors import EXIT_INTERNAL
 from snapline.cli.output import color_enabled, github_annotation
 from snapline.cli.usage import shown
-from tests.cli.conftest import Invoke, as_json, run_script
+from tests.cli.conftest import Invoke, as_json, damage_line_ref, run_script
 from tests.cli_runner import CliRunner
 
 # What `snapline --help` must not load (STYLE habit 12, measured in the benchmark).
@@ -163,13 +163,13 @@ def test_errors_never_show_a_traceback_without_debug(project: Path) -> None:
     assert "SnapshotNotFoundError" in loud.stderr
 
 
-def test_corrupt_store_exits_3(cli: Invoke, ledger_project: Path) -> None:
-    project = ledger_project  # the in-tree ledger's files are what this test reads
-    # The ledger is the history (a damaged local index is only rebuilt).
-    (project / ".snapline" / "ledger" / "FORMAT").write_bytes(b"this is not a ledger" * 100)
+def test_corrupt_store_exits_3(cli: Invoke, project: Path) -> None:
+    # The refs are the history (a damaged local index is only rebuilt).
+    damage_line_ref(project)
     result = cli("status")
     assert result.exit_code == 3
-    assert result.stderr.startswith("snapline: error: the store at")
+    assert result.stderr.startswith("snapline: error: snapline's ref refs/snapline/lines/")
+    assert len(result.stderr.splitlines()) == 1
     assert "Traceback" not in result.output
 
 

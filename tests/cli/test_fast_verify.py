@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from snapline import Workspace
 from snapline.cli.checking import fast_verify
 from snapline.cli.lean import read
-from tests.cli.conftest import Invoke
+from tests.cli.conftest import Invoke, damage_line_ref
 
 
 @pytest.mark.parametrize(
@@ -53,21 +54,23 @@ def _workspace(base: Path, name: str, damage: str) -> Path:
     root = base / name
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text("print('hello')\n")
-    # An edited ledger file is the in-tree ledger's damage; the rest on the default store.
-    with Workspace.init(root, in_tree=damage == "edited") as ws:
+    with Workspace.init(root) as ws:
         ws.write_file("src/app.py", b"print('hi')\n")
     if damage == "drift":
         (root / "src" / "app.py").write_text("changed behind its back\n")
-    elif damage == "edited":
-        (snapshot,) = (root / ".snapline" / "ledger" / "snapshots").glob("00000001-*")
-        snapshot.write_bytes(snapshot.read_bytes().replace(b"tool ", b"tool  "))
+    elif damage == "forged":  # a problem of the history: its chain no longer holds
+        with sqlite3.connect(root / ".snapline" / "index.db") as db:
+            db.execute("UPDATE snapshots SET tool = 'forged' WHERE number = 1")
+        db.close()
+    elif damage == "ref":  # the store itself unreadable
+        damage_line_ref(root)
     elif damage == "checked":
         with Workspace.open(root) as ws:
             assert ws.verify().ok  # the next verify starts from a checkpoint
     return root
 
 
-@pytest.mark.parametrize("damage", ["none", "checked", "drift", "edited"])
+@pytest.mark.parametrize("damage", ["none", "checked", "drift", "forged", "ref"])
 @pytest.mark.parametrize(
     "args", [[], ["--json"], ["--format", "github"], ["--full"], ["--deep", "--json"]]
 )

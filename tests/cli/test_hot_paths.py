@@ -135,6 +135,15 @@ REFS_NOT_NEEDED = (
     "snapline.store.ledger.agreement",
 )
 
+# What the default store (git's refs; outside git its private repository) must not load:
+# it reads and writes git's files itself (store/refs/filedb.py), so of the refs store only
+# what a command uses, and no libgit2.
+ON_REFS = (*(name for name in NOT_NEEDED if name != "snapline.store.refs"), *REFS_NOT_NEEDED)
+VERIFY_ON_REFS = (
+    *(name for name in VERIFY_NOT_NEEDED if name != "snapline.store.refs"),
+    *REFS_NOT_NEEDED,
+)
+
 _DRIVER = """
 import json, sys
 from snapline.cli import main
@@ -180,12 +189,11 @@ def _lean(result: dict[str, Any], not_needed: tuple[str, ...] = NOT_NEEDED) -> N
     assert not any(name.startswith(below) for name in loaded)
 
 
-def test_record_loads_only_what_it_uses(ledger_project: Path) -> None:
-    project = ledger_project  # the in-tree ledger: no git library on its lean paths
+def test_record_loads_only_what_it_uses(project: Path) -> None:
     (project / "src" / "app.py").write_text("print('bye')\n")
     result = _run(project, ["record", "src/app.py", "-m", "edit"])
     assert result["code"] == 0 and "recorded snapshot 1" in result["stdout"]
-    _lean(result)
+    _lean(result, ON_REFS)
 
 
 def _event(root: Path, name: str) -> str:
@@ -200,32 +208,30 @@ def _event(root: Path, name: str) -> str:
     )
 
 
-def test_the_hook_round_trip_loads_only_what_it_uses(ledger_project: Path) -> None:
-    project = ledger_project  # the in-tree ledger: no git library on its lean paths
+def test_the_hook_round_trip_loads_only_what_it_uses(project: Path) -> None:
     before = _run(project, ["hook", "claude-code"], _event(project, "PreToolUse"))
     assert before["code"] == 0 and before["stderr"] == ""
-    _lean(before)
+    _lean(before, ON_REFS)
     (project / "src" / "app.py").write_text("print('bye')\n")
     after = _run(project, ["hook", "claude-code"], _event(project, "PostToolUse"))
     assert after["code"] == 0 and after["stderr"] == ""
-    _lean(after)
+    _lean(after, ON_REFS)
     assert "snapline: " not in after["stderr"]
 
 
-def test_a_verify_that_finds_nothing_loads_only_what_it_uses(ledger_project: Path) -> None:
-    project = ledger_project  # the in-tree ledger: no git library on its lean paths
+def test_a_verify_that_finds_nothing_loads_only_what_it_uses(project: Path) -> None:
     (project / "src" / "app.py").write_text("print('bye')\n")
     assert _run(project, ["record", "src/app.py"])["code"] == 0
     made = _run(project, ["milestone", "create", "--to", "latest", "--title", "first"])
     assert made["code"] == 0, made["stderr"]
     first = _run(project, ["verify"])  # the whole history: no checkpoint yet
     assert first["code"] == 0 and "snapshots 0..1 verified," in first["stdout"]
-    _lean(first, VERIFY_NOT_NEEDED)
+    _lean(first, VERIFY_ON_REFS)
     (project / "README.md").write_text("# renamed demo\n")
     assert _run(project, ["record", "README.md"])["code"] == 0
     since = _run(project, ["verify", "--format", "github"])  # what is new since then
     assert since["code"] == 0 and "0..1 by an earlier check" in since["stdout"]
-    _lean(since, VERIFY_NOT_NEEDED)
+    _lean(since, VERIFY_ON_REFS)
 
 
 def test_a_verify_that_finds_a_problem_still_names_it(project: Path) -> None:
@@ -339,15 +345,14 @@ def test_on_git_refs_record_and_a_caught_up_verify_load_no_git_library(
     recorded = _run(root, ["record", "app.py"])
     assert recorded["code"] == 0 and "recorded snapshot 1" in recorded["stdout"]
     assert "snapline.store.refs.filedb" in recorded["modules"]  # it wrote git's objects
-    on_refs = (*(name for name in NOT_NEEDED if name != "snapline.store.refs"), *REFS_NOT_NEEDED)
-    _lean(recorded, on_refs)
+    _lean(recorded, ON_REFS)
     (root / "app.py").write_text("print('hooked')\n")
     event = json.loads(_event(root, "PostToolUse"))
     event["tool_input"]["file_path"] = str(root / "app.py")
     hooked = _run(root, ["hook", "claude-code"], json.dumps(event))
     assert hooked["code"] == 0 and hooked["stderr"] == "", hooked["stderr"]
     assert "snapline.store.refs.filedb" in hooked["modules"]  # it recorded
-    _lean(hooked, on_refs)
+    _lean(hooked, ON_REFS)
     checked = _run(root, ["verify"])
     assert checked["code"] == 0 and "snapshots 0..2 verified," in checked["stdout"]
-    _lean(checked, tuple(name for name in VERIFY_NOT_NEEDED if name != "snapline.store.refs"))
+    _lean(checked, VERIFY_ON_REFS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tests.cli.conftest import Invoke, as_json, run_script
+from tests.cli.conftest import Invoke, as_json, damage_line_ref, run_script
 
 
 def _forge(project: Path) -> None:
@@ -18,8 +18,7 @@ def _edit(cli: Invoke, project: Path) -> None:
     assert cli("record", "-m", "edit").exit_code == 0
 
 
-def test_verify_clean_exits_0(cli: Invoke, ledger_project: Path) -> None:
-    project = ledger_project  # the in-tree ledger's files are what this test reads
+def test_verify_clean_exits_0(cli: Invoke, project: Path) -> None:
     _edit(cli, project)
     result = cli("verify")
     assert result.exit_code == 0
@@ -89,19 +88,19 @@ def test_verify_forged_history_exits_3(cli: Invoke, project: Path) -> None:
     assert data["problems"][0]["severity"] == "corrupt"
 
 
-def test_verify_unreadable_store_still_annotates(cli: Invoke, ledger_project: Path) -> None:
-    project = ledger_project  # the in-tree ledger's files are what this test reads
-    (project / ".snapline" / "ledger" / "FORMAT").write_bytes(b"garbage" * 1000)
+def test_verify_unreadable_store_still_annotates(cli: Invoke, project: Path) -> None:
+    damage_line_ref(project)
     github = cli("verify", "--format", "github")
     assert github.exit_code == 3
-    assert github.stdout.startswith("::error::store: the store at ")
+    assert github.stdout.startswith("::error::store: snapline's ref refs/snapline/lines/")
     data = as_json(cli("verify", "--json"))
     assert data["ok"] is False
     assert data["problems"][0]["kind"] == "store"
     assert data["problems"][0]["severity"] == "corrupt"
     text = cli("verify")
     assert text.exit_code == 3
-    assert text.stderr.startswith("snapline: error: the store at")
+    assert text.stderr.startswith("snapline: error: snapline's ref refs/snapline/lines/")
+    assert len(text.stderr.splitlines()) == 1 and "Traceback" not in text.output
 
 
 def test_verify_outside_a_workspace_exits_2(cli: Invoke, root: Path) -> None:

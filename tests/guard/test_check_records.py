@@ -1,9 +1,13 @@
-"""Check records in the ledger: one spelling each, damage named, other lines' records kept apart."""
+"""Check records: one spelling each, damage named, other lines' records kept apart.
+
+On git's refs (the default store) each record is a commit on its line's checks ref; an
+old branch's in-tree ledger keeps them as files, read from the fixture it wrote.
+"""
 
 from __future__ import annotations
 
 import json
-import shutil
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +17,8 @@ import pytest
 from snapline import StoreCorruptError, Workspace
 from snapline.store.ledger.check_format import CheckRecord, parse_check, render_check
 from snapline.store.ledger.lines import LedgerFormatError
-from tests.cli.conftest import run_script
+from tests.conftest import GIT_IDENTITY
+from tests.history_refs.upgrading import clone_fixture
 
 ID = "3f2a9c0b5e1d4c7a9b8e6f5d4c3b2a19"
 RECORD = (
@@ -57,38 +62,52 @@ def test_anything_the_writer_would_not_write_is_refused(edit: object, said: str)
         parse_check(edit(RECORD.decode()).encode())
 
 
-def _guard(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_script("--root", str(root), "guard", *args, cwd=root)
-
-
-def test_a_damaged_record_is_named_by_verify_and_stops_log_with_exit_3(root: Path) -> None:
-    (root / "a.txt").write_text("a\n")
-    Workspace.init(root, in_tree=True).close()
-    assert _guard(root, "--", sys.executable, "-c", "pass").returncode == 0
-    [record] = (root / ".snapline" / "ledger" / "checks").iterdir()
+def test_a_damaged_record_of_an_in_tree_ledger_is_named_by_verify_and_stops_log_with_exit_3(
+    tmp_path: Path,
+) -> None:
+    # An old branch's in-tree ledger (written by c82d55b): its one check record, damaged.
+    repo = clone_fixture("ledger-2", tmp_path / "repo")
+    [record] = (repo.path / ".snapline" / "ledger" / "checks").iterdir()
     record.write_bytes(record.read_bytes().replace(b"exit 0", b"exit zero"))
-    verify = run_script("--root", str(root), "verify", "--json", cwd=root)
+    verify = repo.snap("verify", "--json")
     assert verify.returncode == 3
     [problem] = json.loads(verify.stdout)["problems"]
     assert problem["path"] == f".snapline/ledger/checks/{record.name}"
-    log = run_script("--root", str(root), "log", cwd=root)
+    log = repo.snap("log")
     assert log.returncode == 3
     assert record.name in log.stderr
 
 
+def _add_record(root: Path, name: str, record: bytes) -> None:
+    """A check record committed onto the line's checks ref with plain git, as a crafted
+    or another writer's history would hold it: one blob per commit, on the tip."""
+    git = ["git", "--git-dir", str(root / ".snapline" / "repo")]
+    env = {**os.environ, **GIT_IDENTITY}
+
+    def run(*args: str, data: bytes | None = None) -> str:
+        done = subprocess.run([*git, *args], input=data, capture_output=True, env=env, check=True)
+        return done.stdout.decode().strip()
+
+    ref = run("for-each-ref", "--format=%(refname)", "refs/snapline/checks/")
+    blob = run("hash-object", "-w", "--stdin", data=record)
+    tree = run("mktree", data=f"100644 blob {blob}\t{name}\n".encode())
+    commit = run("commit-tree", tree, "-p", ref, "-m", "another writer's check")
+    run("update-ref", ref, commit)
+
+
 def test_a_record_counts_only_for_the_snapshot_with_its_number_and_id(root: Path) -> None:
     (root / "a.txt").write_text("a\n")
-    with Workspace.init(root, in_tree=True) as ws:
+    with Workspace.init(root) as ws:
         ws.write_file("a.txt", "b\n")
         assert ws.guard([sys.executable, "-c", "pass"]).passed
-        [name] = [p.name for p in (root / ".snapline" / "ledger" / "checks").iterdir()]
-        checks = root / ".snapline" / "ledger" / "checks"
+        name = ws.check_outcomes()[1].record
         # The same record under another snapshot's id (another line's snapshot 1), and
         # one naming a snapshot this checkout does not have: kept, shown nowhere.
         other = render_check(CheckRecord(1, ID, "2026-11-23T05:48:11Z", 1, ("false",)))
-        (checks / f"20261123T054811Z-{ID}.check").write_bytes(other)
+        _add_record(root, f"20261123T054811Z-{ID}.check", other)
         far = render_check(CheckRecord(9, ID, "2026-11-23T05:48:11Z", 1, ("false",)))
-        (checks / f"20261123T054811Z-{'0' * 32}.check").write_bytes(far)
+        _add_record(root, f"20261123T054811Z-{'0' * 32}.check", far)
+    with Workspace.open(root) as ws:
         outcomes = ws.check_outcomes()
         assert list(outcomes) == [1]
         assert outcomes[1].record == name and outcomes[1].passed
@@ -100,45 +119,6 @@ def test_the_latest_check_of_a_snapshot_is_the_one_shown(ws: Workspace) -> None:
     assert ws.check_outcomes()[0].exit_code == 1
     assert ws.guard([sys.executable, "-c", "pass"]).passed
     assert ws.check_outcomes()[0].passed
-
-
-def test_records_of_two_git_branches_merge_without_a_conflict(root: Path) -> None:
-    git = shutil.which("git")
-    assert git is not None
-
-    def run(*args: str) -> None:
-        subprocess.run([git, *args], cwd=root, check=True, capture_output=True)
-
-    (root / "a.txt").write_text("a\n")
-    Workspace.init(root, in_tree=True).close()
-    run("init", "-q", "-b", "main")
-    run("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
-    run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
-    run("checkout", "-q", "-b", "feature")
-    with Workspace.open(root) as ws:
-        ws.write_file("b.txt", "feature\n")
-        assert not ws.guard([sys.executable, "-c", "raise SystemExit(1)"]).passed
-    run("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
-    run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "feature")
-    run("checkout", "-q", "main")
-    with Workspace.open(root) as ws:
-        ws.write_file("c.txt", "main\n")
-        assert ws.guard([sys.executable, "-c", "pass"]).passed
-    run("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
-    run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "main")
-    run("-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "--no-edit", "feature")
-
-    assert len(list((root / ".snapline" / "ledger" / "checks").iterdir())) == 2
-    with Workspace.open(root) as ws:
-        report = ws.verify()
-        assert not report.corrupt
-        # Two lines, and the feature's file not on the main line yet: nothing damaged.
-        assert {p.kind for p in report.problems} == {"lines", "untracked"}
-        # The main line's snapshot 1 is main's, which passed; feature's 1 is on a side line.
-        assert ws.check_outcomes()[1].passed
-        ws.merge()
-        assert ws.verify().ok
-        assert list(ws.check_outcomes()) == [1]
 
 
 def test_a_store_without_a_ledger_refuses_to_keep_a_check() -> None:

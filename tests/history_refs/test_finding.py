@@ -62,7 +62,7 @@ def test_a_clone_says_how_to_get_the_history_then_builds_its_index_from_the_refs
     assert _lines(clone) == _lines(origin)
 
 
-def test_below_a_work_tree_top_and_with_in_tree_the_store_is_in_the_tree(tmp_path: Path) -> None:
+def test_below_a_work_tree_top_the_store_is_a_private_repository(tmp_path: Path) -> None:
     # Below a work tree's top: the private repository (issue 37.7), never the work tree's.
     repo = new_repo(tmp_path / "repo", {"sub/a.txt": "a\n", "b.txt": "b\n"})
     below = Repo(repo.path / "sub")
@@ -71,11 +71,3 @@ def test_below_a_work_tree_top_and_with_in_tree_the_store_is_in_the_tree(tmp_pat
     assert not (below.path / ".snapline" / "ledger").exists()
     assert not (repo.path / ".git" / "snapline").exists() and _lines(repo) == []
     assert repo.git("status", "--porcelain") == ""  # .snapline/ ignored, nothing to commit
-
-    other = new_repo(tmp_path / "other", {"a.txt": "a\n"})
-    other.ok("init", "--in-tree")
-    (other.path / "a.txt").write_text("a2\n")
-    other.ok("record", "a.txt")
-    assert "in sync" in other.ok("status")
-    assert (other.path / ".snapline" / "ledger").is_dir()
-    assert not (other.path / ".git" / "snapline").exists() and _lines(other) == []

@@ -35,10 +35,3 @@ def test_a_users_own_hook_still_runs_first(tmp_path: Path) -> None:
     work.git("push", "-q", str(origin), "main")
     assert (tmp_path / "mine-ran").read_text() == "ran\n"
     assert work.git("--git-dir", str(origin), "for-each-ref", "refs/snapline/lines/")
-
-
-def test_an_in_tree_store_installs_no_hook(tmp_path: Path) -> None:
-    work = new_repo(tmp_path / "work", {"a.txt": "a\n"})
-    summary = json.loads(work.ok("init", "--in-tree", "--json"))
-    assert summary["push_hook"] is None
-    assert not (work.path / ".git" / "hooks" / "pre-push").exists()

@@ -1,14 +1,14 @@
-"""``snapline merge`` of another clone's line, on both layouts, with real git and a bare remote.
+"""``snapline merge`` of another clone's line on git's refs, with real git and a bare remote.
 
 A maintainer records snapshot 1 and closes milestone 1, pushes; an agent clones, records
 two snapshots on a branch of its own and closes a milestone there, pushes; the maintainer
 records snapshot 2 and closes milestone 2, then git merges (or squash-merges) the
-agent's branch and runs ``snapline merge``. On the in-tree ledger the agent's snapshots
-come with the commit; on git's refs they are the agent's own line, fetched beside the
-branch (issue 37, point 5: "Lines stay lines"). Either way the merge snapshot continues
-the maintainer's numbers, joins the agent's line (its snapshots reachable by ``id:``),
-one milestone closes the merge with the agent's milestone's title, and a fresh clone
-agrees.
+agent's branch and runs ``snapline merge``. The agent's snapshots are its own line,
+fetched beside the branch (issue 37, point 5: "Lines stay lines"). The merge snapshot
+continues the maintainer's numbers, joins the agent's line (its snapshots reachable by
+``id:``), one milestone closes the merge with the agent's milestone's title, and a fresh
+clone agrees. (An old branch's in-tree ledger merged with a moved line is read in
+tests/history_refs/test_upgrade_branches.py, from the fixtures.)
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import pytest
 
 from tests.history_refs.gitrepo import Repo, new_repo
 
-LAYOUTS = ["refs", "in-tree"]
+# "refs-published": main on the remote before init (the baseline has it as its parent).
+LAYOUTS = ["refs"]
 
 
 def _json(repo: Repo, *args: str) -> Any:
@@ -30,7 +31,7 @@ def _json(repo: Repo, *args: str) -> Any:
 
 
 def _commit(repo: Repo, message: str) -> None:
-    repo.git("add", "-A")  # the in-tree ledger's files are committed with the code
+    repo.git("add", "-A")
     repo.git("commit", "-qm", message)
 
 
@@ -62,7 +63,7 @@ def _team(tmp_path: Path, layout: str, merging: str = "merge") -> Team:
         maintainer.git("init", "-q", "--bare", str(origin))
         maintainer.git("remote", "add", "origin", str(origin))
         maintainer.git("push", "-q", "origin", "main")
-    maintainer.ok("init", *(["--in-tree"] if layout == "in-tree" else []))
+    maintainer.ok("init")
     if layout == "refs-published":
         refs = maintainer.git("for-each-ref", "--format=%(refname)", "refs/snapline/lines/")
         (line,) = refs.split()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests.history_refs.gitrepo import Repo, new_repo
 from tests.history_refs.upgrading import upgrade
+from tests.old_ledgers import LEDGER, ledger_checkout
 
 _LIMIT = 4096
 _DEFAULT = 64 << 20
@@ -65,10 +66,14 @@ def test_a_history_without_settings_on_its_refs_keeps_the_defaults(tmp_path: Pat
 
 
 def test_an_upgraded_ledger_takes_its_settings_onto_the_refs(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "work", {"app.py": "print(1)\n"})
-    repo.ok("init", "--in-tree", "--large-file-limit", str(_LIMIT))
-    repo.git("add", ".snapline")
-    repo.git("commit", "-qm", "the history, in the tree")
+    # An old branch's in-tree ledger (ledger-2, written with the defaults), its committed
+    # config.json given another limit, as `--large-file-limit` wrote it at its init.
+    repo = ledger_checkout(tmp_path / "work")
+    config = repo.path / LEDGER / "config.json"
+    settings = json.loads(config.read_text())
+    assert settings["large_file_limit"] == _DEFAULT
+    config.write_text(json.dumps({**settings, "large_file_limit": _LIMIT}, indent=2) + "\n")
+    repo.git("commit", "-qam", "the history's settings, in the tree")
     done = upgrade(repo)
     assert done.returncode == 0, done.stdout + done.stderr
     (repo.path / ".git" / "snapline" / "index.db").unlink()

@@ -71,8 +71,9 @@ def test_an_old_branch_moves_its_own_snapshots_onto_a_line_of_their_own(tmp_path
     repo = _moved_main(tmp_path)
     repo.git("checkout", "-q", "agent-c")
     head = repo.git("rev-parse", "HEAD").strip()
-    # Today's code keeps writing the old branch's ledger: a milestone on its own line.
-    repo.ok("milestone", "create", "--title", "c done", "--to", "latest")
+    # The old branch's ledger is only read: a milestone waits for the upgrade.
+    refused = repo.snap("milestone", "create", "--title", "c done", "--to", "latest")
+    assert refused.returncode == 1 and "run `snapline upgrade`" in refused.stderr, refused
 
     done = upgrade(repo, "--json")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -81,9 +82,9 @@ def test_an_old_branch_moves_its_own_snapshots_onto_a_line_of_their_own(tmp_path
     assert (moved["written"], moved["present"]) == (2, 5)
     assert moved["lines"] == {_agent_c_line(): 2}
     assert not moved["index_made"]
+    # agent-c closed no milestone of its own (the fixture's manifest): none moved.
     line = _agent_c_line().rsplit("/", 1)[1]
-    milestones = repo.git("log", "--format=%s", f"refs/snapline/milestones/{line}")
-    assert milestones == "snapline milestone 1: c done\n"
+    assert repo.git("for-each-ref", f"refs/snapline/milestones/{line}") == ""
     ids = snapshot_commits(repo)
     assert len(ids) == len(set(ids)) == 21
     assert git_status(repo) == ""
@@ -145,12 +146,13 @@ def test_a_merge_waiting_for_its_commit_gets_the_removal_staged(tmp_path: Path) 
 
 def test_a_merge_stopped_on_a_ledger_conflict_is_settled_by_the_upgrade(tmp_path: Path) -> None:
     repo = clone_fixture("ledger-2", tmp_path / "repo")
-    # Today's code on an old branch writes its in-tree ledger: a forget rewrites the
-    # file of snapshot 2, which the moved branch deletes: a modify/delete conflict.
+    # A person on an old branch edits a ledger file that the moved branch deletes
+    # (its attributes: snapline no longer writes the ledger): a modify/delete conflict.
     repo.git("checkout", "-q", "agent-c")
-    repo.ok("forget", "README.md", "--snapshot", "2", "-m", "recorded by mistake")
+    attributes = repo.path / ".snapline" / "ledger" / ".gitattributes"
+    attributes.write_text(attributes.read_text() + "*.x -diff\n")
     repo.git("add", ".snapline")
-    repo.git("commit", "-q", "-m", "forget on the old branch")
+    repo.git("commit", "-q", "-m", "ledger attributes on the old branch")
     repo.git("checkout", "-q", "main")
     assert upgrade(repo).returncode == 0
     merging = subprocess.run(

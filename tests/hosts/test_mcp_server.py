@@ -226,17 +226,18 @@ def test_the_server_reports_the_package_version(project: Path) -> None:
     assert asyncio.run(main()) == version("snapline")
 
 
-def _ledger(root: Path) -> dict[str, bytes]:
-    ledger = root / ".snapline" / "ledger"
-    return {
-        p.relative_to(ledger).as_posix(): p.read_bytes() for p in ledger.rglob("*") if p.is_file()
-    }
+def _history(root: Path) -> dict[str, bytes]:
+    """Every file of the history: the private repository's objects and refs."""
+    repo = root / ".snapline" / "repo"
+    found = {p.relative_to(repo).as_posix(): p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    assert any(name.startswith("refs/snapline/lines/") for name in found)
+    return found
 
 
 def test_read_only_tools_change_nothing(project: Path) -> None:
     # The hint is checked against what the tools do: the disk and the history as they were.
     (project / "b.txt").write_text("untracked\n")
-    before = (tree(project), _ledger(project))
+    before = (tree(project), _history(project))
     calls: dict[str, dict[str, Any]] = {
         "status": {},
         "read_file": {"path": "a.txt"},
@@ -257,7 +258,7 @@ def test_read_only_tools_change_nothing(project: Path) -> None:
             await client.session.call_tool(name, arguments)
 
     serve(project, script)
-    assert (tree(project), _ledger(project)) == before
+    assert (tree(project), _history(project)) == before
 
 
 def test_read_file_and_list_files(project: Path, tmp_path: Path) -> None:

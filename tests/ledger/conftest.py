@@ -212,27 +212,25 @@ APP_V3 = "def answer():\n    return 3\n"
 NOTES = "first note\nsecond note\n"
 
 
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
 @pytest.fixture(scope="session")
 def origin(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     """A committed history on ``main``; do not change it (clone or copy it instead).
 
-    Snapshot 1 edits app.py (a delta), 2 adds notes.txt (an object), 3 edits app.py
-    again; milestone 1 covers snapshots 1..2. ``ids`` maps ``"s0"``..``"s3"`` to the
-    snapshot ids.
+    A clone of ``tests/fixtures/ledger-origin.bundle``, written by the code that still
+    wrote the in-tree ledger (``tests/fixtures/make_ledger_origin.py``), its local index
+    built by a first reading command. Snapshot 1 edits app.py (a delta), 2 adds notes.txt
+    (an object), 3 edits app.py again; milestone 1 covers snapshots 1..2. ``ids`` maps
+    ``"s0"``..``"s3"`` to the snapshot ids.
     """
-    repo = new_repo(tmp_path_factory.mktemp("origin") / "repo")
-    repo.write("app.py", APP_V0)
-    repo.write("README.md", "# demo\n")
-    repo.ok("init", "--in-tree")
-    repo.write("app.py", APP_V1)
-    repo.ok("record", "-m", "return 2")
-    repo.write("notes.txt", NOTES)
-    repo.ok("record", "--tool", "agent", "-m", "add notes")
-    repo.ok("milestone", "create", "--title", "first", "--to", "2")
-    repo.write("app.py", APP_V3)
-    repo.ok("record", "-m", "return 3")
-    repo.commit("history")
+    parent = tmp_path_factory.mktemp("origin")
+    Repo(parent).git("clone", "-q", str(FIXTURES / "ledger-origin.bundle"), "repo")
+    repo = Repo(parent / "repo")
+    repo.ok("log")
     assert repo.status() == []
+    assert (repo.path / "app.py").read_text() == APP_V3
     repo.ids = {f"s{number}": id_ for number, id_ in repo.snapshot_ids()}
     assert sorted(repo.ids) == ["s0", "s1", "s2", "s3"]
     return repo

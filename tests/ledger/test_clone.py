@@ -1,4 +1,4 @@
-"""The history travels with git: what is committed, a fresh clone, the local index.
+"""An in-tree history read in a clone: the local index built, ignored by git, kept along.
 
 A clone gets the ledger only; its first command builds the index, which git ignores,
 so no command leaves ``git status`` dirty and no ledger file ever changes.
@@ -13,16 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from snapline import Workspace
+from tests.history_refs.upgrading import clone_fixture, git_status
 from tests.ledger.conftest import (
     APP_V1,
     LOCAL_NAMES,
     Repo,
     clone,
-    committed_outside_ledger,
     copy,
-    new_repo,
-    output,
 )
 
 
@@ -52,47 +49,6 @@ def test_a_fresh_clone_verifies_and_stays_clean(
         assert "+    return 3" in first.stdout
     if command[0] == "show":
         assert "add notes" in first.stdout
-
-
-@pytest.mark.parametrize("held_open", [False, True], ids=["closed", "held-open"])
-def test_git_add_all_takes_only_the_ledger(tmp_path: Path, held_open: bool) -> None:
-    repo = new_repo(tmp_path / "repo")
-    repo.write("app.py", "x = 1\n")
-    repo.ok("init", "--in-tree")
-    repo.write("app.py", "x = 2\n")
-    repo.ok("record", "-m", "two")
-    holder = Workspace.open(repo.path) if held_open else None
-    try:
-        if holder is not None:
-            # Another process's writes while this one holds the index open: the WAL and
-            # its shared memory sit beside the index now.
-            repo.write("app.py", "x = 3\n")
-            assert holder.record(description="three") is not None
-            assert holder.latest == 2
-        local = {name for name in os.listdir(repo.path / ".snapline") if name in LOCAL_NAMES}
-        assert {"index.db", "lock"} <= local
-        if held_open:
-            assert "index.db-wal" in local
-
-        repo.git("add", "-A")
-        staged = repo.git("diff", "--cached", "--name-only").stdout.splitlines()
-        assert committed_outside_ledger(staged) == []
-        assert not [p for p in staged if p.split("/")[-1] in LOCAL_NAMES or "-wal" in p]
-        assert ".snapline/.gitignore" in staged
-        assert ".snapline/ledger/FORMAT" in staged
-        snapshots = [p for p in staged if p.startswith(".snapline/ledger/snapshots/")]
-        assert len(snapshots) == (3 if held_open else 2)
-
-        # What was committed is enough: a clone verifies while the holder is still open.
-        repo.git("commit", "-q", "-m", "all")
-        assert repo.status() == []
-        other = clone(repo, tmp_path / "clone")
-        latest = len(snapshots) - 1
-        assert f"snapshots 0..{latest} verified" in other.ok("verify").stdout
-        assert other.status() == []
-    finally:
-        if holder is not None:
-            holder.close()
 
 
 @pytest.fixture(scope="module")
@@ -125,58 +81,28 @@ def test_a_deleted_index_is_rebuilt_from_the_ledger(
     assert [s["number"] for s in json.loads(log_before)] == [3, 2, 1, 0]
 
 
-def _local_entries(status: list[str]) -> list[str]:
-    """Status lines that show anything under .snapline/ other than a new ledger file."""
-    return [
-        line
-        for line in status
-        if ".snapline/" in line and not (line.startswith("?? .snapline/ledger/"))
-    ]
-
-
 def test_no_command_in_a_clone_shows_local_files_to_git(origin: Repo, tmp_path: Path) -> None:
     repo = clone(origin, tmp_path / "clone")
     repo.ok("verify")
     assert repo.status() == []
     repo.ok("log")
     assert repo.status() == []
-
+    # A refused write leaves nothing either (tests/ledger/test_in_tree_read_only.py).
     repo.write("app.py", APP_V1 + "# more\n")
-    recorded = repo.json("record", "-m", "more")
-    assert recorded["number"] == 4
-    status = repo.status()
-    assert _local_entries(status) == [], status
-    new = [line[3:] for line in status if line.startswith("?? .snapline/ledger/")]
-    assert any(name.startswith(".snapline/ledger/snapshots/00000004-") for name in new), status
-
-    rolled = repo.snap("rollback", "--to", "1")
-    assert rolled.returncode == 0, output(rolled)
-    status = repo.status()
-    assert _local_entries(status) == [], status
-    assert " M app.py" in status
-
-    repo.commit("more")
-    assert repo.status() == []
-    assert "snapshots 0..5 verified" in repo.ok("verify").stdout
-    assert repo.status() == []
+    assert repo.snap("record", "-m", "more").returncode == 1
+    assert repo.status() == [" M app.py"]
 
 
-def test_a_pull_and_a_checkout_move_the_index_along(origin: Repo, tmp_path: Path) -> None:
-    mine = clone(origin, tmp_path / "mine")
-    assert "snapshots 0..3 verified" in mine.ok("verify").stdout
-    theirs = clone(origin, tmp_path / "theirs")
-    theirs.write("app.py", "def answer():\n    return 4\n")
-    recorded = theirs.json("record", "-m", "theirs")
-    theirs.commit("theirs")
-
-    # The index continues the main line with what the pull brought.
-    mine.git("pull", "-q", "--ff-only", str(theirs.path), "main")
-    assert "snapshots 0..4 verified" in mine.ok("verify").stdout
-    assert mine.json("show", "latest")["id"] == recorded["id"]
-    assert mine.status() == []
-    # A checkout that takes ledger files away: the index follows the ledger back.
-    mine.git("checkout", "-q", "HEAD~1")
-    assert "snapshots 0..3 verified" in mine.ok("verify").stdout
-    mine.git("checkout", "-q", "main")
-    assert "snapshots 0..4 verified" in mine.ok("verify").stdout
-    assert mine.status() == []
+def test_a_checkout_moves_the_index_along(tmp_path: Path) -> None:
+    # ledger-2's main: each commit brought more snapshot files (a pull of them, replayed).
+    repo = clone_fixture("ledger-2", tmp_path / "repo")
+    latest = json.loads(repo.ok("log", "--json"))[0]
+    assert repo.snap("verify").returncode == 0
+    repo.git("checkout", "-q", "HEAD~2")  # snapshot 13: a checkout that takes files away
+    assert repo.snap("verify").returncode == 0
+    behind = json.loads(repo.ok("log", "--json"))[0]
+    assert behind["number"] < latest["number"]
+    repo.git("checkout", "-q", "main")  # and brings them back: the index follows
+    assert repo.snap("verify").returncode == 0
+    assert json.loads(repo.ok("log", "--json"))[0] == latest
+    assert git_status(repo) == ""

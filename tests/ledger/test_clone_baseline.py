@@ -2,19 +2,17 @@
 
 The ledger keeps no baseline file until a snapshot changes it; an index rebuilt from the
 ledger keeps none either (issue 30: a fresh clone checked at the speed of reading it
-once). The versions stay where they are, the workspace file and git's ``HEAD``, and a
-snapshot that changes one first keeps it and publishes it as a ledger object, so the
-history never loses a version it could rebuild before.
+once). The versions stay where they are, the workspace file and git's ``HEAD``. (0.2's
+writers published a baseline version as an object when a snapshot changed it; nothing
+writes a ledger now.)
 """
 
 from __future__ import annotations
 
 import hashlib
-import shutil
 import sqlite3
 from pathlib import Path
 
-from snapline import Workspace
 from tests.ledger.conftest import Repo, clone
 from tests.object_form import object_content, sha256
 
@@ -47,42 +45,6 @@ def test_a_clone_copies_no_baseline_and_rebuilds_it_from_git_after_an_outside_ed
     assert _sha(committed) not in _blob_hashes(repo.path)
     assert _sha(committed) not in _object_hashes(repo.path)
 
-    # Changed outside snapline: the workspace no longer holds the baseline version.
-    repo.write("README.md", "# changed outside\n")
-    repo.ok("record", "-m", "readme")
-    # Published as an object (taken from git's HEAD), so other clones can rebuild it.
-    assert _sha(committed) in _object_hashes(repo.path)
-    assert "+# changed outside" in repo.ok("diff", "0", "latest").stdout
-
-    repo.ok("rollback", "--to", "0", "README.md")
-    assert (repo.path / "README.md").read_bytes() == committed
-    repo.ok("verify", "--full")
-
-
-def test_a_write_over_a_baseline_file_keeps_it_first_outside_git(
-    origin: Repo, tmp_path: Path
-) -> None:
-    # A copy of the workspace without its index and without git: the baseline is in the
-    # workspace files only, and a journaled write replaces one.
-    root = tmp_path / "copy"
-    shutil.copytree(origin.path, root, symlinks=True)
-    shutil.rmtree(root / ".git")
-    for path in (root / ".snapline").glob("index.db*"):
-        path.unlink()
-    before = (root / "README.md").read_bytes()
-
-    with Workspace.open(root) as ws:
-        assert _sha(before) not in _blob_hashes(root)
-        assert ws.content_at("README.md", 0) == before  # read from the workspace file
-        ws.write_file("README.md", b"# rewritten\n")
-        assert ws.content_at("README.md", 0) == before
-        assert ws.verify().ok
-    assert _sha(before) in _object_hashes(root)
-
-    # Another index rebuilt from this ledger still has it, with the workspace moved on.
-    for path in (root / ".snapline").glob("index.db*"):
-        path.unlink()
-    with Workspace.open(root) as ws:
-        assert ws.content_at("README.md", 0) == before
-        ws.rollback(to=0, paths=["README.md"])
-    assert (root / "README.md").read_bytes() == before
+    # Every recorded version rebuilt and hash-checked, the baseline's from the files.
+    deep = repo.snap("verify", "--deep")
+    assert deep.returncode == 0, deep.stdout + deep.stderr

@@ -6,8 +6,9 @@ d7fdcca, raw objects; ledger 2: c82d55b, keyed objects). Its manifest beside it 
 that writer said of it (``log --json``, ``milestone list --json`` on each branch, the files
 after a few snapshots and the commit holding exactly them): the oracle here is the writer
 and git, not the reader under test. These keep every later reader honest about histories
-users already have: each branch verifies, reads the same, rolls back byte for byte to
-what git's tree holds, and the branch left unmerged merges.
+users already have: each branch verifies and reads the same; moved onto git's refs by
+``snapline upgrade``, it rolls back byte for byte to what git's tree holds, and the branch
+left unmerged merges.
 """
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ def test_forgotten_content_stays_forgotten(name: str, tmp_path: Path) -> None:
         if any(f["path"] == "secret.env" and f["kind"] == "added" for f in entry["files"])
     ]
     assert len(added) == 1
+    shown = repo.snap("show", str(added[0]))
+    assert shown.returncode == 0 and "hunter2" not in shown.stdout, output(shown)
+    _upgraded(repo)  # moved onto the refs, where the secret never goes
     result = repo.snap("rollback", "--to", str(added[0]), "--yes")
     assert result.returncode == 1, output(result)
     assert "secret.env" in result.stderr and "forgotten" in result.stderr
@@ -126,15 +130,31 @@ def test_forgotten_content_stays_forgotten(name: str, tmp_path: Path) -> None:
     for form in (secret, keyed_bytes(secret)):
         assert repo.git("cat-file", "-e", _blob_id(form), check=False).returncode != 0
     assert repo.git("log", "--all", "--format=%H", "-S", "hunter2").stdout == ""
+    for ref in repo.git("for-each-ref", "--format=%(refname)", "refs/snapline/").stdout.split():
+        listed = repo.git("rev-list", "--objects", ref).stdout.split()
+        assert _blob_id(secret) not in listed, ref
+
+
+def _upgraded(repo: Repo) -> None:
+    """``snapline upgrade``: the checkout's ledger onto git's refs, as a user moves it."""
+    repo.git("config", "user.name", "Fixture Reader")
+    repo.git("config", "user.email", "fixtures@example.invalid")
+    repo.ok("upgrade")
+    assert not repo.ledger.exists()
 
 
 @pytest.mark.parametrize("name", STORES)
-def test_rollback_rebuilds_every_recorded_state_byte_for_byte(name: str, tmp_path: Path) -> None:
+def test_the_moved_history_rebuilds_every_recorded_state_byte_for_byte(
+    name: str, tmp_path: Path
+) -> None:
     manifest = _manifest(name)
     repo = _clone(name, tmp_path)
     assert manifest["branches"]["main"]["log"], "the main line has snapshots"
     states = {label: s for label, s in manifest["states"].items() if s["branch"] != "agent-c"}
     assert len(states) >= 8
+    # The ledger is read, never written: a rollback waits for the upgrade.
+    assert repo.snap("rollback", "--to", "1", "--yes").returncode == 1
+    _upgraded(repo)
     for label, state in states.items():
         # A main-line state by its number, a joined branch's by its id (its line's number
         # is not the main line's).
@@ -147,7 +167,7 @@ def test_rollback_rebuilds_every_recorded_state_byte_for_byte(name: str, tmp_pat
 
 
 @pytest.mark.parametrize("name", STORES)
-def test_the_unmerged_branch_merges_and_verifies(name: str, tmp_path: Path) -> None:
+def test_the_unmerged_branch_merges_once_moved_and_verifies(name: str, tmp_path: Path) -> None:
     manifest = _manifest(name)
     repo = _clone(name, tmp_path)
     branch = manifest["unmerged"]
@@ -156,6 +176,10 @@ def test_the_unmerged_branch_merges_and_verifies(name: str, tmp_path: Path) -> N
 
     repo.git("merge", "-q", "--no-edit", branch)
     assert repo.snap("verify").returncode == 1, "two lines until `snapline merge`"
+    refused = repo.snap("merge")
+    assert refused.returncode == 1 and "snapline upgrade" in refused.stderr, output(refused)
+    _upgraded(repo)
+    assert repo.snap("verify").returncode == 1, "still two lines until `snapline merge`"
     repo.ok("merge")
     for command in (["verify"], ["verify", "--full"]):
         result = repo.snap(*command)
@@ -163,9 +187,7 @@ def test_the_unmerged_branch_merges_and_verifies(name: str, tmp_path: Path) -> N
     log = repo.json("log")
     assert log[0]["number"] == main_log[0]["number"] + 1
     assert {joined["id"] for joined in log[0]["joins"]} >= {side["id"]}
-    assert log[1:] == main_log, "the merge added one snapshot and changed none"
-    repo.git("add", ".snapline")
-    repo.git("commit", "-q", "-m", "snapline merge")
+    assert [entry["id"] for entry in log[1:]] == [entry["id"] for entry in main_log]
 
     # The merged branch's own state, reached by its id, rebuilt as git's tree holds it.
     repo.ok("rollback", "--to", f"id:{side['id']}", "--yes")

@@ -1,20 +1,16 @@
 """The local index knows whose it is: another workspace's or ledger's is set aside.
 
-An ``index.db`` copied from another clone (with a write that clone left unfinished in
-its journal), an index of an unrelated history, or a directory where ``index.db``
-should be: each is moved aside, named, and the index rebuilt from the ledger. A
-foreign journal is never recovered here: recovering it would put this workspace's files
-back to another workspace's state.
+An index of an unrelated history, or a directory where ``index.db`` should be: each is
+moved aside, named, and the index rebuilt from the ledger. (A journal copied from
+another clone could only come from a write, which an in-tree ledger no longer takes.)
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
-from tests.ledger.conftest import APP_V3, SNAPLINE, Repo, clone, new_repo, output
+from tests.ledger.conftest import FIXTURES, Repo, clone, output
 
 _INDEX = ("index.db", "index.db-wal", "index.db-shm")
 
@@ -26,41 +22,13 @@ def _copy_index(source: Repo, target: Repo) -> None:
             shutil.copy2(found, target.path / ".snapline" / name)
 
 
-def test_a_journal_copied_from_another_clone_is_never_recovered_here(
-    origin: Repo, tmp_path: Path
-) -> None:
-    there = clone(origin, tmp_path / "there")
-    here = clone(origin, tmp_path / "here")
-    here.ok("status")
-    # There, a rollback is killed with its files written and its journal pending.
-    killed = subprocess.run(
-        [SNAPLINE, "rollback", "--to", "0", "app.py"],
-        cwd=there.path,
-        env={**os.environ, "SNAPLINE_CRASH_AT": "files-written"},
-        capture_output=True,
-        check=False,
-    )
-    assert killed.returncode == -9
-    _copy_index(there, here)
-    # Here, an edit not recorded yet.
-    here.write("app.py", "an edit not recorded yet\n")
-
-    status = here.snap("status")
-    assert status.returncode == 0, output(status)
-    assert (here.path / "app.py").read_text() == "an edit not recorded yet\n"
-    assert "set aside as index.db.foreign" in status.stderr
-    assert "unfinished write" in status.stderr
-    assert (here.path / ".snapline" / "index.db.foreign").is_file()
-    assert "app.py" in status.stdout  # the edit shows as drift, as it should
-    # There, the next command settles its own write as before.
-    there.ok("status")
-    assert (there.path / "app.py").read_text() == APP_V3
-
-
 def test_an_index_of_another_history_is_set_aside(origin: Repo, tmp_path: Path) -> None:
-    other = new_repo(tmp_path / "other")
-    other.write("x.txt", "x\n")
-    other.ok("init", "--in-tree")
+    # Another history's index: ledger-1's (tests/fixtures/), built by a first command.
+    parent = tmp_path / "elsewhere"
+    parent.mkdir()
+    Repo(parent).git("clone", "-q", str(FIXTURES / "ledger-1.bundle"), "other")
+    other = Repo(parent / "other")
+    other.ok("status")
     here = clone(origin, tmp_path / "here")
     here.ok("status")
     _copy_index(other, here)

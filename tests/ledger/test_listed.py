@@ -19,7 +19,7 @@ import pytest
 from snapline import Workspace
 from snapline.store.ledger import listed
 from snapline.store.ledger.files import Ledger
-from tests.ledger.conftest import Repo, clone, output
+from tests.ledger.conftest import FIXTURES, Repo, clone, output
 
 
 def _settle(ledger: Path) -> None:
@@ -70,50 +70,50 @@ def test_after_a_verify_the_next_command_does_not_list_the_ledger(
     assert "snapshots" not in made and "forgotten" not in made
 
 
-def test_a_snapshot_pulled_in_with_the_folder_mtime_put_back_is_seen(
-    origin: Repo, tmp_path: Path
-) -> None:
-    repo = _verified(origin, tmp_path)
-    other = clone(origin, tmp_path / "other")
-    other.write("notes.txt", "from the other clone\n")
-    other.ok("record", "-m", "elsewhere")
-    other.commit("elsewhere")
+def _fixture_verified(tmp_path: Path) -> Repo:
+    # ledger-2 (its writer's history, tests/fixtures/): a clone whose verify kept a stamp.
+    parent = tmp_path / "fixture"
+    parent.mkdir()
+    Repo(parent).git("clone", "-q", str(FIXTURES / "ledger-2.bundle"), "repo")
+    repo = Repo(parent / "repo")
+    repo.git("branch", "-q", "agent-c", "origin/agent-c")
+    _settle(repo.ledger)
+    assert repo.json("verify")["ok"]
+    assert repo.json("verify")["ok"]
+    return repo
+
+
+def test_a_snapshot_pulled_in_with_the_folder_mtime_put_back_is_seen(tmp_path: Path) -> None:
+    repo = _fixture_verified(tmp_path)
+    latest = repo.json("log")[0]
+    repo.git("reset", "-q", "--hard", "HEAD~2")  # the history as it was one pull ago
+    _settle(repo.ledger)
+    assert repo.json("verify")["ok"] and repo.json("verify")["ok"]
     folder = repo.ledger / "snapshots"
     before = os.stat(folder)
 
-    repo.git("pull", "-q", "--ff-only", str(other.path), "main")
+    repo.git("merge", "-q", "--ff-only", "origin/main")  # the pull
     # The folder's times as they were: only its ctime, which nothing sets back, differs.
     os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert os.stat(folder).st_mtime_ns == before.st_mtime_ns
 
-    log = repo.json("log")
-    assert [entry["number"] for entry in log][:2] == [4, 3]
-    assert log[0]["description"] == "elsewhere"
+    assert repo.json("log")[0] == latest
     assert repo.json("verify")["ok"]
 
 
-def test_a_snapshot_of_another_line_merged_in_is_seen(origin: Repo, tmp_path: Path) -> None:
-    repo = _verified(origin, tmp_path)
-    other = clone(origin, tmp_path / "other")
-    other.write("notes.txt", "theirs\n")
-    other.ok("record", "-m", "theirs")
-    other.commit("theirs")
-    repo.write("README.md", "# ours\n")
-    repo.ok("record", "-m", "ours")
-    repo.commit("ours")
-    _settle(repo.ledger)
-    assert repo.json("verify")["ok"]  # one line, and the stamp kept
+def test_a_snapshot_of_another_line_merged_in_is_seen(tmp_path: Path) -> None:
+    repo = _fixture_verified(tmp_path)
     folder = repo.ledger / "snapshots"
     before = os.stat(folder)
 
-    repo.git("pull", "-q", "--no-rebase", "--no-edit", str(other.path), "main")
+    repo.git("merge", "-q", "--no-edit", "agent-c")  # a line not joined yet
     os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
 
     result = repo.snap("verify")
     assert result.returncode == 1, output(result)
     assert "snapline merge" in output(result)  # the two lines, named
     refused = repo.snap("record", "-m", "on top")
-    assert refused.returncode == 1 and "merge" in output(refused)
+    assert refused.returncode == 1 and "snapline upgrade" in output(refused)
 
 
 def test_a_stamp_taken_in_the_tick_of_a_change_is_not_kept(

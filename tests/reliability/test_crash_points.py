@@ -7,9 +7,9 @@ the guarantees of DESIGN.md point 5: the store opens without manual repair, vali
 still holds (and rebuilds exactly) every snapshot acknowledged before the kill, and the
 workspace is wholly at the old or the new state, in sync with the history.
 
-These run on the in-tree ledger (``init --in-tree``), whose steps they name; the refs
-store's (in git, and outside git on its private repository: the same code) are killed
-by tests/history_refs/test_crash.py.
+These run outside git, on the private repository ``init`` makes there (``.snapline/repo``:
+the same refs store as in a git work tree, whose own cases are in
+tests/history_refs/test_crash.py); the ref is the commit point (``refs-published``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from snapline import NotInitializedError, Workspace
+from snapline import Workspace
 from snapline.crashpoints import STEPS
 from tests.reliability import figures
 from tests.reliability.helpers import KILLED, assert_healthy, cli, history_tree, python, tree
@@ -45,7 +45,7 @@ def _history(root: Path) -> dict[int, dict[str, bytes]]:
     for rel, data in _BASELINE.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
-    with Workspace.init(root, in_tree=True) as ws:
+    with Workspace.init(root) as ws:
         ws.write_file("a.txt", "a1\n")  # 1
         with ws.track(["a.txt", "b.txt", "dir", "e.txt"], tool="edit") as _:  # 2
             (root / "a.txt").write_text("a2\n")
@@ -108,7 +108,7 @@ _APPLY_STEPS = (
     "journal-committed",
     "file-written",
     "files-written",
-    "ledger-published",
+    "refs-published",
     "snapshot-committed",
 )
 
@@ -120,7 +120,7 @@ CASES = [
             "files-staged",
             *(f"file-written:{i}" for i in range(1, _ROLLBACK_WRITES + 1)),
             "files-written",
-            "ledger-published",
+            "refs-published",
             "snapshot-committed",
         )
     ),
@@ -130,7 +130,7 @@ CASES = [
             "journal-committed",
             "file-written:2",
             "files-written",
-            "ledger-published",
+            "refs-published",
             "snapshot-committed",
         )
     ),
@@ -160,7 +160,7 @@ CASES = [
     ),
     *(
         Case("record", ("record", "-m", "outside edit"), step)
-        for step in ("record-prepared", "ledger-published", "snapshot-committed")
+        for step in ("record-prepared", "refs-published", "snapshot-committed")
     ),
     *(
         Case(
@@ -173,13 +173,13 @@ CASES = [
             "run-journaled",
             "run-finished",
             "record-prepared",
-            "ledger-published",
+            "refs-published",
             "snapshot-committed",
         )
     ),
     *(
         Case("milestone", ("milestone", "create", "-m", "phase one"), step)
-        for step in ("milestone-prepared", "ledger-published", "milestone-committed")
+        for step in ("milestone-prepared", "refs-published", "milestone-committed")
     ),
 ]
 _DRIVER = """
@@ -193,19 +193,21 @@ with Workspace.open(sys.argv[1]) as ws:
 
 def test_every_step_is_exercised() -> None:
     # A step that no case reaches is a step whose crash nobody has checked.
-    covered = {case.step.partition(":")[0] for case in CASES} | {"baseline-built", "file-restored"}
-    # forget's steps: tests/ledger/test_forget_holds.py kills a real `snapline forget`
-    # at each, with the secret searched for in every file under .snapline/ after.
-    forget_text = (Path(__file__).parent.parent / "ledger" / "test_forget_holds.py").read_text()
-    # On git's refs: tests/history_refs/test_forget_refs.py kills it before and after its
-    # refs moved.
+    covered = {case.step.partition(":")[0] for case in CASES} | {"file-restored"}
+    # baseline-built: tests/history_refs/test_crash.py kills init after its baseline's ref.
+    # forget's steps: tests/history_refs/test_forget_refs.py kills a real `snapline forget`
+    # before and after its refs moved, and after the index was rebuilt.
     refs_forget = Path(__file__).parent.parent / "history_refs" / "test_forget_refs.py"
-    forget_text += refs_forget.read_text()
+    forget_text = refs_forget.read_text()
     covered |= {step for step in STEPS if step.startswith("forget-") and f'"{step}"' in forget_text}
     # refs-published: tests/history_refs/test_crash.py kills record, rollback, a library
     # write and a milestone there, in a git work tree whose history is on its refs.
     refs_text = (Path(__file__).parent.parent / "history_refs" / "test_crash.py").read_text()
-    covered |= {step for step in STEPS if step.startswith("refs-") and f'"{step}"' in refs_text}
+    covered |= {
+        step
+        for step in STEPS
+        if (step.startswith("refs-") or step == "baseline-built") and f'"{step}"' in refs_text
+    }
     # upgrade-*: tests/history_refs/test_upgrade_crash.py kills snapline upgrade at each.
     upgrade_text = (
         Path(__file__).parent.parent / "history_refs" / "test_upgrade_crash.py"
@@ -235,8 +237,8 @@ def test_kill_at_step(tmp_path: Path, case: Case) -> None:
     now = tree(root)
     if case.name == "record":
         # The outside edit is either recorded whole or still waiting to be recorded.
-        # The ledger file is the commit point: once it is on disk, the snapshot exists.
-        committed = case.step in ("ledger-published", "snapshot-committed")
+        # The ref is the commit point: once it moved, the snapshot exists.
+        committed = case.step in ("refs-published", "snapshot-committed")
         assert now == old and latest == (5 if committed else 4)
         if latest == 4:
             _resync_then_healthy(root)
@@ -248,7 +250,7 @@ def test_kill_at_step(tmp_path: Path, case: Case) -> None:
         with Workspace.open(root) as ws:
             milestones = ws.milestones.list()
             assert ws.validate().ok
-        committed = case.step in ("ledger-published", "milestone-committed")
+        committed = case.step in ("refs-published", "milestone-committed")
         assert [(m.first, m.last) for m in milestones] == ([(1, 4)] if committed else [])
         assert now == old
         return
@@ -303,27 +305,6 @@ def test_kill_during_recovery(tmp_path: Path, restored: int) -> None:
     assert tree(root) == old
 
 
-def test_kill_while_building_the_baseline(tmp_path: Path) -> None:
-    """An interrupted init leaves no store that looks usable, and init can start over."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    for rel, data in _BASELINE.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes(data)
-    child = cli(root, "init", "--in-tree", crash="baseline-built")
-    assert child.returncode == KILLED
-    figures.add("crash_steps_killed")
-    with pytest.raises(NotInitializedError):
-        Workspace.open(root)
-    status = cli(root, "status")
-    assert status.returncode == 2 and "snapline init" in status.stderr
-    assert cli(root, "init", "--in-tree").returncode == 0
-    local = sorted(p.name for p in (root / ".snapline").iterdir())
-    # workspace: the token the index is held to (store/ledger/opening.py)
-    assert local == [".gitignore", "index.db", "ledger", "lock", "workspace"]
-    assert_healthy(root, {0: _BASELINE})
-
-
 def test_a_copy_of_a_killed_workspace_recovers_too(tmp_path: Path) -> None:
     """A backup taken after a crash (store, WAL and journal as they were) recovers alike."""
     root = tmp_path / "ws"
@@ -360,7 +341,7 @@ def test_kill_while_replacing_a_file_tracked_by_hash_only(
     root = tmp_path / "ws"
     root.mkdir()
     (root / "small.txt").write_text("small\n")
-    with Workspace.init(root, large_file_limit=4096, in_tree=True) as ws:
+    with Workspace.init(root, large_file_limit=4096) as ws:
         if call == "rollback":
             (root / "big.bin").write_bytes(_BIG)
             ws.record(tool="edit")

@@ -2,9 +2,13 @@
 
 Each case damages the store the way a disk, a bad copy or a person would: not a database
 at all, truncated, written by a newer snapline, rows edited by hand, stored content
-deleted or bit-flipped. Reading commands report exactly what is wrong (``verify`` exits
-3); writing commands refuse to build on the damage; no damaged content ever reaches
-the workspace, and the store file itself is never "repaired" behind the user's back.
+deleted or bit-flipped. The store is the default one (git's refs; outside git the
+private repository ``.snapline/repo`` and its index ``.snapline/index.db``); the cases of
+an old branch's in-tree ledger (its ``FORMAT`` damaged or newer) take that ledger from
+the fixture its code wrote (tests/fixtures/ledger-2). Reading commands report exactly
+what is wrong (``verify`` exits 3); writing commands refuse to build on the damage; no
+damaged content ever reaches the workspace, and the store file itself is never
+"repaired" behind the user's back.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from snapline import (
     StoreVersionError,
     Workspace,
 )
+from tests.old_ledgers import LEDGER, ledger_checkout
 from tests.reliability import figures
 from tests.reliability.crafting import reseal, sql
 from tests.reliability.helpers import cli, tree
@@ -39,12 +44,19 @@ def _workspace(tmp_path: Path) -> Path:
     (root / "a.txt").write_text(_LONG)
     (root / "tiny.txt").write_text("t0\n")
     (root / "bin.dat").write_bytes(bytes(range(256)) * 4)
-    with Workspace.init(root, in_tree=True) as ws:
+    with Workspace.init(root) as ws:
         ws.write_file("a.txt", _LONG.replace("line 7 ", "LINE 7 "))  # 1: delta
         ws.write_file("new.txt", "x")  # 2: full, stored raw
         ws.write_file("tiny.txt", "t3\n")  # 3: delta
         ws.write_file("a.txt", _LONG.replace("line 9 ", "LINE 9 "))  # 4: delta
         ws.delete_file("new.txt")  # 5
+    return root
+
+
+def _ledger_workspace(tmp_path: Path) -> Path:
+    """An old in-tree ledger outside git (ledger-2's checkout), its index built."""
+    root = ledger_checkout(tmp_path / "ws", git=False).path
+    assert cli(root, "log").returncode == 0
     return root
 
 
@@ -101,9 +113,9 @@ _NOT_A_STORE: dict[str, Callable[[Path], None]] = {
 
 @pytest.mark.parametrize("kind", sorted(_NOT_A_STORE))
 def test_a_damaged_index_is_set_aside_and_rebuilt(tmp_path: Path, kind: str) -> None:
-    """The index is a cache of the ledger: a file SQLite cannot use is kept, untouched,
+    """The index is a cache of the refs: a file SQLite cannot use is kept, untouched,
     under another name (never written to: opening once switched it to WAL mode, changing
-    an empty file or another database) and the index is built again from the ledger."""
+    an empty file or another database), said so, and the index is built again."""
     root = _workspace(tmp_path)
     log_before = cli(root, "log", "--json").stdout
     db = root / ".snapline" / "index.db"
@@ -143,8 +155,8 @@ _NOT_A_LEDGER = {
 
 @pytest.mark.parametrize("kind", sorted(_NOT_A_LEDGER))
 def test_a_ledger_that_is_not_one_is_refused(tmp_path: Path, kind: str) -> None:
-    root = _workspace(tmp_path)
-    (root / ".snapline" / "ledger" / "FORMAT").write_bytes(_NOT_A_LEDGER[kind])
+    root = _ledger_workspace(tmp_path)
+    (root / LEDGER / "FORMAT").write_bytes(_NOT_A_LEDGER[kind])
     with pytest.raises(StoreCorruptError) as caught:
         Workspace.open(root)
     assert "FORMAT" in str(caught.value) and caught.value.exit_code == 3
@@ -158,8 +170,8 @@ def test_a_ledger_that_is_not_one_is_refused(tmp_path: Path, kind: str) -> None:
 
 
 def test_newer_format_version(tmp_path: Path) -> None:
-    root = _workspace(tmp_path)
-    (root / ".snapline" / "ledger" / "FORMAT").write_text("snapline ledger 99\n")
+    root = _ledger_workspace(tmp_path)
+    (root / LEDGER / "FORMAT").write_text("snapline ledger 99\n")
     with pytest.raises(StoreVersionError) as caught:
         Workspace.open(root)
     assert caught.value.found == 99 and "upgrade snapline" in str(caught.value)
@@ -177,15 +189,15 @@ def test_an_edited_row_is_named_by_verify(tmp_path: Path) -> None:
     sql(root, "UPDATE snapshots SET description = 'nothing to see' WHERE number = 2")
     with Workspace.open(root) as ws:
         problems = ws.validate().problems
+    # (An in-tree ledger's file disagreeing too is the ledger reader's check,
+    # tests/ledger/test_verify_ledger_problems.py.)
     assert [(p.kind, p.number, p.severity) for p in problems] == [
         ("chain-mismatch", 2, "corrupt"),
-        ("ledger", 2, "corrupt"),  # the ledger file disagrees with the edited index
     ]
     verify = cli(root, "verify", "--json")
     assert verify.returncode == 3
     assert [(p["kind"], p["number"]) for p in json.loads(verify.stdout)["problems"]] == [
         ("chain-mismatch", 2),
-        ("ledger", 2),
     ]
     text = cli(root, "verify")
     assert text.returncode == 3 and "snapshot 2 does not match its chain hash" in text.stdout
@@ -278,11 +290,10 @@ def test_bit_flipped_content_never_reaches_the_disk(tmp_path: Path, target: str)
         sql(root, "UPDATE blobs SET data = ? WHERE hash = ?", _flip(data, len(data) - 3), ref)
         number, rollback_to = 0, 0
     with Workspace.open(root) as ws:
-        # The chain was resealed: only content checks can tell, and for a delta the
-        # ledger file, which still holds the delta as it was recorded.
-        index_only = target != "delta"
-        assert {p.kind for p in ws.validate().problems} == (set() if index_only else {"ledger"})
-        deep = [p for p in ws.validate(deep=True).problems if p.kind != "ledger"]
+        # The chain was resealed: only content checks can tell. (An in-tree ledger's
+        # file, still holding the delta as recorded, told too: the ledger reader's.)
+        assert ws.validate().problems == ()
+        deep = ws.validate(deep=True).problems
         assert deep and all(p.kind == "corrupt-content" for p in deep)
         assert any(p.path == path and p.number == number for p in deep), deep
         with pytest.raises(StoreCorruptError, match=f"{path} in snapshot {number}"):
@@ -304,8 +315,8 @@ def test_bit_flipped_content_never_reaches_the_disk(tmp_path: Path, target: str)
 
 def test_errors_are_snapline_errors_with_data(tmp_path: Path) -> None:
     """The errors above carry their data, not just a message (STYLE.md habit 3)."""
-    root = _workspace(tmp_path)
-    (root / ".snapline" / "ledger" / "FORMAT").write_bytes(b"\x00" * 100)
+    root = _ledger_workspace(tmp_path)
+    (root / LEDGER / "FORMAT").write_bytes(b"\x00" * 100)
     with pytest.raises(SnaplineError) as caught:
         Workspace.open(root)
     assert isinstance(caught.value, StoreCorruptError)

@@ -5,7 +5,9 @@ Someone who can push to the repository can rewrite a committed snapshot file and
 recompute every chain hash after it (the algorithm is public), or append a snapshot of
 their own with a correct chain hash. These tests hold the documented limit
 (docs/guarantees.md, "What verify finds, and what it cannot"; the README's verify table)
-to what really happens, through real git clones and the real command line:
+to what really happens, through real git clones and the real command line, on a branch
+whose history is committed in ``.snapline/ledger/`` (the ledger-2 fixture's ``agent-c``,
+snapshots 0..6 on one line, written by c82d55b; every edit below is made by hand):
 
 - a fresh clone verifies a resealed rewrite and a forged append as sound (exit 0);
 - a clone whose index was filled before the rewrite names every rewritten file (exit 3);
@@ -19,9 +21,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from snapline.hashing import hash_bytes
 from snapline.snapshots.check.chain import GENESIS, chain_hash
 from snapline.store.ledger.format import parse_snapshot, render_snapshot
 from tests.conftest import GIT_IDENTITY
+from tests.history_refs.upgrading import FIXTURES
 
 SCRIPT = str(Path(sys.executable).with_name("snapline"))
 
@@ -52,22 +56,19 @@ def _clone(origin: Path, to: Path) -> Path:
 
 
 def _published(tmp_path: Path) -> tuple[Path, Path]:
-    """A project with snapshots 0..3 committed and pushed; its origin and first clone."""
+    """A project with snapshots 0..6 committed and pushed; its origin and first clone."""
     origin = tmp_path / "origin.git"
-    _git("init", "-q", "--bare", "-b", "main", str(origin), cwd=tmp_path)
-    mine = tmp_path / "mine"
-    mine.mkdir()
-    _git("init", "-q", "-b", "main", cwd=mine)
-    (mine / "f.txt").write_text("one\n")
-    assert _snapline("init", "--in-tree", cwd=mine).returncode == 0
-    for text in ("two\n", "three\n", "four\n"):
-        (mine / "f.txt").write_text(text)
-        assert _snapline("record", "-m", f"agent wrote {text.strip()}", cwd=mine).returncode == 0
-    _git("add", "-A", cwd=mine)
-    _git("commit", "-qm", "work", cwd=mine)
-    _git("remote", "add", "origin", str(origin), cwd=mine)
-    _git("push", "-q", "origin", "main", cwd=mine)
-    assert _snapline("verify", cwd=mine).returncode == 0  # its index now holds 0..3
+    _git("clone", "-q", "--bare", str(FIXTURES / "ledger-2.bundle"), str(origin), cwd=tmp_path)
+    _git(
+        "--git-dir",
+        str(origin),
+        "update-ref",
+        "refs/heads/main",
+        "refs/heads/agent-c",
+        cwd=tmp_path,
+    )
+    mine = _clone(origin, tmp_path / "mine")
+    assert _snapline("verify", cwd=mine).returncode == 0  # its index now holds 0..6
     return origin, mine
 
 
@@ -87,6 +88,29 @@ def _rewrite(root: Path, number: int, *, reseal: bool, **fields: object) -> None
             row = row._replace(chain_hash=chain_hash(previous, row, record.changes))
         previous = row.chain_hash
         path.write_bytes(render_snapshot(row, record.changes))
+
+
+def _forge_append(root: Path, **fields: object) -> None:
+    """Append snapshot 7 by hand: a copy of the file snapshot 6 added, its content object
+    already in the ledger, chained onto 6 with the public algorithm."""
+    *_, last = _snapshot_files(root)
+    record = parse_snapshot(last.read_bytes())
+    (added,) = record.changes
+    data = (root / added.path).read_bytes()
+    assert hash_bytes(data) == added.result_hash
+    copy = added.path + ".copy"
+    (root / copy).write_bytes(data)
+    row = record.row._replace(
+        number=record.row.number + 1,
+        id="f" * 32,
+        parent_id=record.row.id,
+        description="a copy",
+        **fields,
+    )
+    changes = [added._replace(path=copy, snapshot=row.number)]
+    row = row._replace(chain_hash=chain_hash(record.row.chain_hash, row, changes))
+    name = f"{row.number:08d}-{row.id}.snap"
+    (last.parent / name).write_bytes(render_snapshot(row, changes))
 
 
 def _push(root: Path, message: str) -> None:
@@ -114,17 +138,15 @@ def test_a_resealed_rewrite_passes_a_fresh_clone_and_fails_an_existing_one(
     assert found.returncode == 3, found.stdout
     named = [line for line in found.stdout.splitlines() if line.strip().startswith("ledger")]
     # Snapshot 1 and every one after it, whose chain hash changed with it.
-    assert len(named) == 3 and all("says something else" in line for line in named), named
-    assert all(f"0000000{n}-" in found.stdout for n in (1, 2, 3))
+    assert len(named) == 6 and all("says something else" in line for line in named), named
+    assert all(f"0000000{n}-" in found.stdout for n in range(1, 7))
 
 
 def test_a_forged_append_with_a_correct_chain_hash_passes_everywhere(tmp_path: Path) -> None:
     origin, mine = _published(tmp_path)
     theirs = _clone(origin, tmp_path / "theirs")
-    (theirs / "f.txt").write_text("five\n")
-    assert _snapline("record", "-m", "x", cwd=theirs).returncode == 0
     # Claimed for an agent session that never made it, and sealed as snapline seals.
-    _rewrite(theirs, 4, reseal=True, tool="Edit", session="a-session-that-never-was")
+    _forge_append(theirs, tool="Edit", session="a-session-that-never-was")
     _push(theirs, "one more snapshot")
 
     fresh = _clone(origin, tmp_path / "fresh")
@@ -133,7 +155,7 @@ def test_a_forged_append_with_a_correct_chain_hash_passes_everywhere(tmp_path: P
         verified = _snapline("verify", "--full", "--deep", cwd=clone)
         assert verified.returncode == 0, (clone.name, verified.stdout)
         logged = _snapline("log", "--session", "a-session-that-never-was", cwd=clone)
-        assert logged.stdout.split()[0] == "4", logged.stdout
+        assert logged.stdout.split()[0] == "7", logged.stdout
 
 
 def test_an_unsealed_edit_or_a_gap_fails_even_a_fresh_clone(tmp_path: Path) -> None:

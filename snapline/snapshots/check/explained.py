@@ -24,12 +24,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from snapline.scanning.fingerprint import git_mode
 from snapline.snapshots.found import make_problem
 from snapline.snapshots.snapshot import Explained, ExplainingSnapshot, Problem
 from snapline.store.protocol import StoreReader
 from snapline.store.rows import StateRow
+
+if TYPE_CHECKING:
+    from snapline.snapshots.check.unfetched import Pulled
 
 __all__ = ["DRIFT_KINDS", "explain_checkout", "held_to_checkout"]
 
@@ -38,7 +42,7 @@ DRIFT_KINDS = frozenset({"modified", "deleted", "untracked"})
 
 
 def explain_checkout(
-    root: Path, store: StoreReader, problems: list[Problem]
+    root: Path, store: StoreReader, problems: list[Problem], came: Pulled | None = None
 ) -> tuple[list[Problem], Explained | None]:
     """``problems`` (a sync check's), settled by the refs' lines when the checkout is a commit.
 
@@ -46,6 +50,8 @@ def explain_checkout(
         root: The workspace root.
         store: The open store; only a history on git's refs is asked.
         problems: What the sync check found.
+        came: The drifted paths that commits git fetched brought before their history
+            (``unfetched.py``): an unexplained path among them says to fetch it first.
 
     Returns:
         ``problems`` unchanged when there is no drift, the history is not on refs, this
@@ -86,15 +92,24 @@ def explain_checkout(
     if not explanation.paths:
         return problems, None  # nothing to explain it with (no line): the drift stands
     return others + [
-        make_problem(
-            kind="unexplained",
-            path=path,
-            message=f"{path} in the checked-out commit is no file that a snapshot "
-            "recorded, nor git's clean merge of recorded states; record it where it was "
-            "changed (`snapline resync`), then `snapline push`",
-        )
+        make_problem(kind="unexplained", path=path, message=_unexplained(path, came))
         for path in explanation.paths
     ], None
+
+
+def _unexplained(path: str, came: Pulled | None) -> str:
+    said = (
+        f"{path} in the checked-out commit is no file that a snapshot recorded, nor "
+        "git's clean merge of recorded states; "
+    )
+    if came is not None and path in came.paths:
+        # Its snapshots may be on the remote still: a resync would file them as an edit.
+        return said + (
+            f"git fetched it {came.whence} after the history was last fetched: bring the "
+            f"history with {came.fetch} first; if it still differs, record it where it "
+            "was changed (`snapline resync`), then `snapline push`"
+        )
+    return said + "record it where it was changed (`snapline resync`), then `snapline push`"
 
 
 def held_to_checkout(

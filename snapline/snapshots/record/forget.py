@@ -7,8 +7,9 @@ such version: its object and index blob, the forward delta that produced it, and
 reverse delta of the file's next change (which rebuilds it). What stays: every hash,
 so the chain verifies, and tombstones carrying the digests of the removed deltas.
 The next version, when it was a delta on top of a forgotten one, is first stored whole
-so that it and everything after it still rebuilds. The act is recorded in the ledger
-(``forgotten/<time>-<id>.forget``: paths, versions, time, reason).
+so that it and everything after it still rebuilds. The act is recorded beside the lines
+(``refs/snapline/forgets/<id>``: paths, versions, time, reason). An in-tree ledger is
+never rewritten: it refuses every write (``InTreeLedgerError``).
 
 Like ``git filter-repo``, forget rewrites history and leaves the working tree alone:
 forgetting the version a file still has on disk is allowed (the file stays; the result
@@ -20,10 +21,10 @@ copies elsewhere: git commits that already hold the ledger files (use git's own
 tools), other clones until they pull the forget (their index is then rebuilt without
 the content).
 
-On git's refs (:mod:`snapline.store.refs.forgetting`) the same versions are chosen;
-snapline's line commits are rewritten with the same tombstones (the state's blob too),
-the act goes onto ``refs/snapline/forgets/<id>``, and :func:`publish` pushes the rewrite
-under a lease. The user's commits are never touched.
+On git's refs (:mod:`snapline.store.refs.forgetting`) snapline's line commits are
+rewritten with tombstones (the state's blob too), the act goes onto
+``refs/snapline/forgets/<id>``, and :func:`publish` pushes the rewrite under a lease.
+The user's commits are never touched.
 
 Rebuilding a forgotten version raises :class:`ForgottenVersionError` (exit code 1,
 not 3: the history is intact, its content was removed on purpose).
@@ -36,7 +37,6 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from snapline.content import pack
 from snapline.errors import SnaplineError
 from snapline.snapshots.kinds import Storage
 from snapline.snapshots.read.reconstruct import (
@@ -47,10 +47,6 @@ from snapline.snapshots.read.reconstruct import (
 from snapline.snapshots.record.recorder import Recorder
 from snapline.store import ChangeRow, Store
 from snapline.store.ledger.forget_format import ForgetRecord, ForgottenVersion
-from snapline.store.ledger.forgetting import Direction, KeptContent, forget_in_ledger
-from snapline.store.ledger.format import snapshot_name
-from snapline.store.ledger.store import LedgerStore
-from snapline.store.ledger.sync import read_snapshot
 from snapline.values import FrozenModel
 
 __all__ = [
@@ -164,11 +160,13 @@ def forget(
         NotInSnapshotError: If a path did not exist after ``snapshot``.
         SharedContentError: If the same content is recorded under another path.
     """
+    from snapline.store.refs.elsewhere import changes_off_history
+    from snapline.store.refs.forget_index import forget_on_refs
     from snapline.store.refs.store import RefsStore
 
     store = recorder.store
-    if not isinstance(store, LedgerStore | RefsStore):
-        raise NoLedgerError()
+    if not isinstance(store, RefsStore):
+        raise NoLedgerError()  # the in-tree ledger refused before (Recorder.writing)
     wanted = sorted(set(paths))
     latest = store.snapshots.latest_number() or 0
     rows = store.changes.in_range(0, latest, deltas=False)
@@ -178,39 +176,22 @@ def forget(
         if row.path not in wanted and row.result_hash in hashes and row.storage in _STORED:
             source = next(t.path for t in targets if t.result_hash == row.result_hash)
             raise SharedContentError(source, row.path, row.snapshot)
-    deltas: dict[str, set[Direction]] = {}
-    kept: dict[str, tuple[ChangeRow, bytes]] = {}
-    touched = {r.snapshot for r in rows}
-    names = {
-        row.number: snapshot_name(row.number, row.id)
-        for row in store.snapshots.select()
-        if row.number in touched
-    }
+    # The versions built by a delta on a forgotten one: their states hold them whole.
+    kept: dict[str, ChangeRow] = {}
     for target in targets:
-        deltas.setdefault(names[target.snapshot], set()).add((target.path, "forward"))
         following = _next_change(rows, target)
         if following is None:
             continue
-        deltas.setdefault(names[following.snapshot], set()).add((following.path, "reverse"))
         if following.storage == Storage.DELTA and following.result_hash not in hashes:
             assert following.result_hash is not None
-            # On git's refs the state holds it whole already: no need to rebuild it.
-            on_refs = not isinstance(store, LedgerStore)
-            data = b"" if on_refs else reconstructor.content_at(following.path, following.snapshot)
-            kept[following.result_hash] = (following, data)
-    side_targets: list[ChangeRow] = []
-    if isinstance(store, LedgerStore):
-        side_targets = _side_lines(store, wanted, hashes if snapshot is not None else None, deltas)
-    else:
-        from snapline.store.refs.elsewhere import changes_off_history
-
-        # Joined lines and other writers' lines: the rewrite goes through every line.
-        side_targets = [
-            row
-            for row in changes_off_history(store)
-            if row.path in wanted and row.result_hash and row.storage in _STORED
-            if snapshot is None or row.result_hash in hashes
-        ]
+            kept[following.result_hash] = following
+    # Joined lines and other writers' lines: the rewrite goes through every line.
+    side_targets = [
+        row
+        for row in changes_off_history(store)
+        if row.path in wanted and row.result_hash and row.storage in _STORED
+        if snapshot is None or row.result_hash in hashes
+    ]
     targets += side_targets
     found = {row.path for row in targets}
     for path in wanted:
@@ -222,15 +203,9 @@ def forget(
         time=now,
         reason=reason,
         forgot=tuple(sorted({ForgottenVersion(r.snapshot, r.path, _hash(r)) for r in targets})),
-        kept=tuple(sorted({ForgottenVersion(r.snapshot, r.path, h) for h, (r, _) in kept.items()})),
+        kept=tuple(sorted({ForgottenVersion(r.snapshot, r.path, h) for h, r in kept.items()})),
     )
-    if isinstance(store, LedgerStore):
-        contents = [KeptContent(h, len(data), pack(data)) for h, (_, data) in kept.items()]
-        name = forget_in_ledger(store, record, secrets.token_hex(16), deltas, contents)
-    else:
-        from snapline.store.refs.forget_index import forget_on_refs
-
-        name = forget_on_refs(store, record, secrets.token_hex(16))
+    name = forget_on_refs(store, record, secrets.token_hex(16))
     for hash_ in hashes:
         if hash_ is not None:
             reconstructor.cache.discard(hash_)
@@ -281,45 +256,6 @@ def _targets(
         if not mine and snapshot is not None:
             raise NothingToForgetError(path)
         targets.extend(mine)
-    return targets
-
-
-def _side_lines(
-    store: LedgerStore,
-    paths: list[str],
-    hashes: set[str | None] | None,
-    deltas: dict[str, set[Direction]],
-) -> list[ChangeRow]:
-    """Forget in the snapshots of other lines (a branch joined by ``snapline merge``).
-
-    Their versions are not rebuilt by this clone (only the main line is), so nothing
-    is kept whole: the deltas that carry the content are replaced by tombstones.
-
-    Args:
-        store: The open store.
-        paths: The paths to forget.
-        hashes: Only versions with these hashes (``None``: every version of the paths).
-        deltas: Where the tombstones to write are added, by snapshot file name.
-
-    Returns:
-        The side lines' changes whose content is forgotten.
-    """
-    rows: list[tuple[str, ChangeRow]] = []
-    for side in store.side_snapshots():
-        name = snapshot_name(side.number, side.id)
-        rows.extend((name, change) for change in read_snapshot(store.ledger, name).changes)
-    targets: list[ChangeRow] = []
-    for name, row in rows:
-        if row.path not in paths or not row.result_hash or row.storage not in _STORED:
-            continue
-        if hashes is not None and row.result_hash not in hashes:
-            continue
-        targets.append(row)
-        deltas.setdefault(name, set()).add((row.path, "forward"))
-        for later_name, later in rows:
-            source = later.old_path or later.path
-            if later.base_hash == row.result_hash and source == row.path and later is not row:
-                deltas.setdefault(later_name, set()).add((later.path, "reverse"))
     return targets
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from snapline.errors import SnaplineError
 
 if TYPE_CHECKING:
+    from snapline.snapshots.check.unfetched import Pulled
     from snapline.snapshots.record.detect import Detection, Drift
     from snapline.store import Store
 
@@ -28,7 +29,8 @@ class StateMismatchError(SnaplineError):
 
     On git's refs a drifted file may instead be another line's recorded work that git
     merged in (``unmerged``): its way out is ``snapline merge``, never ``resync``, and
-    the message says so for those paths.
+    the message says so for those paths. One that commits git fetched brought before
+    their history (``snapshots/check/unfetched.py``) says ``snapline fetch`` first.
 
     Attributes:
         path: The first file that differs (the first outside change, when there is one).
@@ -38,7 +40,9 @@ class StateMismatchError(SnaplineError):
         unmerged: Those of ``paths`` that another line recorded and git merged in.
     """
 
-    def __init__(self, drifts: list[Drift], unmerged: Collection[str] = ()) -> None:
+    def __init__(
+        self, drifts: list[Drift], unmerged: Collection[str] = (), came: Pulled | None = None
+    ) -> None:
         outside = [d for d in drifts if d.path not in unmerged]
         first = (outside or drifts)[0]
         self.path = first.path
@@ -49,10 +53,16 @@ class StateMismatchError(SnaplineError):
         said = []
         if outside:
             more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+            fetch = ""
+            if came is not None and self.path in came.paths:
+                fetch = (
+                    f"it came with commits git fetched {came.whence}: bring their "
+                    f"snapshots with {came.fetch} first; if it still differs, "
+                )
             said.append(
                 f"{self.path} was changed outside snapline{more}: known state "
                 f"{self.expected or 'untracked'}, disk {self.actual or 'missing'}; "
-                "run `snapline resync` to record the outside change"
+                f"{fetch}run `snapline resync` to record the outside change"
             )
         if self.unmerged:
             from snapline.snapshots.check.merged import merge_advice
@@ -71,14 +81,18 @@ def ensure_in_sync(detection: Detection, root: Path, store: Store) -> None:
 
     Raises:
         StateMismatchError: If anything drifted; its ``unmerged`` names the paths git
-            merged from another line (``snapshots/check/merged.py``).
+            merged from another line (``snapshots/check/merged.py``), and its message
+            names ``snapline fetch`` for paths that pulled commits brought
+            (``snapshots/check/unfetched.py``).
         DamagedLineError: If, asked so, a line turns out damaged or crafted.
     """
     if detection.drifts:
         from snapline.snapshots.check.merged import unmerged_paths
+        from snapline.snapshots.check.unfetched import pulled
 
         merged = unmerged_paths(root, store, [drift.path for drift in detection.drifts])
-        raise StateMismatchError(detection.drifts, merged)
+        outside = [drift.path for drift in detection.drifts if drift.path not in merged]
+        raise StateMismatchError(detection.drifts, merged, pulled(root, store, outside))
 
 
 def refuse_merged(drifts: list[Drift], root: Path, store: Store) -> None:

@@ -63,6 +63,7 @@ class Recorder:
         reconstructor: Rebuilds recorded versions (diff bases, and undoing a write).
         limits: The store's content settings.
         timeout: Seconds to wait for the writer lock.
+        refusal: Raised by every write first, for a history only read (0.2's in-tree ledger).
     """
 
     def __init__(
@@ -72,6 +73,7 @@ class Recorder:
         reconstructor: Reconstructor,
         limits: Limits,
         timeout: float,
+        refusal: SnaplineError | None = None,
     ) -> None:
         self.root = root
         self.store = store
@@ -83,6 +85,7 @@ class Recorder:
         # Chain hashes of snapshots checked before building on them (commit.check_parent).
         self.trusted: set[str] = set()
         self.tracked = TrackedCache()
+        self.refusal = refusal
         self._lock = writer_lock(root, timeout)
         self._presence = StorePresence(store.path)
 
@@ -99,9 +102,8 @@ class Recorder:
         """Hold the writer lock, after catching up with the ledger and settling dead writes.
 
         The index first takes in what the ledger gained (a pull, a merge), then any
-        write a dead process left behind is undone.
-
-        Re-entrant: a caller already holding it may enter again.
+        write a dead process left behind is undone. Re-entrant: a caller already holding
+        it may enter again.
 
         Args:
             joining: Allow a history with several lines (``merge`` joins them); every
@@ -111,7 +113,15 @@ class Recorder:
             StoreBusyError: If another process holds the lock past the timeout.
             StoreCorruptError: If the lock file cannot be used.
             DivergedHistoryError: If the history has several lines and not ``joining``.
+            SnaplineError: The recorder's ``refusal``, before the lock is taken.
         """
+        if self.refusal is not None:
+            raise self.refusal
+        with self._held(joining):
+            yield
+
+    @contextlib.contextmanager
+    def _held(self, joining: bool) -> Iterator[None]:
         with held(self._lock, self.store.path, self.timeout):
             if self._lock.lock_counter == 1:
                 self._presence.check()  # gone (.snapline/ with its repo): no refs to read
@@ -126,12 +136,9 @@ class Recorder:
             yield
 
     def catch_up(self) -> None:
-        """Bring the store's index up to its ledger when it lags (a pull, a merge, a clone).
-
-        Waits for the writer lock only when there is something to do.
-        """
+        """Bring the index up to its history when it lags (a pull, a clone); locks only then."""
         if self.store.stale():
-            with self.writing(joining=True):
+            with self._held(True):  # a cache: also where writes are refused
                 pass
 
     def recover_if_idle(self) -> None:
@@ -273,12 +280,9 @@ class Recorder:
         return snapshot_of(row, changes, self.store.path)
 
     def check_store_present(self) -> None:
-        """Refuse to commit into a store file that was deleted or replaced since it was opened.
+        """Refuse (``StoreVanishedError``) to commit into a store deleted or replaced since opened.
 
         Call inside the write transaction, so raising rolls the snapshot back.
-
-        Raises:
-            StoreVanishedError: If the store's path no longer names the open file.
         """
         self._presence.check()
 

@@ -1,10 +1,8 @@
 """Whether the local index holds exactly the ledger's files: the question every command asks.
 
 The exact answer is a listing of the ledger's folders of records compared with the names
-in the index, in time proportional to the history. Three things stand in for it when
-they can say so exactly: this process's memory of the last listing while the index and
-the folders are untouched (an inotify watch, ``watch.py``), and across processes, the
-folders' stamp kept when a listing agreed (``listed.py``).
+in the index, in time proportional to the history. Across processes the folders' stamp
+kept when a listing agreed (``listed.py``) stands in for it when it can say so exactly.
 """
 
 from __future__ import annotations
@@ -22,19 +20,15 @@ __all__ = ["in_step"]
 
 
 def in_step(store: LedgerStore) -> bool:
-    """Whether the index holds the ledger's files; remembered while neither changes.
+    """Whether the index holds the ledger's files (every open asks, before reading).
 
-    Every record asks this under the writer lock. Comparing the ledger's listings with
-    the index's names costs time in proportion to the history (about 30 ms at 10,000
-    snapshots), so the answer is kept three ways, each exact:
+    Comparing the ledger's listings with the index's names costs time in proportion to
+    the history (about 30 ms at 10,000 snapshots), so the answer is kept two ways, each
+    exact:
 
     - :attr:`LedgerStore.agreed`: the listings as read, and the index's
       ``data_version`` on its connection, which changes when another connection
-      commits. This process's own writes keep the index's names in step with the files
-      they publish, and ``LedgerStore.write`` adds those names to what is remembered.
-    - From the third check of a process on, an inotify watch of the folders
-      (``watch.py``): while it has seen nothing but this process's own files and no
-      other connection has written, the remembered listing is the listing, unread.
+      commits: the same listing is not compared with the index's names again.
     - Across processes, the folders' stamp kept in the index when a listing agreed and
       the folders were safely old (``listed.py``): folders with that stamp hold what
       the index names.
@@ -43,21 +37,6 @@ def in_step(store: LedgerStore) -> bool:
     # A reconnection (another process reset the WAL) starts a new count: the
     # connection is part of the version.
     version = (store.index.connection.db, data_version)
-    agreed, watch = store.agreed, store.watch
-    store.checks += 1
-    if agreed is not None:
-        if watch is not None and watch.quiet(agreed[1]):
-            if agreed[0] == version:
-                return True  # nothing but this process's own files since (watch.py)
-        elif store.checks > 2:
-            # Checked twice before in this process, so a long-lived one (a one-shot
-            # record checks twice: as it opens, then under the writer lock): watch the
-            # folders from before this listing on, and the next checks need none.
-            from snapline.store.ledger.watch import LedgerWatch  # one-shot commands never
-
-            if watch is not None:
-                watch.close()
-            store.watch = LedgerWatch.start(store.ledger)
     kept = store.listed.get()
     if kept is not None and kept == folder_stamps(store.ledger):
         return True  # the folders as they were when a listing agreed (listed.py)

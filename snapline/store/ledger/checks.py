@@ -1,4 +1,4 @@
-"""The ledger's check records (``checks/*.check``): written once each, read straight from disk.
+"""The ledger's check records (``checks/*.check``), read straight from disk (written no more).
 
 The local index holds none of them. They are few (one per ``snapline guard``), small,
 never part of a snapshot's chain, and a new one must not make every clone rebuild its
@@ -8,14 +8,10 @@ the review page, ``guard --rollback``), and ``verify`` reads each one back.
 
 from __future__ import annotations
 
-import os
-
 from snapline.store.ledger.check_format import (
     CheckRecord,
-    check_name,
     parse_check,
     parse_check_name,
-    render_check,
 )
 from snapline.store.ledger.files import CHECKS, Ledger, read_as_store
 
@@ -34,16 +30,6 @@ class CheckLog:
 
     def __init__(self, ledger: Ledger) -> None:
         self._ledger = ledger
-
-    def add(self, record: CheckRecord) -> str:
-        """Write a new check record, durably; returns its file name.
-
-        Raises:
-            OSError: If the disk refuses.
-        """
-        name = check_name(record.time, os.urandom(16).hex())  # not uuid: it imports platform
-        self._ledger.write_new(CHECKS, name, render_check(record))
-        return name
 
     def all(self) -> list[tuple[str, CheckRecord]]:
         """Every check record with its file name, by name (the time it was written).

@@ -56,12 +56,12 @@ LEDGER_FORMAT = 2
 """The layout version ``ledger/FORMAT`` declares; a reader refuses a newer one.
 
 2: objects are written keyed (``objects.py``); a ledger 1 holds raw objects only, and
-is read as it is. Its ``FORMAT`` becomes 2 when the first keyed object is written.
+is read as it is (0.2 declared it 2 when it wrote its first keyed object; nothing writes
+one now).
 """
 
 FORMAT_NAME = "FORMAT"
 FORMAT_TEXT = f"snapline ledger {LEDGER_FORMAT}\n"
-_FORMAT_1 = b"snapline ledger 1\n"
 CONFIG_NAME = "config.json"
 ATTRIBUTES_NAME = ".gitattributes"
 
@@ -70,10 +70,6 @@ GITATTRIBUTES = """\
 # objects (keyed bytes, see docs/format.md) are binary, never shown as text.
 * -text
 objects/** -diff
-"""
-_GITATTRIBUTES_1 = b"""\
-# Written by snapline: ledger files are compared byte for byte, never converted.
-* -text
 """
 
 GITIGNORE = """\
@@ -213,10 +209,6 @@ class Ledger:
         """
         _create(self.path / kind, name, data)
 
-    def replace(self, kind: str, name: str, data: bytes) -> None:
-        """Rewrite an existing file atomically: only ``forget`` does this."""
-        atomic.write_file(self.file(kind, name), data, 0o100644)
-
     # -- objects ---------------------------------------------------------------------
 
     def object_path(self, hash_: str, form: ObjectForm = ObjectForm.KEYED) -> Path:
@@ -235,13 +227,12 @@ class Ledger:
     def write_object(self, hash_: str, content: bytes) -> None:
         """Create the object for ``hash_``, keyed (``objects.py``), in bounded extra memory.
 
-        A ledger still declaring layout 1 is declared 2 first, so a snapline that
-        cannot read a keyed object refuses the ledger rather than miss one.
+        Only the conversion of a 0.1 store writes one, into a ledger it started as
+        layout 2 (``converting.py``).
 
         Raises:
             OSError: If the disk refuses.
         """
-        self._declare_keyed()
         location = self.object_path(hash_)
         location.parent.mkdir(parents=True, exist_ok=True)
         _create(location.parent, location.name, objects.encode(hash_, content))
@@ -276,19 +267,6 @@ class Ledger:
         except objects.ObjectFormError as error:
             raise LedgerFileError(location, str(error)) from None
 
-    def delete_object(self, hash_: str) -> bool:
-        """Remove an object in both forms (forgetting); returns whether there was one."""
-        deleted = False
-        for form in ObjectForm:
-            location = self.object_path(hash_, form)
-            try:
-                os.unlink(location)
-            except FileNotFoundError:
-                continue
-            atomic.sync_directory(location.parent)
-            deleted = True
-        return deleted
-
     def object_files(self) -> Iterator[tuple[str, ObjectForm]]:
         """The content hash and form of every object file, in no particular order."""
         top = self.path / OBJECTS
@@ -306,18 +284,6 @@ class Ledger:
     def object_hashes(self) -> set[str]:
         """The content hash of every object, whichever its form."""
         return {hash_ for hash_, _ in self.object_files()}
-
-    def _declare_keyed(self) -> None:
-        # Read each time, not remembered: a long-lived process may see a checkout
-        # bring back a ledger 1. Declared before the object is written, so no
-        # keyed object is ever in a ledger a reader takes for layout 1; the new
-        # lines are the same in every clone, so git merges two upgrades cleanly.
-        if self.read("", FORMAT_NAME, 64) != _FORMAT_1:
-            return  # already 2 (checked on open: never newer)
-        with contextlib.suppress(FileNotFoundError, LedgerFileError):
-            if self.read("", ATTRIBUTES_NAME, 1 << 10) == _GITATTRIBUTES_1:
-                self.replace("", ATTRIBUTES_NAME, GITATTRIBUTES.encode())
-        self.replace("", FORMAT_NAME, FORMAT_TEXT.encode())
 
 
 def _create(directory: Path, name: str, data: bytes | Iterable[bytes]) -> None:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from snapline.content import pack
 from snapline.store.ledger.files import SNAPSHOTS
-from snapline.store.ledger.format import parse_snapshot, snapshot_name
+from snapline.store.ledger.forgetting import forgotten_in
+from snapline.store.ledger.format import parse_snapshot, render_snapshot, snapshot_name
 from snapline.store.ledger.store import LedgerStore
 from snapline.store.migrate import copy_store
 from snapline.store.refs.moving import MovedSnapshot
@@ -46,13 +47,15 @@ def ledger_snapshots(store: LedgerStore) -> list[MovedSnapshot]:
     from snapline.store.errors import StoreCorruptError
 
     found: list[MovedSnapshot] = []
+    listed = store.index.connection.query("SELECT path, hash FROM forgotten")
+    forgot: set[tuple[str, str]] = {(path, hash_) for path, hash_ in listed}
     latest = store.index.snapshots.latest_number()
     for number in range(0 if latest is None else latest + 1):
         row = store.index.snapshots.get(number)
         if row is None:
             raise StoreCorruptError(store.path, f"snapshot {number} is missing from the index")
         changes = store.index.changes.of(number, deltas=True)
-        found.append(MovedSnapshot(row, changes, _record(store, row), main=True))
+        found.append(MovedSnapshot(row, changes, _record(store, row, forgot), main=True))
     side = store.side_snapshots()
     parents = {row.parent_id for row in side}
     seen: set[str] = set()
@@ -60,19 +63,28 @@ def ledger_snapshots(store: LedgerStore) -> list[MovedSnapshot]:
         for row, changes in store.side_line(head.id):
             if row.id not in seen:
                 seen.add(row.id)
-                found.append(MovedSnapshot(row, changes, _record(store, row), main=False))
+                found.append(MovedSnapshot(row, changes, _record(store, row, forgot), main=False))
     return found
 
 
-def _record(store: LedgerStore, row: SnapshotRow) -> bytes:
-    """The snapshot's ledger file, checked to be that snapshot."""
+def _record(store: LedgerStore, row: SnapshotRow, forgot: set[tuple[str, str]]) -> bytes:
+    """The snapshot's ledger file, checked to be that snapshot, with ``forgot``'s tombstones.
+
+    A file that still holds a delta of forgotten content (a branch that never took the
+    forget in; the ledger is not rewritten) goes onto the refs with that delta made its
+    tombstone, as the index holds it: a forgotten secret is never copied there.
+    """
     from snapline.store.errors import StoreCorruptError
 
     name = snapshot_name(row.number, row.id)
     data = store.ledger.read(SNAPSHOTS, name, _RECORD_LIMIT)
-    parsed = parse_snapshot(data).row
-    if (parsed.id, parsed.number, parsed.chain_hash) != (row.id, row.number, row.chain_hash):
+    parsed = parse_snapshot(data)
+    found = parsed.row
+    if (found.id, found.number, found.chain_hash) != (row.id, row.number, row.chain_hash):
         raise StoreCorruptError(store.ledger.file(SNAPSHOTS, name), "it is not the snapshot listed")
+    changes = [forgotten_in(change, forgot) for change in parsed.changes]
+    if forgot and changes != list(parsed.changes):
+        return render_snapshot(found, changes)
     return data
 
 

@@ -9,25 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from snapline.store.ledger.tables import SideSnapshotTable
 from snapline.store.rows import ChangeRow, SnapshotRow
 
 if TYPE_CHECKING:
     from snapline.store.ledger.store import LedgerStore
 
-__all__ = ["line_ids", "read_side_line"]
-
-
-def line_ids(side: SideSnapshotTable, heads: list[str]) -> list[str]:
-    """The ids of the side snapshots not joined yet on the lines ending at ``heads``."""
-    by_id = {row.id: row for row in side.all()}
-    found = []
-    for head in heads:
-        current = by_id.get(head)
-        while current is not None and current.merged_into is None:
-            found.append(current.id)
-            current = by_id.get(current.parent_id) if current.parent_id else None
-    return found
+__all__ = ["read_side_line"]
 
 
 def read_side_line(store: LedgerStore, id_: str) -> list[tuple[SnapshotRow, list[ChangeRow]]]:

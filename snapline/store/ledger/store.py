@@ -1,45 +1,33 @@
-"""The ledger store: the committed ledger as the history, a local SQLite index beside it.
+"""The ledger store: the 0.2 in-tree ledger as the history, a local SQLite index beside it.
 
-:class:`LedgerStore` implements the :class:`~snapline.store.protocol.Store` protocol.
-Every read is answered by the index (``.snapline/index.db``, the SQLite store of
-:mod:`snapline.store.sqlite`); every write goes to the index inside one transaction and,
-just before that transaction commits, the snapshots and milestones it added are written
-to the ledger as new files (:meth:`LedgerStore.write`). The ledger file is the commit
-point: once it is on disk the snapshot exists, and an index that lost its transaction
-(a crash in between) catches up from the ledger on the next open
-(:mod:`snapline.store.ledger.sync`). The index never holds a snapshot the ledger lacks.
+:class:`LedgerStore` implements the :class:`~snapline.store.protocol.Store` protocol for
+reading, verifying, merging with and upgrading a checkout whose history is still
+``.snapline/ledger/`` (a branch from before ``snapline upgrade``). Every read is answered
+by the index (``.snapline/index.db``, the SQLite store of :mod:`snapline.store.sqlite`),
+which catches up with the ledger a pull or a merge changed
+(:mod:`snapline.store.ledger.sync`). Nothing writes the ledger: every writing command
+refuses first (``InTreeLedgerError``, from ``Recorder.writing``), and a transaction that
+added a snapshot or a milestone would refuse here too, before its commit.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from snapline.content import unpack
-from snapline.crashpoints import crash_point
-from snapline.store.errors import StoreAccessError, StoreCorruptError, access_problem
+from snapline.store.errors import InTreeLedgerError
 from snapline.store.forgotten import ForgottenTable
 from snapline.store.indexed import IndexedStore
 from snapline.store.ledger.baseline import baseline_content
 from snapline.store.ledger.checkpoint import CheckpointTable, stamp_ledger
 from snapline.store.ledger.files import (
     FORMAT_NAME,
-    MILESTONES,
-    SNAPSHOTS,
     Ledger,
-    LedgerFileError,
-)
-from snapline.store.ledger.format import milestone_name as milestone_file_name
-from snapline.store.ledger.format import (
-    render_milestone,
-    render_snapshot_parts,
-    snapshot_name,
 )
 from snapline.store.ledger.listed import FolderStamps, ListedTable, folder_stamps
-from snapline.store.ledger.side_lines import line_ids, read_side_line
+from snapline.store.ledger.side_lines import read_side_line
 from snapline.store.ledger.tables import (
     ForgetCleanup,
     LedgerNameTable,
@@ -58,7 +46,6 @@ from snapline.store.rows import (
 from snapline.store.sqlite import SqliteStore
 
 if TYPE_CHECKING:
-    from snapline.store.ledger.watch import LedgerWatch
     from snapline.store.protocol import Store
 
 __all__ = ["LedgerStore"]
@@ -98,10 +85,6 @@ class LedgerStore(IndexedStore):
         # (listed.py); kept in the index by keep_listing().
         self.settled: FolderStamps | None = None
         self.listed = ListedTable(index.connection)
-        # The inotify watch of a long-lived process (watch.py), started by sync.
-        self.watch: LedgerWatch | None = None
-        # How often this process asked whether the index holds the ledger's files.
-        self.checks = 0
         connection = index.connection
         self.names = LedgerNameTable(connection)
         self.side = SideSnapshotTable(connection)
@@ -115,29 +98,21 @@ class LedgerStore(IndexedStore):
 
     @contextlib.contextmanager
     def write(self) -> Iterator[None]:
-        """A block run as one index transaction whose additions reach the ledger first; nests.
+        """A block run as one index transaction (the local cache only); nests.
 
         Raises:
             StoreBusyError: If another writer holds the index past the busy timeout.
-            StoreAccessError: If the disk refuses a ledger file.
+            InTreeLedgerError: If the block added a snapshot or a milestone.
         """
         self.ledger.parsed.clear()
-        with self._transaction() as published:
+        with self._transaction():
             yield
-        if published and self.agreed is not None:
-            # Committed: the index holds the names of the files just written, and the
-            # listings hold the files (see sync._in_step).
-            version, listing = self.agreed
-            self.agreed = (version, listing | frozenset(published))
 
     # -- the rest of the protocol ------------------------------------------------------
 
     def close(self) -> None:
-        """Close the index and stop watching the ledger."""
+        """Close the index."""
         self.ledger.parsed.clear()
-        if self.watch is not None:
-            self.watch.close()
-            self.watch = None
         super().close()
 
     def refresh(self) -> bool:
@@ -262,89 +237,13 @@ class LedgerStore(IndexedStore):
         parents = {row.parent_id for row in side}
         return [row.id for row in side if row.id not in parents]
 
-    # -- publishing ----------------------------------------------------------------
-
     def _publish(self) -> list[str]:
-        try:
-            names = [self._publish_snapshot(number) for number in self._pending.snapshots]
-            names += [self._publish_milestone(number) for number in self._pending.milestones]
-        except LedgerFileError as error:
-            raise StoreCorruptError(error.path, error.what) from None
-        except OSError as error:
-            # Full, read-only, a file-size limit: the OS refused; the transaction rolls
-            # back and the ledger holds no file for it (write_new takes its name back).
-            location = Path(error.filename) if error.filename else self.path
-            raise StoreAccessError(location, access_problem(error), str(error)) from None
-        crash_point("ledger-published")
-        return names
+        """Never reached: every writer refused first (``Recorder.writing``).
 
-    def _publish_snapshot(self, number: int) -> str:
-        row = self.index.snapshots.get(number)
-        assert row is not None, f"snapshot {number} was inserted in this transaction"
-        # Streamed from the index into the file: a baseline's rows and its text held
-        # at once were three quarters of init's 224 MiB peak at 100,000 files.
-        with contextlib.closing(self.index.changes.stream_of(number)) as stream:
-            changes: Iterable[ChangeRow] = stream
-            if number > 0:
-                changes = list(stream)
-                self._write_objects(number, changes)
-            merges = json.loads(row.merges)
-            if merges:
-                self.side.mark_merged(line_ids(self.side, merges), number)
-            name = snapshot_name(number, row.id)
-            self.ledger.write_new(SNAPSHOTS, name, render_snapshot_parts(row, changes))
-        self.names.add([name])
-        return name
-
-    def _publish_milestone(self, number: int) -> str:
-        row = self.index.milestones.get(number)
-        assert row is not None, f"milestone {number} was inserted in this transaction"
-        last = self.index.snapshots.get(row.last)
-        if last is None:
-            raise StoreCorruptError(self.path, f"milestone {number} ends at a missing snapshot")
-        data = render_milestone(row, last.id)
-        name = milestone_file_name(number, data)
-        self.ledger.write_new(MILESTONES, name, data)
-        self.names.add([name])
-        return name
-
-    def _write_objects(self, number: int, changes: Sequence[ChangeRow]) -> None:
-        """Give the ledger the content the snapshot's diffs cannot carry.
-
-        A version stored in full becomes an object. The baseline's content is not in
-        the ledger (the workspace holds it); when a snapshot changes a file still at
-        its baseline version, that version becomes an object then, so it stays
-        rebuildable after the workspace moves on.
+        Raises:
+            InTreeLedgerError: Always; nothing is written into the ledger.
         """
-        for change in changes:
-            if change.content is not None and change.size is not None:
-                self._copy_blob(change.content, change.size)
-            if change.base_hash is None:
-                continue
-            lineage = change.old_path or change.path
-            base = self.index.changes.version_at(lineage, number - 1)
-            if (
-                base is not None
-                and base.snapshot == 0
-                and base.path == lineage
-                and base.content == change.base_hash
-                and base.size is not None
-            ):
-                self._copy_blob(base.content, base.size, lineage)
-
-    def _copy_blob(self, hash_: str, size: int, path: str | None = None) -> None:
-        if self.ledger.has_object(hash_):
-            return
-        packed = self.index.blobs.get(hash_)
-        if packed is not None:
-            self.ledger.write_object(hash_, unpack(packed, limit=size))
-            return
-        # A baseline version an index rebuilt from the ledger never copied: the
-        # recorder keeps it as a blob before a write replaces it (Recorder.prepare);
-        # one changed outside snapline may still be in git's HEAD.
-        content = None if path is None else self.baseline_content(path, hash_, size)
-        if content is not None:
-            self.ledger.write_object(hash_, content)
+        raise InTreeLedgerError(self.path)
 
 
 if TYPE_CHECKING:

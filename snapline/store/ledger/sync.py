@@ -320,7 +320,7 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
     for name in names:
         records.append(read_snapshot(store.ledger, name, keep=True))
     forgets = sorted(n for n in on_disk if n.endswith(FORGET_SUFFIX))
-    records, cleanup, kept = finish_forgets(store, root, records, forgets)
+    records, cleanup = finish_forgets(store, records, forgets)
     orphans = find_orphans(records, root)
     if orphans:
         records = [r for r in records if r.row.id not in orphans]
@@ -346,7 +346,7 @@ def _rebuild(store: LedgerStore, root: Path, on_disk: set[str], progress: Progre
     import_content(store, root, lines.side)
     milestones = [(n, read_milestone(store.ledger, n)) for n in mile_names]
     import_milestones(store, milestones, first_parent)
-    import_objects(store, import_forgets(store, forgets) + kept)
+    import_objects(store, import_forgets(store, forgets))
     store.names.add(on_disk)
     store.forget_cleanup.set(cleanup)
 

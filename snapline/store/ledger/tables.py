@@ -63,13 +63,6 @@ class SideSnapshotTable(Table):
             ],
         )  # fmt: skip
 
-    def mark_merged(self, ids: Iterable[str], number: int) -> None:
-        """Record that snapshot ``number`` joined the snapshots ``ids``."""
-        self._c.require_transaction()
-        self._c.db.executemany(
-            "UPDATE side_snapshots SET merged_into = ? WHERE id = ?", [(number, i) for i in ids]
-        )
-
 
 class OrphanTable(Table):
     """Snapshot files whose parent is not in this checkout (left by a branch switch).

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from snapline.content import git_reference
 from snapline.store.ledger.tables import ForgetCleanup
 from snapline.store.refs.followed import followed_milestones, read_followed
+from snapline.store.refs.forkmarks import forks_rewritten, mark_forks
 from snapline.store.refs.git import MissingObjectError
 from snapline.store.refs.layout import FORGETS, line_ref, milestones_ref
 from snapline.store.refs.marks import BEHIND, FOLLOWED, PIN
@@ -71,8 +72,9 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     Each snapshot comes with its changes, the content of its whole versions (as blobs)
     and its effect on the known state, then the line's milestones the index lacks, and
     the marks of both refs, in one index transaction that publishes nothing. With a
-    mark only what follows it is read; a line rewritten past it is read whole. A work
-    tree without a line of its own stops at its pin (:mod:`.pinning`).
+    mark only what follows it is read; a line (or its milestones) rewritten past it
+    rebuilds the index from the refs, as a forget taken in does. A work tree without a
+    line of its own stops at its pin (:mod:`.pinning`).
 
     Args:
         store: The store.
@@ -87,6 +89,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
     line = store.followed_line()
     read: list[LineSnapshot] | None = None
     at: LineSnapshot | None = None
+    pin_at: LineSnapshot | None = None
     if line is None and checkout is not None:
         # An index built afresh follows the line its checkout is a snapshot of (.pinning).
         from snapline.store.refs.pinning import checkout_place
@@ -94,6 +97,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         place = checkout_place(store, checkout)
         if place is not None:
             line, read, at = place.line, place.snapshots, place.at
+            pin_at = place.at or place.tip  # a linked work tree pins at its tip too
     elif line is None:
         # An empty index: the main line is read once, to find it and to fill the index.
         line, read = _read_main_line(store)
@@ -101,23 +105,31 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         return 0
     own = store.own_line() is not None
     ref, milestones = line_ref(line), milestones_ref(line)
+    following, rewritten = _after_mark(store, line)
+    rewritten = (
+        rewritten or _milestones_rewritten(store, milestones) or forks_rewritten(store, line)
+    )
     forgets = None
-    if store.repo.refs(FORGETS):
+    if rewritten or store.repo.refs(FORGETS):
         # Only a repository with a forget loads their formats (record's hot path).
         from snapline.store.refs.forget_index import forgets_to_take_in
 
-        forgets = forgets_to_take_in(store)
+        # A line rewritten under the index (a forget made elsewhere, its record here
+        # or not yet): the index is rebuilt as from nothing, every forget applied again.
+        forgets = forgets_to_take_in(store, every=rewritten)
     with store.index.write():
         if forgets is not None:
             from snapline.store.refs.forget_index import take_in
 
             take_in(store, forgets)
+            following = None
         forgotten = store.index.forgotten_hashes()
         latest = store.index.snapshots.latest_number()
-        missing, end = _line_after(store, line, -1 if latest is None else latest, read)
+        have = -1 if latest is None else latest
+        missing, end = _line_after(store, line, have, read, following)
         if latest is None and checkout is not None and not own:
             _place(store, line, at)
-        last = _pin(store, own, at if latest is None else None, missing)
+        last = _pin(store, own, pin_at if latest is None else None, missing)
         if last is not None:
             missing = missing[: len(missing) - last]
         upserts: dict[str, StateRow] = {}
@@ -135,6 +147,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
             store.index.state.set(upserts.values(), deletes)
         if end is not None:
             store.marks.put(ref, end)
+        mark_forks(store, line, fresh=latest is None)
         # The ref is read before its milestones: a mark never claims one not added.
         tip = store.repo.ref(milestones)
         latest_milestone = store.index.milestones.latest()
@@ -178,8 +191,8 @@ def _pin(
 ) -> int | None:
     """How many of ``missing`` a pinned index leaves out (``None``: not pinned).
 
-    ``at``: for an index built afresh, the snapshot its checkout is behind the tip; a
-    linked work tree pins there (a clone reads the whole line: :func:`_place`).
+    ``at``: for an index built afresh, the snapshot its checkout is (behind the tip or
+    at it); a linked work tree pins there (a clone reads the whole line: :func:`_place`).
     """
     if own:
         return None
@@ -198,29 +211,81 @@ def _pin(
     if taken is None:
         store.marks.drop(PIN)
         return None
-    store.marks.put(PIN, pin)
+    store.marks.put(PIN, taken[-1].commit if taken else pin)
     return len(missing) - len(taken)
 
 
-def _line_after(
-    store: RefsStore, line: str, have: int, read: list[LineSnapshot] | None
-) -> tuple[list[LineSnapshot], str | None]:
-    """The snapshots after the index's latest (``have``), and the commit the line ends at.
+def _after_mark(store: RefsStore, line: str) -> tuple[list[LineSnapshot] | None, bool]:
+    """The line's snapshots after the index's mark of it, and whether it was rewritten.
 
-    ``read``: the line, read whole already (a main line starts with its baseline, so it
-    is all that is followed), or ``None``.
+    ``(None, False)`` when the index holds none of it. A line whose mark is no longer on
+    it (``LineRewrittenError``) but whose snapshots are the index's, by id, was rewritten
+    under the index: by a forget here or elsewhere (its record fetched with it, before it
+    or not yet), or by anyone who rewrote its commits. The index's rows were read from
+    the old commits (the changes, the whole versions' blobs, the known state), so only
+    a rebuild from the refs answers as a rebuild does: ``True``.
+
+    Raises:
+        DamagedLineError: If the line is damaged or crafted.
+        LineMovedError: If the rewritten line does not hold the index's snapshots (it
+            lost some, or is another history): the index is left as it is.
     """
     from snapline.store.refs.store import LineMovedError
 
     ref = line_ref(line)
     mark = store.marks.get(ref)
-    if mark is not None and have >= 0:
+    have = store.index.snapshots.latest_number()
+    if mark is None or have is None:
+        return None, False
+    try:
+        return read_line(store.repo, line, after=mark), False
+    except LineRewrittenError:
+        pass
+    whole = read_followed(store.repo, line)
+    mine = store.index.snapshots.get(have)
+    theirs = whole[have].record.row if have < len(whole) else None
+    if mine is None or theirs is None or theirs.id != mine.id:
+        raise LineMovedError(ref, have, mine.id if mine else "", theirs.id if theirs else None)
+    return None, True
+
+
+def _milestones_rewritten(store: RefsStore, ref: str) -> bool:
+    """Whether the milestones ref no longer holds its mark (it was rewound or rewritten).
+
+    Milestones are added to the index by number, after its latest: one the index holds
+    and the ref no longer does (or holds otherwise) would stay.
+    """
+    repo = store.repo
+    mark = store.marks.get(ref)
+    commit = repo.ref(ref)
+    while mark is not None and commit is not None and commit != mark:
         try:
-            after = read_line(store.repo, line, after=mark)
-        except LineRewrittenError:
-            after = None  # a forget rewrote the line: read it whole
-        if after is not None and (not after or after[0].record.row.number == have + 1):
-            return after, after[-1].commit if after else mark
+            parents = repo.read_commit(commit).parents
+        except MissingObjectError:
+            return True  # the rebuild's reading names the damage
+        commit = parents[0] if parents else None
+    return mark is not None and commit != mark
+
+
+def _line_after(
+    store: RefsStore,
+    line: str,
+    have: int,
+    read: list[LineSnapshot] | None,
+    after: list[LineSnapshot] | None,
+) -> tuple[list[LineSnapshot], str | None]:
+    """The snapshots after the index's latest (``have``), and the commit the line ends at.
+
+    ``read``: the line, read whole already (a main line starts with its baseline, so it
+    is all that is followed), or ``None``. ``after``: what follows the index's mark on
+    the line (:func:`_after_mark`), or ``None``.
+    """
+    from snapline.store.refs.store import LineMovedError
+
+    ref = line_ref(line)
+    mark = store.marks.get(ref)
+    if after is not None and have >= 0 and (not after or after[0].record.row.number == have + 1):
+        return after, after[-1].commit if after else mark
     whole = read if read is not None and have < 0 else read_followed(store.repo, line)
     if have >= 0:
         mine = store.index.snapshots.get(have)

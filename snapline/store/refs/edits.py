@@ -8,12 +8,14 @@ a version kept by its hash only streamed from the work tree into a blob, its SHA
 taken of the bytes the blob holds (:mod:`.large_files`); a
 version whose bytes the writer still holds (it just hashed and recorded them) is taken
 as it is, which spares reading the version before out of git and applying the delta.
-Every version is checked against its recorded SHA-256 before it enters a tree.
+Every version is checked against its recorded SHA-256, then written to git as a blob at
+once: the edits keep blob ids, never contents, so a baseline of many files holds about
+one file's bytes at a time (a failed snapshot leaves only unreferenced blobs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,17 +60,18 @@ class UnpublishableError(SnaplineError):
 def state_edits(
     repo: GitRepository,
     before: str | None,
-    changes: Sequence[ChangeRow],
+    changes: Iterable[ChangeRow],
     blobs: BlobReader,
     where: Path,
     at_hand: Mapping[str, bytes] | None = None,
 ) -> list[StateEdit]:
-    """The files of ``state`` that a snapshot's changes set or remove, with their bytes.
+    """The files of ``state`` that a snapshot's changes set or remove, their blobs written.
 
     Args:
         repo: The repository.
         before: The ``state`` tree of the snapshot before, ``None`` for a baseline.
-        changes: The snapshot's changes, deltas included.
+        changes: The snapshot's changes, deltas included, taken one at a time (a
+            stream of a baseline's rows is never all in memory).
         blobs: The index's blobs (whole versions).
         where: The index, for the error.
         at_hand: New versions the writer holds, by SHA-256 (the bytes it recorded):
@@ -76,18 +79,20 @@ def state_edits(
 
     Returns:
         One edit per path the changes name (a rename's old path removed, unless a
-        change of the same snapshot puts a file there).
+        change of the same snapshot puts a file there), in path order: each file's
+        content already written to git as a blob, the edit holding its id.
 
     Raises:
         UnpublishableError: If a version has no bytes here (kept by hash only and gone
             from the work tree, a blob missing, a delta whose base is not in ``before``)
-            or other bytes than its recorded hash.
+            or other bytes than its recorded hash. The blobs written before it stay
+            unreferenced.
     """
     edits: dict[str, StateEdit] = {}
     for change in changes:
         if change.old_path is not None:
+            # Removed unless a change of the same snapshot puts a file there.
             edits.setdefault(change.old_path, StateEdit(change.old_path, None))
-    for change in changes:
         if change.result_hash is None:
             edits.setdefault(change.path, StateEdit(change.path, None))
             continue
@@ -105,7 +110,8 @@ def state_edits(
                 f"{'is handed' if held is not None else 'rebuilds to'} {actual}, "
                 f"recorded {change.result_hash}",
             )
-        edits[change.path] = StateEdit(change.path, data, mode)
+        # Written now, so that only its id waits for the tree (writing.py's blob).
+        edits[change.path] = StateEdit(change.path, None, mode, blob=repo.write_blob(data))
     return [edits[path] for path in sorted(edits)]
 
 

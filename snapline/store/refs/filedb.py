@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
+from snapline.atomic import sync_directory
 from snapline.store.refs.packs import Pack, Unreadable, packs_in
 
 __all__ = ["FileDatabase", "Source", "Unreadable", "lean_database"]
@@ -279,9 +280,11 @@ class FileDatabase:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
-        _sync_directory(folder)
+        # A directory fsync a filesystem refuses (EINVAL) is tolerated there, as for
+        # every directory snapline syncs; the object's own fsync above is not.
+        sync_directory(folder)
         if made:
-            _sync_directory(self._folder)
+            sync_directory(self._folder)
         return id_
 
     def _renewed(self, final: str, id_: str) -> bool:
@@ -335,11 +338,3 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-
-
-def _sync_directory(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -13,18 +13,20 @@ The local state remembers the line (:data:`LINE_FILE`, beside the index).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 from snapline.store.ledger.fields import is_id
 from snapline.store.ledger.milestone_format import MilestoneRecord
-from snapline.store.refs.git import GitRepository
+from snapline.store.refs.git import GitRepository, MissingObjectError
 from snapline.store.refs.reading import (
     DamagedLineError,
     LineSnapshot,
     list_lines,
     read_line,
     read_milestones,
+    read_snapshot,
 )
 
 __all__ = [
@@ -77,7 +79,10 @@ def followed_segments(repo: GitRepository, line: str) -> list[Segment]:
     """The lines followed to reach ``line``'s tip from the baseline, oldest first.
 
     A line whose first snapshot forks (its parent commit on another line) is preceded by
-    the line holding that commit, cut at it, and so on down to the baseline's line.
+    the line holding that commit, cut at it, and so on down to the baseline's line. A
+    fork no line holds any more, whose snapshot a line holds rewritten (the same id,
+    number and chain hash: a forget made elsewhere rewrote the line it forked from, and
+    its record is not here yet to rewrite this line in step), is read on that line.
 
     Raises:
         DamagedLineError: If a line is damaged, or a fork's commit is on no line.
@@ -91,10 +96,8 @@ def followed_segments(repo: GitRepository, line: str) -> list[Segment]:
         if found is None:
             ref = f"refs/snapline/lines/{segments[0].line}"
             raise DamagedLineError(ref, first.commit, "forks from a commit on no line")
-        other, snapshots = found
-        seen.add(other)
-        cut = next(i for i, snapshot in enumerate(snapshots) if snapshot.commit == fork)
-        segments.insert(0, Segment(other, snapshots[: cut + 1]))
+        seen.add(found.line)
+        segments.insert(0, found)
     return segments
 
 
@@ -127,14 +130,32 @@ def followed_milestones(repo: GitRepository, line: str) -> list[MilestoneRecord]
     return found
 
 
-def _line_holding(
-    repo: GitRepository, commit: str, seen: set[str]
-) -> tuple[str, list[LineSnapshot]] | None:
+def _line_holding(repo: GitRepository, commit: str, seen: set[str]) -> Segment | None:
+    """The line holding ``commit`` (else its snapshot rewritten), cut there; or ``None``."""
     # Each line is read whole: only an index built afresh (or a line rewritten) gets here.
-    for other in sorted(list_lines(repo)):
-        if other in seen:
-            continue
+    others = [other for other in sorted(list_lines(repo)) if other not in seen]
+    found = _first_holding(repo, others, lambda snapshot: snapshot.commit == commit)
+    if found is not None:
+        return found
+    try:
+        row = read_snapshot(repo, commit).record.row
+    except (DamagedLineError, MissingObjectError):
+        return None  # named by the caller: a fork on no line
+    same = (row.id, row.number, row.chain_hash)
+    return _first_holding(
+        repo,
+        others,
+        lambda s: (s.record.row.id, s.record.row.number, s.record.row.chain_hash) == same,
+    )
+
+
+def _first_holding(
+    repo: GitRepository, lines: list[str], wanted: Callable[[LineSnapshot], bool]
+) -> Segment | None:
+    """The first of ``lines`` holding a snapshot ``wanted``, cut at it; or ``None``."""
+    for other in lines:
         snapshots = read_line(repo, other)
-        if any(snapshot.commit == commit for snapshot in snapshots):
-            return other, snapshots
+        for at, snapshot in enumerate(snapshots):
+            if wanted(snapshot):
+                return Segment(other, snapshots[: at + 1])
     return None

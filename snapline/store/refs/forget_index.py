@@ -33,6 +33,7 @@ from snapline.store.refs.forgetting import (
     read_forgets,
     record_forget,
 )
+from snapline.store.refs.git_errors import GitWriteRefusedError
 from snapline.store.refs.prune import is_private, prune
 from snapline.store.rows import ForgottenRow
 
@@ -72,24 +73,39 @@ def forget_on_refs(store: RefsStore, record: ForgetRecord, forget_id: str) -> st
     return ref
 
 
-def forgets_to_take_in(store: RefsStore) -> list[Forget] | None:
+def forgets_to_take_in(store: RefsStore, *, every: bool = False) -> list[Forget] | None:
     """Every forget, when one is new to the index (the lines then finished); else ``None``.
+
+    Args:
+        store: The open store.
+        every: Every forget (none is a list too), new or not: the index is to be
+            rebuilt (a line was rewritten under it).
 
     Raises:
         DamagedLineError: If a forget or a line is damaged or crafted.
         RefConflictError: If a line moved while it was being finished.
+        GitWriteRefusedError: If the lines cannot be rewritten here, but for an index
+            in memory (a reader who cannot write).
     """
     forgets = read_forgets(store.repo)
-    if all(store.marks.get(f.ref) == f.commit for f in forgets):
+    if not every and all(store.marks.get(f.ref) == f.commit for f in forgets):
         return None
-    apply_forgets(store.repo, forgets)
+    try:
+        apply_forgets(store.repo, forgets)
+    except GitWriteRefusedError:
+        if not store.index.connection.in_memory:
+            raise
+        # A reader who cannot write the repository (its index in memory): the forgets
+        # are taken in over the lines as they are; a writer who can rewrites them.
     return forgets
 
 
 def take_in(store: RefsStore, forgets: list[Forget]) -> None:
     """Empty the index's history and list the forgotten versions; inside ``write()``.
 
-    The catch-up that follows in the same transaction reads every line whole.
+    The catch-up that follows in the same transaction reads every line whole. With no
+    forget new (``forgets_to_take_in(every=True)``), the index rebuilt from lines
+    rewritten under it.
     """
     connection = store.index.connection
     clear_history(connection)
@@ -99,6 +115,9 @@ def take_in(store: RefsStore, forgets: list[Forget]) -> None:
         for v in f.record.forgot
     )
     store.index.blobs.delete(sorted({v.hash for f in forgets for v in f.record.forgot}))
+    # The whole versions kept as references name the old states' blobs (a tombstone's
+    # now, or a crafted rewrite's other bytes): the catch-up takes them from the new.
+    store.index.blobs.delete([hash_ for hash_, _, _ in BlobTable.references(store.index.blobs)])
     for forget in forgets:
         store.marks.put(forget.ref, forget.commit)
     # Cleared by ``secure``: a process killed before it leaves the flag for the next one.

@@ -32,7 +32,7 @@ from snapline.store.ledger.forget_format import ForgetRecord, parse_forget, rend
 from snapline.store.ledger.forgetting import forgotten_in
 from snapline.store.ledger.format import render_snapshot
 from snapline.store.refs.git import GitRepository
-from snapline.store.refs.layout import FORGETS, RECORD, STATE, commit_time, line_ref
+from snapline.store.refs.layout import FORGETS, RECORD, STATE, commit_time, line_ref, summary_line
 from snapline.store.refs.reading import (
     LineSnapshot,
     list_lines,
@@ -50,6 +50,7 @@ __all__ = [
     "plan_rewrite",
     "read_forgets",
     "record_forget",
+    "rewrites_in",
 ]
 
 _TRAILER = re.compile(r"Rewrote: (refs/snapline/\S+) ([0-9a-f]{40}) ([0-9a-f]{40})")
@@ -98,9 +99,13 @@ def read_forgets(repo: GitRepository) -> list[Forget]:
         if not is_id(ref.removeprefix(FORGETS)):
             continue  # not a forget snapline wrote
         read, record = read_record_commit(repo, ref, commit, parse_forget)
-        rewrites = tuple(Rewrite(*m.groups()) for m in _TRAILER.finditer(read.message))
-        found.append(Forget(ref, commit, record, rewrites))
+        found.append(Forget(ref, commit, record, rewrites_in(read.message)))
     return found
+
+
+def rewrites_in(message: str) -> tuple[Rewrite, ...]:
+    """The rewrites a forget commit's message names (its ``Rewrote: REF OLD NEW`` trailers)."""
+    return tuple(Rewrite(*m.groups()) for m in _TRAILER.finditer(message))
 
 
 def forgotten_versions(forgets: list[Forget]) -> set[tuple[str, str]]:
@@ -122,7 +127,9 @@ def record_forget(
     blob = repo.write_blob(render_forget(record))
     root = repo.tree({RECORD: Entry(blob, 0o100644)})
     paths = sorted({v.path for v in record.forgot})
-    message = f"snapline forget: {len(record.forgot)} version(s) of {', '.join(paths)}"[:100]
+    message = summary_line(
+        f"snapline forget: {len(record.forgot)} version(s) of {', '.join(paths)}"
+    )
     trailers = "".join(f"Rewrote: {r.ref} {r.old} {r.new}\n" for r in rewrites)
     time = int(_epoch(record.time))
     commit = repo.write_commit(root, [], f"{message}\n\n{trailers}", time)

@@ -11,6 +11,7 @@ two refs and never contend for one.
 ``refs/snapline/checks/<line id>``        the line's guard outcomes (one commit each)
 ``refs/snapline/prompts/<line id>``       the prompts of the line's sessions
 ``refs/snapline/forgets/<forget id>``     one ``snapline forget`` (its tombstones)
+``refs/snapline/settings/<line id>``      the content settings (one commit, at ``init``)
 ========================================  ============================================
 
 A snapshot commit's tree holds two names: ``record``, the snapshot's record in the
@@ -20,8 +21,9 @@ SHA-256 per file, chain hash, tool, session, prompt metadata, format version), a
 are git's own (a file already in the user's commits is the same blob, stored once).
 The commit's first parent is the snapshot before it (on this line, or the snapshot a new
 line forks from); a merge snapshot's further parents are the heads it joins.
-Lines, milestones, checks and forgets are written so far (a forget:
-:mod:`snapline.store.refs.forgetting`); prompts are named here for what comes. A
+Lines, milestones, checks, forgets (:mod:`snapline.store.refs.forgetting`) and settings
+(:mod:`snapline.store.refs.settings`) are written; prompts are named here for what comes
+(a session's prompts are in each snapshot's record meanwhile). A
 milestone commit's tree holds ``record`` alone (the ledger's milestone format);
 its parent is the line's milestone before it. A check commit's tree holds one blob named
 as the ledger names a check record (:mod:`snapline.store.refs.checks`).
@@ -52,6 +54,7 @@ __all__ = [
     "line_ref",
     "milestone_message",
     "milestones_ref",
+    "summary_line",
 ]
 
 REFS = "refs/snapline/"
@@ -126,18 +129,19 @@ def commit_message(row: SnapshotRow) -> str:
     """
     first = row.description.splitlines()[0] if row.description.strip() else ""
     summary = f"snapline {row.number}: {row.tool}" + (f": {first}" if first else "")
-    if len(summary) > _SUMMARY:
-        summary = summary[: _SUMMARY - 3] + "..."
-    return f"{summary}\n\nSnapline-Id: {row.id}\n"
+    return f"{summary_line(summary)}\n\nSnapline-Id: {row.id}\n"
 
 
 def milestone_message(row: MilestoneRow) -> str:
     """A milestone's commit message: ``snapline milestone 3: TITLE`` (cut at 100)."""
     first = row.title.splitlines()[0] if row.title.strip() else ""
     summary = f"snapline milestone {row.number}" + (f": {first}" if first else "")
-    if len(summary) > _SUMMARY:
-        summary = summary[: _SUMMARY - 3] + "..."
-    return summary + "\n"
+    return summary_line(summary) + "\n"
+
+
+def summary_line(summary: str) -> str:
+    """A commit message's first line: ``summary``, cut to 100 characters with ``...``."""
+    return summary if len(summary) <= _SUMMARY else summary[: _SUMMARY - 3] + "..."
 
 
 def commit_time(row: SnapshotRow | MilestoneRow) -> int:

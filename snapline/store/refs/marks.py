@@ -10,9 +10,17 @@ table, as the ledger store keeps its own keys.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from snapline.store.ledger.fields import is_id
+from snapline.store.refs.layout import FORGETS
 from snapline.store.table import Table
 
-__all__ = ["BEHIND", "FOLLOWED", "PIN", "MarkTable"]
+if TYPE_CHECKING:
+    from snapline.store.refs.git import GitRepository
+
+__all__ = ["BEHIND", "FOLLOWED", "PIN", "MarkTable", "forget_tips"]
 
 PIN = "checkout"
 """The key of a work tree's pin: the snapshot its checkout is (:mod:`.pinning`)."""
@@ -32,6 +40,10 @@ class MarkTable(Table):
         rows = self._c.query("SELECT value FROM meta WHERE key = ?", (_PREFIX + ref,))
         return str(rows[0][0]) if rows else None
 
+    def differ(self, tips: Mapping[str, str | None]) -> bool:
+        """Whether any ref of ``tips`` (its name, its commit) is not at its mark."""
+        return any(self.get(ref) != tip for ref, tip in tips.items())
+
     def put(self, ref: str, commit: str) -> None:
         """Set the mark of ``ref``; call inside ``write()``, with the rows it stands for."""
         self._c.require_transaction()
@@ -49,3 +61,14 @@ class MarkTable(Table):
         """Remove the mark of ``ref``; call inside ``write()``."""
         self._c.require_transaction()
         self._c.db.execute("DELETE FROM meta WHERE key = ?", (_PREFIX + ref,))
+
+
+def forget_tips(repo: GitRepository) -> dict[str, str]:
+    """Every forget's ref and its commit (one listing; none: an empty dict).
+
+    A ref under ``refs/snapline/forgets/`` not named by an id is no forget snapline
+    wrote (:func:`~snapline.store.refs.forgetting.read_forgets` leaves it out), so it
+    never makes an index stale.
+    """
+    found = repo.refs(FORGETS)
+    return {ref: commit for ref, commit in found.items() if is_id(ref.removeprefix(FORGETS))}

@@ -225,10 +225,15 @@ def _new_milestones(
     on_refs: dict[str, str],
     new: dict[str, MovedSnapshot],
 ) -> list[tuple[MilestoneRow, str]]:
-    """The main line's milestones after those its refs hold (none when it holds more)."""
+    """The main line's milestones after those its refs hold (none when it holds more).
+
+    Its milestones ref is read whether or not its line's ref is set: an upgrade killed
+    after the milestones and before the main line's ref (``upgrade-lines-set``) wrote
+    them already, and the next run must not write them twice.
+    """
     if not main or (main not in new and main not in on_refs):
         return []
-    held = read_milestones(repo, main) if main in on_refs else []
+    held = read_milestones(repo, main) if repo.ref(milestones_ref(main)) is not None else []
     after = held[-1].row.number if held else 0
     return [(m, last) for m, last in milestones if m.number > after]
 

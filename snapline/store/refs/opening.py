@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from snapline.atomic import sync_directory
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError, StoreVersionError
 from snapline.store.lockfile import FileLock
@@ -82,17 +83,13 @@ def publish_index(state: Path) -> None:
     refs) is synced here once, and the folder after the rename.
     """
     staged = state / STAGING_NAME
-    _fsync(staged)
-    os.replace(staged, state / INDEX_NAME)
-    _fsync(state)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(staged, os.O_RDONLY)
     try:
-        os.fsync(fd)
+        os.fsync(fd)  # a file: any failure fails the build, as SQLite's would
     finally:
         os.close(fd)
+    os.replace(staged, state / INDEX_NAME)
+    sync_directory(state)
 
 
 def open_refs_store(
@@ -137,10 +134,37 @@ def open_refs_store(
         if location.is_file():
             try:
                 return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
-            except (StoreCorruptError, StoreVersionError):
-                os.replace(location, state / _DAMAGED)
+            except (StoreCorruptError, StoreVersionError) as error:
+                _set_aside(location, error.detail)
         _build(repo, state, config, work_tree)
     return RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
+
+
+def _set_aside(location: Path, why: str) -> None:
+    """Keep an index SQLite cannot use, untouched, as ``index.db.damaged``, and say so.
+
+    An earlier one kept for a look is kept too: this one is then ``.damaged-2``, and so on.
+
+    Args:
+        location: The index file.
+        why: What SQLite (or the format check) reported.
+    """
+    kept = location.with_name(_DAMAGED)
+    count = 1
+    while os.path.lexists(kept):
+        count += 1
+        kept = location.with_name(f"{_DAMAGED}-{count}")
+    os.replace(location, kept)
+    import logging  # here: only an index set aside has something to say
+
+    # The channel and words of the in-tree ledger's index (store/ledger/opening.py).
+    logging.getLogger("snapline").warning(
+        "the local index %s could not be used (%s); it was set aside as %s and is "
+        "rebuilt from the refs",
+        location,
+        why,
+        kept.name,
+    )
 
 
 def _build(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: Path) -> None:

@@ -80,11 +80,15 @@ class Place:
         snapshots: Its followed history (the lines it forked from up to each fork, then
             its own), numbered from the baseline.
         at: The snapshot the checkout is, when it is not the line's tip, else ``None``.
+        tip: The snapshot the checkout is when it is the line's tip, else ``None``: a
+            linked work tree pins there too, so that the snapshots other work trees
+            record on that line later stay out of its index.
     """
 
     line: str
     snapshots: list[LineSnapshot]
     at: LineSnapshot | None
+    tip: LineSnapshot | None = None
 
 
 def behind_mark(at: LineSnapshot | None, head_tree: str) -> str:
@@ -188,7 +192,9 @@ def checkout_place(store: RefsStore, root: Path) -> Place | None:
         return Place(main, lines[main], None)
     line, at = found
     followed = lines[line] if line == main else read_followed(repo, line)
-    return Place(line, followed, None if at.commit == followed[-1].commit else at)
+    if at.commit == followed[-1].commit:
+        return Place(line, followed, None, at)
+    return Place(line, followed, at)
 
 
 def _starts(snapshots: list[LineSnapshot]) -> bool:
@@ -212,6 +218,8 @@ def _match(
 def pinned(store: RefsStore, pin: str, missing: list[LineSnapshot]) -> list[LineSnapshot] | None:
     """What a pinned index takes of ``missing``: up to the pin; ``None`` to drop the pin.
 
+    The pin is the last snapshot taken, when any (its commit is the pin's from then on).
+
     Args:
         store: The store, inside its index transaction.
         pin: The pin's commit.
@@ -228,6 +236,11 @@ def pinned(store: RefsStore, pin: str, missing: list[LineSnapshot]) -> list[Line
         at = read_snapshot(store.repo, pin).record.row
     except DamagedLineError:
         return None  # gone (a forget rewrote the line, then git gc): follow the tip
+    # A line rewritten (a forget) holds the pin's snapshot at another commit: the index,
+    # rebuilt, stops there still, as one built afresh at this checkout does.
+    cut = next((i for i, s in enumerate(missing) if s.record.row.id == at.id), None)
+    if cut is not None:
+        return missing[: cut + 1]
     if held is not None and held.id == at.id and held.number == at.number:
         return []  # the index is at the pin: the line's later snapshots stay out
     return None

@@ -5,13 +5,16 @@ A ref is moved with git's lock-file protocol (``refs/files-backend.c``): its loc
 the ref is compared under the lock, the new id written into the lock, fsynced, and the
 lock renamed onto the ref, its directory fsynced. Several refs: every lock first, then
 every compare, then the renames, so a process killed before the first rename leaves
-every ref as it was (and its stale locks, which git's own writers refuse as well).
+every ref as it was (and its stale locks, which git's own writers refuse as well). A
+rename or a directory fsync that fails puts the refs already moved back before the error
+goes up, as the workspace's journal puts its files back: a failed move moved nothing.
 Only refs under ``refs/snapline/`` are handled here, and none with a reflog: the rest
 is the library's (:data:`UNKNOWN` says so).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -78,7 +81,8 @@ def move_refs(common_dir: Path, moves: Sequence[tuple[str, str, str | None]]) ->
     Raises:
         RefConflictError: If a ref points elsewhere, or another writer holds its lock;
             then no ref moved.
-        OSError: If the system refused a lock, a write or a rename.
+        OSError: If the system refused a lock, a write, a rename or a directory's fsync;
+            the refs already moved are then put back.
     """
     if (common_dir / "reftable").exists() or not all(_ours(common_dir, m[0]) for m in moves):
         return False
@@ -104,12 +108,50 @@ def move_refs(common_dir: Path, moves: Sequence[tuple[str, str, str | None]]) ->
                 return False  # not a ref this reads: the library names its damage
             if actual != expected:
                 raise RefConflictError(name, expected, actual)
-        while locks:
-            lock, ref, _ = locks[0]
-            os.replace(lock, ref)
-            locks.pop(0)
-            sync_directory(ref.parent)
+        before = {common_dir / name: expected for name, _, expected in moves}
+        moved: list[Path] = []
+        try:
+            while locks:
+                lock, ref, _ = locks[0]
+                os.replace(lock, ref)
+                locks.pop(0)
+                moved.append(ref)
+                sync_directory(ref.parent)
+        except OSError:
+            # A move that failed, its directory's fsync too, moves nothing: the caller
+            # undoes its work on this error, and a ref left moved would name work undone.
+            for ref in reversed(moved):
+                _put_back(ref, before[ref])
+            raise
     finally:
         for lock, _, _ in locks:
             lock.unlink(missing_ok=True)
     return True
+
+
+def _put_back(ref: Path, expected: str | None) -> None:
+    """Point ``ref`` at ``expected`` again (remove it if ``None``), as far as the disk lets.
+
+    Best effort after a failure already being raised: its own failure changes nothing
+    more (the caller's error is the one to report).
+
+    Args:
+        ref: The ref's file.
+        expected: The id it held before the move, or ``None`` if it did not exist.
+    """
+    with contextlib.suppress(OSError):
+        if expected is None:
+            ref.unlink(missing_ok=True)
+        else:
+            lock = ref.with_name(ref.name + ".lock")
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            try:
+                try:
+                    os.write(fd, expected.encode("ascii") + b"\n")
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                os.replace(lock, ref)
+            finally:
+                lock.unlink(missing_ok=True)
+        sync_directory(ref.parent)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,9 +34,10 @@ from snapline.store.pending import Pending, PublishingSnapshots
 from snapline.store.refs.based import published_head
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import read_own_line, write_own_line
+from snapline.store.refs.forkmarks import forks_moved
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
-from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable
+from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable, forget_tips
 from snapline.store.refs.otherlines import OtherLines, SideBlobs
 from snapline.store.refs.reading import LineSnapshot, read_milestones, read_snapshot
 from snapline.store.refs.verified import Verified
@@ -110,9 +112,8 @@ class _Snapshots(PublishingSnapshots):
         self._this_write = this_write
 
     def seal(self, number: int, skipped: str, chain_hash: str) -> None:
-        """Seal a snapshot inserted in this transaction (as :meth:`_Changes.insert` raises)."""
+        """Seal a snapshot inserted in this transaction (checked after the table's own check)."""
         super().seal(number, skipped, chain_hash)
-        # Checked after the table's own check (a write outside a transaction).
         self._this_write.check([number])
 
 
@@ -317,21 +318,21 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         if parent is not None:
             entry = self.repo.entry(self.repo.read_commit(parent).tree, STATE)
             before = None if entry is None else entry.id
-        changes = self.index.changes.of(row.number)
-        edits = state_edits(
-            self.repo, before, changes, self.blobs, self.path, self._pending.contents
-        )
-        commit = append_snapshot(
-            self.repo,
-            line,
-            row,
-            changes,
-            edits,
-            tip=tip,
-            fork=fork,
-            merges=merges,
-            taken_at=taken_at,
-        )
+        stream, held = self.index.changes.stream_of, self._pending.contents  # never all held
+        with closing(stream(row.number)) as changes:
+            edits = state_edits(self.repo, before, changes, self.blobs, self.path, held)
+        with closing(stream(row.number)) as changes:
+            commit = append_snapshot(
+                self.repo,
+                line,
+                row,
+                changes,
+                edits,
+                tip=tip,
+                fork=fork,
+                merges=merges,
+                taken_at=taken_at,
+            )
         self.marks.put(ref, commit)
         return commit
 
@@ -369,20 +370,20 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         return catch_up(self) > 0
 
     def stale(self) -> bool:
-        """Whether the followed line's refs moved from the index's marks (two ref reads).
+        """Whether the followed line's refs, a forget's, or a fork's line, moved from the marks.
 
-        Also when a forget's cleanup of the index is still to run (a process killed
-        before it finished: :mod:`snapline.store.refs.forget_index`).
+        A forget fetched without its rewritten lines (``snapline fetch`` refuses them)
+        too; or a forget's cleanup of the index still to run (a process killed first).
         """
         from snapline.store.ledger.tables import ForgetCleanup
 
         line = self.followed_line()
         if line is None:
             return False
-        refs = (line_ref(line), milestones_ref(line))
-        if any(self.repo.ref(ref) != self.marks.get(ref) for ref in refs):
-            return True
-        return ForgetCleanup(self.index.connection).pending()
+        refs = {ref: self.repo.ref(ref) for ref in (line_ref(line), milestones_ref(line))}
+        moved = self.marks.differ(refs) or self.marks.differ(forget_tips(self.repo))
+        # A line it forked from moved: rewritten under the fork, maybe (.forkmarks).
+        return moved or forks_moved(self, line) or ForgetCleanup(self.index.connection).pending()
 
     def forgotten_hashes(self) -> set[str]:
         """The content hashes of forgotten versions (the index's table)."""

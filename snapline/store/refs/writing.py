@@ -11,12 +11,13 @@ the winner's snapshot on the line.
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from snapline.hashing import hash_bytes
-from snapline.store.ledger.format import render_snapshot
+from snapline.store.ledger.format import render_snapshot_parts
 from snapline.store.ledger.milestone_format import render_milestone
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import (
@@ -66,7 +67,7 @@ def append_snapshot(
     repo: GitRepository,
     line: str,
     row: SnapshotRow,
-    changes: Sequence[ChangeRow],
+    changes: Iterable[ChangeRow],
     edits: Sequence[StateEdit],
     *,
     tip: str | None,
@@ -80,7 +81,9 @@ def append_snapshot(
         repo: The repository.
         line: The line's id (its first snapshot's id).
         row: The snapshot.
-        changes: Its changes, as the record keeps them.
+        changes: Its changes, as the record keeps them: a sequence in any order, or an
+            iterator in path order taken once (a baseline's rows, streamed from the
+            index, are never all in memory; the record is rendered as they pass).
         edits: The files of the state it changes, one per changed path (a rename: its
             new path with content, its old path with ``None``).
         tip: The commit the line's ref points at now (the snapshot before), ``None``
@@ -101,7 +104,7 @@ def append_snapshot(
         MissingObjectError: If a parent commit or its trees are absent.
     """
     ref = line_ref(line)
-    _check(line, row, changes, edits, tip, fork)
+    _check_parents(line, row, tip, fork)
     if taken_at is not None and row.number != 0:
         raise ValueError(f"snapshot {row.number} is no baseline: its parent is a snapshot")
     if len(json.loads(row.merges)) != len(merges):
@@ -109,7 +112,9 @@ def append_snapshot(
     parent = tip or fork
     base = _state_of(repo, parent) if parent is not None else None
     state = repo.update_tree(base, {edit.path: edit.entry(repo) for edit in edits})
-    record = repo.write_blob(render_snapshot(row, changes))
+    if isinstance(changes, Sequence):
+        changes = sorted(changes, key=lambda change: change.path)
+    record = repo.write_blob(_render(row, _checked(changes, edits)))
     root = repo.tree({RECORD: Entry(record, 0o100644), STATE: Entry(state, TREE_MODE)})
     parents = [
         *([parent] if parent is not None else []),
@@ -157,32 +162,54 @@ def _state_of(repo: GitRepository, commit: str) -> str:
     return found.id
 
 
-def _check(
-    line: str,
-    row: SnapshotRow,
-    changes: Sequence[ChangeRow],
-    edits: Sequence[StateEdit],
-    tip: str | None,
-    fork: str | None,
-) -> None:
+def _check_parents(line: str, row: SnapshotRow, tip: str | None, fork: str | None) -> None:
     if tip is None and row.id != line:
         raise ValueError(f"a line is named by its first snapshot: {line} is not {row.id}")
     if tip is not None and fork is not None:
         raise ValueError("a snapshot follows its line's tip or a fork, not both")
     if (row.number == 0) != (tip is None and fork is None):
         raise ValueError(f"snapshot {row.number} without a parent commit, or 0 with one")
-    paths = {change.path for change in changes}
-    paths |= {change.old_path for change in changes if change.old_path is not None}
-    named = [edit.path for edit in edits]
-    if sorted(named) != sorted(paths):
-        raise ValueError(f"the edits name {sorted(named)[:5]}, the changes {sorted(paths)[:5]}")
-    results = {change.path: change.result_hash for change in changes}
-    for edit in edits:
-        expected = results.get(edit.path)
-        if edit.blob is not None:
-            if expected is None:
-                raise ValueError(f"{edit.path!r}: a blob for a file the changes remove")
-            continue  # held to its recorded hash as it was written (edits.py)
-        actual = None if edit.data is None else hash_bytes(edit.data)
-        if actual != expected:
-            raise ValueError(f"{edit.path!r}: content {actual}, recorded result {expected}")
+
+
+def _render(row: SnapshotRow, changes: Iterable[ChangeRow]) -> bytes:
+    """The record's bytes, its changes rendered one at a time (in path order)."""
+    out = io.BytesIO()
+    for part in render_snapshot_parts(row, changes):
+        out.write(part)
+    return out.getvalue()
+
+
+def _checked(changes: Iterable[ChangeRow], edits: Sequence[StateEdit]) -> Iterator[ChangeRow]:
+    """``changes`` as they pass, each checked against the edit of its path (and old path).
+
+    Raises:
+        ValueError: If the edits are not one per path the changes name (a rename's old
+            path included), or an edit's content is not its change's result.
+    """
+    unnamed = {edit.path: edit for edit in edits}
+    if len(unnamed) != len(edits):
+        raise ValueError("two edits of one path")
+    moved_from: set[str] = set()  # a rename's old path: removed, unless a change sets it
+    for change in changes:
+        edit = unnamed.pop(change.path, None)
+        if edit is None:
+            raise ValueError(f"{change.path!r}: a change without an edit, or two changes")
+        _held_to(edit, change.result_hash)
+        if change.old_path is not None:
+            moved_from.add(change.old_path)
+        yield change
+    for path in moved_from:
+        if path in unnamed:
+            _held_to(unnamed.pop(path), None)
+    if unnamed:
+        raise ValueError(f"the edits name {sorted(unnamed)[:5]}, which no change names")
+
+
+def _held_to(edit: StateEdit, expected: str | None) -> None:
+    if edit.blob is not None:
+        if expected is None:
+            raise ValueError(f"{edit.path!r}: a blob for a file the changes remove")
+        return  # held to its recorded hash as it was written (edits.py)
+    actual = None if edit.data is None else hash_bytes(edit.data)
+    if actual != expected:
+        raise ValueError(f"{edit.path!r}: content {actual}, recorded result {expected}")

@@ -9,15 +9,7 @@ an outside change of such a path must still be found.
 
 from __future__ import annotations
 
-import pytest
-
 from snapline import Workspace
-
-
-@pytest.fixture
-def ws(ledger_ws: Workspace) -> Workspace:
-    """An in-tree ledger, whose checks these are (outside git, init makes a private repo)."""
-    return ledger_ws
 
 
 def _history(ws: Workspace) -> int:

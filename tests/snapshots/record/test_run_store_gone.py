@@ -28,10 +28,10 @@ _SCRIPTS = {
 }
 
 
-def _workspace(path: Path, *, in_tree: bool = False) -> Path:
+def _workspace(path: Path) -> Path:
     path.mkdir(parents=True)
     (path / "a.txt").write_text("a\n")
-    Workspace.init(path, in_tree=in_tree).close()
+    Workspace.init(path).close()
     return path
 
 
@@ -74,26 +74,26 @@ def test_a_copy_given_the_deleted_stores_inode_number_is_still_found(
     # `rm -rf .snapline && cp -r copy .snapline`: ext4 may give the copy's directory the
     # number the deleted one had (2 runs of 20 here, before the store's inode was held).
     # Forced here by construction: the path reports the number the store had at open.
-    root = _workspace(tmp_path / "ws", in_tree=True)  # the ledger's directory is stat'ed
-    ledger = root / ".snapline" / "ledger"
+    root = _workspace(tmp_path / "ws")
+    index = root / ".snapline" / "index.db"  # the store's file, held open and stat'ed
     real_stat = os.stat
     with Workspace.open(root) as ws:
         ws.write_file("a.txt", "b\n")
-        opened = real_stat(ledger)
+        opened = real_stat(index)
         shutil.copytree(root / ".snapline", tmp_path / "copy")
         shutil.rmtree(root / ".snapline")
         shutil.copytree(tmp_path / "copy", root / ".snapline")
 
         def reused(name: Any, *args: Any, **kwargs: Any) -> os.stat_result:
             info = real_stat(name, *args, **kwargs)
-            if os.fspath(name) != str(ledger):
+            if os.fspath(name) != str(index):
                 return info
             fields = list(info)
             fields[1], fields[2] = opened.st_ino, opened.st_dev  # st_ino, st_dev
             return os.stat_result(fields)
 
         monkeypatch.setattr(os, "stat", reused)
-        assert os.stat(ledger).st_ino == opened.st_ino  # the reuse, as constructed
+        assert os.stat(index).st_ino == opened.st_ino  # the reuse, as constructed
         with pytest.raises(StoreVanishedError) as caught:
             ws.write_file("a.txt", "c\n")
         assert caught.value.what == "replaced" and caught.value.exit_code == 3

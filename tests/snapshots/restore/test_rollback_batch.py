@@ -34,8 +34,8 @@ def test_each_directory_is_fsynced_once_and_each_file_before_its_rename(
     renamed: list[Path] = []
     real_fsync, real_replace = atomic._fsync, os.replace
 
-    def fsync(path: Path) -> None:
-        synced.append(path)
+    def fsync(path: str | Path) -> None:
+        synced.append(Path(path))  # the refs store's object folders come as str
         real_fsync(path)
 
     def replace(source: str | Path, target: str | Path) -> None:

@@ -15,6 +15,7 @@ from snapline import Workspace
 from snapline.store.connection import Connection
 from snapline.store.dbfile import identity, remove_stale_logs
 from snapline.store.sqlite import SqliteStore
+from tests.store.ledger.written import MAIN_SNAPSHOTS, ledger_workspace
 
 _TABLES = (
     "meta",
@@ -30,23 +31,6 @@ _TABLES = (
     "verified",
     "journal",
 )
-
-
-def _workspace(root: Path, large: int = 0) -> None:
-    # ``large`` files of 1 MiB: more than SQLite's page cache, so the load writes pages
-    # into the database file before it commits.
-    for n in range(large):
-        (root / f"large{n}.bin").write_bytes(bytes([n]) + bytes(range(256)) * 4096)
-    for n in range(40):
-        (root / "src" / f"f{n:02d}.txt").parent.mkdir(parents=True, exist_ok=True)
-        (root / "src" / f"f{n:02d}.txt").write_text(f"file {n}\n" * (n + 1))
-    (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
-    with Workspace.init(root, in_tree=True) as ws:
-        for round_ in range(3):
-            ws.write_file(f"src/f{round_:02d}.txt", f"round {round_}\n".encode())
-        ws.delete_file("src/f10.txt")
-        ws.milestones.create("first", to="latest")
-        ws.write_file("new.txt", b"later\n")
 
 
 def _index(root: Path) -> Path:
@@ -74,7 +58,7 @@ def _rows(root: Path) -> dict[str, list[tuple[object, ...]]]:
 def test_an_index_filled_in_bulk_holds_what_one_filled_through_the_wal_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _workspace(tmp_path)
+    tmp_path = ledger_workspace(tmp_path / "ws")
     _remove_index(tmp_path)
     with monkeypatch.context() as patch:
         # The rebuild as it was before bulk loading: one write transaction in the WAL.
@@ -87,7 +71,7 @@ def test_an_index_filled_in_bulk_holds_what_one_filled_through_the_wal_does(
 
     assert _rows(tmp_path) == through_wal
     assert through_wal["journal mode"] == [("wal",)]
-    assert len(through_wal["snapshots"]) == 6
+    assert len(through_wal["snapshots"]) == MAIN_SNAPSHOTS
     assert not (tmp_path / ".snapline" / "index.db-journal").exists()
     with Workspace.open(tmp_path) as ws:
         assert ws.verify().ok
@@ -96,7 +80,7 @@ def test_an_index_filled_in_bulk_holds_what_one_filled_through_the_wal_does(
 def test_a_bulk_load_killed_midway_is_rolled_back_and_redone_on_the_next_open(
     tmp_path: Path,
 ) -> None:
-    _workspace(tmp_path, large=3)
+    tmp_path = ledger_workspace(tmp_path / "ws")
     with Workspace.open(tmp_path) as ws:
         expected = [ws.snapshot(n) for n in range(ws.latest + 1)]
     _remove_index(tmp_path)

@@ -73,7 +73,7 @@ def test_zlib_compresses_a_keyed_object_as_well_as_its_content(
     assert packed <= alone * 1.05 + 100  # and so does its object (the header: 90 bytes)
 
 
-def test_a_raw_object_reads_as_it_is_and_forget_deletes_both_forms(tmp_path: Path) -> None:
+def test_a_raw_object_reads_as_it_is_beside_a_keyed_one(tmp_path: Path) -> None:
     ledger = _ledger(tmp_path)
     content = b"written by ledger 1\n"
     raw = raw_object_file(ledger.path, content)
@@ -84,12 +84,6 @@ def test_a_raw_object_reads_as_it_is_and_forget_deletes_both_forms(tmp_path: Pat
     ledger.write_object(sha256(content), content)  # two branches met: both forms
     assert ledger.object_hashes() == {sha256(content)}
     assert [entry.problem for entry in read_back(ledger)] == [None, None]
-
-    assert ledger.delete_object(sha256(content))
-
-    assert not raw.exists() and not object_file(ledger.path, content).exists()
-    assert not ledger.has_object(sha256(content))
-    assert not ledger.delete_object(sha256(content))
 
 
 def test_a_keyed_object_under_another_name_or_edited_is_named_as_damage(tmp_path: Path) -> None:
@@ -112,39 +106,6 @@ def test_a_keyed_object_under_another_name_or_edited_is_named_as_damage(tmp_path
         "its content does not match its name (edited)"
     )
     assert "first line" in str(problems[object_file(ledger.path, two).name])
-
-
-def test_the_first_keyed_object_declares_ledger_2_and_marks_objects_binary(
-    tmp_path: Path,
-) -> None:
-    ledger = _ledger(tmp_path, "snapline ledger 1\n")
-    (ledger.path / ".gitattributes").write_text(ATTRIBUTES_1)
-
-    ledger.write_object(sha256(b"x"), b"x")
-
-    assert (ledger.path / "FORMAT").read_text() == "snapline ledger 2\n"
-    attributes = (ledger.path / ".gitattributes").read_text().splitlines()
-    assert attributes[-2:] == ["* -text", "objects/** -diff"]
-
-
-def test_attributes_someone_edited_are_left_as_they_are(tmp_path: Path) -> None:
-    ledger = _ledger(tmp_path, "snapline ledger 1\n")
-    edited = ATTRIBUTES_1 + "*.snap diff=snap\n"
-    (ledger.path / ".gitattributes").write_text(edited)
-
-    ledger.write_object(sha256(b"x"), b"x")
-
-    assert (ledger.path / "FORMAT").read_text() == "snapline ledger 2\n"
-    assert (ledger.path / ".gitattributes").read_text() == edited
-
-
-def test_a_ledger_without_attributes_gets_none(tmp_path: Path) -> None:
-    ledger = _ledger(tmp_path, "snapline ledger 1\n")
-
-    ledger.write_object(sha256(b"x"), b"x")
-
-    assert (ledger.path / "FORMAT").read_text() == "snapline ledger 2\n"
-    assert not (ledger.path / ".gitattributes").exists()
 
 
 def test_only_object_names_count_as_objects(tmp_path: Path) -> None:

@@ -14,30 +14,20 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from snapline import Workspace
-from snapline.snapshots.record.recorder import LOCK_NAME
-from snapline.store.dbfile import identity, remove_stale_logs
-from snapline.store.ledger.files import Ledger
-from snapline.store.ledger.opening import open_index
-from snapline.store.lockfile import FileLock
+from snapline.store.dbfile import remove_stale_logs
+from tests.store.ledger.written import MAIN_SNAPSHOTS, ledger_workspace
 
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    """A workspace with snapshots 0..3 and no process holding it."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    for n in range(30):
-        (root / f"f{n:02d}.txt").write_text(f"file {n}\n" * 40)
-    with Workspace.init(root, in_tree=True) as ws:
-        for round_ in range(3):
-            ws.write_file(f"f{round_:02d}.txt", f"round {round_}\n")
+    """A workspace whose ledger holds snapshots 0..14, its index built, no process holding it."""
+    root = ledger_workspace(tmp_path / "ws")
+    Workspace.open(root).close()
     return root
 
 
@@ -88,79 +78,12 @@ def test_a_hot_journal_left_by_a_deleted_index_is_not_rolled_into_the_new_one(
     index.unlink()
 
     with caplog.at_level(logging.WARNING), Workspace.open(root) as ws:
-        assert ws.latest == 3
+        assert ws.latest == MAIN_SNAPSHOTS - 1
         assert ws.verify().ok
     assert caplog.records == []
     assert not list(_store(root).glob("*.damaged"))
     assert not (_store(root) / "index.db-journal").exists()
     assert _snapline(root, "log", "--json").stdout == log_before
-
-
-def test_an_index_created_meanwhile_keeps_its_log(
-    root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Two processes open a workspace that has no index: the one that waited for the
-    lock finds the index the other created, and its log, holding a snapshot committed
-    but not yet copied into the file, is left as it is."""
-    for part in _store(root).glob("index.db*"):
-        part.unlink()
-    held: list[Workspace] = []
-    started: list[bool] = []
-    acquire = FileLock.acquire
-
-    def other_process_first(lock: FileLock, *args: Any, **kwargs: Any) -> Any:
-        # Between this process's look for the index and its lock, the other process
-        # creates the index, fills it and records a snapshot it holds open.
-        if not started:
-            started.append(True)
-            held.append(Workspace.open(root))
-            held[0].write_file("new.txt", "committed into the log\n")
-        return acquire(lock, *args, **kwargs)
-
-    monkeypatch.setattr(FileLock, "acquire", other_process_first)
-    wal = f"{_store(root) / 'index.db'}-wal"
-    try:
-        index = open_index(_store(root), Ledger(_store(root) / "ledger"), 5.0, LOCK_NAME)
-        try:
-            assert held and identity(wal) is not None
-            assert index.snapshots.latest_number() == 4
-        finally:
-            index.close()
-        assert held[0].latest == 4
-    finally:
-        for other in held:
-            other.close()
-    with Workspace.open(root) as ws:
-        assert ws.latest == 4
-        assert ws.verify().ok
-
-
-@pytest.fixture
-def holder(root: Path) -> Iterator[Workspace]:
-    """The workspace held open, with a snapshot in its log not yet in the index file."""
-    with Workspace.open(root) as ws:
-        ws.write_file("held.txt", "recorded by the holder\n")
-        assert identity(_store(root) / "index.db-wal") is not None
-        yield ws
-
-
-def test_an_index_deleted_under_a_process_holding_it_is_rebuilt_without_its_log(
-    root: Path, holder: Workspace
-) -> None:
-    """The holder's log and shared memory are still open in that process: a new index
-    that took them over would read the holder's pages as its own."""
-    (_store(root) / "index.db").unlink()
-
-    verified = _snapline(root, "verify")
-    assert verified.returncode == 0, verified.stderr
-    assert "snapshots 0..4 verified" in verified.stdout
-
-    # The holder goes on in its own (nameless) index; what it records reaches the ledger,
-    # and the new index catches up with it.
-    recorded = holder.write_file("later.txt", "x\n")
-    assert recorded is not None and recorded.number == 5
-    holder.close()
-    assert "snapshots 0..5 verified" in _snapline(root, "verify").stdout
 
 
 def test_the_logs_of_an_index_that_exists_are_never_removed(root: Path) -> None:
