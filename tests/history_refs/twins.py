@@ -47,8 +47,6 @@ class Twin:
     snap: Path
     twin: Path
     branch: str
-    wrote: bool = False
-    """Whether snapline wrote here yet (a linked work tree has no line of its own before)."""
 
     @property
     def both(self) -> tuple[Path, Path]:
