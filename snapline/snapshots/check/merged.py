@@ -9,7 +9,9 @@ On the in-tree ledger the same moment says "run ``snapline merge``"
 choose its lines (:func:`~snapline.store.refs.joining.join_of`): when the files are
 explained by lines this history has not joined, each drifted path the explanation covers
 becomes an ``unmerged`` problem that says to run ``snapline merge``; a path it does not
-cover (a person's own edit beside the merge) keeps its drift and its advice.
+cover (a person's own edit beside the merge), or whose file git did not put there (not
+``HEAD``'s, not staged: an edit that happens to be another line's version), keeps its
+drift and its advice.
 
 Cost: nothing on the clean path (no drift: nothing is asked). With drift in a work tree
 that wrote to the refs, one :func:`~snapline.store.refs.disk.explain_workspace`: a read
@@ -93,9 +95,10 @@ def unmerged_paths(root: Path, store: StoreReader, drifted: Collection[str]) -> 
         drifted: Paths that differ from the known state.
 
     Returns:
-        The paths the explanation of the files by lines not joined yet covers; empty
-        when nothing drifted, the history is not on refs, this work tree never wrote to
-        it, or no such line explains the files.
+        The paths the explanation of the files by lines not joined yet covers and
+        git put there (``HEAD``'s file, or the staged one); empty when nothing
+        drifted, the history is not on refs, this work tree never wrote to it, or no
+        such line explains the files.
 
     Raises:
         DamagedLineError: If a line is damaged or crafted (exit 3).
@@ -106,15 +109,18 @@ def unmerged_paths(root: Path, store: StoreReader, drifted: Collection[str]) -> 
 
     if not isinstance(store, RefsStore) or not store.wrote_here():
         return frozenset()  # a reading checkout: snapshots/check/explained.py's case
-    from snapline.store.refs.joining import join_of
+    from snapline.store.refs.joining import git_wrote, join_of
 
     with store.read():
-        explanation, found = join_of(store, root)
-    if not found:
-        return frozenset()
-    # A nearest merge's own paths, and its conflicts, are what nobody recorded.
-    uncovered = set(explanation.paths) | set(explanation.conflicts)
-    return frozenset(path for path in drifted if path not in uncovered)
+        explanation, found, scoped = join_of(store, root)
+        if not found:
+            return frozenset()
+        # A nearest merge's own paths, and its conflicts, are what nobody recorded.
+        uncovered = set(explanation.paths) | set(explanation.conflicts)
+        covered = [path for path in drifted if path not in uncovered]
+        # Only what git merged: an edit that happens to be another line's version is
+        # the editor's (found by the git machine: a record refused as merged work).
+        return frozenset(git_wrote(store, scoped, covered))
 
 
 def suspected(

@@ -95,7 +95,7 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         # An index built afresh follows the line its checkout is a snapshot of (.pinning).
         from snapline.store.refs.pinning import checkout_place
 
-        place = checkout_place(store, checkout)
+        place = checkout_place(store.repo, checkout)
         if place is not None:
             line, read, at = place.line, place.snapshots, place.at
             pin_at = place.at or place.tip  # a linked work tree pins at its tip too
@@ -182,8 +182,9 @@ def _place(store: RefsStore, line: str, at: LineSnapshot | None) -> None:
     head = store.repo.head_tree()
     if head is not None:
         # A clone reads the whole line; status and verify hold it to its checkout. A
-        # linked work tree pinned (below): its index ends there.
-        clone = store.repo.git_dir == store.repo.common_dir
+        # linked work tree pinned (below): its index ends there; so does one that
+        # wrote and switched branches (.switching).
+        clone = store.repo.git_dir == store.repo.common_dir and not store.wrote_here()
         store.marks.put(BEHIND, behind_mark(at if clone else None, head))
 
 
@@ -193,7 +194,8 @@ def _pin(
     """How many of ``missing`` a pinned index leaves out (``None``: not pinned).
 
     ``at``: for an index built afresh, the snapshot its checkout is (behind the tip or
-    at it); a linked work tree pins there (a clone reads the whole line: :func:`_place`).
+    at it); a linked work tree pins there, and so does a clone that wrote (a branch
+    switch, :mod:`.switching`); one that never did reads the whole line (:func:`_place`).
     """
     if own:
         return None
@@ -203,7 +205,7 @@ def _pin(
     from snapline.store.refs.pinning import pinned
 
     if at is not None:
-        if store.repo.git_dir == store.repo.common_dir:
+        if store.repo.git_dir == store.repo.common_dir and not store.wrote_here():
             return None
         pin = at.commit
     if pin is None:

@@ -13,11 +13,12 @@ and with a third line, that merged again with its state Z from F. The search:
    each chain that went through F, each snapshot after F is scored along the way (its
    record names the paths it changes, so one tree lookup per change): a snapshot is a
    candidate if every path it changed since F is in ``D`` (a merge cannot undo a change
-   the other side did not make), none it deleted is in C (git's merge of a deletion
-   with a change is a conflict), and it changed one. Ranked, best first: those whose
+   the other side did not make), and it changed one. Ranked, best first: those whose
    files merged line by line keep every line they added in C's file (an agent that
-   edited the file on after its commit); those that changed fewer files C deleted (a
-   conflict, unless the other side renamed the file); those holding more of C's files
+   edited the file on after its commit); those that changed fewer files C deleted, or
+   deleted fewer files C holds changed (git's merge of a deletion with a change is a
+   conflict: resolved by hand, or, for a file C deleted, a rename on the other side);
+   those holding more of C's files
    as C does; those that changed more paths of ``D`` (a file merged line by line, or
    edited after the merge, is held by neither side); the later. A line's tip is the
    usual candidate; an earlier snapshot when the agent recorded on after its commit.
@@ -28,6 +29,8 @@ and with a third line, that merged again with its state Z from F. The search:
 
 The best merge tried (a conflicting one resolved as its first side) is kept: the paths
 where the tree differs from it, or that were in conflict, are what no merge explains.
+Merges are ranked by how many paths they name so: a conflict resolved by hand (the
+tree's file differs from the side it was resolved as) is one path, not two.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class Attempt:
         tree: The merged tree (a conflict resolved as its first side).
         conflicts: The paths git could not merge cleanly.
         distance: How many paths the tree differs from the one explained.
+        named: How many paths differ or were in conflict (each counted once).
     """
 
     base: LineSnapshot
@@ -69,6 +73,7 @@ class Attempt:
     tree: str
     conflicts: tuple[str, ...]
     distance: int
+    named: int
 
     @property
     def explains(self) -> bool:
@@ -102,7 +107,7 @@ def find_merge(catalog: Catalog, reader: TreeReader, tree: str) -> Attempt | Non
 
 
 def _rank(attempt: Attempt) -> tuple[int, int]:
-    return (attempt.distance + len(attempt.conflicts), len(attempt.merged))
+    return (attempt.named, len(attempt.merged))
 
 
 def _bases(catalog: Catalog, reader: TreeReader, tree: str) -> list[LineSnapshot]:
@@ -174,7 +179,7 @@ def _candidates(
     matched = 0  # paths where the tree changed, held as the tree holds them
     touched = 0  # paths where the tree changed, changed here too (a merge may finish them)
     unmerged = 0  # of those, files whose added lines are not all in the tree's file
-    against = 0  # changed here, deleted in the tree: a conflict, but for a rename there
+    against = 0  # a change against a deletion: a conflict (resolved by hand, or a rename)
     kept: dict[tuple[str, Entry | None], bool] = {}
 
     def lost(path: str, entry: Entry | None, original: Entry | None) -> bool:
@@ -203,10 +208,13 @@ def _candidates(
                 matched += (now == goal) - (was == goal)
                 touched += (now != original) - (was != original)
                 unmerged += lost(path, now, original) - lost(path, was, original)
+                # Changed here and deleted in the tree, or deleted here and in the tree
+                # with other content: git's merge of a deletion with a change is a
+                # conflict, never that content, unless a person resolved it so (kept as
+                # a candidate, ranked after those without: the nearest merge then names
+                # the path, and the lines it merged are still the ones to join).
                 against += _kept(now, original, goal) - _kept(was, original, goal)
-                # Deleted here, in the tree with other content: git's merge of a delete
-                # with a change is a conflict, never that content.
-                outside += _deleted(now, original, goal) - _deleted(was, original, goal)
+                against += _deleted(now, original, goal) - _deleted(was, original, goal)
             else:
                 outside += (now != original) - (was != original)
         if outside == 0 and touched > 0:
@@ -287,5 +295,7 @@ def _fold(
         made = catalog.repo.merge(base.state, result, snapshot.state)
         conflicts.update(made.conflicts)
         result = made.tree
-    distance = len(reader.diff(result, tree))
-    return Attempt(base, tuple(merged), result, tuple(sorted(conflicts)), distance)
+    differ = {change.path for change in reader.diff(result, tree)}
+    return Attempt(
+        base, tuple(merged), result, tuple(sorted(conflicts)), len(differ), len(differ | conflicts)
+    )

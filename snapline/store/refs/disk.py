@@ -38,7 +38,7 @@ from snapline.store.refs.objects import blob_id, tree_bytes, tree_id
 from snapline.store.refs.trees import TreeReader
 from snapline.store.refs.values import TREE_MODE, Entry
 
-__all__ = ["ScopedTree", "disk_tree", "explain_workspace", "scoped_tree"]
+__all__ = ["ScopedTree", "disk_tree", "explain_workspace", "scoped_tree", "work_tree_index"]
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -182,6 +182,11 @@ def _git_index(root: Path, repository: GitRepository) -> GitIndex | None:
     own = git_dir(root)
     if own is None or own.resolve() != repository.git_dir:
         return None
+    return work_tree_index(repository)
+
+
+def work_tree_index(repository: GitRepository) -> GitIndex | None:
+    """The git index of the repository's work tree (its ``git_dir``'s), or ``None``."""
     head = repository.head_tree()  # an object id's size: SHA-1's, or SHA-256's
     return read_git_index(repository.git_dir, 20 if head is None else len(head) // 2)
 

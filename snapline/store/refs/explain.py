@@ -108,7 +108,7 @@ def explain(
         merged = tuple(catalog.place(s) for s in attempt.merged)
         return Explanation(Verdict.MERGED, tree, merged, catalog.place(attempt.base))
     nearest, distance = _nearest_state(catalog, reader, tree)
-    if attempt is not None and attempt.distance + len(attempt.conflicts) <= distance:
+    if attempt is not None and attempt.named <= distance:
         return _unexplained(catalog, reader, tree, attempt.tree, attempt)
     return _unexplained(catalog, reader, tree, nearest.state, nearest)
 

@@ -17,6 +17,7 @@ a writer of this work tree recorded meanwhile, never another line's work.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,11 @@ from snapline.store.refs.sides import joined_lines, side_row
 from snapline.store.rows import SideRow
 
 if TYPE_CHECKING:
+    from snapline.store.refs.disk import ScopedTree
     from snapline.store.refs.explain import Explanation
     from snapline.store.refs.store import RefsStore
 
-__all__ = ["join_of", "lines_to_join"]
+__all__ = ["git_wrote", "join_of", "lines_to_join"]
 
 
 def lines_to_join(store: RefsStore, root: Path) -> dict[str, tuple[SideRow, LineSnapshot]]:
@@ -50,7 +52,7 @@ def lines_to_join(store: RefsStore, root: Path) -> dict[str, tuple[SideRow, Line
 
 def join_of(
     store: RefsStore, root: Path
-) -> tuple[Explanation, dict[str, tuple[SideRow, LineSnapshot]]]:
+) -> tuple[Explanation, dict[str, tuple[SideRow, LineSnapshot]], ScopedTree]:
     """What explains the files at ``root``, and the side snapshots a merge of them joins.
 
     Status and verify ask it too (``snapshots/check/merged.py``): files that git merged
@@ -61,7 +63,7 @@ def join_of(
         root: The work tree's root.
 
     Returns:
-        The explanation, and :func:`lines_to_join`'s answer.
+        The explanation, :func:`lines_to_join`'s answer, and the files' tree explained.
 
     Raises:
         DamagedLineError: If a line is damaged or crafted.
@@ -69,9 +71,9 @@ def join_of(
     from snapline.store.refs.disk import explain_workspace
     from snapline.store.refs.explain import Verdict
 
-    explanation, _ = explain_workspace(root, store.repo)
+    explanation, scoped = explain_workspace(root, store.repo)
     if explanation.verdict is Verdict.UNEXPLAINED and explanation.base is None:
-        return explanation, {}  # nearest to one state, no merge: nothing git merged
+        return explanation, {}, scoped  # nearest to one state, no merge: nothing git merged
     joined = joined_lines(store)
     # This work tree's own line is never another line, even past the view's tip: a
     # writer of the same work tree recorded it after a reader's view was taken.
@@ -87,7 +89,38 @@ def join_of(
         ref = line_ref(place.line) if place.line else "refs/snapline/lines"
         if _walk_unjoined(store, ref, place.commit, joined, walked):
             found.update(walked)
-    return explanation, found
+    return explanation, found, scoped
+
+
+def git_wrote(store: RefsStore, scoped: ScopedTree, paths: Collection[str]) -> set[str]:
+    """Of ``paths``, those whose file on disk git put there: ``HEAD``'s, or staged.
+
+    A merge git made is committed (``HEAD``'s tree holds each file as it is on disk) or
+    waits for its commit (git's index holds it, stage 0); a deletion likewise (neither
+    holds the path). A file a person or an agent wrote that happens to be another line's
+    version is neither, unless added by hand: the same bytes are no merge.
+
+    Args:
+        store: The open store.
+        scoped: The files' tree (:func:`join_of`'s).
+        paths: The paths to ask about.
+    """
+    from snapline.store.refs.disk import work_tree_index
+    from snapline.store.refs.trees import TreeReader
+
+    reader = TreeReader(store.repo, scoped.overlay)
+    head = store.repo.head_tree()
+    staged = work_tree_index(store.repo)
+    found = set()
+    for path in paths:
+        now = reader.entry(scoped.tree, path)
+        if head is not None and reader.entry(head, path) == now:
+            found.add(path)
+            continue
+        entry = None if staged is None else staged.entries.get(path)
+        if staged is not None and (entry.blob if entry else None) == (now.id if now else None):
+            found.add(path)
+    return found
 
 
 def _walk_unjoined(

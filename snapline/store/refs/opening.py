@@ -25,12 +25,13 @@ from typing import Any
 from snapline.atomic import sync_directory
 from snapline.crashpoints import crash_point
 from snapline.store.errors import StoreCorruptError, StoreVersionError
-from snapline.store.lockfile import FileLock
+from snapline.store.lockfile import FileLock, LockTimeout
 from snapline.store.refs.git import GitRepository, open_repository
 from snapline.store.refs.read_only import built_in_memory, can_write, caught_up_in_memory
 from snapline.store.refs.reading import list_lines
 from snapline.store.refs.settings import adopt_settings
 from snapline.store.refs.store import RefsStore
+from snapline.store.refs.switching import follow_switch, head_seen, switched
 from snapline.store.sqlite import SqliteStore
 
 __all__ = [
@@ -115,6 +116,8 @@ def open_refs_store(
     """
     repo = open_repository(work_tree)
     location = state / INDEX_NAME
+    if location.is_file() and switched(repo, state) and can_write(state):
+        _follow_switch(repo, state, config, work_tree, lock_name)
     if location.is_file():
         try:
             opened = RefsStore(repo, SqliteStore.open(location, busy_timeout=timeout))
@@ -167,6 +170,42 @@ def _set_aside(location: Path, why: str) -> None:
     )
 
 
+def _follow_switch(
+    repo: GitRepository, state: Path, config: dict[str, Any], work_tree: Path, lock_name: str
+) -> None:
+    """After a branch switch, the index built again at the new HEAD's snapshot (.switching)."""
+    try:
+        # Not waited for: a writer holding the lock (`snapline run -- git switch`, whose
+        # record follows the switch itself) leaves it to the next command.
+        with FileLock(str(state / lock_name), timeout=0).acquire():
+            # Asked again under the lock: another process may have followed it meanwhile.
+            # Not while a write left half done is journaled in the index: the next write
+            # settles it first.
+            if switched(repo, state) and not _journaled(state / INDEX_NAME):
+                rebuild = lambda: _rebuild(repo, state, config, work_tree)  # noqa: E731
+                follow_switch(repo, state, work_tree, rebuild)
+    except LockTimeout:
+        pass
+
+
+def _journaled(location: Path) -> bool:
+    try:
+        index = SqliteStore.open(location, busy_timeout=0)
+    except (StoreCorruptError, StoreVersionError):
+        return True  # left to the open below, which sets it aside and builds it again
+    try:
+        return bool(index.journal.entries())
+    finally:
+        index.close()
+
+
+def _rebuild(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: Path) -> None:
+    """Build the index afresh from the refs in place of the one there (a cache)."""
+    # Killed after the unlink: the next open finds no index and builds it, as here.
+    (state / INDEX_NAME).unlink()
+    _build(repo, state, config, work_tree)
+
+
 def _build(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: Path) -> None:
     """Fill a new index from the refs (the line followed, up to the checkout's snapshot)."""
     from snapline.store.dbfile import remove_stale_logs
@@ -188,6 +227,7 @@ def _build(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: 
     # The log of a deleted index would be applied to the new one: gone first.
     remove_stale_logs(state / INDEX_NAME)
     publish_index(state)
+    head_seen(repo, state)  # the checkout it was built for (.switching)
 
 
 def _remove_staging(state: Path) -> None:

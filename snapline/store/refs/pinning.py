@@ -35,6 +35,7 @@ from snapline.store.refs.marks import BEHIND, PIN
 from snapline.store.refs.reading import DamagedLineError, LineSnapshot, list_lines, read_line
 
 if TYPE_CHECKING:
+    from snapline.store.refs.git import GitRepository
     from snapline.store.refs.store import RefsStore
 
 __all__ = [
@@ -157,7 +158,7 @@ def refuse_behind(store: RefsStore, pending: int) -> None:
         raise CheckoutBehindError(number, latest)
 
 
-def checkout_place(store: RefsStore, root: Path) -> Place | None:
+def checkout_place(repo: GitRepository, root: Path) -> Place | None:
     """The line an index built afresh follows, and where on it the checkout is.
 
     Every line is read once (as finding the main line always read them). ``HEAD``'s tree
@@ -165,7 +166,7 @@ def checkout_place(store: RefsStore, root: Path) -> Place | None:
     state is it (committed files the rules leave out).
 
     Args:
-        store: The store (its repository holds the work tree).
+        repo: The repository holding the work tree.
         root: The work tree's root (its ignore rules scope HEAD's tree).
 
     Returns:
@@ -174,7 +175,6 @@ def checkout_place(store: RefsStore, root: Path) -> Place | None:
     Raises:
         DamagedLineError: If a line is damaged or crafted.
     """
-    repo = store.repo
     lines = {line: read_line(repo, line) for line in sorted(list_lines(repo))}
     mains = [line for line, snapshots in lines.items() if _starts(snapshots)]
     if len(mains) != 1:

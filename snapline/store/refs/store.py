@@ -33,7 +33,7 @@ from snapline.store.ledgerless import Ledgerless
 from snapline.store.pending import Pending, PublishingSnapshots
 from snapline.store.refs.based import published_head
 from snapline.store.refs.edits import UnpublishableError, state_edits
-from snapline.store.refs.followed import read_own_line, write_own_line
+from snapline.store.refs.followed import LINE_FILE, read_own_line, write_own_line
 from snapline.store.refs.forkmarks import forks_moved
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
@@ -222,8 +222,8 @@ class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
         state = self.path.parent
         main = self.main_line()
         # A local state from before lines per writer (or an upgrade's) that wrote owns the
-        # main line, named before any line is chosen; one following another line forks.
-        legacy = self.wrote_here() and read_own_line(state) is None
+        # main line (one a switch left names `-`: .switching); one following another forks.
+        legacy = self.wrote_here() and not (state / LINE_FILE).exists()
         if self._pending.snapshots and legacy and main is not None and self.read_line() == main:
             write_own_line(state, main)
         if self._pending.snapshots and not self.wrote_here() and self.own_line() is None:

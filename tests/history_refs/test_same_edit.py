@@ -1,0 +1,46 @@
+"""An edit that happens to be another line's version is the editor's, not git's merge.
+
+Found by the git machine on refs (branch ``gitmachine``): a linked work tree edits two
+files and records; the main work tree edits the first elsewhere, then writes the second
+exactly as the linked one did. Its record was refused ("d.txt is another line's recorded
+work that git merged into the files; join that line with `snapline merge`"): git's
+merge of the two lines' states is as near to the files as the main line's latest, so the
+other line "explained" d.txt. But git merged nothing: the file is neither ``HEAD``'s nor
+staged. Only a file git put there is another line's merged work.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.history_refs.gitrepo import Repo, new_repo
+
+
+def test_an_edit_equal_to_another_line_s_version_is_recorded(tmp_path: Path) -> None:
+    main = new_repo(tmp_path / "main", {"a.txt": "1\n2\n3\n4\n5\n6\n", "d.txt": "d\n"})
+    main.ok("init")
+    main.git("worktree", "add", "-q", "-b", "b1", str(tmp_path / "w1"))
+    linked = Repo(tmp_path / "w1")
+    (linked.path / "a.txt").write_text("1\nX\n3\n4\n5\n6\n")
+    linked.ok("record", "a.txt")
+    (linked.path / "d.txt").write_text("same\n")
+    linked.ok("record", "d.txt")
+
+    (main.path / "a.txt").write_text("1\n2\n3\n4\n5\nY\n")
+    main.ok("record", "a.txt")
+    (main.path / "d.txt").write_text("same\n")
+    status = main.snap("status")
+    assert "unmerged" not in status.stdout, status.stdout
+    recorded = main.snap("record", "d.txt")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert "recorded snapshot 2" in recorded.stdout
+    assert main.snap("verify").returncode == 0
+
+    # What git does merge is still the other line's work, for `snapline merge`.
+    linked.git("commit", "-q", "-am", "b1")
+    main.git("commit", "-q", "-am", "main")
+    main.git("merge", "-q", "--no-edit", "b1")
+    merged = main.snap("verify")
+    assert merged.returncode == 1 and "unmerged       a.txt" in merged.stdout, merged.stdout
+    assert "recorded snapshot 3" in main.ok("merge")
+    assert main.snap("verify").returncode == 0
