@@ -141,3 +141,9 @@ def test_a_blob_that_is_not_the_versions_tombstone_is_damage(tmp_path: Path) -> 
     for args in (["show", "5"], ["verify", "--full"]):
         done = clone.snap(*args)
         assert done.returncode == 3, f"{args}: {done.stdout}{done.stderr}"
+    # The one error line names where the damage is (the index naming the blob, under
+    # git's directory), never an empty place, and git's way to a sound copy.
+    (said,) = clone.snap("show", "5").stderr.strip().splitlines()
+    index = clone.path / ".git" / "snapline" / "index.db"
+    assert said.startswith(f"snapline: error: the store at {index} is corrupt"), said
+    assert "`git fsck` names the damaged objects" in said and ".snapline/" not in said, said

@@ -19,6 +19,7 @@ from snapline.content import git_referenced, pack_raw
 from snapline.hashing import hash_bytes
 from snapline.store.connection import Connection
 from snapline.store.content import BlobTable
+from snapline.store.errors import StoreCorruptError
 from snapline.store.refs.git import GitRepository, MissingObjectError
 from snapline.store.refs.reading import DamagedLineError, LineSnapshot
 from snapline.store.refs.tombstones import is_stand_in, named_in
@@ -27,7 +28,32 @@ from snapline.store.rows import ChangeRow, LedgerEntry, SideRow, SnapshotRow
 if TYPE_CHECKING:
     from snapline.store.refs.store import RefsStore
 
-__all__ = ["OtherLines", "SideBlobs"]
+__all__ = ["DamagedBlobError", "OtherLines", "SideBlobs"]
+
+
+class DamagedBlobError(StoreCorruptError):
+    """Content the index keeps as a git blob that is missing or holds other bytes.
+
+    Named by the index file that refers to the blob: the index records no commit for a
+    reference, and git's advice (``git fsck``, a refetch) fits the object it names.
+
+    Attributes:
+        hash: The content's recorded SHA-256 (``sha256:<hex>``).
+        blob: The git blob id the index refers to.
+    """
+
+    def __init__(self, path: Path, hash_: str, blob: str, what: str) -> None:
+        """Describe the blob.
+
+        Args:
+            path: The index file holding the reference.
+            hash_: The content's recorded hash.
+            blob: The blob id.
+            what: What is wrong with it (``is missing``, ``hashes to ...``).
+        """
+        self.hash = hash_
+        self.blob = blob
+        super().__init__(path, f"content {hash_} is git's blob {blob}, which {what}")
 
 
 class SideBlobs(BlobTable):
@@ -37,7 +63,7 @@ class SideBlobs(BlobTable):
     git blob its snapshot's ``state`` holds (:func:`~snapline.content.git_reference`):
     the content is in git's object database once, never copied. Reading one here reads
     the blob and checks it against its recorded hash (damage is
-    :class:`~snapline.store.refs.reading.DamagedLineError`, exit 3).
+    :class:`DamagedBlobError`, exit 3, named by the index file ``path``).
 
     A snapshot of another line (joined, or named by ``id:``) keeps its whole versions in
     its commit's ``state`` only. :meth:`OtherLines.side_line` reads them there
@@ -47,11 +73,13 @@ class SideBlobs(BlobTable):
 
     Attributes:
         extra: Packed content by hash, read from the lines' states.
+        path: The index file, which names a damaged blob's reference in messages.
     """
 
-    def __init__(self, connection: Connection, repo: GitRepository) -> None:
+    def __init__(self, connection: Connection, repo: GitRepository, path: Path) -> None:
         super().__init__(connection)
         self.extra: dict[str, bytes] = {}
+        self.path = path
         self._repo = repo
 
     def has(self, hash_: str) -> bool:
@@ -72,7 +100,7 @@ class SideBlobs(BlobTable):
         """The packed content of ``hash_``: the index's, else a line's read, else ``None``.
 
         Raises:
-            DamagedLineError: If it is kept as a git blob that is missing or holds
+            DamagedBlobError: If it is kept as a git blob that is missing or holds
                 other bytes.
         """
         found = super().get(hash_)
@@ -86,7 +114,7 @@ class SideBlobs(BlobTable):
             return None  # forgotten, its record not here (.tombstones): no content kept
         if data is None or hash_bytes(data) != hash_:
             what = "is missing" if data is None else f"hashes to {hash_bytes(data)}"
-            raise DamagedLineError("", None, f"content {hash_} is git's blob {blob}, which {what}")
+            raise DamagedBlobError(self.path, hash_, blob, what)
         return pack_raw(data)
 
     def iter(self) -> Iterator[tuple[str, int, bytes]]:

@@ -102,7 +102,9 @@ class DamagedLineError(StoreCorruptError):
     def __init__(self, ref: str, commit: str | None, detail: str) -> None:
         self.ref = ref
         self.commit = commit
-        where = ref if commit is None else f"{ref} at commit {commit[:12]}".lstrip()
+        where = ref if commit is None else f"{ref} at commit {commit[:12]}"
+        if commit is not None and not ref:  # a state's version is read without its ref
+            where = f"commit {commit[:12]}"
         super().__init__(where, detail)
 
 

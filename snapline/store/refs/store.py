@@ -164,7 +164,7 @@ class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
         self.snapshots = _Snapshots(index, self._pending, self._this_write)
         self.marks = MarkTable(index.connection)
         self.changes = _Changes(index, self._this_write)
-        self.blobs = SideBlobs(index.connection, repo)
+        self.blobs = SideBlobs(index.connection, repo, index.path)
         self._joining: dict[str, tuple[SideRow, LineSnapshot]] = {}
 
     def wrote_here(self) -> bool:

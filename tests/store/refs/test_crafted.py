@@ -158,6 +158,8 @@ def test_a_version_read_for_use_is_checked_against_its_hash(line: Line) -> None:
     with pytest.raises(DamagedLineError, match="hashes to") as caught:
         read_version(repo, crafted, "src/app.py", recorded)
     assert caught.value.exit_code == 3
+    # Read by its snapshot, not its ref: the commit alone names where (no "at at").
+    assert str(caught.value).startswith(f"the store at commit {crafted.commit[:12]} is corrupt")
     with pytest.raises(DamagedLineError, match="is missing"):
         read_version(repo, crafted, "src/gone.py", recorded)
 
