@@ -162,7 +162,7 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         self.snapshots = _Snapshots(index, self._pending, self._this_write)
         self.marks = MarkTable(index.connection)
         self.changes = _Changes(index, self._this_write)
-        self.blobs = SideBlobs(index.connection, repo)
+        self.blobs = SideBlobs(index.connection, repo, self._pending.written)
         self._joining: dict[str, tuple[SideRow, LineSnapshot]] = {}
 
     def wrote_here(self) -> bool:
@@ -320,7 +320,9 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
             before = None if entry is None else entry.id
         stream, held = self.index.changes.stream_of, self._pending.contents  # never all held
         with closing(stream(row.number)) as changes:
-            edits = state_edits(self.repo, before, changes, self.blobs, self.path, held)
+            edits = state_edits(
+                self.repo, before, changes, self.blobs, self.path, held, self._pending.written
+            )
         with closing(stream(row.number)) as changes:
             commit = append_snapshot(
                 self.repo,
