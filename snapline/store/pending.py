@@ -39,6 +39,10 @@ class Pending:
         self.contents.clear()
         self.written.clear()
 
+    def at_hand(self) -> tuple[dict[str, bytes], dict[str, str]]:
+        """What a publisher takes as it is: new versions' bytes, and git blobs written."""
+        return self.contents, self.written
+
     def __bool__(self) -> bool:
         return bool(self.snapshots or self.milestones)
 

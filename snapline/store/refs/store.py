@@ -318,11 +318,9 @@ class RefsStore(OtherLines, Verified, Ledgerless, IndexedStore):
         if parent is not None:
             entry = self.repo.entry(self.repo.read_commit(parent).tree, STATE)
             before = None if entry is None else entry.id
-        stream, held = self.index.changes.stream_of, self._pending.contents  # never all held
+        stream, held = self.index.changes.stream_of, self._pending.at_hand()  # never all held
         with closing(stream(row.number)) as changes:
-            edits = state_edits(
-                self.repo, before, changes, self.blobs, self.path, held, self._pending.written
-            )
+            edits = state_edits(self.repo, before, changes, self.blobs, self.path, *held)
         with closing(stream(row.number)) as changes:
             commit = append_snapshot(
                 self.repo,
