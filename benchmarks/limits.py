@@ -139,14 +139,14 @@ LIMITS: dict[str, str] = {
         "baseline's record."
     ),
     "G6": (
-        "On the history's refs (issue 37) the baseline's blobs are the commit's own: at "
-        "2,000 files the refs add one pack of 0.1 MiB (the baseline's record, its "
-        "commit, the trees). The rest is the local index, `.git/snapline/index.db`, "
-        "9.4 MiB, of which 8.3 MB is its `blobs` table: the baseline's content, copied "
-        "into the index as the in-tree ledger's index kept it, though git's object "
-        "database holds every one of those blobs already. An index that named them "
-        "(as a clone's does: references to git's blobs) would bring the row to about "
-        "0.2; not built."
+        "On the history's refs (issue 37) the baseline's blobs are the commit's own, "
+        "and the local index names them: each whole version is written into git's "
+        "objects as the index stores it, the index keeping only the blob's id "
+        "(`store/refs/otherlines.py`, `SideBlobs`), as a clone's index does. What "
+        "remains is the refs' pack (the baseline's record, its commit, the trees) and "
+        "the index's rows (changes, known state, stat cache): at 10,000 files 9.2 MiB "
+        "against 32.7 MiB, 0.28 (before: 45.9 MiB, 1.40, the index holding a zlib copy "
+        "of every file)."
     ),
     "R4": (
         "The first command in a fresh clone builds the local index from the line "

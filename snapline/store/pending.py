@@ -28,12 +28,20 @@ class Pending:
         self.snapshots: list[int] = []
         self.milestones: list[int] = []
         self.contents: dict[str, bytes] = {}
+        # A store that writes contents into git's objects as it stores them (the refs
+        # store's blobs) notes their ids here: publishing names them unread.
+        self.written: dict[str, str] = {}
 
     def clear(self) -> None:
         """Forget what was noted (the transaction ended)."""
         self.snapshots.clear()
         self.milestones.clear()
         self.contents.clear()
+        self.written.clear()
+
+    def at_hand(self) -> tuple[dict[str, bytes], dict[str, str]]:
+        """What a publisher takes as it is: new versions' bytes, and git blobs written."""
+        return self.contents, self.written
 
     def __bool__(self) -> bool:
         return bool(self.snapshots or self.milestones)

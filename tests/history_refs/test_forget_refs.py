@@ -164,7 +164,11 @@ def test_a_forget_killed_before_or_after_its_refs_moved_leaves_one_history(
     _index_holds_no_secret(repo)
     # Killed with the index rebuilt, not yet vacuumed (its freed pages hold the secret):
     # after the next command neither the refs nor the index's files do.
-    (repo.path / "other.env").write_bytes(b"TOKEN=" + SECRET + b"\n")
+    # The secret in a delta: a whole version's bytes are git's, never in the index.
+    settings = b"".join(b"setting%d=on\n" % n for n in range(40))
+    (repo.path / "other.env").write_bytes(settings)
+    repo.ok("record", "other.env", "-m", "settings")
+    (repo.path / "other.env").write_bytes(b"TOKEN=" + SECRET + b"\n" + settings)
     repo.ok("record", "other.env", "-m", "again")
     child = cli(repo.path, "forget", "other.env", "-m", "again", crash="forget-indexed")
     assert child.returncode == KILLED, (child.returncode, child.stderr)

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -269,9 +270,25 @@ def _flip(data: bytes, at: int) -> bytes:
     return data[:at] + bytes([data[at] ^ 0x01]) + data[at + 1 :]
 
 
-@pytest.mark.parametrize("target", ["raw-blob", "compressed-blob", "delta"])
+def _flipped_blob(root: Path, reference: bytes) -> bytes:
+    """A reference to a new git blob: the one ``reference`` names with one bit flipped."""
+    repo = ["git", "--git-dir", str(root / ".snapline" / "repo")]
+    blob = reference[1:].decode("ascii")
+    data = subprocess.run([*repo, "cat-file", "blob", blob], capture_output=True, check=True)
+    flipped = _flip(data.stdout, len(data.stdout) - 3)
+    written = subprocess.run(
+        [*repo, "hash-object", "-w", "--stdin"], input=flipped, capture_output=True, check=True
+    )
+    return b"g" + written.stdout.strip()
+
+
+@pytest.mark.parametrize("target", ["small-blob", "text-blob", "delta"])
 def test_bit_flipped_content_never_reaches_the_disk(tmp_path: Path, target: str) -> None:
-    """One flipped bit, with the chain resealed so that only the content hash can tell."""
+    """One flipped bit, with the chain resealed so that only the content hash can tell.
+
+    A whole version is in git's objects, the index naming its blob (codec ``g``): the
+    damage is a blob of other bytes named in its place.
+    """
     root = _workspace(tmp_path)
     with Workspace.open(root) as ws:
         baseline = {f.path: f.content_ref for f in ws.snapshot(0).files}
@@ -283,11 +300,11 @@ def test_bit_flipped_content_never_reaches_the_disk(tmp_path: Path, target: str)
         reseal(root)
         path, number, rollback_to = "a.txt", 1, 1
     else:
-        path = "tiny.txt" if target == "raw-blob" else "a.txt"
+        path = "tiny.txt" if target == "small-blob" else "a.txt"
         ref = baseline[path]
         (data,) = sql(root, "SELECT data FROM blobs WHERE hash = ?", ref)[0]
-        assert isinstance(data, bytes) and data[:1] == (b"r" if target == "raw-blob" else b"z")
-        sql(root, "UPDATE blobs SET data = ? WHERE hash = ?", _flip(data, len(data) - 3), ref)
+        assert isinstance(data, bytes) and data[:1] == b"g"
+        sql(root, "UPDATE blobs SET data = ? WHERE hash = ?", _flipped_blob(root, data), ref)
         number, rollback_to = 0, 0
     with Workspace.open(root) as ws:
         # The chain was resealed: only content checks can tell. (An in-tree ledger's

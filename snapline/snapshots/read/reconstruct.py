@@ -278,7 +278,12 @@ class Reconstructor:
         stored = row.content if row.storage == Storage.FULL else row.result_hash
         if stored is None:
             raise self._corrupt(row, "no stored content is referenced")
-        packed = self.store.blobs.get(stored)
+        try:
+            packed = self.store.blobs.get(stored)
+        except StoreCorruptError as error:
+            # Kept in git's objects (the refs store), whose blob is damaged: named here
+            # by the file and snapshot that hold it, as a damaged copy in the index is.
+            raise self._corrupt(row, error.detail) from None
         if packed is None and row.snapshot == 0 and self.store.baseline_in_workspace():
             # Not copied into an index rebuilt from the ledger: where it still is.
             elsewhere = None

@@ -7,7 +7,9 @@ blob, a delta applied to the version before as the line's previous ``state`` hol
 a version kept by its hash only streamed from the work tree into a blob, its SHA-256
 taken of the bytes the blob holds (:mod:`.large_files`); a
 version whose bytes the writer still holds (it just hashed and recorded them) is taken
-as it is, which spares reading the version before out of git and applying the delta.
+as it is, which spares reading the version before out of git and applying the delta;
+a whole version the index stored as git's blob in the same transaction is named by
+that blob's id, unread (it was held to its hash as it was written).
 Every version is checked against its recorded SHA-256, then written to git as a blob at
 once: the edits keep blob ids, never contents, so a baseline of many files holds about
 one file's bytes at a time (a failed snapshot leaves only unreferenced blobs).
@@ -68,6 +70,7 @@ def state_edits(
     blobs: BlobReader,
     where: Path,
     at_hand: Mapping[str, bytes] | None = None,
+    written: Mapping[str, str] | None = None,
 ) -> list[StateEdit]:
     """The files of ``state`` that a snapshot's changes set or remove, their blobs written.
 
@@ -80,6 +83,9 @@ def state_edits(
         where: The index, for the error.
         at_hand: New versions the writer holds, by SHA-256 (the bytes it recorded):
             taken as they are, checked as the others, instead of rebuilt.
+        written: Git blobs the writer already wrote whole versions to, by SHA-256,
+            each held to its hash as it was written (``otherlines.SideBlobs``): named
+            in the state as they are, unread.
 
     Returns:
         One edit per path the changes name (a rename's old path removed, unless a
@@ -101,6 +107,10 @@ def state_edits(
             edits.setdefault(change.path, StateEdit(change.path, None))
             continue
         mode = change.result_mode if change.result_mode is not None else 0o100644
+        blob = None if written is None else written.get(change.result_hash)
+        if blob is not None and change.content == change.result_hash:
+            edits[change.path] = StateEdit(change.path, None, mode, blob=blob)
+            continue
         held = None if at_hand is None else at_hand.get(change.result_hash)
         if held is None and change.content is None and change.forward is None:
             edits[change.path] = _streamed(repo, change, where, mode)

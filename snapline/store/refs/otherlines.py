@@ -11,11 +11,12 @@ refuse, as the in-tree ledger's unjoined lines do.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Iterable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from snapline.content import git_referenced, pack_raw
+from snapline.content import git_reference, git_referenced, pack_raw, unpack
 from snapline.hashing import hash_bytes
 from snapline.store.connection import Connection
 from snapline.store.content import BlobTable
@@ -59,11 +60,14 @@ class DamagedBlobError(StoreCorruptError):
 class SideBlobs(BlobTable):
     """The index's blobs, git's blobs they name, and other lines' whole versions.
 
-    An index built from the refs keeps a whole version by reference, as the id of the
-    git blob its snapshot's ``state`` holds (:func:`~snapline.content.git_reference`):
-    the content is in git's object database once, never copied. Reading one here reads
-    the blob and checks it against its recorded hash (damage is
-    :class:`DamagedBlobError`, exit 3, named by the index file ``path``).
+    The index keeps a whole version by reference, as the id of the git blob its
+    snapshot's ``state`` holds (:func:`~snapline.content.git_reference`): the content is
+    in git's object database once, never copied. An index built from the refs names the
+    blobs it finds there; a write (``init``'s baseline, a record) puts each whole version
+    into git's object database as it stores it, and keeps its id (``written``, which
+    publishing puts in the ``state`` as it is, unread). Reading one here reads the blob
+    and checks it against its recorded hash (damage is :class:`DamagedBlobError`, exit 3,
+    named by the index file ``path``).
 
     A snapshot of another line (joined, or named by ``id:``) keeps its whole versions in
     its commit's ``state`` only. :meth:`OtherLines.side_line` reads them there
@@ -71,16 +75,79 @@ class SideBlobs(BlobTable):
     nothing is written to the index (``put`` and the tables' other writers see the index
     alone).
 
+    Args:
+        connection: The index's connection.
+        repo: The repository whose object database holds the contents.
+        path: The index file.
+        written: Where the blobs this transaction wrote are noted, git's id by hash
+            (the store's pending additions, cleared when the transaction ends).
+
     Attributes:
         extra: Packed content by hash, read from the lines' states.
         path: The index file, which names a damaged blob's reference in messages.
+        written: The git blob of each content put in this transaction, by hash.
     """
 
-    def __init__(self, connection: Connection, repo: GitRepository, path: Path) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        repo: GitRepository,
+        path: Path,
+        written: MutableMapping[str, str] | None = None,
+    ) -> None:
         super().__init__(connection)
         self.extra: dict[str, bytes] = {}
         self.path = path
+        self.written: MutableMapping[str, str] = {} if written is None else written
         self._repo = repo
+
+    def put(self, hash_: str, size: int, packed: bytes) -> bool:
+        """Store a content as git's blob, the index keeping its id; unless present.
+
+        Returns:
+            Whether it was new.
+
+        Raises:
+            RuntimeError: Outside a transaction.
+        """
+        self._c.require_transaction()
+        if self.kept(hash_):
+            return False
+        return super().put(hash_, size, self._in_git(hash_, size, packed))
+
+    def put_many(self, blobs: Sequence[tuple[str, int, bytes]]) -> None:
+        """Store many ``(hash, size, packed)`` contents as :meth:`put` does.
+
+        Raises:
+            RuntimeError: Outside a transaction.
+        """
+        self._c.require_transaction()
+        kept = super().present(hash_ for hash_, _, _ in blobs)
+        super().put_many(
+            [
+                (hash_, size, self._in_git(hash_, size, packed))
+                for hash_, size, packed in blobs
+                if hash_ not in kept
+            ]
+        )
+
+    def _in_git(self, hash_: str, size: int, packed: bytes) -> bytes:
+        """What the index keeps of a content: a reference to the git blob it is written to.
+
+        A value that is no content of its hash (a reference already, a tombstone, bytes
+        that unpack to another hash) is kept as it is given: git holds contents only.
+        """
+        if hash_ in self.written:
+            return git_reference(self.written[hash_])
+        try:
+            data = unpack(packed, limit=size)
+        except (ValueError, zlib.error):
+            return packed
+        if len(data) != size or hash_bytes(data) != hash_:
+            return packed
+        blob = self._repo.write_blob(data)
+        self.written[hash_] = blob
+        return git_reference(blob)
 
     def has(self, hash_: str) -> bool:
         """Whether the index, or a line read, holds this hash's content."""

@@ -164,7 +164,7 @@ class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
         self.snapshots = _Snapshots(index, self._pending, self._this_write)
         self.marks = MarkTable(index.connection)
         self.changes = _Changes(index, self._this_write)
-        self.blobs = SideBlobs(index.connection, repo, index.path)
+        self.blobs = SideBlobs(index.connection, repo, index.path, self._pending.written)
         self._joining: dict[str, tuple[SideRow, LineSnapshot]] = {}
 
     def wrote_here(self) -> bool:
@@ -320,9 +320,9 @@ class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
         if parent is not None:
             entry = self.repo.entry(self.repo.read_commit(parent).tree, STATE)
             before = None if entry is None else entry.id
-        stream, held = self.index.changes.stream_of, self._pending.contents  # never all held
+        stream, held = self.index.changes.stream_of, self._pending.at_hand()  # never all held
         with closing(stream(row.number)) as changes:
-            edits = state_edits(self.repo, before, changes, self.blobs, self.path, held)
+            edits = state_edits(self.repo, before, changes, self.blobs, self.path, *held)
         with closing(stream(row.number)) as changes:
             commit = append_snapshot(
                 self.repo,
