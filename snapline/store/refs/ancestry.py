@@ -28,12 +28,17 @@ class Ancestry:
     def __init__(self, chains: Iterable[list[LineSnapshot]]) -> None:
         self._by_commit = {snapshot.commit: snapshot for chain in chains for snapshot in chain}
         self._children: dict[str, list[str]] | None = None
+        # Each pair of lines asks for both tips' ancestors: walked once per tip.
+        self._walked: dict[str, frozenset[str]] = {}
 
     def _parents(self, commit: str) -> list[str]:
         return [p for p in self._by_commit[commit].parents if p in self._by_commit]
 
-    def ancestors(self, commit: str) -> set[str]:
+    def ancestors(self, commit: str) -> frozenset[str]:
         """``commit`` and every snapshot it descends from, through joins too."""
+        done = self._walked.get(commit)
+        if done is not None:
+            return done
         found = {commit}
         stack = [commit]
         while stack:
@@ -41,7 +46,8 @@ class Ancestry:
                 if parent not in found:
                     found.add(parent)
                     stack.append(parent)
-        return found
+        self._walked[commit] = frozenset(found)
+        return self._walked[commit]
 
     def best_common(self, one: str, other: str) -> list[LineSnapshot]:
         """The best common ancestors of two snapshots, as ``git merge-base --all`` finds them.
