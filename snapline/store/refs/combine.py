@@ -5,12 +5,17 @@ merged (a merge commit, a squash merge, a rebase merge): the merged tree is git'
 of a state X of one line and a state Y of the other from F's state, ``merge(F, X, Y)``,
 and with a third line, that merged again with its state Z from F. The search:
 
-1. Bases: for each two lines, the latest state both chains went through (by tree id,
-   so two lines that started from the same files without a common snapshot share one).
+1. Bases: for each two lines, the best common ancestors of their tips as git's
+   ``merge-base`` finds them, a merge snapshot's joined heads counted as parents
+   (:mod:`snapline.store.refs.ancestry`: a line that joined the other merges from the
+   joined snapshot, as git does), and the latest state both chains went through (by
+   tree id, so two lines that started from the same files without a common snapshot
+   share one).
    Those whose difference from the tree is smallest come first (a base further back
    differs in more paths), at most :data:`MAX_BASES`.
 2. For a base F and the tree C, ``D`` is the set of paths where C differs from F. On
-   each chain that went through F, each snapshot after F is scored along the way (its
+   each chain that went through F (or descends from it through a join), each snapshot
+   after F is scored along the way (its
    record names the paths it changes, so one tree lookup per change): a snapshot is a
    candidate if every path it changed since F is in ``D`` (a merge cannot undo a change
    the other side did not make), and it changed one. Ranked, best first: those whose
@@ -40,6 +45,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from snapline.store.refs.ancestry import Ancestry
 from snapline.store.refs.catalog import Catalog, changed_paths
 from snapline.store.refs.reading import LineSnapshot
 from snapline.store.refs.trees import TreeReader
@@ -97,8 +103,9 @@ def find_merge(catalog: Catalog, reader: TreeReader, tree: str) -> Attempt | Non
         MissingObjectError: If a tree is absent.
     """
     best: Attempt | None = None
-    for base in _bases(catalog, reader, tree)[:MAX_BASES]:
-        found = _from_base(catalog, reader, tree, base)
+    ancestry = Ancestry(catalog.chains().values())
+    for base in _bases(catalog, reader, tree, ancestry)[:MAX_BASES]:
+        found = _from_base(catalog, reader, tree, base, ancestry.descendants(base.commit))
         if found is not None and (best is None or _rank(found) < _rank(best)):
             best = found
         if best is not None and best.explains:
@@ -110,12 +117,16 @@ def _rank(attempt: Attempt) -> tuple[int, int]:
     return (attempt.named, len(attempt.merged))
 
 
-def _bases(catalog: Catalog, reader: TreeReader, tree: str) -> list[LineSnapshot]:
+def _bases(
+    catalog: Catalog, reader: TreeReader, tree: str, ancestry: Ancestry
+) -> list[LineSnapshot]:
     chains = [chain for chain in catalog.chains().values() if chain]
     last = [{s.state: i for i, s in enumerate(chain)} for chain in chains]
     found: dict[str, LineSnapshot] = {}
     for i, chain in enumerate(chains):
         for j in range(i + 1, len(chains)):
+            for common in ancestry.best_common(chain[-1].commit, chains[j][-1].commit):
+                found.setdefault(common.state, common)
             for snapshot in reversed(chains[j]):
                 at = last[i].get(snapshot.state)
                 if at is not None:
@@ -127,16 +138,17 @@ def _bases(catalog: Catalog, reader: TreeReader, tree: str) -> list[LineSnapshot
 
 
 def _from_base(
-    catalog: Catalog, reader: TreeReader, tree: str, base: LineSnapshot
+    catalog: Catalog, reader: TreeReader, tree: str, base: LineSnapshot, below: set[str]
 ) -> Attempt | None:
     wanted = {change.path: change.new for change in reader.diff(base.state, tree)}
     scored: list[tuple[int, str, list[LineSnapshot]]] = []
     ends: set[str] = set()
     for chain in catalog.chains().values():
-        after = _after(chain, base.state)
+        start, after = _after(chain, base.state, below)
         if after and after[-1].commit not in ends:
             ends.add(after[-1].commit)
-            matched, found = _candidates(reader, base, after, wanted)
+            joined = set() if start is None else {c.path for c in reader.diff(base.state, start)}
+            matched, found = _candidates(reader, base, after, wanted, joined)
             if found:
                 scored.append((matched, after[-1].commit, found))
     if not scored:
@@ -154,13 +166,23 @@ def _from_base(
     return best
 
 
-def _after(chain: list[LineSnapshot], state: str) -> list[LineSnapshot]:
-    # From the base's first occurrence: a line that came back to the base's files (a
-    # file added, then deleted) went on from there, and what it did before is scored.
+def _after(
+    chain: list[LineSnapshot], state: str, below: set[str]
+) -> tuple[str | None, list[LineSnapshot]]:
+    """The chain's snapshots after the base, and the state before them if not the base's.
+
+    From the base's first occurrence: a line that came back to the base's files (a file
+    added, then deleted) went on from there, and what it did before is scored. A chain
+    that never held the base's state but joined a line that did goes on from the join:
+    the join's record names what it changed since the snapshot before it, not since the
+    base, so the state before it is returned too.
+    """
     for i, snapshot in enumerate(chain):
         if snapshot.state == state:
-            return chain[i + 1 :]
-    return []
+            return None, chain[i + 1 :]
+        if i and snapshot.commit in below:
+            return chain[i - 1].state, chain[i:]
+    return None, []
 
 
 def _candidates(
@@ -168,8 +190,12 @@ def _candidates(
     base: LineSnapshot,
     after: list[LineSnapshot],
     wanted: dict[str, Entry | None],
+    joined: set[str],
 ) -> tuple[int, list[LineSnapshot]]:
     """The chain's snapshots after the base that a merge into ``tree`` can take, best first.
+
+    ``joined`` names the paths where the state before the first of ``after`` differs from
+    the base's (a chain that reached the base through a join): changed by the first too.
 
     Returns:
         How many paths the best holds as the tree does, and the candidates.
@@ -198,7 +224,7 @@ def _candidates(
 
     scored: list[tuple[bool, int, int, int, int, LineSnapshot]] = []
     for index, snapshot in enumerate(after):
-        for path in changed_paths(snapshot):
+        for path in changed_paths(snapshot) | (joined if index == 0 else set()):
             original = reader.entry(base.state, path)
             was = current.get(path, original)
             now = reader.entry(snapshot.state, path)
