@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -35,6 +36,7 @@ _NAMES = {kind: name for name, kind in _KINDS.items()}
 # (objectFormat sha256, partialClone's promised objects, refStorage) is the library's.
 _HARMLESS = frozenset(("worktreeconfig", "noop", "preciousobjects"))
 _PIECE = 1 << 20  # what a large object is compressed by
+_RACY = 2_000_000_000  # ns: a folder's time this close to its listing may hide a later write
 
 
 def lean_database(common_dir: Path, git_dir: Path) -> FileDatabase | None:
@@ -133,7 +135,9 @@ class FileDatabase:
         self._folder = os.fspath(self.objects)
         self._packs: list[Pack] | None = None
         self.packed = 0  # objects read from packs so far (git.py hands bulk reads on)
-        self._listed_at = -1
+        self._pack_folder = f"{self._folder}/pack"
+        self._listed_at = -1  # the pack folder's time when listed
+        self._listed_when = 0  # when it was listed
 
     def read(self, id_: str) -> tuple[int, bytes]:
         """Object ``id_``: its type (1 commit, 2 tree, 3 blob, 4 tag) and bytes.
@@ -173,29 +177,57 @@ class FileDatabase:
         raise KeyError(binary.hex())
 
     def _listed(self, fresh: bool) -> list[Pack]:
+        """The packs, listed once per process; ``fresh``: an object was not in them.
+
+        As git's ``reprepare_packed_git``: after a miss the folder is listed again, so
+        a pack another process wrote since (a ``git gc``, a fetch) is found. That
+        listing is skipped only while the folder's time is the one it had when listed
+        and safely older than that listing (as git's index trusts a file's stat only
+        when not racily clean): a pack written in the same clock tick is not missed.
+        """
         if self._packs is not None and fresh:
-            # Listed again only if a pack came or went (its folder's time moved), as
-            # git looks again when an object is not where it looked.
-            try:
-                fresh = os.stat(self.objects / "pack").st_mtime_ns != self._listed_at
-            except OSError:
-                fresh = True
+            fresh = self._stamp() != self._listed_at or self._listed_at > self._listed_when - _RACY
         if self._packs is None or fresh:
-            try:
-                self._listed_at = os.stat(self.objects / "pack").st_mtime_ns
-            except OSError:
-                self._listed_at = -1
-            self._packs = packs_in(self.objects)
+            self._listed_when = time.time_ns()
+            self._listed_at = self._stamp()
+            self._packs = packs_in(self.objects, self._packs or ())
         return self._packs
+
+    def _stamp(self) -> int:
+        try:
+            return os.stat(self._pack_folder).st_mtime_ns
+        except OSError:
+            return -1
 
     def exists(self, id_: str) -> bool:
         """Whether a loose object or a pack holds ``id_`` (nothing is inflated)."""
-        if not _hex(id_):
-            return False
-        if os.path.exists(f"{self._folder}/{id_[:2]}/{id_[2:]}"):
-            return True
-        binary = bytes.fromhex(id_)
-        return any(pack.offset(binary) is not None for pack in self._listed(True))
+        return bool(self.exists_many((id_,)))
+
+    def exists_many(self, ids: Iterable[str]) -> set[str]:
+        """Which of ``ids`` a pack or a loose object holds (nothing is inflated).
+
+        Looked up as git does (``has_object``): in the packs as listed, then loose,
+        and only for those found in neither, in the packs listed again (one listing
+        for all of them): an object another process packed meanwhile is found.
+
+        Raises:
+            Unreadable: If a pack's index is not one this reads (the library's).
+        """
+        found: set[str] = set()
+        missed: list[tuple[str, bytes]] = []
+        packs = self._listed(False)
+        for id_ in ids:
+            if not _hex(id_):
+                continue
+            binary = bytes.fromhex(id_)
+            if _in_packs(packs, binary) or os.path.exists(f"{self._folder}/{id_[:2]}/{id_[2:]}"):
+                found.add(id_)
+            else:
+                missed.append((id_, binary))
+        if missed:
+            packs = self._listed(True)
+            found.update(id_ for id_, binary in missed if _in_packs(packs, binary))
+        return found
 
     def write(self, kind: int, data: bytes) -> str:
         """Store ``data`` as an object of type ``kind`` (once); its id.
@@ -306,6 +338,10 @@ class FileDatabase:
                     return False  # a pack that cannot be renewed: write the object loose
                 return True
         return False
+
+
+def _in_packs(packs: list[Pack], binary: bytes) -> bool:
+    return any(pack.position(binary) is not None for pack in packs)
 
 
 def _hex(id_: str) -> bool:

@@ -12,7 +12,7 @@ more than all it does (rows R9, R10, issue 39); merges and any other repository 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -52,6 +52,7 @@ __all__ = [
 _IDENTITY = ("snapline", "snapline@localhost")
 _T = TypeVar("_T")
 _LOCK_ATTEMPTS = 5
+_HEX = "0123456789abcdef"
 # Objects read from packs by git's files before libgit2 reads the rest: a record reads a
 # few (its tip's trees on the changed paths), an index built from a line thousands.
 BULK_READS = 64
@@ -120,7 +121,6 @@ class GitRepository(TreeMethods):
         """
         self._opened = repository
         self._git_dir = git_dir
-        self._odb: pygit2.Odb | None = None
         self._own: Path | None = None
         self._common: Path | None = None
         # Chosen once, here: git's files read and written without the library (a cold
@@ -210,16 +210,16 @@ class GitRepository(TreeMethods):
 
     def has_object(self, id_: str) -> bool:
         """Whether the object database holds ``id_`` (its index is asked; nothing is read)."""
+        return bool(self.has_objects((id_,)))
+
+    def has_objects(self, ids: Collection[str]) -> set[str]:
+        """Which of ``ids`` the object database holds: git's files list their packs once."""
         files = self._reading()
         if files is not None:
             with suppress(Unreadable):
-                return files.exists(id_)
-        if self._odb is None:
-            self._odb = self._repo.odb
-        try:
-            return bool(self._odb.exists(id_))
-        except ValueError:
-            return False
+                return files.exists_many(ids)
+        odb = self._repo.odb  # an id that is no id (libgit2 would raise) is not held
+        return {id_ for id_ in ids if len(id_) == 40 and not id_.strip(_HEX) and odb.exists(id_)}
 
     def _child(self, tree: str, name: bytes) -> Entry | None:
         if self._reading() is not None:

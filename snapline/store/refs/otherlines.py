@@ -157,10 +157,11 @@ class SideBlobs(BlobTable):
         """Which of ``hashes`` the index, or a line read, holds (a git blob: if git has it)."""
         wanted = list(hashes)
         found = super().present(wanted)
-        # A reference's blob is looked up in git's object index, not read.
-        gone = {
-            h for h, blob in self.referenced_by(found).items() if not self._repo.has_object(blob)
-        }
+        # A reference's blob is looked up in git's object index, not read: all at once,
+        # so the packs are listed once, not once per blob.
+        referenced = self.referenced_by(found)
+        held = self._repo.has_objects(set(referenced.values()))
+        gone = {h for h, blob in referenced.items() if blob not in held}
         return (found - gone) | {h for h in wanted if h in self.extra}
 
     def get(self, hash_: str) -> bytes | None:

@@ -230,3 +230,28 @@ def test_a_process_reading_many_packed_objects_hands_them_to_the_library(
         id_, kind, _ = entry.split()
         assert lean.read_raw(id_) == (kinds[kind], git_bytes(root, "cat-file", kind, id_))
     assert len(read_by_files) == BULK_READS
+
+
+@pytest.mark.parametrize("way", [LEAN, LIBRARY])
+def test_an_object_another_process_packed_after_the_listing_is_found(
+    tmp_path: Path, way: str
+) -> None:
+    # The packs are listed once, not once per object asked (a verify asks thousands);
+    # an object that another process (git here) packed since is still found: a miss
+    # lists them again, as git's reprepare_packed_git does.
+    root = make_repo(tmp_path / "r", {"README.md": b"hello\n"})
+    git(root, "gc", "-q")
+    readme = git(root, "rev-parse", "HEAD:README.md").strip()
+    repo = _open(root, way)
+    assert repo.has_objects([readme]) == {readme}  # the packs listed
+    found = []
+    for n in range(2):
+        id_ = git(root, "hash-object", "-w", "--stdin", data=b"new %d\n" % n).strip()
+        # Into a pack of its own, its loose file removed (what git gc does to it).
+        git(root, "pack-objects", "-q", ".git/objects/pack/pack", data=id_.encode() + b"\n")
+        git(root, "prune-packed")
+        assert not (root / ".git" / "objects" / id_[:2] / id_[2:]).exists()
+        # One alone, then with another already known: both ways look again.
+        found.append(repo.has_object(id_) if n == 0 else id_ in repo.has_objects([readme, id_]))
+    assert found == [True, True]
+    assert repo.has_objects([readme, "0" * 40, "not an id"]) == {readme}
