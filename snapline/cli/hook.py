@@ -34,13 +34,16 @@ def fast_path(args: list[str]) -> int | None:
         return None
     parsed = lean.read(f"hook {args[0]}", args[1:]) if args[0] in HOSTS else None
     if parsed is None:
+        from snapline.hosts.claude_output import say, warn
+
         known = lean.spec(f"hook {HOSTS[0]}")
         flags = [name for option in known.options for name in option.names] if known else []
-        sys.stderr.write(
-            f"snapline: warning: unknown hook arguments {' '.join(args)!r} (hosts: "
-            f"{', '.join(HOSTS)}; options: {', '.join(flags)}); nothing done\n"
+        return say(
+            warn(
+                f"unknown hook arguments {' '.join(args)!r} (hosts: "
+                f"{', '.join(HOSTS)}; options: {', '.join(flags)}); nothing done"
+            )
         )
-        return 0
     return run(
         milestone_per_prompt=True if "milestone_per_prompt" in parsed.flags else None,
         prompt_digest=True if "prompt_digest" in parsed.flags else None,
@@ -53,7 +56,7 @@ def run(
     timeout: float | None = None,
     prompt_digest: bool | None = None,
 ) -> int:
-    """Read one Claude Code hook event from stdin, handle it, and say why on stderr.
+    """Read one Claude Code hook event from stdin, handle it, and say what Claude Code reads.
 
     Args:
         milestone_per_prompt: Close a milestone per prompt; ``None`` leaves it to the
@@ -63,16 +66,17 @@ def run(
             ``SNAPLINE_PROMPTS``.
 
     Returns:
-        The exit code, always 0: a decision (``deny``, ``ask``) is JSON on stdout, a
-        warning one line on stderr.
+        The exit code, always 0: a decision (``deny``, ``ask``) or a warning is one JSON
+        object on stdout (:mod:`snapline.hosts.claude_output`), a warning one line on
+        stderr too.
     """
     from snapline.hosts.claude_code import BUSY_TIMEOUT, handle_input
+    from snapline.hosts.claude_output import say, warn
 
     try:
         text = sys.stdin.read()
     except (OSError, UnicodeDecodeError) as error:
-        sys.stderr.write(f"snapline: warning: cannot read the hook input: {error}\n")
-        return 0
+        return say(warn(f"cannot read the hook input: {error}"))
     try:
         outcome = handle_input(
             text,
@@ -81,10 +85,5 @@ def run(
             prompt_digest=prompt_digest,
         )
     except Exception as error:  # never a traceback into the agent's session
-        sys.stderr.write(f"snapline: warning: internal error {type(error).__name__}; ignored\n")
-        return 0
-    if outcome.stdout:
-        sys.stdout.write(outcome.stdout + "\n")
-    if outcome.stderr:
-        sys.stderr.write(outcome.stderr + "\n")
-    return outcome.exit_code
+        outcome = warn(f"internal error {type(error).__name__}; ignored")
+    return say(outcome)

@@ -24,18 +24,21 @@ What snapline does with each event:
   resolves from (:mod:`snapline.hosts.claude_prompt`).
 
 A hook must never hang or break the agent: no store means nothing to do, a busy store,
-bad input (deeply nested JSON included) or any failure is a warning on stderr with exit 0.
+bad input (deeply nested JSON included) or any failure is a warning with exit 0, which
+Claude Code shows the person (``systemMessage``; :mod:`snapline.hosts.claude_output`);
+after the tool it tells the model too that its change went unrecorded.
 This module imports the library only inside the calls that use it.
 """
 
 from __future__ import annotations
 
-import enum
 import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from snapline.hosts.claude_output import HookOutcome, Verdict, unrecorded, warn
 
 if TYPE_CHECKING:
     from snapline.snapshots.check.unfetched import Pulled
@@ -76,57 +79,6 @@ DRIFT_KINDS = ("modified", "deleted", "untracked")
 _BASH = "Bash"
 _EVENT_FIELDS = ("session_id", "tool_use_id", "transcript_path")
 _MAX_NAMED = 3
-
-
-class Verdict(enum.Enum):
-    """What the hook tells Claude Code."""
-
-    ALLOW = "allow"
-    """Nothing to say: the tool runs (or ran)."""
-    WARN = "warn"
-    """A warning on stderr: snapline could not do its part; the tool runs."""
-    ASK = "ask"
-    """``permissionDecision: "ask"``: the person decides, reading the reason."""
-    DENY = "deny"
-    """``permissionDecision: "deny"``: the tool is refused, the reason shown to the model."""
-
-
-class HookOutcome(NamedTuple):
-    """The result of one hook event.
-
-    Attributes:
-        verdict: Allow, warn, ask or deny.
-        message: The reason (ask, deny) or the warning (empty when there is nothing to say).
-        snapshot: The snapshot recorded, if any (the last, when there are two).
-        milestone: The milestone closed, if any.
-    """
-
-    verdict: Verdict = Verdict.ALLOW
-    message: str = ""
-    snapshot: int | None = None
-    milestone: int | None = None
-
-    @property
-    def exit_code(self) -> int:
-        """Always 0: a decision travels as JSON on stdout, and a hook never breaks a tool."""
-        return 0
-
-    @property
-    def stdout(self) -> str:
-        """The JSON Claude Code reads for a decision (empty when there is none)."""
-        if self.verdict not in (Verdict.ASK, Verdict.DENY):
-            return ""
-        decision = {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": self.verdict.value,
-            "permissionDecisionReason": self.message,
-        }
-        return json.dumps({"hookSpecificOutput": decision}, ensure_ascii=False)
-
-    @property
-    def stderr(self) -> str:
-        """The warning line for stderr (empty unless the verdict is a warning)."""
-        return " ".join(self.message.split()) if self.verdict is Verdict.WARN else ""
 
 
 def handle_input(
@@ -188,15 +140,12 @@ def handle_event(
         milestone_per_prompt = os.environ.get(MILESTONE_ENV, "") not in ("", "0")
     name = event.get("hook_event_name")
     tool = event.get("tool_name")
+    if name in ("PreToolUse", "PostToolUse") and tool in (*FILE_TOOLS, _BASH):
+        outcome = _tool(event, str(tool), pre=name == "PreToolUse", timeout=timeout)
+        # After the tool, a warning means its change went unrecorded: the model is told.
+        return outcome if name == "PreToolUse" else unrecorded(outcome, event)
     try:
-        if name in ("PreToolUse", "PostToolUse") and isinstance(tool, str):
-            if tool in FILE_TOOLS:
-                return _file_tool(event, tool, pre=name == "PreToolUse", timeout=timeout)
-            if tool == _BASH:
-                from snapline.hosts.claude_bash import bash
-
-                return bash(event, pre=name == "PreToolUse", timeout=timeout)
-        elif name == "UserPromptSubmit":
+        if name == "UserPromptSubmit":
             from snapline.hosts.claude_prompt import prompt
 
             return prompt(
@@ -207,7 +156,22 @@ def handle_event(
             )
         return HookOutcome()
     except Exception as error:
-        return _failure(error)
+        return _failure(error, "this prompt was not numbered")
+
+
+def _tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float) -> HookOutcome:
+    try:
+        if tool == _BASH:
+            from snapline.hosts.claude_bash import bash
+
+            return bash(event, pre=pre, timeout=timeout)
+        return _file_tool(event, tool, pre=pre, timeout=timeout)
+    except Exception as error:
+        # Before the tool nothing is recorded: the change is not checked, the tool runs.
+        return _failure(
+            error,
+            "not checked; the tool was not blocked" if pre else "this change was not recorded",
+        )
 
 
 def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float) -> HookOutcome:
@@ -368,17 +332,12 @@ def session_of(event: Mapping[str, Any]) -> str | None:
     return session if isinstance(session, str) and session else None
 
 
-def warn(message: str) -> HookOutcome:
-    """A warning outcome: the tool runs, the line goes to stderr."""
-    return HookOutcome(Verdict.WARN, f"snapline: warning: {message}")
-
-
-def _failure(error: Exception) -> HookOutcome:
+def _failure(error: Exception, undone: str) -> HookOutcome:
     from snapline import StoreBusyError
     from snapline.errors import SnaplineError
 
     if isinstance(error, StoreBusyError):
-        return warn(f"the store is busy; this change was not recorded now ({error})")
+        return warn(f"the store is busy ({error}); {undone}")
     if isinstance(error, (SnaplineError, OSError)):
-        return warn(f"{error}; the tool was not blocked")
-    return warn(f"internal error {type(error).__name__}: {error}; the tool was not blocked")
+        return warn(f"{error}; {undone}")
+    return warn(f"internal error {type(error).__name__}: {error}; {undone}")
