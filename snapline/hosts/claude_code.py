@@ -333,11 +333,9 @@ def session_of(event: Mapping[str, Any]) -> str | None:
 
 
 def _failure(error: Exception, undone: str) -> HookOutcome:
-    from snapline import StoreBusyError
     from snapline.errors import SnaplineError
 
-    if isinstance(error, StoreBusyError):
-        return warn(f"the store is busy ({error}); {undone}")
+    # A busy store (StoreBusyError) says so itself, with what held it and for how long.
     if isinstance(error, (SnaplineError, OSError)):
         return warn(f"{error}; {undone}")
     return warn(f"internal error {type(error).__name__}: {error}; {undone}")

@@ -192,11 +192,16 @@ def test_the_hook_after_the_agent_s_git_pull_records_nothing_and_warns(tmp_path:
     before = _log(clone)
     pull = {"command": "git pull --ff-only", "description": "pull"}
     done = _hook(clone.path, _event(clone.path, "PostToolUse", "Bash", pull))
-    # Claude Code's way for a PostToolUse that cannot do its part: exit 0, a line on
-    # stderr (shown to the person), no decision on stdout; the tool already ran.
-    assert done.returncode == 0 and done.stdout == "", done
+    # Claude Code's way for a PostToolUse that cannot do its part: exit 0, JSON on stdout
+    # with the line for the person (systemMessage) and for the model (additionalContext),
+    # no decision; the tool already ran. The same line on stderr, for logs.
+    assert done.returncode == 0, done
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("snapline: warning: ")
     assert "`snapline fetch origin` first" in done.stderr, done.stderr
+    said = json.loads(done.stdout)
+    assert said["systemMessage"] + "\n" == done.stderr
+    assert said["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    assert "`snapline fetch origin` first" in said["hookSpecificOutput"]["additionalContext"]
     assert _log(clone) == before  # FAILS on 0985dc9: a Bash snapshot of a.txt
 
     clone.ok("fetch", "origin")
