@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import filelock
 import pytest
 
 from tests.cli.conftest import run_script
@@ -93,6 +94,37 @@ def test_writing_commands_answer_the_same_off_a_terminal(
         assert outputs[0] == outputs[1], args
     assert warm.served() == len(steps)
     assert latest(history) == latest(twin) == 5
+
+
+def test_hook_warnings_answer_the_same(warm: Warm, history: Path) -> None:
+    # What Claude Code reads of a hook (one JSON object on stdout, at exit 0) and the
+    # line for logs (stderr), for input it cannot read, a misconfigured command, and an
+    # edit left unrecorded by a busy store (the person and the model told).
+    (history / "src" / "app.py").write_text("print('unrecorded')\n")
+    edit = {
+        "session_id": "s",
+        "cwd": str(history),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(history / "src" / "app.py")},
+    }
+    cases = [
+        (["hook", "claude-code"], "{not json"),
+        (["hook", "claude-code", "--bogus"], json.dumps(edit)),
+        (["--timeout", "0.1", "hook", "claude-code"], json.dumps(edit)),
+    ]
+    with filelock.FileLock(str(history / ".snapline" / "lock")):
+        for number, (args, text) in enumerate(cases, start=1):
+            served = run_script(*args, cwd=history, input=text)
+            alone = run_script(*args, cwd=history, input=text, env={"SNAPLINE_SERVER": "0"})
+            assert (served.stdout, served.stderr, served.returncode) == (
+                alone.stdout,
+                alone.stderr,
+                alone.returncode,
+            ), args
+            assert json.loads(served.stdout)["systemMessage"] + "\n" == served.stderr
+            assert warm.served() == number, args
+    assert latest(history) == 1
 
 
 def _steady(text: str, root: Path) -> str:
