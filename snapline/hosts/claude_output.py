@@ -10,7 +10,7 @@ fields Claude Code documents for the event:
 - a warning (any event): the common field ``systemMessage``, shown to the person, and
   the same line on stderr, for logs and terminals;
 - after the tool (``PostToolUse`` only): ``hookSpecificOutput`` with ``hookEventName``
-  and ``additionalContext``, given to the model: a change it made that snapshot did
+  and ``additionalContext``, given to the model: a change it made that snapline did
   not record, and what to do about it (:func:`unrecorded`).
 
 The exit code is always 0: a hook never breaks a tool.

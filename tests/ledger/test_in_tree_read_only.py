@@ -114,9 +114,17 @@ def test_the_hook_records_nothing_and_says_why(checkout: Repo) -> None:
         timeout=60,
         check=False,
     )
-    # A hook never blocks the agent (exit 0); its warning is the refusal's line.
-    warning = REFUSAL.replace("error:", "warning:") + "; the tool was not blocked"
-    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (0, "", [warning])
+    # A hook never blocks the agent (exit 0); its warning is the refusal's line, shown
+    # to the person (systemMessage) and told to the model (its Write not recorded).
+    warning = REFUSAL.replace("error:", "warning:") + "; this change was not recorded"
+    assert (done.returncode, done.stderr.splitlines()) == (0, [warning])
+    said = json.loads(done.stdout)
+    assert said["systemMessage"] == warning
+    assert said["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    assert (
+        f"did not record your Write of {target}"
+        in (said["hookSpecificOutput"]["additionalContext"])
+    )
     assert (_disk(checkout), git_status(checkout)) == (before, status)
 
 
