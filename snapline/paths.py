@@ -278,6 +278,10 @@ def inside_git_dir(path: str) -> bool:
 
     The same match as :func:`protected_dir` (case and trailing dots ignored).
     """
+    # Folding goes code point by code point: a part folding to ".git" leaves ".git" in
+    # the whole path's folding, so most paths are answered without splitting them.
+    if GIT_DIR not in path.casefold():
+        return False
     return any(_folded(part) == GIT_DIR for part in path.split("/"))
 
 

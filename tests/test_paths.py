@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from snapline.paths import UnsafePathError, check_relpath, disk_path, relpath_from_user
+from snapline.paths import (
+    UnsafePathError,
+    check_relpath,
+    disk_path,
+    inside_git_dir,
+    relpath_from_user,
+)
 
 
 @pytest.mark.parametrize(
@@ -58,3 +64,22 @@ def test_disk_path_refuses_a_symlinked_parent(tmp_path: Path) -> None:
     with pytest.raises(UnsafePathError):
         disk_path(root, "link/file")
     assert disk_path(root, "real/file") == root / "real" / "file"
+
+
+def _inside_git_dir_by_parts(path: str) -> bool:
+    """The rule itself: a part that is ``.git`` once case and trailing dots are ignored."""
+    return any(part.rstrip(" .").casefold() == ".git" for part in path.split("/"))
+
+
+def test_inside_git_dir_is_the_rule_for_any_code_point_in_any_place() -> None:
+    # Every code point of the first planes in each place of ".git" and beside it (the
+    # answer is found without splitting a path whose folding holds no ".git").
+    for point in [*range(0x3000), 0x130, 0x131, 0x17F, 0x212A, 0xFF27, 0x10400]:
+        char = chr(point)
+        for path in (
+            f".{char}it", f".g{char}t", f".gi{char}", f"{char}.git", f".git{char}",
+            f"a/.GIT{char}/b", f"a/{char}/.Git. /b",
+        ):  # fmt: skip
+            assert inside_git_dir(path) == _inside_git_dir_by_parts(path), (hex(point), path)
+    assert inside_git_dir("src/.GIT. /config")
+    assert not inside_git_dir("src/.github/workflows/ci.yml")

@@ -359,7 +359,7 @@ def _blob_ids(store: RefsStore, snapshot: LineSnapshot, paths: Collection[str]) 
     repo = store.repo
     try:
         if len(paths) > _WALK_ABOVE:
-            listed = dict(repo.walk(snapshot.state))
+            listed = repo.files(snapshot.state)
             found = {path: listed.get(path) for path in paths}
         else:
             found = {path: repo.entry(snapshot.state, path) for path in paths}

@@ -242,20 +242,21 @@ class GitRepository(TreeMethods):
 
     def _typed(self, id_: str, kind: int, name: str) -> bytes:
         """Object ``id_``'s bytes, if it is of type ``kind`` (``MissingObjectError``: else)."""
-        files = self._reading()
+        files, found = self._reading(), None
         if files is not None:
-            try:
-                found_kind, data = files.read(id_)
-            except (Unreadable, KeyError):
-                pass  # a pack the files do not read, damage or absence: libgit2 tells
-            else:
-                if found_kind != kind:
-                    raise MissingObjectError(id_, name)
-                return data
-        import pygit2
-
-        found = self._object(id_, (pygit2.Commit, pygit2.Tree, pygit2.Blob)[kind - 1], name)
-        return bytes(found.read_raw())
+            # A pack the files do not read, damage or absence: libgit2 tells.
+            with suppress(Unreadable, KeyError):
+                found = files.read(id_)
+        if found is None:
+            try:  # one read: a lookup, then read_raw, inflated the object twice
+                found = self._repo.odb.read(id_)
+            except (KeyError, ValueError):  # absent, or no id
+                found = (0, b"")
+            except _git_error() as error:  # libgit2 checks the bytes against the id
+                raise MissingObjectError(id_, name, str(error)) from None
+        if found[0] != kind:
+            raise MissingObjectError(id_, name)
+        return bytes(found[1])
 
     def _write(self, data: bytes, kind: int = 2) -> str:  # 2 tree, 3 blob, 1 commit
         with self._refused(len(data)):

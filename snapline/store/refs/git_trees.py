@@ -31,6 +31,8 @@ def decode_name(name: bytes) -> str:
 class TreeMethods:
     """What the refs store does with trees, over the primitives a repository defines."""
 
+    _listed: tuple[str, dict[str, Entry]] | None = None
+
     def _tree_data(self, tree: str) -> bytes:
         raise NotImplementedError
 
@@ -112,7 +114,23 @@ class TreeMethods:
         Raises:
             MissingObjectError: If a tree is absent (or its bytes are not a tree's).
         """
-        return tree_changes(self._tree_data, old, new, memo)
+        found = tree_changes(self._tree_data, old, new, memo)
+        if old is None:
+            # A whole tree listed (a line's first state): kept for :meth:`files`, which
+            # an index built from the line asks next of the same state (a baseline's ids).
+            self._listed = (new, {c.path: c.new for c in found if c.new is not None})
+        return found
+
+    def files(self, tree: str) -> dict[str, Entry]:
+        """Every file of ``tree`` by path (:meth:`walk`'s), not read again when just listed.
+
+        Raises:
+            MissingObjectError: If a tree is absent.
+        """
+        listed = self._listed
+        if listed is not None and listed[0] == tree:
+            return dict(listed[1])
+        return dict(self.walk(tree))
 
     def walk(self, tree: str) -> Iterator[tuple[str, Entry]]:
         """Every file of ``tree`` with its entry, depth first, in git's order.

@@ -11,6 +11,7 @@ one line in turn.
 from __future__ import annotations
 
 import random
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +256,27 @@ def test_an_object_another_process_packed_after_the_listing_is_found(
         found.append(repo.has_object(id_) if n == 0 else id_ in repo.has_objects([readme, id_]))
     assert found == [True, True]
     assert repo.has_objects([readme, "0" * 40, "not an id"]) == {readme}
+
+
+def test_the_library_reads_each_object_typed_and_names_what_is_not(tmp_path: Path) -> None:
+    # Objects read through libgit2 in one read of its object database each: git's
+    # bytes for the right type, MissingObjectError for another type, an absent id, text
+    # that is no id, and bytes that are not their id's (libgit2's own check, named).
+    root = make_repo(tmp_path / "r", {"README.md": b"hello\n"})
+    line = _line_of(root, [LEAN], _versions(3))
+    repo = _open(root, LIBRARY)
+    tip = line.commits[-1]
+    assert repo.read_commit(tip).tree == git(root, "rev-parse", f"{tip}^{{tree}}").strip()
+    blob = git(root, "rev-parse", f"{tip}:state/src/deep/app.py").strip()
+    assert repo.read_blob(blob) == line.files["src/deep/app.py"]
+    for wrong in (tip, "0" * 40, "not an id"):
+        with pytest.raises(MissingObjectError):
+            repo.read_blob(wrong)
+    other = b"other bytes\n"
+    loose = root / ".git" / "objects" / blob[:2] / blob[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob %d\x00" % len(other) + other))
+    with pytest.raises(MissingObjectError) as raised:
+        _open(root, LIBRARY).read_blob(blob)
+    assert blob in str(raised.value)
+    assert "hash mismatch" in str(raised.value), raised.value
