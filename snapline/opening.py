@@ -27,18 +27,13 @@ from snapline.paths import STORE_DIR
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
-from snapline.state_dir import GIT_STATE, PRIVATE_REPO, git_dir
+from snapline.state_dir import FORMAT_NAME, GIT_STATE, LEDGER_DIR, PRIVATE_REPO, git_dir
 from snapline.store import (
     DB_NAME,
     InTreeLedgerError,
     MergedLedgerError,
     SqliteStore,
     StoreCorruptError,
-)
-from snapline.store.ledger.files import (
-    FORMAT_NAME,
-    LEDGER_DIR,
-    Ledger,
 )
 
 if TYPE_CHECKING:
@@ -163,6 +158,7 @@ def open_store(
     if not state_dir.in_tree(path):
         return _open_refs(path, timeout)
     # Only here: the in-tree ledger's store is not loaded for a history on git's refs.
+    from snapline.store.ledger.files import Ledger
     from snapline.store.ledger.opening import check_format, open_index
     from snapline.store.ledger.store import LedgerStore
     from snapline.store.ledger.stray import stray_ledger

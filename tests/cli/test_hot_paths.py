@@ -142,7 +142,7 @@ ON_REFS = (*(name for name in NOT_NEEDED if name != "snapline.store.refs"), *REF
 # What an edit recorded on the refs (`record F`, the hook) never runs, loaded where it is
 # used (issue 39): the content settings (read when an index is built), a baseline's
 # parent (the git binary), a file kept by hash only, tree comparisons, the ledger's
-# change-block readers (a record only renders), and the in-tree ledger's opening.
+# change-block readers (a record only renders), the in-tree ledger's opening and files.
 RECORD_ON_REFS = (
     *ON_REFS,
     "snapline.store.refs.settings",
@@ -155,6 +155,10 @@ RECORD_ON_REFS = (
     "snapline.store.ledger.spellings",
     "snapline.store.ledger.opening",
     "snapline.store.ledger.stray",
+    "snapline.store.ledger.files",
+    "snapline.store.ledger.objects",
+    "snapline.store.ledger.listed",
+    "snapline.store.ledger.checkpoint",
 )
 VERIFY_ON_REFS = (
     *(name for name in VERIFY_NOT_NEEDED if name != "snapline.store.refs"),
