@@ -27,7 +27,7 @@ from snapline.paths import STORE_DIR
 from snapline.snapshots.read.reconstruct import Reconstructor
 from snapline.snapshots.record.build import Limits
 from snapline.snapshots.record.recorder import LOCK_NAME, Recorder
-from snapline.state_dir import GIT_STATE, PRIVATE_REPO, git_dir
+from snapline.state_dir import FORMAT_NAME, GIT_STATE, LEDGER_DIR, PRIVATE_REPO, git_dir
 from snapline.store import (
     DB_NAME,
     InTreeLedgerError,
@@ -35,13 +35,6 @@ from snapline.store import (
     SqliteStore,
     StoreCorruptError,
 )
-from snapline.store.ledger.files import (
-    FORMAT_NAME,
-    LEDGER_DIR,
-    Ledger,
-)
-from snapline.store.ledger.opening import check_format, open_index
-from snapline.store.ledger.stray import stray_ledger
 
 if TYPE_CHECKING:
     from snapline.store import Store
@@ -165,7 +158,10 @@ def open_store(
     if not state_dir.in_tree(path):
         return _open_refs(path, timeout)
     # Only here: the in-tree ledger's store is not loaded for a history on git's refs.
+    from snapline.store.ledger.files import Ledger
+    from snapline.store.ledger.opening import check_format, open_index
     from snapline.store.ledger.store import LedgerStore
+    from snapline.store.ledger.stray import stray_ledger
 
     store_dir = path / STORE_DIR
     if (store_dir / DB_NAME).is_file():
@@ -243,6 +239,8 @@ def _refs_where(state: Path) -> str:
 def _has_store(store_dir: Path) -> bool:
     if (store_dir / DB_NAME).is_file() or state_dir.private_repo(store_dir.parent):
         return True
+    from snapline.store.ledger.stray import stray_ledger
+
     return not stray_ledger(store_dir) and (store_dir / LEDGER_DIR).exists()
 
 
@@ -262,6 +260,8 @@ def find_root(start: Path) -> Path:
         # no store, state_dir.in_tree says: a moved work tree's leftovers).
         kept_in_tree = state_dir.in_tree(candidate)
         if kept_in_tree:
+            from snapline.store.ledger.stray import stray_ledger
+
             stray_ledger(store_dir)
         found_git = None if kept_in_tree and os.path.lexists(store_dir) else git_dir(candidate)
         if found_git is not None:

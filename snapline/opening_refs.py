@@ -31,7 +31,6 @@ from snapline.store.refs.opening import (
     publish_index,
     start_refs_store,
 )
-from snapline.store.refs.settings import keep_settings
 
 if TYPE_CHECKING:
     from snapline.snapshots.record.build import Limits
@@ -114,6 +113,8 @@ def create_refs(
                 # After the baseline's ref (which names the line): a kill in between
                 # leaves a history with the default settings, as one written before
                 # they travelled.
+                from snapline.store.refs.settings import keep_settings
+
                 keep_settings(store, config)
             finally:
                 store.close()

@@ -31,7 +31,9 @@ from typing import Any
 from snapline.paths import STORE_DIR
 
 __all__ = [
+    "FORMAT_NAME",
     "GIT_STATE",
+    "LEDGER_DIR",
     "PRIVATE_REPO",
     "git_dir",
     "in_git",
@@ -46,6 +48,10 @@ GIT_STATE = "snapline"
 """The name of the local state's directory inside a work tree's git directory."""
 PRIVATE_REPO = "repo"
 """The private repository's name inside ``.snapline/`` (a workspace outside git)."""
+LEDGER_DIR = "ledger"
+"""The in-tree ledger's directory inside ``.snapline/`` (``store/ledger/files.py``)."""
+FORMAT_NAME = "FORMAT"
+"""The file in ``ledger/`` that says it is a whole ledger, and of which format."""
 
 # A `.git` file is one line (`gitdir: PATH`); anything longer is not git's.
 _GITFILE_LIMIT = 4096
@@ -174,9 +180,9 @@ def _holds_store(store_dir: Path, found: Path) -> bool:
         return True
     if os.path.lexists(store_dir / "store.db") or os.path.lexists(store_dir / "ledger.init"):
         return True
-    if not os.path.lexists(store_dir / "ledger"):
+    if not os.path.lexists(store_dir / LEDGER_DIR):
         return False
-    if os.path.lexists(store_dir / "ledger" / "FORMAT"):
+    if os.path.lexists(store_dir / LEDGER_DIR / FORMAT_NAME):
         return True
     # Ledger files without FORMAT: a store half there, unless the history moved.
     if (found / GIT_STATE / "index.db").is_file():

@@ -31,8 +31,8 @@ from snapline.store import (
     StoreAccessError,
     StoreBusyError,
     StoreReader,
-    parse_object_path,
 )
+from snapline.store.ledger.objects import parse_path as parse_object_path
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Problem

@@ -20,7 +20,6 @@ from snapline.store.errors import (
     StoreVersionError,
     access_problem,
 )
-from snapline.store.ledger.objects import parse_path as parse_object_path
 from snapline.store.rows import (
     ChangeRow,
     Checkpoint,
@@ -101,7 +100,6 @@ __all__ = [
     "StoreUsageError",
     "StoreVersionError",
     "access_problem",
-    "parse_object_path",
     "shape_problem",
     "state_moves",
 ]

@@ -15,7 +15,7 @@ from typing import TypeVar
 from snapline.content import pack, tombstone
 from snapline.paths import UnsafePathError, check_recorded
 from snapline.store.ledger.deltas import INDENT, parse_delta_lines
-from snapline.store.ledger.fields import parse_hash, parse_path
+from snapline.store.ledger.fields import FORGOTTEN, KINDS, parse_hash, parse_path
 from snapline.store.ledger.lines import LineReader
 from snapline.store.ledger.spellings import (
     parse_base,
@@ -32,10 +32,6 @@ from snapline.store.rows import ChangeRow
 
 __all__ = ["FORGOTTEN", "KINDS", "next_is", "parse_change"]
 
-KINDS = ("added", "modified", "deleted", "renamed")
-"""What a change block starts with."""
-FORGOTTEN = "forgotten sha256:"
-"""How a forgotten delta's line goes on after its direction."""
 _DIRECTIONS = ("forward", "reverse")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _T = TypeVar("_T")

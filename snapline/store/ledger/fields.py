@@ -17,6 +17,9 @@ from snapline.paths import UnsafePathError, check_recorded
 from snapline.store.ledger.lines import LedgerFormatError
 
 __all__ = [
+    "FORGOTTEN",
+    "KINDS",
+    "STORAGES",
     "dump_string",
     "format_hash",
     "format_id",
@@ -41,6 +44,13 @@ __all__ = [
     "parse_timed_name",
     "timed_name",
 ]
+
+KINDS = ("added", "modified", "deleted", "renamed")
+"""What a change block starts with."""
+FORGOTTEN = "forgotten sha256:"
+"""How a forgotten delta's line goes on after its direction."""
+STORAGES = ("delta", "full", "none", "hash-only")
+"""How a change's new version is kept."""
 
 _NUMBER = re.compile(r"0|[1-9][0-9]{0,18}")
 _ID = re.compile(r"[0-9a-f]{32}")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from snapline import atomic
+from snapline.state_dir import FORMAT_NAME, LEDGER_DIR
 from snapline.store.errors import StoreCorruptError
 from snapline.store.ledger import objects
 from snapline.store.ledger.lines import LedgerFormatError, decode_lines
@@ -46,9 +47,6 @@ __all__ = [
     "read_as_store",
 ]
 
-LEDGER_DIR = "ledger"
-"""The committed directory inside ``.snapline/``."""
-
 INDEX_NAME = "index.db"
 """The local index inside ``.snapline/``."""
 
@@ -60,7 +58,6 @@ is read as it is (0.2 declared it 2 when it wrote its first keyed object; nothin
 one now).
 """
 
-FORMAT_NAME = "FORMAT"
 FORMAT_TEXT = f"snapline ledger {LEDGER_FORMAT}\n"
 CONFIG_NAME = "config.json"
 ATTRIBUTES_NAME = ".gitattributes"

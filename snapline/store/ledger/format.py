@@ -20,9 +20,11 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from snapline.content import MAX_DELTA_BYTES, tombstone_digest, unpack
-from snapline.store.ledger.change_block import FORGOTTEN, KINDS, next_is, parse_change
 from snapline.store.ledger.deltas import render_delta_lines
 from snapline.store.ledger.fields import (
+    FORGOTTEN,
+    KINDS,
+    STORAGES,
     dump_string,
     format_hash,
     format_id,
@@ -50,9 +52,6 @@ from snapline.store.ledger.milestone_format import (
     parse_milestone,
     parse_milestone_name,
     render_milestone,
-)
-from snapline.store.ledger.spellings import (
-    STORAGES,
 )
 from snapline.store.rows import ChangeRow, SnapshotRow
 
@@ -197,6 +196,10 @@ def parse_snapshot_lines(
     Raises:
         LedgerFormatError: If the file is not in the ledger format, with the line.
     """
+    # Lazy: the change blocks' readers (their spellings compiled) are no part of a
+    # record, which only renders (issue 39).
+    from snapline.store.ledger.change_block import parse_change
+
     reader = LineReader(lines)
     row = _parse_header(reader)
     changes: list[ChangeRow] = []
@@ -247,6 +250,8 @@ def _render_header(row: SnapshotRow) -> list[str]:
 
 
 def _parse_header(reader: LineReader) -> SnapshotRow:
+    from snapline.store.ledger.change_block import next_is
+
     reader.header(_MAGIC, _VERSION, "snapshot format")
     number = reader.field("number", parse_number, "N")
     id_ = reader.field("id", parse_id, "ID")

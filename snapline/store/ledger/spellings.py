@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from snapline.paths import UnsafePathError, check_recorded
-from snapline.store.ledger.fields import parse_hash, parse_mode, parse_number
+from snapline.store.ledger.fields import STORAGES, parse_hash, parse_mode, parse_number
 from snapline.store.ledger.lines import LedgerFormatError
 
 __all__ = [
@@ -28,8 +28,6 @@ __all__ = [
     "quick_result",
     "quick_storage",
 ]
-
-STORAGES = ("delta", "full", "none", "hash-only")
 
 # A JSON string of printable ASCII without quotes or backslashes is its own spelling.
 _PLAIN_PATH = re.compile(r'"([ !#-\[\]-~]+)"')

@@ -6,8 +6,6 @@ import json
 from collections.abc import Iterable
 
 from snapline.store.connection import Connection
-from snapline.store.ledger.checkpoint import CheckpointTable
-from snapline.store.ledger.listed import ListedTable
 from snapline.store.rows import SideRow
 from snapline.store.table import Table
 
@@ -37,6 +35,8 @@ class LedgerNameTable(Table):
         (``listed.py``): it vouched for a listing without these.
         """
         self._c.require_transaction()
+        from snapline.store.ledger.listed import ListedTable
+
         self._c.db.executemany(
             "INSERT OR IGNORE INTO ledger_files(name) VALUES (?)", [(n,) for n in names]
         )
@@ -123,6 +123,11 @@ def clear_history(connection: Connection) -> None:
     Blobs (checked by hash whenever used), the stat cache (trusted only for the hash
     the known state names) and the journal (work still to settle) stay.
     """
+    # Lazy: they read the ledger's files, which every record asks ForgetCleanup
+    # past on the refs (RefsStore.stale) and no record reads (issue 39).
+    from snapline.store.ledger.checkpoint import CheckpointTable
+    from snapline.store.ledger.listed import ListedTable
+
     connection.require_transaction()
     for table in (
         "changes",

@@ -26,7 +26,6 @@ from snapline.diffing import apply_delta
 from snapline.errors import SnaplineError
 from snapline.hashing import hash_bytes
 from snapline.store.refs.git import GitRepository
-from snapline.store.refs.large_files import work_tree_blob
 from snapline.store.refs.writing import StateEdit
 from snapline.store.rows import ChangeRow
 
@@ -164,6 +163,9 @@ def _streamed(repo: GitRepository, change: ChangeRow, where: Path, mode: int) ->
     the work tree's, written to git as they are read (never whole in memory) and held
     to the recorded hash by the SHA-256 of those same bytes (large_files.py).
     """
+    # Lazy: a cold record of an ordinary file never streams one (issue 39).
+    from snapline.store.refs.large_files import work_tree_blob
+
     found = work_tree_blob(repo, change.path, change.size)
     if found is not None and found.blob is not None and found.hash == change.result_hash:
         return StateEdit(change.path, None, mode, blob=found.blob)

@@ -9,11 +9,14 @@ entry looked up, which the repository answers with or without libgit2 (issue 39)
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from snapline.store.refs.objects import parse_tree, tree_bytes
 from snapline.store.refs.tree_edit import update_tree
-from snapline.store.refs.treediff import Memo, tree_changes
 from snapline.store.refs.values import TREE_MODE, Entry, TreeChange
+
+if TYPE_CHECKING:
+    from snapline.store.refs.treediff import Memo
 
 __all__ = ["TreeMethods", "decode_name", "encode_name"]
 
@@ -114,6 +117,9 @@ class TreeMethods:
         Raises:
             MissingObjectError: If a tree is absent (or its bytes are not a tree's).
         """
+        # Lazy: a record edits trees and compares none (issue 39).
+        from snapline.store.refs.treediff import tree_changes
+
         found = tree_changes(self._tree_data, old, new, memo)
         if old is None:
             # A whole tree listed (a line's first state): kept for :meth:`files`, which

@@ -29,7 +29,6 @@ from snapline.store.lockfile import FileLock, LockTimeout
 from snapline.store.refs.git import GitRepository, open_repository
 from snapline.store.refs.read_only import built_in_memory, can_write, caught_up_in_memory
 from snapline.store.refs.reading import list_lines
-from snapline.store.refs.settings import adopt_settings
 from snapline.store.refs.store import RefsStore
 from snapline.store.refs.switching import follow_switch, head_seen, switched
 from snapline.store.sqlite import SqliteStore
@@ -211,6 +210,7 @@ def _build(repo: GitRepository, state: Path, config: dict[str, Any], work_tree: 
     from snapline.store.dbfile import remove_stale_logs
     from snapline.store.refs.catchup import catch_up
     from snapline.store.refs.gitstat import seed_stat_cache
+    from snapline.store.refs.settings import adopt_settings
 
     _remove_staging(state)
     # A cache under a name no reader opens: synced once, full, by publish_index.

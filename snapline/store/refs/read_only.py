@@ -16,7 +16,6 @@ from typing import Any
 
 from snapline.store.connection import Connection
 from snapline.store.refs.git import GitRepository
-from snapline.store.refs.settings import adopt_settings
 from snapline.store.refs.store import RefsStore
 from snapline.store.sqlite import SqliteStore
 
@@ -66,5 +65,8 @@ def built_in_memory(
     named.in_memory = True
     store = RefsStore(repo, SqliteStore(named))
     store.refresh()
+    # Lazy: only an index built in memory reads the settings' ref (a cold record, issue 39).
+    from snapline.store.refs.settings import adopt_settings
+
     adopt_settings(store)
     return store

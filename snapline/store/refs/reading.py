@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Iterator
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from snapline.hashing import hash_bytes
 from snapline.paths import UnsafePathError, check_recorded, inside_git_dir
@@ -38,8 +38,10 @@ from snapline.store.refs.layout import (
     line_ref,
     milestones_ref,
 )
-from snapline.store.refs.treediff import Memo
 from snapline.store.refs.values import TREE_MODE, Commit, TreeChange
+
+if TYPE_CHECKING:
+    from snapline.store.refs.treediff import Memo
 
 __all__ = [
     "DamagedLineError",

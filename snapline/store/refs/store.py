@@ -31,7 +31,6 @@ from snapline.store.changes import ChangeTable
 from snapline.store.indexed import IndexedStore
 from snapline.store.ledgerless import Ledgerless
 from snapline.store.pending import Pending, PublishingSnapshots
-from snapline.store.refs.based import published_head
 from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import LINE_FILE, read_own_line, write_own_line
 from snapline.store.refs.forkmarks import forks_moved
@@ -294,7 +293,12 @@ class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
             merges.append(self._joining[head][1].commit)
         fork: str | None = None
         # A baseline's parent: the user's published commit it is taken at (writing.py).
-        taken_at = published_head(self.repo.git_dir) if row.number == 0 else None
+        taken_at = None
+        if row.number == 0:
+            # Lazy: it runs the git binary, which only an `init` needs (issue 39).
+            from snapline.store.refs.based import published_head
+
+            taken_at = published_head(self.repo.git_dir)
         if tip is not None:
             line = self.followed_line()  # a snapshot after another of this transaction
         elif row.number == 0:
