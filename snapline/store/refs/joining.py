@@ -12,7 +12,8 @@ nor joined is a head to join: its line's snapshots back to the history are the s
 snapshots the merge snapshot joins (its commit names each head's commit as a further
 parent). A line that never reaches this history (another baseline) is left alone, and
 so is this work tree's own line: a snapshot on it past a reader's view is the next one
-a writer of this work tree recorded meanwhile, never another line's work.
+a writer of this work tree recorded meanwhile, never another line's work. A work tree
+pinned without a line of its own owns none: the line it follows past its pin is joined.
 """
 
 from __future__ import annotations
