@@ -34,10 +34,13 @@ way ``verify`` exits 0 after it.
 
 The ``ci`` profile of tests/conftest.py (deterministic) runs a few short programs by
 default; ``SNAPLINE_STRESS=1`` (the ``deep`` profile) runs many longer ones.
+``SNAPLINE_MACHINE=8x15`` runs 8 programs of 15 steps, drawn from pytest's
+``--hypothesis-seed`` (a search by hand, seed by seed, at a size between the two).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -54,6 +57,9 @@ from hypothesis.stateful import (
 
 from tests.history_refs.twins import Twin, git, snapline_refs
 from tests.reliability.helpers import STRESS
+
+# "programs x steps", for a search by hand: drawn from the seed, not derandomized.
+_SIZE = os.environ.get("SNAPLINE_MACHINE", "")
 
 # A handful of paths in two directories, one nested in the other; no path is a parent
 # of another, so every rule applies to any of them.
@@ -308,11 +314,15 @@ class GitMachine(RuleBasedStateMachine):
 def test_git_workflows_on_refs_do_what_plain_git_does() -> None:
     # 10 programs of 12 steps: about 1.5 minutes on two loaded cores (every step is
     # real git processes and snapline commands), within make test's budget for it.
+    examples, steps = (200, 40) if STRESS else (10, 12)
+    if _SIZE:
+        examples, steps = (int(n) for n in _SIZE.split("x"))
     run_state_machine_as_test(
         GitMachine,
         settings=settings(
-            max_examples=200 if STRESS else 10,
-            stateful_step_count=40 if STRESS else 12,
+            max_examples=examples,
+            stateful_step_count=steps,
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+            **({"derandomize": False} if _SIZE else {}),
         ),
     )

@@ -12,7 +12,8 @@ nor joined is a head to join: its line's snapshots back to the history are the s
 snapshots the merge snapshot joins (its commit names each head's commit as a further
 parent). A line that never reaches this history (another baseline) is left alone, and
 so is this work tree's own line: a snapshot on it past a reader's view is the next one
-a writer of this work tree recorded meanwhile, never another line's work.
+a writer of this work tree recorded meanwhile, never another line's work. A work tree
+pinned without a line of its own owns none: the line it follows past its pin is joined.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from snapline.store.refs.layout import line_ref
+from snapline.store.refs.marks import PIN
 from snapline.store.refs.reading import LineSnapshot, read_snapshot
 from snapline.store.refs.sides import joined_lines, side_row
 from snapline.store.rows import SideRow
@@ -75,9 +77,7 @@ def join_of(
     if explanation.verdict is Verdict.UNEXPLAINED and explanation.base is None:
         return explanation, {}, scoped  # nearest to one state, no merge: nothing git merged
     joined = joined_lines(store)
-    # This work tree's own line is never another line, even past the view's tip: a
-    # writer of the same work tree recorded it after a reader's view was taken.
-    followed = store.followed_line()
+    followed = _written_line(store)
     found: dict[str, tuple[SideRow, LineSnapshot]] = {}
     for place in sorted(explanation.snapshots, key=lambda p: (-p.number, p.id)):
         held = store.index.snapshots.get(place.number)
@@ -146,3 +146,19 @@ def _walk_unjoined(
         walked[row.id] = (side_row(row, None), snapshot)
         commit = snapshot.parents[0] if snapshot.parents else None
     return False
+
+
+def _written_line(store: RefsStore) -> str | None:
+    """The line this work tree's writers append to, whose snapshots are never another's.
+
+    Past a reader's view, a snapshot on it is the next one a writer of this work tree
+    recorded meanwhile. A work tree pinned without a line of its own (a linked one, or
+    one whose line a plain ``git switch`` left) follows a line only up to its pin: its
+    next write starts a line of its own there, and what the followed line holds past
+    the pin is others' work, or its own left on another branch (the git machine: a
+    branch merged on ``side``, then again on ``main``), joined like any other line's.
+    """
+    own = store.own_line()
+    if own is None and store.marks.get(PIN) is not None:
+        return None
+    return own or store.read_line()
