@@ -21,7 +21,8 @@ from pathlib import Path
 
 from tests.history_refs.gitrepo import ENV, SNAPLINE, Repo, new_repo
 
-_CALL = re.compile(r"^(?:\d+ +)?(fsync|fdatasync)\(\d+<(?P<path>[^>]*)>\)")
+# A call on another thread while one is under way shows as ``fsync(8</path> <unfinished ...>``.
+_CALL = re.compile(r"^(?:\d+ +)?(fsync|fdatasync)\(\d+<(?P<path>[^>]*)>(?:\)| <unfinished)")
 _RENAME = re.compile(r'^(?:\d+ +)?rename(?:at2?)?\(.*"(?P<path>[^"]*)"(?:, \w+)?\) = 0')
 
 

@@ -1,0 +1,162 @@
+"""Loose objects put in place as git puts them, a batch of them with their disk waits together.
+
+Each object is compressed under a temporary name in ``objects/``, fsynced, linked to its
+name ``objects/xx/<38 hex>`` and its folder fsynced: only then may a ref name it. One
+at a time, a record's eight objects (the file's blob, its record, the trees on its
+path, the commit) wait for the disk sixteen times in a row, most of a record's time
+(row R8). :func:`settle` does the same fsyncs for a whole batch, but each round at once
+on threads (an fsync releases the GIL, and the filesystem commits the waits of one
+round together, as git's ``core.fsyncMethod=batch`` lets it): every object file
+synced, then every object linked, then every folder that gained one synced (a folder
+two objects share, once). Nothing is named before its bytes are durable, and nothing
+names an object before it is: :mod:`.filedb` settles a batch before any ref moves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple, TypeVar
+
+from snapline.atomic import sync_directory
+
+__all__ = ["Staged", "discard", "settle", "staged", "together"]
+
+_T = TypeVar("_T")
+_THREADS = 16  # at most this many waits at once (a baseline's batch is larger)
+
+
+class Staged(NamedTuple):
+    """An object written under its temporary name, not yet synced or named.
+
+    Attributes:
+        id: Its id.
+        temporary: Its temporary file.
+        fd: The open file, closed by :func:`settle` or :func:`discard`.
+    """
+
+    id: str
+    temporary: str
+    fd: int
+
+
+def staged(folder: str, header: bytes, pieces: Iterable[bytes | memoryview]) -> tuple[str, int]:
+    """Compress ``header`` and ``pieces`` into a new temporary file in ``folder``.
+
+    Returns:
+        The temporary file and its open descriptor (neither synced nor named yet).
+
+    Raises:
+        OSError: If the system refused; nothing is left behind.
+        ValueError: What ``pieces`` raises (a stream that ended short); the same.
+    """
+    temporary = f"{folder}/tmp_obj_{os.urandom(6).hex()}"  # as git names them: gc prunes
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    try:
+        # Level 1, as git's core.looseCompression and libgit2 write loose objects;
+        # in pieces, so a file of hundreds of MiB is never copied whole.
+        compressor = zlib.compressobj(1)
+        _write_all(fd, compressor.compress(header))
+        for piece in pieces:
+            _write_all(fd, compressor.compress(piece))
+        _write_all(fd, compressor.flush())
+    except BaseException:
+        discard([Staged("", temporary, fd)])
+        raise
+    return temporary, fd
+
+
+def settle(folder: str, batch: Sequence[Staged]) -> None:
+    """Make every object of ``batch`` durable under its name in ``folder`` (``objects``).
+
+    Every temporary file is fsynced, then linked to its name (a link never replaces an
+    object another writer put there first: git's way) and removed, then every folder
+    that gained a name is fsynced, the objects folder too where one was made.
+
+    Raises:
+        OSError: If the system refused a write, a sync or a link. Every temporary file
+            is removed; objects already named stay (unreferenced: ``git gc`` prunes).
+    """
+    try:
+        together(_synced, [item.fd for item in batch])
+        folders: set[str] = set()
+        for item in batch:
+            named = f"{folder}/{item.id[:2]}"
+            if named not in folders:
+                try:
+                    os.mkdir(named)
+                    folders.add(folder)  # it gained a folder
+                except FileExistsError:
+                    pass
+                folders.add(named)
+            with contextlib.suppress(FileExistsError):
+                os.link(item.temporary, f"{named}/{item.id[2:]}")
+    finally:
+        for item in batch:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(item.temporary)
+    # A directory fsync a filesystem refuses (EINVAL) is tolerated there, as for every
+    # directory snapline syncs; the objects' own fsyncs above are not.
+    together(sync_directory, sorted(folders))
+
+
+def discard(batch: Iterable[Staged]) -> None:
+    """Close and remove the temporary files of ``batch`` (a write that failed)."""
+    for item in batch:
+        with contextlib.suppress(OSError):
+            os.close(item.fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(item.temporary)
+
+
+def together(call: Callable[[_T], object], items: Sequence[_T]) -> None:
+    """``call(item)`` for every item, the calls run at once on threads; all run to the end.
+
+    Plain threads, not ``overlap.in_parallel``'s pool: a cold record loads neither
+    ``concurrent.futures`` nor the ``logging`` it imports (``tests/cli/test_hot_paths.py``).
+
+    Raises:
+        BaseException: The first error a call raised, once every call has ended.
+    """
+    if len(items) < 2:
+        for item in items:
+            call(item)
+        return
+    pending = list(reversed(items))
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        while True:
+            try:
+                item = pending.pop()  # atomic under the GIL
+            except IndexError:
+                return
+            try:
+                call(item)
+            except BaseException as error:  # raised by the caller's thread below
+                errors.append(error)
+
+    threads = [threading.Thread(target=run) for _ in range(min(len(items), _THREADS) - 1)]
+    for thread in threads:
+        thread.start()
+    run()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
+def _synced(fd: int) -> None:
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
