@@ -15,11 +15,13 @@ names an object before it is: :mod:`.filedb` settles a batch before any ref move
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 import zlib
+from _queue import SimpleQueue
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from snapline.atomic import sync_directory
 
@@ -115,7 +117,8 @@ def discard(batch: Iterable[Staged]) -> None:
 def together(call: Callable[[_T], object], items: Sequence[_T]) -> None:
     """``call(item)`` for every item, the calls run at once on threads; all run to the end.
 
-    Plain threads, not ``overlap.in_parallel``'s pool: a cold record loads neither
+    Plain threads kept for the process (a record's few waits cost less than starting
+    threads for them), not ``overlap.in_parallel``'s pool: a cold record loads neither
     ``concurrent.futures`` nor the ``logging`` it imports (``tests/cli/test_hot_paths.py``).
 
     Raises:
@@ -125,28 +128,50 @@ def together(call: Callable[[_T], object], items: Sequence[_T]) -> None:
         for item in items:
             call(item)
         return
-    pending = list(reversed(items))
-    errors: list[BaseException] = []
+    pool = _pool(os.getpid())
+    done: SimpleQueue[BaseException | None] = SimpleQueue()
+    pool.grow(min(len(items) - 1, _THREADS))
+    for item in items[1:]:
+        pool.jobs.put((call, item, done))
+    errors = [_ran(call, items[0])]
+    errors += [done.get() for _ in items[1:]]
+    for error in errors:
+        if error is not None:
+            raise error
 
-    def run() -> None:
+
+class _Pool:
+    """Threads that run the calls :func:`together` hands them, for the process's life."""
+
+    def __init__(self) -> None:
+        self.jobs: SimpleQueue[tuple[Callable[[Any], object], Any, SimpleQueue[Any]]]
+        self.jobs = SimpleQueue()
+        self._threads = 0
+
+    def grow(self, size: int) -> None:
+        while self._threads < size:
+            # A daemon: blocked on its queue, it never holds up the process's exit.
+            threading.Thread(target=self._serve, name="snapline-sync", daemon=True).start()
+            self._threads += 1
+
+    def _serve(self) -> None:
         while True:
-            try:
-                item = pending.pop()  # atomic under the GIL
-            except IndexError:
-                return
-            try:
-                call(item)
-            except BaseException as error:  # raised by the caller's thread below
-                errors.append(error)
+            call, item, done = self.jobs.get()
+            done.put(_ran(call, item))
 
-    threads = [threading.Thread(target=run) for _ in range(min(len(items), _THREADS) - 1)]
-    for thread in threads:
-        thread.start()
-    run()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
+
+@functools.cache
+def _pool(pid: int) -> _Pool:
+    # One per process id: a forked child has none of its parent's threads.
+    return _Pool()
+
+
+def _ran(call: Callable[[_T], object], item: _T) -> BaseException | None:
+    try:
+        call(item)
+    except BaseException as error:  # raised in the caller's thread
+        return error
+    return None
 
 
 def _synced(fd: int) -> None:
