@@ -22,7 +22,7 @@ import hashlib
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
@@ -328,12 +328,16 @@ class FileDatabase:
             batch, self._batch = self._batch, None
             discard(batch.values())
 
-    def settle(self) -> None:
-        """Make the objects of the current :meth:`batch` durable under their names."""
+    def settle(self, also: Sequence[int] = ()) -> None:
+        """Make the objects of the current :meth:`batch` durable under their names.
+
+        ``also``: open files synced with them (the locks of refs that will name them).
+        """
+        batch = list(self._batch.values()) if self._batch else []
         if self._batch:
-            batch = list(self._batch.values())
             self._batch.clear()
-            settle(self._folder, batch)
+        if batch or also:
+            settle(self._folder, batch, also)
 
     def _known(self, id_: str) -> bool:
         """Whether ``id_`` is stored already (or in the batch): an object not to write again."""

@@ -345,9 +345,9 @@ class GitRepository(TreeMethods):
         """
         if self._files is not None:
             with self._refused(64, "objects", *(move[0] for move in moves)):
-                self._files.settle()  # a batch's objects: durable before a ref names them
-                if move_refs(self.common_dir, moves):
+                if move_refs(self.common_dir, moves, self._files.settle):  # its objects too
                     return
+                self._files.settle()  # a batch's objects: durable before the library moves
         import pygit2
 
         for attempt in range(_LOCK_ATTEMPTS):

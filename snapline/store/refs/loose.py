@@ -71,19 +71,20 @@ def staged(folder: str, header: bytes, pieces: Iterable[bytes | memoryview]) -> 
     return temporary, fd
 
 
-def settle(folder: str, batch: Sequence[Staged]) -> None:
+def settle(folder: str, batch: Sequence[Staged], also: Sequence[int] = ()) -> None:
     """Make every object of ``batch`` durable under its name in ``folder`` (``objects``).
 
-    Every temporary file is fsynced, then linked to its name (a link never replaces an
-    object another writer put there first: git's way) and removed, then every folder
-    that gained a name is fsynced, the objects folder too where one was made.
+    Every temporary file is fsynced (with the files ``also`` names, left open: the
+    locks of the refs about to name the objects), then linked to its name (a link never
+    replaces an object another writer put there first: git's way) and removed, then
+    every folder that gained a name is fsynced, the objects folder too where one was made.
 
     Raises:
         OSError: If the system refused a write, a sync or a link. Every temporary file
             is removed; objects already named stay (unreferenced: ``git gc`` prunes).
     """
     try:
-        together(_synced, [item.fd for item in batch])
+        together(_synced, [*((item.fd, True) for item in batch), *((fd, False) for fd in also)])
         folders: set[str] = set()
         for item in batch:
             named = f"{folder}/{item.id[:2]}"
@@ -174,11 +175,13 @@ def _ran(call: Callable[[_T], object], item: _T) -> BaseException | None:
     return None
 
 
-def _synced(fd: int) -> None:
+def _synced(file: tuple[int, bool]) -> None:
+    fd, close = file
     try:
         os.fsync(fd)
     finally:
-        os.close(fd)
+        if close:
+            os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:
