@@ -292,17 +292,17 @@ class FileDatabase:
         try:
             if not isinstance(known, str):
                 item = item._replace(id=known())
-                if self._known(item.id):
-                    discard([item])
-                    return item.id
-            if self._batch is None:
-                settle(self._folder, [item])
-                return item.id
-            self._batch[item.id] = item
+            held = not isinstance(known, str) and self._known(item.id)  # renewed
         except BaseException:
             discard([item])
             raise
-        if len(self._batch) >= _BATCH:
+        if held:
+            discard([item])
+        elif self._batch is None:
+            settle(self._folder, [item])  # which closes and removes it, whatever happens
+        else:
+            self._batch[item.id] = item
+        if self._batch is not None and len(self._batch) >= _BATCH:
             self.settle()  # a baseline's thousands of objects: a few descriptors open
         return item.id
 
