@@ -21,7 +21,8 @@ from pathlib import Path
 
 from tests.history_refs.gitrepo import ENV, SNAPLINE, Repo, new_repo
 
-_CALL = re.compile(r"^(?:\d+ +)?(fsync|fdatasync)\(\d+<(?P<path>[^>]*)>\)")
+# A call on another thread while one is under way shows as ``fsync(8</path> <unfinished ...>``.
+_CALL = re.compile(r"^(?:\d+ +)?(fsync|fdatasync)\(\d+<(?P<path>[^>]*)>(?:\)| <unfinished)")
 _RENAME = re.compile(r'^(?:\d+ +)?rename(?:at2?)?\(.*"(?P<path>[^"]*)"(?:, \w+)?\) = 0')
 
 
@@ -56,16 +57,22 @@ def test_a_record_syncs_its_objects_and_its_ref_before_the_index_commits(tmp_pat
     repo = new_repo(tmp_path / "work", {"a.txt": "one\n"})
     repo.ok("init")
     (repo.path / "a.txt").write_text("two\n")
-    paths = _synced(repo.path, "record", "a.txt", "-m", "edit")
+    paths = _synced(repo.path, "record", "a.txt", "-m", "edit", renames=True)
     git_dir = os.path.realpath(repo.path / ".git")
     objects = [i for i, path in enumerate(paths) if path.startswith(f"{git_dir}/objects/")]
     refs = [i for i, path in enumerate(paths) if path.startswith(f"{git_dir}/refs/snapline/")]
+    lines = f"rename {git_dir}/refs/snapline/lines/"
+    moved = [i for i, path in enumerate(paths) if path.startswith(lines)]
     index = [i for i, path in enumerate(paths) if path.startswith(f"{git_dir}/snapline/index")]
     # blob, record, the tree, state's tree, the commit: each object file and its folder
     assert len(objects) >= 5, paths
+    assert len(moved) == 1, paths
     assert refs, paths
     assert index, paths
-    assert max(objects) < min(refs), "an object was synced after the ref that names it moved"
+    # The ref's lock file may be synced with the objects (their waits at once); the ref
+    # moves (its lock renamed onto it) only once they are all durable.
+    assert max(objects) < moved[0], "an object was synced after the ref that names it moved"
+    assert max(refs) > moved[0], "the ref's folder was not synced after it moved"
     assert max(refs) < max(index), "the index committed before the ref was synced"
 
 

@@ -4,10 +4,11 @@ Loading libgit2's binding costs a cold command several times what the command do
 (rows R9, R10). What a record asks of git's objects is small: read the tip's commit
 and the trees on the changed paths, write a blob, trees and a commit. Here that is
 done as git does it: a loose object is ``objects/xx/<38 hex>``, zlib of ``TYPE SP SIZE
-NUL`` and the bytes, written under a temporary name, fsynced, renamed into place and
-its directory fsynced (what libgit2 does for snapline with ``enable_fsync_gitdir``);
-packed objects are read through :mod:`.packs`. Every object read is hashed against its
-id, as libgit2 does (strict hash verification).
+NUL`` and the bytes, written under a temporary name, fsynced, linked into place and
+its directory fsynced (what libgit2 does for snapline with ``enable_fsync_gitdir``), a
+record's objects in one batch whose disk waits run together (:mod:`.loose`); packed
+objects are read through :mod:`.packs`. Every object read is hashed against its id, as
+libgit2 does (strict hash verification).
 
 :func:`lean_database` is the one place that decides whether a repository is one this
 reads (the files backend, SHA-1 objects, no alternates, no promisor, this user's);
@@ -21,14 +22,15 @@ import hashlib
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
-from snapline.atomic import sync_directory
+from snapline.store.refs.loose import Staged, discard, settle, staged
 from snapline.store.refs.packs import Pack, Unreadable, packs_in
 
-__all__ = ["FileDatabase", "Source", "Unreadable", "lean_database"]
+__all__ = ["FileDatabase", "Source", "Unreadable", "hex_id", "lean_database"]
 
 _KINDS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 _NAMES = {kind: name for name, kind in _KINDS.items()}
@@ -36,6 +38,7 @@ _NAMES = {kind: name for name, kind in _KINDS.items()}
 # (objectFormat sha256, partialClone's promised objects, refStorage) is the library's.
 _HARMLESS = frozenset(("worktreeconfig", "noop", "preciousobjects"))
 _PIECE = 1 << 20  # what a large object is compressed by
+_BATCH = 64  # objects a batch holds open before it settles them
 _RACY = 2_000_000_000  # ns: a folder's time this close to its listing may hide a later write
 
 
@@ -138,6 +141,7 @@ class FileDatabase:
         self._pack_folder = f"{self._folder}/pack"
         self._listed_at = -1  # the pack folder's time when listed
         self._listed_when = 0  # when it was listed
+        self._batch: dict[str, Staged] | None = None  # written, named when settled
 
     def read(self, id_: str) -> tuple[int, bytes]:
         """Object ``id_``: its type (1 commit, 2 tree, 3 blob, 4 tag) and bytes.
@@ -146,7 +150,7 @@ class FileDatabase:
             KeyError: If no loose object or pack holds it.
             Unreadable: If its bytes do not hash to ``id_``, or are not git's.
         """
-        if not _hex(id_):
+        if not hex_id(id_):
             raise KeyError(id_)
         kind, data = self._raw(bytes.fromhex(id_))
         if _id(kind, data) != id_:
@@ -155,8 +159,10 @@ class FileDatabase:
 
     def _raw(self, binary: bytes) -> tuple[int, bytes]:
         id_ = binary.hex()
+        waiting = None if self._batch is None else self._batch.get(id_)
+        file_name = self._loose(id_) if waiting is None else waiting.temporary
         try:
-            with open(f"{self._folder}/{id_[:2]}/{id_[2:]}", "rb") as file:
+            with open(file_name, "rb") as file:
                 header, data = _inflated(file.read())
         except FileNotFoundError:
             return self._packed(binary)
@@ -215,12 +221,12 @@ class FileDatabase:
         """
         found: set[str] = set()
         missed: list[tuple[str, bytes]] = []
-        packs = self._listed(False)
+        packs, batch = self._listed(False), self._batch or {}
         for id_ in ids:
-            if not _hex(id_):
+            if not hex_id(id_):
                 continue
             binary = bytes.fromhex(id_)
-            if _in_packs(packs, binary) or os.path.exists(f"{self._folder}/{id_[:2]}/{id_[2:]}"):
+            if id_ in batch or _in_packs(packs, binary) or os.path.exists(self._loose(id_)):
                 found.add(id_)
             else:
                 missed.append((id_, binary))
@@ -237,7 +243,7 @@ class FileDatabase:
         about to be written names.
         """
         id_ = _id(kind, data)
-        if self._renewed(f"{self._folder}/{id_[:2]}/{id_[2:]}", id_):
+        if self._known(id_):
             return id_
         whole = memoryview(data)
         pieces = (whole[start : start + _PIECE] for start in range(0, len(whole), _PIECE))
@@ -275,49 +281,72 @@ class FileDatabase:
         pieces: Iterable[bytes | memoryview],
         known: str | Callable[[], str],
     ) -> str:
-        """Compress ``pieces`` under a temporary name, then link it as the object's file.
+        """Compress ``pieces`` under a temporary name, then name it (:mod:`.loose`).
 
         ``known`` is the object's id, or what tells it once ``pieces`` are read (then an
-        object already there is renewed instead).
+        object already there is renewed instead). In a :meth:`batch` the object is
+        named when the batch is settled, else now.
         """
-        temporary = f"{self._folder}/tmp_obj_{os.urandom(6).hex()}"  # as git names them: gc prunes
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        temporary, fd = staged(self._folder, b"%s %d\0" % (_NAMES[kind], size), pieces)
+        item = Staged(known if isinstance(known, str) else "", temporary, fd)
         try:
-            try:
-                # Level 1, as git's core.looseCompression and libgit2 write loose objects;
-                # in pieces, so a file of hundreds of MiB is never copied whole.
-                compressor = zlib.compressobj(1)
-                _write_all(fd, compressor.compress(b"%s %d\0" % (_NAMES[kind], size)))
-                for piece in pieces:
-                    _write_all(fd, compressor.compress(piece))
-                _write_all(fd, compressor.flush())
-                if isinstance(known, str):
-                    id_ = known
-                else:
-                    id_ = known()
-                    if self._renewed(f"{self._folder}/{id_[:2]}/{id_[2:]}", id_):
-                        return id_
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            folder = f"{self._folder}/{id_[:2]}"
-            try:
-                os.mkdir(folder)
-                made = True
-            except FileExistsError:
-                made = False
-            # A link never replaces an object another writer put there first (git's way).
-            with contextlib.suppress(FileExistsError):
-                os.link(temporary, f"{folder}/{id_[2:]}")
+            if not isinstance(known, str):
+                item = item._replace(id=known())
+            held = not isinstance(known, str) and self._known(item.id)  # renewed
+        except BaseException:
+            discard([item])
+            raise
+        if held:
+            discard([item])
+        elif self._batch is None:
+            settle(self._folder, [item])  # which closes and removes it, whatever happens
+        else:
+            self._batch[item.id] = item
+        if self._batch is not None and len(self._batch) >= _BATCH:
+            self.settle()  # a baseline's thousands of objects: a few descriptors open
+        return item.id
+
+    @contextlib.contextmanager
+    def batch(self, refused: Callable[[int], AbstractContextManager[None]]) -> Iterator[None]:
+        """A block whose objects are named together at its end (or before a ref moves).
+
+        Every object written inside is fsynced and named in one :func:`.loose.settle`
+        (their disk waits at once) when the block ends, or earlier at :meth:`settle`;
+        until then it is read from its temporary file. An error removes what is not
+        named yet. Nests: the outermost block settles, inside ``refused(0)`` (what
+        names the system's refusal of a write).
+        """
+        if self._batch is not None:
+            yield
+            return
+        self._batch = {}
+        try:
+            yield
+            with refused(0):
+                self.settle()
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
-        # A directory fsync a filesystem refuses (EINVAL) is tolerated there, as for
-        # every directory snapline syncs; the object's own fsync above is not.
-        sync_directory(folder)
-        if made:
-            sync_directory(self._folder)
-        return id_
+            batch, self._batch = self._batch, None
+            discard(batch.values())
+
+    def settle(self, also: Sequence[int] = ()) -> None:
+        """Make the objects of the current :meth:`batch` durable under their names.
+
+        ``also``: open files synced with them (the locks of refs that will name them).
+        """
+        batch = list(self._batch.values()) if self._batch else []
+        if self._batch:
+            self._batch.clear()
+        if batch or also:
+            settle(self._folder, batch, also)
+
+    def _known(self, id_: str) -> bool:
+        """Whether ``id_`` is stored already (or in the batch): an object not to write again."""
+        if self._batch is not None and id_ in self._batch:
+            return True
+        return self._renewed(self._loose(id_), id_)
+
+    def _loose(self, id_: str) -> str:
+        return f"{self._folder}/{id_[:2]}/{id_[2:]}"
 
     def _renewed(self, final: str, id_: str) -> bool:
         try:
@@ -344,7 +373,8 @@ def _in_packs(packs: list[Pack], binary: bytes) -> bool:
     return any(pack.position(binary) is not None for pack in packs)
 
 
-def _hex(id_: str) -> bool:
+def hex_id(id_: str) -> bool:
+    """Whether ``id_`` is an object id (40 lowercase hex digits)."""
     return len(id_) == 40 and not id_.strip("0123456789abcdef")
 
 
@@ -368,9 +398,3 @@ def _inflated(compressed: bytes) -> tuple[bytes, bytes]:
     header = inflater.decompress(compressed, end + 1)[:-1]
     data = inflater.decompress(inflater.unconsumed_tail)
     return header, data + inflater.flush()  # b"": the same object
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]

@@ -13,13 +13,13 @@ more than all it does (rows R9, R10, issue 39); merges and any other repository 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager, nullcontext, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from snapline import state_dir
 from snapline.store.refs.commit_text import commit_bytes, parse_commit
-from snapline.store.refs.filedb import FileDatabase, Unreadable, lean_database
+from snapline.store.refs.filedb import FileDatabase, Unreadable, hex_id, lean_database
 from snapline.store.refs.git_errors import (
     MissingObjectError,
     NotAGitRepositoryError,
@@ -52,7 +52,6 @@ __all__ = [
 _IDENTITY = ("snapline", "snapline@localhost")
 _T = TypeVar("_T")
 _LOCK_ATTEMPTS = 5
-_HEX = "0123456789abcdef"
 # Objects read from packs by git's files before libgit2 reads the rest: a record reads a
 # few (its tip's trees on the changed paths), an index built from a line thousands.
 BULK_READS = 64
@@ -173,6 +172,10 @@ class GitRepository(TreeMethods):
         """Store ``data`` as a blob (once: an existing blob is not written again); its id."""
         return self._write(data, 3)  # GIT_OBJECT_BLOB
 
+    def batch(self) -> AbstractContextManager[None]:
+        """A block whose objects are made durable together, before a ref moves (.loose)."""
+        return nullcontext() if self._files is None else self._files.batch(self._refused)
+
     def write_blob_stream(self, source: HashedReader) -> str:
         """Store what ``source`` reads as a blob, in pieces, exact bytes, no filter; its id.
 
@@ -219,7 +222,7 @@ class GitRepository(TreeMethods):
             with suppress(Unreadable):
                 return files.exists_many(ids)
         odb = self._repo.odb  # an id that is no id (libgit2 would raise) is not held
-        return {id_ for id_ in ids if len(id_) == 40 and not id_.strip(_HEX) and odb.exists(id_)}
+        return {id_ for id_ in ids if hex_id(id_) and odb.exists(id_)}
 
     def _child(self, tree: str, name: bytes) -> Entry | None:
         if self._reading() is not None:
@@ -342,9 +345,10 @@ class GitRepository(TreeMethods):
                 lock; then no ref moved.
         """
         if self._files is not None:
-            with self._refused(64, *(move[0] for move in moves)):
-                if move_refs(self.common_dir, moves):
+            with self._refused(64, "objects", *(move[0] for move in moves)):
+                if move_refs(self.common_dir, moves, self._files.settle):  # its objects too
                     return
+                self._files.settle()  # a batch's objects: durable before the library moves
         import pygit2
 
         for attempt in range(_LOCK_ATTEMPTS):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from snapline.atomic import sync_directory
@@ -71,8 +71,21 @@ def list_refs(common_dir: Path, prefix: str) -> dict[str, str] | None:
     return dict(sorted(found.items()))
 
 
-def move_refs(common_dir: Path, moves: Sequence[tuple[str, str, str | None]]) -> bool:
+def _each_synced(fds: Sequence[int]) -> None:
+    for fd in fds:
+        os.fsync(fd)
+
+
+def move_refs(
+    common_dir: Path,
+    moves: Sequence[tuple[str, str, str | None]],
+    synced: Callable[[Sequence[int]], None] = _each_synced,
+) -> bool:
     """Move each ref ``(name, new, expected)`` to ``new`` if all are at ``expected``.
+
+    ``synced`` makes the lock files' bytes durable (their descriptors), with whatever
+    else must be before a ref moves: the objects the new ids name (``loose.settle``,
+    their fsyncs at once with the locks').
 
     Returns:
         ``False`` (no ref moved, every lock taken removed) when a ref is not one this
@@ -88,19 +101,22 @@ def move_refs(common_dir: Path, moves: Sequence[tuple[str, str, str | None]]) ->
         return False
     locks: list[tuple[Path, Path, str]] = []
     try:
-        for name, new, expected in moves:
-            ref = common_dir / name
-            lock = ref.with_name(ref.name + ".lock")
-            lock.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            except FileExistsError:
-                raise RefConflictError(name, expected, None) from None
-            locks.append((lock, ref, new))
-            try:
+        fds: list[int] = []
+        try:
+            for name, new, expected in moves:
+                ref = common_dir / name
+                lock = ref.with_name(ref.name + ".lock")
+                lock.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+                except FileExistsError:
+                    raise RefConflictError(name, expected, None) from None
+                locks.append((lock, ref, new))
+                fds.append(fd)
                 os.write(fd, new.encode("ascii") + b"\n")
-                os.fsync(fd)
-            finally:
+            synced(fds)
+        finally:
+            for fd in fds:
                 os.close(fd)
         for name, _, expected in moves:
             actual = read_ref(common_dir, name)

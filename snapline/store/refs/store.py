@@ -230,15 +230,16 @@ class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
 
             # A first write: not on top of a checkout behind its line's latest.
             refuse_behind(self, len(self._pending.snapshots))
-        for number in sorted(self._pending.snapshots):
-            row = self.index.snapshots.get(number)
-            assert row is not None, f"snapshot {number} was inserted in this transaction"
-            tip = self._append(row, tip)
-            commits.append(tip)
-        tip = None
-        for number in sorted(self._pending.milestones):
-            tip = self._append_milestone(number, tip)
-            commits.append(tip)
+        with self.repo.batch():  # each ref moves once its objects are durable, together
+            for number in sorted(self._pending.snapshots):
+                row = self.index.snapshots.get(number)
+                assert row is not None, f"snapshot {number} was inserted in this transaction"
+                tip = self._append(row, tip)
+                commits.append(tip)
+            tip = None
+            for number in sorted(self._pending.milestones):
+                tip = self._append_milestone(number, tip)
+                commits.append(tip)
         crash_point("refs-published")
         return commits
 

@@ -1,0 +1,111 @@
+"""A record's loose objects wait for the disk together, and none is named before it is durable.
+
+Each object of a snapshot (the file's blob, its record, the trees on its path, the
+commit) is fsynced, then named, then its folder fsynced, before the line's ref moves
+(``store/refs/loose.py``). One after the other, those waits were most of a library
+record's time (row R8); in a batch each round runs at once. Seen here through the
+system calls themselves: ``os.fsync`` watched in the process, git as the oracle of what
+was written.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from snapline import Workspace
+from snapline.store.refs.git import open_repository
+from tests.store.refs.lines import git, git_bytes, make_repo
+
+_WAIT = 60.0  # seconds one object's fsync waits for another's: reached only by a failure
+
+
+class _Overlap:
+    """``os.fsync`` that notes whether two objects' files were being synced at once.
+
+    The first object's fsync waits (up to ``_WAIT``) for a second to start: one after
+    the other, none does.
+    """
+
+    def __init__(self, fsync: object) -> None:
+        self._fsync = fsync
+        self._lock = threading.Lock()
+        self._inside = 0
+        self.together = threading.Event()
+        self.objects: list[str] = []
+
+    def __call__(self, fd: int) -> None:
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        if "/objects/tmp_obj_" not in path:
+            return self._fsync(fd)  # type: ignore[operator, no-any-return]
+        with self._lock:
+            self.objects.append(path)
+            self._inside += 1
+            first = len(self.objects) == 1
+            if self._inside > 1:
+                self.together.set()
+        try:
+            if first:
+                self.together.wait(_WAIT)
+            return self._fsync(fd)  # type: ignore[operator, no-any-return]
+        finally:
+            with self._lock:
+                self._inside -= 1
+
+
+def _workspace(root: Path) -> Workspace:
+    make_repo(root, {"src/app/main.py": b"one\n", "README.md": b"hi\n"})
+    return Workspace.init(root)
+
+
+def test_a_records_objects_are_synced_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = _workspace(tmp_path / "work")
+    (ws.root / "src/app/main.py").write_text("two\n")
+    watch = _Overlap(os.fsync)
+    monkeypatch.setattr(os, "fsync", watch)
+    ws.record(["src/app/main.py"])
+    monkeypatch.undo()
+    # the blob, the record, src/app, src, state, the root tree and the commit
+    assert len(watch.objects) >= 7, watch.objects
+    assert watch.together.is_set(), "each object's fsync waited for the one before"
+    git(ws.root, "fsck", "--strict", "--no-dangling")
+    assert ws.latest == 1
+    shown = git(ws.root, "show", "refs/snapline/lines/" + _line(ws.root) + ":state/src/app/main.py")
+    assert shown == "two\n"
+
+
+def _line(root: Path) -> str:
+    return (root / ".git" / "snapline" / "line").read_text().strip()
+
+
+def test_a_batch_names_its_objects_only_once_they_are_durable(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    repo = open_repository(root)
+    objects = root / ".git" / "objects"
+    with repo.batch():
+        blob = repo.write_blob(b"kept\n")
+        # Not named yet; read, and not written twice, from its temporary file.
+        assert not (objects / blob[:2] / blob[2:]).exists()
+        assert repo.read_blob(blob) == b"kept\n"
+        assert repo.has_object(blob)
+        assert repo.write_blob(b"kept\n") == blob
+    assert (objects / blob[:2] / blob[2:]).exists()
+    assert git_bytes(root, "cat-file", "blob", blob) == b"kept\n"
+    assert not list(objects.glob("tmp_obj_*"))
+
+
+def test_a_batch_that_fails_leaves_no_object_and_no_temporary_file(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    repo = open_repository(root)
+    objects = root / ".git" / "objects"
+    with pytest.raises(RuntimeError), repo.batch():
+        blob = repo.write_blob(b"lost\n")
+        raise RuntimeError("the snapshot failed")
+    assert not (objects / blob[:2] / blob[2:]).exists()
+    assert not list(objects.glob("tmp_obj_*"))
+    assert not repo.has_object(blob)
