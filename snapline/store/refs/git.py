@@ -1,13 +1,12 @@
 """The one module that speaks to the git library (pygit2, libgit2 in a wheel).
 
 Everything the refs store asks of git goes through :class:`GitRepository` (objects, refs
-moved with compare-and-swap, tree diffs, merges). Ids cross it as hex strings and paths
-as ``str`` (surrogate escapes for names not UTF-8), so no other module sees pygit2's
-types. Trees are serialized by :mod:`snapline.store.refs.objects`, commits by
-:mod:`.commit_text`. Objects and snapline's refs are read and written as git's own
-files (:mod:`.filedb`, :mod:`.packs`, :mod:`.reflock`) wherever those cover the
-repository, chosen once in :class:`GitRepository`: loading libgit2 costs a cold command
-more than all it does (rows R9, R10, issue 39); merges and any other repository use it.
+moved with compare-and-swap, tree diffs, merges). Ids cross it as hex strings and paths as
+``str`` (surrogate escapes for names not UTF-8): no other module sees pygit2's types. Trees
+are serialized by :mod:`.objects`, commits by :mod:`.commit_text`. Objects and snapline's
+refs are git's own files (:mod:`.filedb`, :mod:`.packs`, :mod:`.reflock`) wherever those
+cover the repository, chosen once here: loading libgit2 costs a cold command more than all
+it does (rows R9, R10, issue 39); merges and any other repository use it.
 """
 
 from __future__ import annotations
