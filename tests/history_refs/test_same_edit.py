@@ -89,3 +89,34 @@ def test_an_edit_back_to_head_s_version_is_recorded(tmp_path: Path) -> None:
     assert merged.returncode == 1 and "unmerged       b.txt" in merged.stdout, merged.stdout
     assert "recorded snapshot 3" in linked.ok("merge")
     assert linked.snap("verify").returncode == 0
+
+
+def test_after_a_commit_of_recorded_work_an_edit_back_to_head_s_version_is_recorded(
+    tmp_path: Path,
+) -> None:
+    """A commit of the line's own recorded work moves git's ``HEAD``, not another line's.
+
+    The linked work tree records ``a.txt``, commits it, records another edit of it, and
+    writes it back as the commit holds it; the main line recorded that same version
+    (so a state of a line not joined holds the files). git wrote nothing since the
+    commit: the edit is the agent's.
+    """
+    main = new_repo(tmp_path / "main", {"a.txt": "1\n2\n3\n", "b.txt": "b\n"})
+    main.ok("init")
+    main.git("worktree", "add", "-q", "-b", "b1", str(tmp_path / "w1"))
+    linked = Repo(tmp_path / "w1")
+    (linked.path / "a.txt").write_text("1\nX\n3\n")
+    linked.ok("record", "a.txt")
+    linked.git("commit", "-q", "-am", "b1")
+    (linked.path / "a.txt").write_text("1\nZ\n3\n")
+    linked.ok("record", "a.txt")
+    (main.path / "a.txt").write_text("1\nX\n3\n")
+    main.ok("record", "a.txt")
+
+    (linked.path / "a.txt").write_text("1\nX\n3\n")
+    status = linked.snap("status")
+    assert "unmerged" not in status.stdout and "a.txt" in status.stdout, status.stdout
+    recorded = linked.snap("record", "a.txt")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert "recorded snapshot 3" in recorded.stdout
+    assert linked.snap("verify").returncode == 0

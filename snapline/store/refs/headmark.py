@@ -8,13 +8,15 @@ commit holds it was refused as "another line's recorded work that git merged").
 
 The index's marks keep that commit (:data:`HEAD_AT`), set in the transaction that
 publishes a snapshot from this work tree when the snapshot's state took in every file
-git changed since the mark: each path where the state differs from ``HEAD``'s tree is
-one git left as it was at the mark (with no mark, as it was in the state the snapshots
-follow; after a baseline, absent). A snapshot that records one file beside a merge git
-made and nobody joined yet leaves the mark where it was, so the merged files stay git's
-until ``snapline merge`` (or a record of them) takes them in. A commit of recorded work
-moves the mark at the next snapshot; an index built afresh has no mark, and until its
-first snapshot ``HEAD`` counts as moved, as it did before the mark existed.
+git changed since the mark: at each path where the state differs from ``HEAD``'s tree,
+``HEAD``'s file is the one at the mark (with no mark, the one in the state the
+snapshots follow; after a baseline, none), or the line's own just before those
+snapshots (a commit of its recorded work, edited again since). A snapshot that records
+one file beside a merge git made and nobody joined yet leaves the mark where it was, so
+the merged files stay git's until ``snapline merge`` (or a record of them) takes them
+in. A commit of recorded work moves the mark at the next snapshot; an index built
+afresh has no mark, and until its first snapshot ``HEAD`` counts as moved, as it did
+before the mark existed.
 
 Cost: ``HEAD`` is read from git's files (its ``HEAD`` file, the branch's loose file or
 ``packed-refs``), without the git library, which a cold ``record`` never loads; a
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from snapline.store.refs.git import GitRepository
     from snapline.store.refs.store import RefsStore
+    from snapline.store.refs.values import Entry
 
 __all__ = ["HEAD_AT", "NO_COMMIT", "head_commit", "head_moved", "mark_head"]
 
@@ -116,15 +119,28 @@ def mark_head(store: RefsStore, first: str, last: str, *, baseline: bool) -> Non
     if head == mark:
         return
     try:
-        since = None if mark is None else _tree(repo, mark)
-        if since is None and not baseline:
+        before: str | None = None  # the state the snapshots follow (a baseline: none)
+        if not baseline:
             parents = repo.read_commit(first).parents
-            since = _state(repo, parents[0]) if parents else None
+            before = _state(repo, parents[0]) if parents else None
+        since = before if mark is None else _tree(repo, mark)
         after, now = _state(repo, last), _tree(repo, head)
         reader = TreeReader(repo)
-        taken = all(
-            (None if since is None else reader.entry(since, c.path)) == c.new
-            for c in reader.diff(after, now)
+
+        def held(tree: str | None, path: str, entry: Entry | None) -> bool:
+            return (None if tree is None else reader.entry(tree, path)) == entry
+
+        # Each path where the new state is not HEAD's: HEAD's file is the mark's (git
+        # left it), or the line's own just before (a commit of its recorded work). No
+        # commit yet (outside git, the private repository's): git wrote no file, and
+        # the state is not walked whole to say so.
+        taken = (
+            since is None
+            if now is None
+            else all(
+                held(since, c.path, c.new) or held(before, c.path, c.new)
+                for c in reader.diff(after, now)
+            )
         )
     except MissingObjectError:
         taken = False  # a commit git collected: HEAD counts as moved
