@@ -10,8 +10,9 @@ choose its lines (:func:`~snapline.store.refs.joining.join_of`): when the files 
 explained by lines this history has not joined, each drifted path the explanation covers
 becomes an ``unmerged`` problem that says to run ``snapline merge``; a path it does not
 cover (a person's own edit beside the merge), or whose file git did not put there (not
-``HEAD``'s, not staged: an edit that happens to be another line's version), keeps its
-drift and its advice.
+``HEAD``'s after git moved ``HEAD``, not staged: an edit that happens to be another
+line's version, or ``HEAD``'s own while ``HEAD`` stayed where the line last recorded,
+:mod:`~snapline.store.refs.headmark`), keeps its drift and its advice.
 
 Cost: nothing on the clean path (no drift: nothing is asked). With drift in a work tree
 that wrote to the refs, one :func:`~snapline.store.refs.disk.explain_workspace`: a read
@@ -96,9 +97,9 @@ def unmerged_paths(root: Path, store: StoreReader, drifted: Collection[str]) -> 
 
     Returns:
         The paths the explanation of the files by lines not joined yet covers and
-        git put there (``HEAD``'s file, or the staged one); empty when nothing
-        drifted, the history is not on refs, this work tree never wrote to it, or no
-        such line explains the files.
+        git put there (``HEAD``'s file after ``HEAD`` moved, or the staged one);
+        empty when nothing drifted, the history is not on refs, this work tree never
+        wrote to it, or no such line explains the files.
 
     Raises:
         DamagedLineError: If a line is damaged or crafted (exit 3).

@@ -95,10 +95,12 @@ def join_of(
 def git_wrote(store: RefsStore, scoped: ScopedTree, paths: Collection[str]) -> set[str]:
     """Of ``paths``, those whose file on disk git put there: ``HEAD``'s, or staged.
 
-    A merge git made is committed (``HEAD``'s tree holds each file as it is on disk) or
-    waits for its commit (git's index holds it, stage 0); a deletion likewise (neither
-    holds the path). A file a person or an agent wrote that happens to be another line's
-    version is neither, unless added by hand: the same bytes are no merge.
+    A merge git made is committed (``HEAD`` moved since this work tree's latest snapshot,
+    and its tree holds each file as it is on disk) or waits for its commit (git's index
+    holds it, stage 0, other than ``HEAD``'s); a deletion likewise (neither holds the
+    path). A file a person or an agent wrote that happens to be another line's version,
+    or ``HEAD``'s while ``HEAD`` stayed where the line last recorded, is neither, unless
+    added by hand: the same bytes are no merge.
 
     Args:
         store: The open store.
@@ -106,19 +108,26 @@ def git_wrote(store: RefsStore, scoped: ScopedTree, paths: Collection[str]) -> s
         paths: The paths to ask about.
     """
     from snapline.store.refs.disk import work_tree_index
+    from snapline.store.refs.headmark import head_moved
     from snapline.store.refs.trees import TreeReader
 
     reader = TreeReader(store.repo, scoped.overlay)
     head = store.repo.head_tree()
+    moved = head_moved(store)
     staged = work_tree_index(store.repo)
     found = set()
     for path in paths:
         now = reader.entry(scoped.tree, path)
-        if head is not None and reader.entry(head, path) == now:
+        committed = None if head is None else reader.entry(head, path)
+        if moved and head is not None and committed == now:
             found.add(path)
             continue
-        entry = None if staged is None else staged.entries.get(path)
-        if staged is not None and (entry.blob if entry else None) == (now.id if now else None):
+        if staged is None:
+            continue
+        entry = staged.entries.get(path)
+        blob = entry.blob if entry else None
+        # Staged other than HEAD's: a squash, a merge waiting for its commit.
+        if blob == (now.id if now else None) != (committed.id if committed else None):
             found.add(path)
     return found
 

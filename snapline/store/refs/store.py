@@ -35,6 +35,7 @@ from snapline.store.refs.edits import UnpublishableError, state_edits
 from snapline.store.refs.followed import LINE_FILE, read_own_line, write_own_line
 from snapline.store.refs.forkmarks import forks_moved
 from snapline.store.refs.git import GitRepository
+from snapline.store.refs.headmark import mark_head
 from snapline.store.refs.layout import STATE, line_ref, milestones_ref
 from snapline.store.refs.marks import FOLLOWED, PIN, MarkTable, forget_tips
 from snapline.store.refs.otherlines import OtherLines, SideBlobs
@@ -236,6 +237,8 @@ class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
                 assert row is not None, f"snapshot {number} was inserted in this transaction"
                 tip = self._append(row, tip)
                 commits.append(tip)
+            if tip is not None:  # whether git moves HEAD after them, for merged work
+                mark_head(self, commits[0], tip, baseline=0 in self._pending.snapshots)
             tip = None
             for number in sorted(self._pending.milestones):
                 tip = self._append_milestone(number, tip)
@@ -363,10 +366,7 @@ class RefsStore(OtherLines, Verified, Forgotten, Ledgerless, IndexedStore):
     # -- the rest of the protocol ------------------------------------------------------
 
     def refresh(self) -> bool:
-        """Bring the index up to the followed line's ref; call holding the writer lock.
-
-        Returns:
-            Whether the index changed.
+        """Whether the index changed, brought up to the followed line's ref (writer lock held).
 
         Raises:
             DamagedLineError: If the line is damaged or crafted.
