@@ -369,7 +369,7 @@ def disk_path(root: Path, relpath: str) -> Path:
             raise UnsafePathError(relpath, f"its parent {current} is a symlink")
         if not stat.S_ISDIR(mode):
             raise UnsafePathError(relpath, f"its parent {current} is not a directory")
-    return root.joinpath(*parts)
+    return root / relpath  # checked: the same parts as joinpath(*parts), parsed once
 
 
 def _refuse_symlinked_parent(root: Path, relpath: str, raw: str) -> None:

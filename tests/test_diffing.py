@@ -131,3 +131,26 @@ def test_quote_insert_is_urllibs_quoting(text: str) -> None:
             diffing.quote_insert(text)
         return
     assert diffing.quote_insert(text) == expected
+
+
+_QUOTED = st.text(st.sampled_from("%%%%0123456789abcdefABCDEFxz \u00e9\u2713\U0001f600"))
+
+
+@given(_QUOTED | st.text())
+@example("%C3%A9%e2%9c%93")  # escapes of UTF-8 in either case
+@example("%C3a%A9")  # a sequence cut by a literal character
+@example("%ED%A0%80")  # an escaped surrogate
+@example("%zz%4%41100%")  # what is no escape stays as it is
+def test_unquote_insert_is_urllibs_strict_unquoting(quoted: str) -> None:
+    # The one-pass decoding of runs of escapes against urllib's, strict and lenient
+    # (apply_delta reads an insert as diff_fromDelta does, with urllib's replacements).
+    token = "+" + quoted.replace("\t", "")
+    try:
+        expected = urllib.parse.unquote(quoted, errors="strict")
+    except UnicodeDecodeError:
+        with pytest.raises(UnicodeDecodeError):
+            diffing.unquote_insert(quoted)
+        assert apply_delta("", token) == urllib.parse.unquote(token[1:])
+        return
+    assert diffing.unquote_insert(quoted) == expected
+    assert apply_delta("", token) == urllib.parse.unquote(token[1:])

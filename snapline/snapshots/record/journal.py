@@ -31,7 +31,7 @@ import logging
 import os
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -126,11 +126,12 @@ class PlannedWrite:
 
     def entry(self) -> dict[str, object]:
         """The journal's record of this write: everything but the content."""
-        data = asdict(self)
-        del data["content"]
-        return data
+        # Not dataclasses.asdict: it deep-copied every content only to drop it (a tenth
+        # of committing a rollback's journal entry of 100 files, row R5).
+        return {name: getattr(self, name) for name in _ENTRY_FIELDS}
 
 
+_ENTRY_FIELDS = ("path", "before_hash", "before_mode", "after_hash", "after_mode", "park")
 Rebuild = Callable[[str], tuple[bytes, int] | None]
 """Returns a path's known content and mode (``None``: not tracked)."""
 

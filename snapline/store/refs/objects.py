@@ -120,8 +120,10 @@ def raw_is_tree(raw: bytes) -> bool:
 
 def raw_tree_bytes(entries: RawEntries) -> bytes:
     """The bytes of a tree of raw entries, in git's order (as :func:`tree_bytes`)."""
-
-    def key(name: bytes) -> bytes:
-        return name + b"/" if raw_is_tree(entries[name]) else name
-
-    return b"".join(entries[name] for name in sorted(entries, key=key))
+    # Each name paired with its sort key in one comprehension, then sorted as tuples
+    # (names are unique, so no raw bytes are ever compared): a key function called per
+    # entry took 1.7x as long, on each of the ~200 trees a rollback rebuilds (row R5).
+    tree = _RAW_TREE
+    keyed = [(name + b"/" if raw[:6] == tree else name, raw) for name, raw in entries.items()]
+    keyed.sort()
+    return b"".join([raw for _, raw in keyed])

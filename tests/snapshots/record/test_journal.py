@@ -323,3 +323,13 @@ def test_a_crash_before_some_files_were_written_puts_back_only_those_silently(
     assert os.stat(root / "run.sh").st_mode & 0o777 == 0o755
     # The files the crash came before were at their versions: nothing to say of them.
     assert [r.getMessage() for r in caplog.records if "recovery" in r.getMessage()] == []
+
+
+def test_a_journal_entry_keeps_every_field_but_the_content() -> None:
+    # dataclasses.asdict is the oracle: a field added to PlannedWrite reaches the entry.
+    import dataclasses
+
+    write = journal.PlannedWrite("a/b.txt", "sha256:1", 0o100644, "sha256:2", 0o100755, b"x", "t0")
+    expected = dataclasses.asdict(write)
+    del expected["content"]
+    assert list(write.entry().items()) == list(expected.items())
