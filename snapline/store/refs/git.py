@@ -30,7 +30,7 @@ from snapline.store.refs.git_errors import (
 from snapline.store.refs.git_trees import TreeMethods
 from snapline.store.refs.reffiles import UNKNOWN, read_ref
 from snapline.store.refs.reflock import list_refs, move_refs
-from snapline.store.refs.values import Commit, Entry, Merged
+from snapline.store.refs.values import Commit, Entry, Merged, conflicted_at
 
 if TYPE_CHECKING:
     # Imported where used: loading libgit2 costs tens of milliseconds, and a command
@@ -380,7 +380,8 @@ class GitRepository(TreeMethods):
         """The three-way merge (git's) of trees ``ours`` and ``theirs`` from ``base``.
 
         libgit2's, renames found, written as ``git merge-tree --write-tree`` writes it
-        (unreferenced); in conflict, each resolved as ``ours`` has it (deleted where it is).
+        (unreferenced); in conflict, each resolved as ``ours`` has it (deleted where it is),
+        and named where git's merge leaves it (:func:`.values.conflicted_at`).
 
         Raises:
             MissingObjectError: If a tree is absent.
@@ -389,7 +390,8 @@ class GitRepository(TreeMethods):
 
         old, mine, other = (self._object(t, pygit2.Tree, "tree") for t in (base, ours, theirs))
         index = self._repo.merge_trees(old, mine, other)
-        paths = sorted({e.path for sides in index.conflicts or () for e in sides if e})
+        named = [tuple(e.path if e else None for e in c) for c in index.conflicts or ()]
+        paths = conflicted_at(named)
         if paths:
             index = self._repo.merge_trees(old, mine, other, favor=pygit2.enums.MergeFavor.OURS)
             # Favouring ours leaves what is changed on one side and deleted on the other.
