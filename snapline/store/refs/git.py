@@ -133,9 +133,8 @@ class GitRepository(TreeMethods):
     def _reading(self) -> FileDatabase | None:
         """The files objects are read from here, or ``None``: libgit2 reads them.
 
-        A cold record reads a few objects: the files, no library loaded. A process that
-        has read many from packs (an index built from a whole line: a fresh clone's
-        first command) hands the rest to libgit2, whose pack reading is C.
+        A cold record reads a few objects: the files, no library loaded. A process that read
+        many from packs (a fresh clone's index built from a line) hands libgit2 the rest.
         """
         files = self._files
         return files if files is not None and files.packed < BULK_READS else None
@@ -379,9 +378,8 @@ class GitRepository(TreeMethods):
     def merge(self, base: str, ours: str, theirs: str) -> Merged:
         """The three-way merge (git's) of trees ``ours`` and ``theirs`` from ``base``.
 
-        libgit2's, renames found, written as ``git merge-tree --write-tree`` writes it
-        (unreferenced); in conflict, each resolved as ``ours`` has it (deleted where it is),
-        and named where git's merge leaves it (:func:`.values.conflicted_at`).
+        libgit2's, written unreferenced; in conflict, each resolved as ``ours`` has it
+        (deleted where it is), named where git's merge names it (:func:`.values.conflicted_at`).
 
         Raises:
             MissingObjectError: If a tree is absent.
