@@ -20,9 +20,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
-# The README's test command, and what CI runs: lint, types, then the tests.
+# The README's test command, and what CI runs: lint, types, then the tests, one worker
+# per core (pytest-xdist): most tests wait on git, fsync and snapline's own processes,
+# and every test keeps to its own temporary directory.
 test: lint typecheck
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 # The replay of real histories (tests/replay/) in full: every commit of every bundle in
 # tests/fixtures/, restored and checked every 5th snapshot, and this checkout's own
