@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from snapline.hosts.claude_output import HookOutcome, Verdict, unrecorded, warn
+from snapline.hosts.claude_output import HookOutcome, Verdict, failure_line, unrecorded, warn
 
 if TYPE_CHECKING:
     from snapline.snapshots.check.unfetched import Pulled
@@ -181,6 +181,8 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
     target = tool_input.get("file_path") or tool_input.get("notebook_path")
     if not isinstance(target, str) or not target:
         return warn(f"{tool} event without a file path; nothing recorded")
+    from snapline.hosts import claude_unrecorded as unrecorded_notes
+    from snapline.opening import NotInitializedError, find_root
     from snapline.paths import ProtectedPathError, UnsafePathError, writable_relpath
     from snapline.scanning import IgnoreRules
     from snapline.snapshots.info_fields import PlainInfo
@@ -188,33 +190,60 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
 
     cwd = cwd_of(event)
     path = os.path.normpath(os.path.join(cwd, target))
-    with open_workspace(cwd, timeout) as ws:
-        if ws is None:
-            return HookOutcome()
-        try:
-            rel = writable_relpath(ws.root, path)
-        except ProtectedPathError as error:
-            # The writers' rule (DESIGN rule 10) for the agent's own file tools: a git
-            # hook or config planted by the agent would run outside the history.
-            return HookOutcome(Verdict.DENY, f"snapline: {error}") if pre else HookOutcome()
-        except UnsafePathError:
-            return HookOutcome()  # outside the workspace: not snapline's to guard
-        try:
-            if IgnoreRules(ws.root).is_ignored(rel):
-                return HookOutcome()  # ignored: never recorded, so never guarded
-            if pre:
+    try:
+        # Found before the store is opened: a change not recorded is noted at its root.
+        root = find_root(Path(os.path.abspath(cwd)))
+    except NotInitializedError:
+        return HookOutcome()
+    try:
+        rel = writable_relpath(root, path)
+        if IgnoreRules(root).is_ignored(rel):
+            return HookOutcome()  # ignored: never recorded, so never guarded
+    except ProtectedPathError as error:
+        # The writers' rule (DESIGN rule 10) for the agent's own file tools: a git
+        # hook or config planted by the agent would run outside the history.
+        return HookOutcome(Verdict.DENY, f"snapline: {error}") if pre else HookOutcome()
+    except UnsafePathError:
+        return HookOutcome()  # outside the workspace, or through a symlinked directory
+    session = session_of(event)
+    if pre:
+        with open_workspace(str(root), timeout) as ws:
+            if ws is None:
+                return HookOutcome()
+            # The changes a tool left unrecorded first, as that tool's (claude_unrecorded).
+            settled = unrecorded_notes.settle(ws)
+            try:
                 problems, _, came = sync_state(ws, [path])
-                return _refuse_drift(problems, came)
-            shown = os.path.relpath(path, ws.root)
-            metadata = event_metadata(event, root=ws.root)
-            info = PlainInfo.checked(tool, f"{tool} {shown}", session_of(event), metadata)
+            except UnsafePathError:
+                return HookOutcome()  # a symlinked directory on the way: not tracked
+        note = settled.kept.get(rel)
+        if note is not None and any(p.actual == note.digest for p in problems):
+            return HookOutcome(
+                Verdict.DENY, unrecorded_notes.pending_reason(note, session, settled.failure)
+            )
+        return _refuse_drift(problems, came, rel in settled.touched)
+    info = PlainInfo.checked(
+        tool, f"{tool} {os.path.relpath(path, root)}", session, event_metadata(event, root)
+    )
+    try:
+        with open_workspace(str(root), timeout) as ws:
+            if ws is None:
+                return HookOutcome()
+            # This change is recorded with any earlier one of the same file.
+            settled = unrecorded_notes.settle(ws, skip=rel)
             number = record_rows(ws, [path], info).number
-        except UnsafePathError:
-            return HookOutcome()  # a symlinked directory on the way: not tracked
-    return HookOutcome(snapshot=number)
+    except UnsafePathError:
+        return HookOutcome()  # a symlinked directory on the way: not tracked
+    except Exception as error:
+        noted = unrecorded_notes.remember(root, rel, info, failure_line(error))
+        return _failure(error, "this change was not recorded")._replace(noted=noted)
+    unrecorded_notes.drop(root, rel)
+    return HookOutcome(snapshot=number, context=unrecorded_notes.still_pending(settled, session))
 
 
-def _refuse_drift(problems: Sequence[Problem], came: Pulled | None) -> HookOutcome:
+def _refuse_drift(
+    problems: Sequence[Problem], came: Pulled | None, touched: bool = False
+) -> HookOutcome:
     unmerged = [p for p in problems if p.kind == "unmerged"]
     if unmerged:
         return HookOutcome(Verdict.DENY, unmerged_message(unmerged))
@@ -223,14 +252,27 @@ def _refuse_drift(problems: Sequence[Problem], came: Pulled | None) -> HookOutco
         return HookOutcome()
     if came is not None:
         return HookOutcome(Verdict.DENY, pulled_message(drifted, came))
+    # Said to the model: the change is a person's (or another tool's), so the way out is
+    # the person's too; a model told to resync would file their work as its own. But a
+    # Bash call's changes the hook could not record are the model's, and it was told to
+    # record them itself (claude_output.unrecorded): it is not told the opposite here.
+    if touched:
+        whose = (
+            "It changed again after your own change of it that snapline could not "
+            "record, so it holds someone else's change too, which is not yours: snapline "
+            "did not record it as yours; do not record or undo it yourself"
+        )
+    else:
+        whose = (
+            "Unless snapline told you it could not record what one of your Bash calls "
+            "changed there (then record it as it told you), that change is not yours: "
+            "do not record or undo it yourself"
+        )
     return HookOutcome(
         Verdict.DENY,
-        # Said to the model: the change is a person's (or another tool's), so the way out
-        # is the person's too; a model told to resync would file their work as its own.
         f"snapline: refused: changed outside snapline since the last snapshot: "
-        f"{named(drifted)}. That change is not yours: do not record or undo it yourself; "
-        "ask the user to keep it (`snapline resync`) or drop it (`snapline rollback`), "
-        "then retry",
+        f"{named(drifted)}. {whose}; ask the user to keep it (`snapline resync`) or "
+        "drop it (`snapline rollback`), then retry",
     )
 
 
@@ -333,9 +375,5 @@ def session_of(event: Mapping[str, Any]) -> str | None:
 
 
 def _failure(error: Exception, undone: str) -> HookOutcome:
-    from snapline.errors import SnaplineError
-
     # A busy store (StoreBusyError) says so itself, with what held it and for how long.
-    if isinstance(error, (SnaplineError, OSError)):
-        return warn(f"{error}; {undone}")
-    return warn(f"internal error {type(error).__name__}: {error}; {undone}")
+    return warn(f"{failure_line(error)}; {undone}")
