@@ -26,7 +26,9 @@ What snapline does with each event:
 A hook must never hang or break the agent: no store means nothing to do, a busy store,
 bad input (deeply nested JSON included) or any failure is a warning with exit 0, which
 Claude Code shows the person (``systemMessage``; :mod:`snapline.hosts.claude_output`);
-after the tool it tells the model too that its change went unrecorded.
+after the tool it tells the model too that its change went unrecorded. A file tool's
+change left so is noted and recorded as that tool's at the next tool call
+(:mod:`snapline.hosts.claude_unrecorded`): the model's own change is not someone else's.
 This module imports the library only inside the calls that use it.
 """
 
