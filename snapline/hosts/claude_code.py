@@ -209,7 +209,7 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
         return HookOutcome()  # outside the workspace, or through a symlinked directory
     session = session_of(event)
     if pre:
-        with open_workspace(str(root), timeout) as ws:
+        with open_workspace(cwd, timeout, root) as ws:
             if ws is None:
                 return HookOutcome()
             # The changes a tool left unrecorded first, as that tool's (claude_unrecorded).
@@ -228,7 +228,7 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
         tool, f"{tool} {os.path.relpath(path, root)}", session, event_metadata(event, root)
     )
     try:
-        with open_workspace(str(root), timeout) as ws:
+        with open_workspace(cwd, timeout, root) as ws:
             if ws is None:
                 return HookOutcome()
             # This change is recorded with any earlier one of the same file.
@@ -342,11 +342,15 @@ def event_metadata(
 
 
 class open_workspace:
-    """The workspace containing ``cwd`` (``None`` when there is none), closed on exit."""
+    """The workspace containing ``cwd`` (``None`` when there is none), closed on exit.
 
-    def __init__(self, cwd: str, timeout: float) -> None:
+    ``root``: the workspace's root, when the caller found it already.
+    """
+
+    def __init__(self, cwd: str, timeout: float, root: Path | None = None) -> None:
         self._cwd = cwd
         self._timeout = timeout
+        self._root = root
         self._ws: Workspace | None = None
 
     def __enter__(self) -> Workspace | None:
@@ -354,7 +358,10 @@ class open_workspace:
         from snapline.workspace import Workspace
 
         try:
-            self._ws = Workspace.find(self._cwd, timeout=self._timeout)
+            if self._root is not None:
+                self._ws = Workspace.open(self._root, timeout=self._timeout)
+            else:
+                self._ws = Workspace.find(self._cwd, timeout=self._timeout)
         except NotInitializedError:
             return None
         return self._ws

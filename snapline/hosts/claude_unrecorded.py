@@ -18,11 +18,12 @@ the agent's own change an outside one (:func:`pending_reason`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from snapline.state_dir import read_state_file, state_dir
@@ -129,7 +130,8 @@ def drop(root: Path, path: str) -> None:
     """Forget the note of ``path``, if any: its change was just recorded with a later one."""
     if not os.path.exists(state_dir(root) / NOTES_FILE):
         return
-    with _locked(root):
+    # Left, the note finds its change recorded at the next call, and goes then.
+    with contextlib.suppress(OSError), _locked(root):
         notes = _read(root)
         if notes is not None and notes.pop(path, None) is not None:
             _write(root, notes)
@@ -149,6 +151,7 @@ def settle(ws: Workspace, skip: str | None = None) -> Settled:
     """
     if not os.path.exists(state_dir(ws.root) / NOTES_FILE):
         return Settled({})  # the usual case: one stat, nothing loaded
+    from snapline.errors import SnaplineError
     from snapline.hosts.claude_output import failure_line
     from snapline.paths import UnsafePathError
     from snapline.snapshots.info_fields import PlainInfo
@@ -162,12 +165,16 @@ def settle(ws: Workspace, skip: str | None = None) -> Settled:
     for path, note in notes.items():
         if path == skip:
             continue
-        if _digest(ws.root / path) != note.digest:
+        if _outside(path) or _digest(ws.root / path) != note.digest:
             done.append(note)
             touched.append(path)
             continue
         try:
             info = PlainInfo.checked(note.tool, note.description, note.session, note.metadata)
+        except SnaplineError:
+            done.append(note)  # a damaged note: nothing it says can be recorded
+            continue
+        try:
             number = record_rows(ws, [path], info).number
         except UnsafePathError:
             done.append(note)  # no longer a file snapline tracks
@@ -180,7 +187,9 @@ def settle(ws: Workspace, skip: str | None = None) -> Settled:
         if number is not None:
             recorded.append(number)
     if done:
-        _forget(ws.root, done)
+        # Left, a recorded change's note finds it in sync at the next call, and goes then.
+        with contextlib.suppress(OSError):
+            _forget(ws.root, done)
     gone = {note.path for note in done}
     kept = {path: note for path, note in notes.items() if path not in gone and path != skip}
     return Settled(kept, tuple(touched), failure, tuple(recorded))
@@ -239,6 +248,12 @@ def record_command(path: str, tool: str, session: str | None) -> str:
 
     command = f"snapline record {shlex.quote(path)} --tool {shlex.quote(tool)}"
     return command + (f" --session {shlex.quote(session)}" if session else "")
+
+
+def _outside(path: str) -> bool:
+    """A note's path that is not a plain relative path (a damaged or planted note)."""
+    parts = PurePosixPath(path).parts
+    return not parts or parts[0] == "/" or ".." in parts
 
 
 def _digest(path: Path) -> str | None:
