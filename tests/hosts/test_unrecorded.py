@@ -208,3 +208,19 @@ def test_the_refusal_does_not_contradict_what_a_command_was_told(place: Path) ->
     asked, said = _decision(hook(_bash("PreToolUse", place, command, "toolu_03"), cwd=place))
     assert asked == "ask" and "README.md (modified)" in said
     assert "records files as the agent's own" in said and "tool external" not in said
+
+
+def test_another_sessions_pending_edit_is_its_own_and_recorded_as_its(place: Path) -> None:
+    (place / "src" / "app.py").write_text("print('bye')\n")
+    _context(_busy(place, _edit("PostToolUse", place, "src/app.py", "toolu_01")))
+    other = {"session_id": "sess-2"}
+
+    still = _busy(place, _edit("PreToolUse", place, "src/app.py", "toolu_02", **other))
+    decision, reason = _decision(still)
+
+    assert decision == "deny" and "another Claude Code session (sess-1)" in reason
+    assert "not yours" not in reason
+    # Whichever session's hook runs next records it, as the session that made it.
+    _quiet(hook(_edit("PreToolUse", place, "README.md", "toolu_03", **other), cwd=place))
+    made = [(s["tool"], s["session"], s["metadata"]["tool_use_id"]) for s in _history(place)[1:]]
+    assert made == [("Edit", "sess-1", "toolu_01")]
