@@ -221,7 +221,7 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
         note = settled.kept.get(rel)
         if note is not None and any(p.actual == note.digest for p in problems):
             return HookOutcome(
-                Verdict.DENY, unrecorded_notes.pending_reason(note, session, settled.failure)
+                Verdict.DENY, unrecorded_notes.pending_reason(note, session, settled.failure, root)
             )
         return _refuse_drift(problems, came, rel in settled.touched)
     info = PlainInfo.checked(
@@ -240,7 +240,9 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
         noted = unrecorded_notes.remember(root, rel, info, failure_line(error))
         return _failure(error, "this change was not recorded")._replace(noted=noted)
     unrecorded_notes.drop(root, rel)
-    return HookOutcome(snapshot=number, context=unrecorded_notes.still_pending(settled, session))
+    return HookOutcome(
+        snapshot=number, context=unrecorded_notes.still_pending(settled, session, root)
+    )
 
 
 def _refuse_drift(

@@ -195,7 +195,7 @@ def settle(ws: Workspace, skip: str | None = None) -> Settled:
     return Settled(kept, tuple(touched), failure, tuple(recorded))
 
 
-def pending_reason(note: Note, session: str | None, failure: str | None) -> str:
+def pending_reason(note: Note, session: str | None, failure: str | None, root: Path) -> str:
     """The ``PreToolUse`` refusal of a file whose change is a tool's, not recorded yet.
 
     Never "not yours": it is the agent's own change (or another session's), which
@@ -205,6 +205,8 @@ def pending_reason(note: Note, session: str | None, failure: str | None) -> str:
         note: The pending note of the file.
         session: The session of the tool call refused.
         failure: Why it could not be recorded at this call (else the note's reason).
+        root: The workspace root (the command names the file by its absolute path, which
+            holds from any directory the agent's shell is in).
     """
     why = failure or note.reason
     if note.session == session:
@@ -212,7 +214,7 @@ def pending_reason(note: Note, session: str | None, failure: str | None) -> str:
             f"snapline: not yet: your own {note.tool} of {note.path} is not recorded yet, "
             f"and snapline could not record it at this call either ({why}). It is your "
             "change: do not undo it. Record it as yours now (a Bash call): "
-            f"`{record_command(note.path, note.tool, note.session)}`, then retry; if that "
+            f"`{record_command(root / note.path, note.tool, note.session)}`, then retry; if that "
             "fails too, tell the user what it said"
         )
     return (
@@ -224,7 +226,7 @@ def pending_reason(note: Note, session: str | None, failure: str | None) -> str:
     )
 
 
-def still_pending(settled: Settled, session: str | None) -> str:
+def still_pending(settled: Settled, session: str | None, root: Path) -> str:
     """Said to the model after its tool ran: an earlier change of its own is still unrecorded.
 
     Returns:
@@ -235,18 +237,18 @@ def still_pending(settled: Settled, session: str | None) -> str:
     return " ".join(
         f"snapline still could not record your earlier {note.tool} of {note.path} "
         f"({settled.failure}). It is your own change: do not undo it. Record it as yours "
-        f"now (a Bash call): `{record_command(note.path, note.tool, note.session)}`; if "
-        "that fails too, tell the user what it said."
+        f"now (a Bash call): `{record_command(root / note.path, note.tool, note.session)}`; "
+        "if that fails too, tell the user what it said."
         for note in settled.kept.values()
         if note.session == session
     )
 
 
-def record_command(path: str, tool: str, session: str | None) -> str:
+def record_command(path: Path, tool: str, session: str | None) -> str:
     """``snapline record PATH --tool T --session S``: an agent's change recorded as its own."""
     import shlex  # only when something went wrong: the hook's start-up stays lean
 
-    command = f"snapline record {shlex.quote(path)} --tool {shlex.quote(tool)}"
+    command = f"snapline record {shlex.quote(str(path))} --tool {shlex.quote(tool)}"
     return command + (f" --session {shlex.quote(session)}" if session else "")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import pytest
 from snapline import Workspace
 from snapline.state_dir import state_dir
 from tests.history_refs.gitrepo import new_repo
-from tests.hosts.conftest import event, hook, snapline
+from tests.hosts.conftest import env, event, hook, snapline
 
 _FILES = {"src/app.py": "print('hello')\n", "README.md": "# demo\n"}
 _NOTES = "claude-code-unrecorded.json"
@@ -166,7 +167,8 @@ def test_an_edit_still_pending_is_refused_as_the_agents_own_then_recorded(place:
     assert decision == "deny"
     assert "your own Edit of src/app.py" in reason and "busy" in reason
     assert "not yours" not in reason and "outside" not in reason
-    assert "`snapline record src/app.py --tool Edit --session sess-1`" in reason
+    command = f"`snapline record {place / 'src' / 'app.py'} --tool Edit --session sess-1`"
+    assert command in reason
     assert [s["number"] for s in _history(place)] == [0]
     # Free again: the next tool's PostToolUse records the pending edit first, then its own.
     (place / "README.md").write_text("# demo, edited\n")
@@ -224,3 +226,47 @@ def test_another_sessions_pending_edit_is_its_own_and_recorded_as_its(place: Pat
     _quiet(hook(_edit("PreToolUse", place, "README.md", "toolu_03", **other), cwd=place))
     made = [(s["tool"], s["session"], s["metadata"]["tool_use_id"]) for s in _history(place)[1:]]
     assert made == [("Edit", "sess-1", "toolu_01")]
+
+
+def test_a_note_that_still_cannot_be_recorded_is_told_to_the_model(place: Path) -> None:
+    (place / "src" / "app.py").write_text("print('bye')\n")
+    _context(_busy(place, _edit("PostToolUse", place, "src/app.py", "toolu_01")))
+    # The next PostToolUse records its own file, but the noted one fails again (a disk
+    # error, as a bug or a full disk would make it): the model is told to record it.
+    fails_for_the_note = (
+        "import snapline.workspace.rows as rows\n"
+        "real = rows.record_rows\n"
+        "def record_rows(ws, paths, info):\n"
+        "    if list(paths) == ['src/app.py']:\n"
+        "        raise OSError(28, 'No space left on device')\n"
+        "    return real(ws, paths, info)\n"
+        "rows.record_rows = record_rows\n"
+    )
+    (place / "README.md").write_text("# demo, edited\n")
+    code = (
+        f"{fails_for_the_note}"
+        "import sys\n"
+        "sys.argv = ['snapline', 'hook', 'claude-code']\n"
+        "from snapline.cli import main\n"
+        "main()\n"
+    )
+    post = _edit("PostToolUse", place, "README.md", "toolu_02")
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(post),
+        cwd=place,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert (done.returncode, done.stderr) == (0, ""), done
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "still could not record your earlier Edit of src/app.py" in context
+    assert "No space left on device" in context
+    command = f"`snapline record {place / 'src' / 'app.py'} --tool Edit --session sess-1`"
+    assert command in context
+    made = [(s["tool"], [f["path"] for f in s["files"]]) for s in _history(place)[1:]]
+    assert made == [("Edit", ["README.md"])]
