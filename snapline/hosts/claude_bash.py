@@ -18,7 +18,10 @@ itself (the agent's ``git merge``), the command's other changes are recorded, th
 line is joined by a merge snapshot as ``snapline merge`` joins it. Files that commits
 git fetched brought before their history (``snapshots/check/unfetched.py``) are asked
 about apart, naming ``snapline fetch``: every record refuses them until then, so the
-``PostToolUse`` after such a command warns and records nothing.
+``PostToolUse`` after such a command warns and records nothing. Before either, a file
+tool's change the hook could not record is recorded as that tool's
+(:mod:`snapline.hosts.claude_unrecorded`); one still waiting (a busy store) is the
+agent's own, not asked about.
 """
 
 from __future__ import annotations
