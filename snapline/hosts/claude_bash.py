@@ -18,13 +18,17 @@ itself (the agent's ``git merge``), the command's other changes are recorded, th
 line is joined by a merge snapshot as ``snapline merge`` joins it. Files that commits
 git fetched brought before their history (``snapshots/check/unfetched.py``) are asked
 about apart, naming ``snapline fetch``: every record refuses them until then, so the
-``PostToolUse`` after such a command warns and records nothing.
+``PostToolUse`` after such a command warns and records nothing. Before either, a file
+tool's change the hook could not record is recorded as that tool's
+(:mod:`snapline.hosts.claude_unrecorded`); one still waiting (a busy store) is the
+agent's own, not asked about.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,6 +77,7 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
     Returns:
         Before: ``ask`` with the drifted files, or allow. After: the snapshot recorded.
     """
+    from snapline.hosts.claude_unrecorded import settle
     from snapline.workspace.rows import sync_state
 
     tool_use = event.get("tool_use_id") if isinstance(event.get("tool_use_id"), str) else ""
@@ -80,9 +85,18 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
         if ws is None:
             return HookOutcome()
         store = state_dir(ws.root)  # local: .snapline/, or .git/snapline/
+        # The changes a file tool left unrecorded first, as that tool's: not the command's.
+        kept = settle(ws).kept
         if pre:
             problems, _, came = sync_state(ws, None)
-            drifted = [p for p in problems if p.kind in _PENDING_KINDS]
+            # A tool's change still waiting to be recorded (a busy store) is no outside
+            # change: the person is not asked about it, and it is not filed as external.
+            drifted = [
+                p
+                for p in problems
+                if p.kind in _PENDING_KINDS
+                and not (p.path in kept and p.actual == kept[p.path].digest)
+            ]
             if not drifted:
                 return HookOutcome()
             _remember(store, str(tool_use), {str(p.path): p.actual for p in drifted})
@@ -98,7 +112,18 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
                 # Pulled before its history (refs): `snapline fetch`; the record after
                 # the command would refuse it (mismatch.refuse_unfetched).
                 said.append(pulled_message(pulled, came))
-            if outside:
+            if outside and _records_itself(event):
+                # The agent doing what a failed PostToolUse told it (claude_output):
+                # recording a command's changes as its own. The person judges that claim.
+                said.append(
+                    f"snapline: changed outside snapline since the last snapshot: "
+                    f"{named(outside)}. This command records files as the agent's own "
+                    "(`snapline record`), as snapline tells it to when it could not record "
+                    "what one of its commands changed: allow it only if that change is the "
+                    "agent's; else deny, and run `snapline resync` (keep the change) or "
+                    "`snapline rollback` (drop it)"
+                )
+            elif outside:
                 said.append(
                     f"snapline: changed outside snapline since the last snapshot: "
                     f"{named(outside)}. If you allow this command, snapline records that "
@@ -108,6 +133,23 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
                 )
             return HookOutcome(Verdict.ASK, "\n".join(said))
         return _record(ws, event, _take(store, str(tool_use)))
+
+
+def _records_itself(event: Mapping[str, Any]) -> bool:
+    """Whether the Bash call is ``snapline record ...`` (a path to it, global options first)."""
+    tool_input = event.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
+    if not isinstance(command, str):
+        return False
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if not words or os.path.basename(words[0]) != "snapline":
+        return False
+    return next((w for w in words[1:] if not w.startswith("-")), None) == "record"
 
 
 def describe_command(command: str) -> str:

@@ -26,7 +26,9 @@ What snapline does with each event:
 A hook must never hang or break the agent: no store means nothing to do, a busy store,
 bad input (deeply nested JSON included) or any failure is a warning with exit 0, which
 Claude Code shows the person (``systemMessage``; :mod:`snapline.hosts.claude_output`);
-after the tool it tells the model too that its change went unrecorded.
+after the tool it tells the model too that its change went unrecorded. A file tool's
+change left so is noted and recorded as that tool's at the next tool call
+(:mod:`snapline.hosts.claude_unrecorded`): the model's own change is not someone else's.
 This module imports the library only inside the calls that use it.
 """
 
@@ -38,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from snapline.hosts.claude_output import HookOutcome, Verdict, unrecorded, warn
+from snapline.hosts.claude_output import HookOutcome, Verdict, failure_line, unrecorded, warn
 
 if TYPE_CHECKING:
     from snapline.snapshots.check.unfetched import Pulled
@@ -181,6 +183,8 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
     target = tool_input.get("file_path") or tool_input.get("notebook_path")
     if not isinstance(target, str) or not target:
         return warn(f"{tool} event without a file path; nothing recorded")
+    from snapline.hosts import claude_unrecorded as unrecorded_notes
+    from snapline.opening import NotInitializedError, find_root
     from snapline.paths import ProtectedPathError, UnsafePathError, writable_relpath
     from snapline.scanning import IgnoreRules
     from snapline.snapshots.info_fields import PlainInfo
@@ -188,33 +192,62 @@ def _file_tool(event: Mapping[str, Any], tool: str, *, pre: bool, timeout: float
 
     cwd = cwd_of(event)
     path = os.path.normpath(os.path.join(cwd, target))
-    with open_workspace(cwd, timeout) as ws:
-        if ws is None:
-            return HookOutcome()
-        try:
-            rel = writable_relpath(ws.root, path)
-        except ProtectedPathError as error:
-            # The writers' rule (DESIGN rule 10) for the agent's own file tools: a git
-            # hook or config planted by the agent would run outside the history.
-            return HookOutcome(Verdict.DENY, f"snapline: {error}") if pre else HookOutcome()
-        except UnsafePathError:
-            return HookOutcome()  # outside the workspace: not snapline's to guard
-        try:
-            if IgnoreRules(ws.root).is_ignored(rel):
-                return HookOutcome()  # ignored: never recorded, so never guarded
-            if pre:
+    try:
+        # Found before the store is opened: a change not recorded is noted at its root.
+        root = find_root(Path(os.path.abspath(cwd)))
+    except NotInitializedError:
+        return HookOutcome()
+    try:
+        rel = writable_relpath(root, path)
+        if IgnoreRules(root).is_ignored(rel):
+            return HookOutcome()  # ignored: never recorded, so never guarded
+    except ProtectedPathError as error:
+        # The writers' rule (DESIGN rule 10) for the agent's own file tools: a git
+        # hook or config planted by the agent would run outside the history.
+        return HookOutcome(Verdict.DENY, f"snapline: {error}") if pre else HookOutcome()
+    except UnsafePathError:
+        return HookOutcome()  # outside the workspace, or through a symlinked directory
+    session = session_of(event)
+    if pre:
+        with open_workspace(cwd, timeout, root) as ws:
+            if ws is None:
+                return HookOutcome()
+            # The changes a tool left unrecorded first, as that tool's (claude_unrecorded).
+            settled = unrecorded_notes.settle(ws)
+            try:
                 problems, _, came = sync_state(ws, [path])
-                return _refuse_drift(problems, came)
-            shown = os.path.relpath(path, ws.root)
-            metadata = event_metadata(event, root=ws.root)
-            info = PlainInfo.checked(tool, f"{tool} {shown}", session_of(event), metadata)
+            except UnsafePathError:
+                return HookOutcome()  # a symlinked directory on the way: not tracked
+        note = settled.kept.get(rel)
+        if note is not None and any(p.actual == note.digest for p in problems):
+            return HookOutcome(
+                Verdict.DENY, unrecorded_notes.pending_reason(note, session, settled.failure, root)
+            )
+        return _refuse_drift(problems, came, rel in settled.touched)
+    info = PlainInfo.checked(
+        tool, f"{tool} {os.path.relpath(path, root)}", session, event_metadata(event, root)
+    )
+    try:
+        with open_workspace(cwd, timeout, root) as ws:
+            if ws is None:
+                return HookOutcome()
+            # This change is recorded with any earlier one of the same file.
+            settled = unrecorded_notes.settle(ws, skip=rel)
             number = record_rows(ws, [path], info).number
-        except UnsafePathError:
-            return HookOutcome()  # a symlinked directory on the way: not tracked
-    return HookOutcome(snapshot=number)
+    except UnsafePathError:
+        return HookOutcome()  # a symlinked directory on the way: not tracked
+    except Exception as error:
+        noted = unrecorded_notes.remember(root, rel, info, failure_line(error))
+        return _failure(error, "this change was not recorded")._replace(noted=noted)
+    unrecorded_notes.drop(root, rel)
+    return HookOutcome(
+        snapshot=number, context=unrecorded_notes.still_pending(settled, session, root)
+    )
 
 
-def _refuse_drift(problems: Sequence[Problem], came: Pulled | None) -> HookOutcome:
+def _refuse_drift(
+    problems: Sequence[Problem], came: Pulled | None, touched: bool = False
+) -> HookOutcome:
     unmerged = [p for p in problems if p.kind == "unmerged"]
     if unmerged:
         return HookOutcome(Verdict.DENY, unmerged_message(unmerged))
@@ -223,14 +256,27 @@ def _refuse_drift(problems: Sequence[Problem], came: Pulled | None) -> HookOutco
         return HookOutcome()
     if came is not None:
         return HookOutcome(Verdict.DENY, pulled_message(drifted, came))
+    # Said to the model: the change is a person's (or another tool's), so the way out is
+    # the person's too; a model told to resync would file their work as its own. But a
+    # Bash call's changes the hook could not record are the model's, and it was told to
+    # record them itself (claude_output.unrecorded): it is not told the opposite here.
+    if touched:
+        whose = (
+            "It changed again after your own change of it that snapline could not "
+            "record, so it holds someone else's change too, which is not yours: snapline "
+            "did not record it as yours; do not record or undo it yourself"
+        )
+    else:
+        whose = (
+            "Unless snapline told you it could not record what one of your Bash calls "
+            "changed there (then record it as it told you), that change is not yours: "
+            "do not record or undo it yourself"
+        )
     return HookOutcome(
         Verdict.DENY,
-        # Said to the model: the change is a person's (or another tool's), so the way out
-        # is the person's too; a model told to resync would file their work as its own.
         f"snapline: refused: changed outside snapline since the last snapshot: "
-        f"{named(drifted)}. That change is not yours: do not record or undo it yourself; "
-        "ask the user to keep it (`snapline resync`) or drop it (`snapline rollback`), "
-        "then retry",
+        f"{named(drifted)}. {whose}; ask the user to keep it (`snapline resync`) or "
+        "drop it (`snapline rollback`), then retry",
     )
 
 
@@ -298,11 +344,15 @@ def event_metadata(
 
 
 class open_workspace:
-    """The workspace containing ``cwd`` (``None`` when there is none), closed on exit."""
+    """The workspace containing ``cwd`` (``None`` when there is none), closed on exit.
 
-    def __init__(self, cwd: str, timeout: float) -> None:
+    ``root``: the workspace's root, when the caller found it already.
+    """
+
+    def __init__(self, cwd: str, timeout: float, root: Path | None = None) -> None:
         self._cwd = cwd
         self._timeout = timeout
+        self._root = root
         self._ws: Workspace | None = None
 
     def __enter__(self) -> Workspace | None:
@@ -310,7 +360,10 @@ class open_workspace:
         from snapline.workspace import Workspace
 
         try:
-            self._ws = Workspace.find(self._cwd, timeout=self._timeout)
+            if self._root is not None:
+                self._ws = Workspace.open(self._root, timeout=self._timeout)
+            else:
+                self._ws = Workspace.find(self._cwd, timeout=self._timeout)
         except NotInitializedError:
             return None
         return self._ws
@@ -333,9 +386,5 @@ def session_of(event: Mapping[str, Any]) -> str | None:
 
 
 def _failure(error: Exception, undone: str) -> HookOutcome:
-    from snapline.errors import SnaplineError
-
     # A busy store (StoreBusyError) says so itself, with what held it and for how long.
-    if isinstance(error, (SnaplineError, OSError)):
-        return warn(f"{error}; {undone}")
-    return warn(f"internal error {type(error).__name__}: {error}; {undone}")
+    return warn(f"{failure_line(error)}; {undone}")

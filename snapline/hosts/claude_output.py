@@ -24,7 +24,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-__all__ = ["HookOutcome", "Verdict", "say", "unrecorded", "warn"]
+__all__ = ["HookOutcome", "Verdict", "failure_line", "say", "unrecorded", "warn"]
 
 _PREFIX = "snapline: warning: "
 _FILE_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
@@ -53,6 +53,8 @@ class HookOutcome(NamedTuple):
         milestone: The milestone closed, if any.
         context: Said to the model after its tool ran (``PostToolUse``'s
             ``additionalContext``): empty unless its change went unrecorded.
+        noted: A file tool's change went unrecorded and is noted, to be recorded at
+            the next tool call (:mod:`snapline.hosts.claude_unrecorded`).
     """
 
     verdict: Verdict = Verdict.ALLOW
@@ -60,6 +62,7 @@ class HookOutcome(NamedTuple):
     snapshot: int | None = None
     milestone: int | None = None
     context: str = ""
+    noted: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -94,6 +97,16 @@ class HookOutcome(NamedTuple):
 def warn(message: str) -> HookOutcome:
     """A warning outcome: the tool runs, the person reads the line."""
     return HookOutcome(Verdict.WARN, f"{_PREFIX}{message}")
+
+
+def failure_line(error: Exception) -> str:
+    """What went wrong, as a warning names it: a snapline or OS error's own line, else a bug."""
+    from snapline.errors import SnaplineError
+
+    # A busy store (StoreBusyError) says so itself, with what held it and for how long.
+    if isinstance(error, (SnaplineError, OSError)):
+        return str(error)
+    return f"internal error {type(error).__name__}: {error}"
 
 
 def say(outcome: HookOutcome) -> int:
@@ -138,7 +151,16 @@ def unrecorded(outcome: HookOutcome, event: Mapping[str, Any]) -> HookOutcome:
     command = f"snapline record {{paths}} --tool {tool}"
     if isinstance(session, str) and session:
         command += f" --session {_quoted(session)}"
-    if isinstance(target, str) and target:
+    if isinstance(target, str) and target and outcome.noted:
+        # Noted: the next hook records it as this tool's (claude_unrecorded.settle).
+        done = (
+            f"snapline did not record your {tool} of {target} yet: {reason}. It is your "
+            "own change: do not undo it. snapline noted it and records it as yours at "
+            "your next tool call, before anything else; only if snapline then tells you "
+            "it still could not, record it as yours yourself (a Bash call): "
+            f"`{command.format(paths=_quoted(target))}`"
+        )
+    elif isinstance(target, str) and target:
         done = (
             f"snapline did not record your {tool} of {target}: {reason}. Your change is on "
             "disk but not in snapline's history, so snapline takes it for a change made "

@@ -25,6 +25,7 @@ from pathlib import Path
 import filelock
 import pytest
 
+from snapline import Workspace
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import GUARD, Warm, latest, local, wait_for
 
@@ -125,6 +126,54 @@ def test_hook_warnings_answer_the_same(warm: Warm, history: Path) -> None:
             assert json.loads(served.stdout)["systemMessage"] + "\n" == served.stderr
             assert warm.served() == number, args
     assert latest(history) == 1
+
+
+def test_an_edit_left_unrecorded_is_recorded_the_same_warm(
+    warm: Warm, history: Path, tmp_path: Path
+) -> None:
+    # An edit a busy store kept the hook from recording is noted, and the next hook
+    # records it as the Edit's: served warm (history) and run alone (its twin) alike.
+    twin = tmp_path / "twin"
+    shutil.copytree(history, twin, symlinks=True)
+    answers: dict[Path, list[tuple[str, str, int]]] = {}
+    for root, alone in ((history, {}), (twin, {"SNAPLINE_SERVER": "0"})):
+        (root / "src" / "app.py").write_text("print('unrecorded')\n")
+        edit = {
+            "session_id": "s",
+            "cwd": str(root),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_use_id": "toolu_01",
+            "tool_input": {"file_path": "src/app.py"},
+        }
+        with filelock.FileLock(str(root / ".snapline" / "lock")):
+            post = run_script(
+                "--timeout",
+                "0.1",
+                "hook",
+                "claude-code",
+                cwd=root,
+                input=json.dumps(edit),
+                env=alone,
+            )
+        edit.update(hook_event_name="PreToolUse", tool_use_id="toolu_02")
+        pre = run_script("hook", "claude-code", cwd=root, input=json.dumps(edit), env=alone)
+        answers[root] = [
+            (
+                done.stdout.replace(str(root), "ROOT"),
+                done.stderr.replace(str(root), "ROOT"),
+                done.returncode,
+            )
+            for done in (post, pre)
+        ]
+    assert answers[history] == answers[twin]
+    assert "at your next tool call" in answers[history][0][0]
+    assert answers[history][1] == ("", "", 0)  # the edit recorded, not refused
+    assert warm.served() == 2
+    for root in (history, twin):
+        with Workspace.open(root) as ws:
+            snapshot = ws.snapshot(ws.latest)
+        assert (snapshot.number, snapshot.tool, snapshot.session) == (2, "Edit", "s")
 
 
 def _steady(text: str, root: Path) -> str:
