@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from snapline.store.refs.ancestry import Ancestry
 from snapline.store.refs.catalog import Catalog, changed_paths
-from snapline.store.refs.gitmerge import git_merge
+from snapline.store.refs.gitmerge import merge
 from snapline.store.refs.reading import LineSnapshot
 from snapline.store.refs.trees import TreeReader
 from snapline.store.refs.values import Entry
@@ -319,9 +319,7 @@ def _fold(
     result = merged[0].state
     conflicts: set[str] = set()
     for snapshot in merged[1:]:
-        made = catalog.repo.merge(base.state, result, snapshot.state)
-        if made.conflicts:  # where a side moved a file, libgit2 is not git: git decides
-            made = git_merge(catalog.repo, base.state, result, snapshot.state) or made
+        made = merge(catalog.repo, base.state, result, snapshot.state)
         conflicts.update(made.conflicts)
         result = made.tree
     differ = {change.path for change in reader.diff(result, tree)}

@@ -28,10 +28,24 @@ from snapline.git_binary import GitNotRunError, run_git
 from snapline.store.refs.git import GitRepository
 from snapline.store.refs.values import Merged
 
-__all__ = ["git_merge"]
+__all__ = ["git_merge", "merge"]
 
 # Fixed, so that the same trees make the same commits: written once, whatever the calls.
 _TIME = 0
+
+
+def merge(repository: GitRepository, base: str, ours: str, theirs: str) -> Merged:
+    """The three-way merge of trees ``ours`` and ``theirs`` from ``base``, as git makes it.
+
+    libgit2's when it is clean, else git's own (:func:`git_merge`) where git can run.
+
+    Raises:
+        MissingObjectError: If a tree is absent.
+    """
+    made = repository.merge(base, ours, theirs)
+    if not made.conflicts:
+        return made
+    return git_merge(repository, base, ours, theirs) or made
 
 
 def git_merge(repository: GitRepository, base: str, ours: str, theirs: str) -> Merged | None:
