@@ -111,3 +111,19 @@ def _files(root: Path, tree: str, conflicts: list[str]) -> dict[str, str]:
         for entry, path in (line.split("\t") for line in listed)
         if path not in conflicts
     }
+
+
+def test_without_git_the_merge_is_libgit2s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path / "repo", {"b.txt": _SIX, "d/a.txt": _SIX})
+    changes = CASES["moved onto a path the other side added"]
+    for branch, change in zip(("ours", "theirs"), changes, strict=True):
+        git(root, "switch", "-q", "-c", branch, "main")
+        change(root)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", branch)
+    trees = [git(root, "rev-parse", f"{r}^{{tree}}").strip() for r in ("main", "ours", "theirs")]
+    repo = open_repository(root)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
+    # libgit2 alone names the moved file's old path too (its conflict entries' paths).
+    assert merge(repo, *trees) == repo.merge(*trees)
+    assert merge(repo, *trees).conflicts == ("d/a.txt", "n.txt")
