@@ -8,15 +8,19 @@ Found by the git machine (tests/history_refs/test_git_machine.py, ``SNAPLINE_MAC
    which ``main`` edits. ``main`` merges ``b1``: git follows ``main``'s move, puts ``b1``'s
    new ``f.txt`` at ``g.txt`` and names one conflict, ``b.txt``, resolved by hand. libgit2's
    merge of the same states named ``f.txt`` and ``g.txt`` in conflict too, and kept the
-   old ``g.txt``: the merge of ``b1``'s tip was no nearer than that of its first
-   snapshot, so ``snapline merge`` joined ``b1``'s line only up to ``delete b.txt``.
+   old ``g.txt``: no merge of the two lines was nearer than ``main``'s own state, and
+   ``verify`` said ``modified g.txt`` for ``b1``'s recorded work (in the machine's longer
+   program, a merge of ``b1``'s first snapshot alone was as near, and ``snapline merge``
+   joined ``b1``'s line only that far).
 2. ``b1`` moves ``a.txt`` onto ``b.txt`` and merges ``main``, which edited ``a.txt`` and
-   holds its resolved ``b.txt``: git names one conflict, ``b.txt``, resolved by hand.
-   From the wrong base (step 1), and with libgit2 naming ``a.txt`` too, no merge of the
+   holds its resolved ``b.txt``: git names one conflict, ``b.txt``, resolved by hand;
+   libgit2 named ``a.txt`` too. In the machine, from the base step 1 left, no merge of the
    two lines was nearer than ``main``'s tip alone: ``verify`` said ``modified`` where
    ``main``'s recorded work was, and ``snapline merge`` "nothing to merge".
 
-Git is the oracle: its merges' conflicted paths and trees, and the committed resolutions.
+The merges that explain the files are git's own where libgit2 finds a conflict
+(``store/refs/gitmerge.py``). Git is the oracle: its merges' conflicted paths and trees,
+and the committed resolutions.
 """
 
 from __future__ import annotations
