@@ -28,14 +28,17 @@ and with a third line, that merged again with its state Z from F. The search:
    edited after the merge, is held by neither side); the later. A line's tip is the
    usual candidate; an earlier snapshot when the agent recorded on after its commit.
 3. The best candidates of the chains are merged in turn from F with git's merge (the
-   chain holding most of C first); a clean merge equal to C explains it. Then each
+   chain holding most of C first; libgit2's, or git's own ``merge-tree`` where libgit2
+   finds a conflict, :mod:`snapline.store.refs.gitmerge`: they part where a side moved
+   a file); a clean merge equal to C explains it. Then each
    chain's next candidates in place of its best, then fewer chains (an agent that
    touched a path of C and was not merged), within :data:`MAX_MERGES` merges a base.
 
-The best merge tried (a conflicting one resolved as its first side) is kept: the paths
-where the tree differs from it, or that were in conflict, are what no merge explains.
-Merges are ranked by how many paths they name so: a conflict resolved by hand (the
-tree's file differs from the side it was resolved as) is one path, not two.
+The best merge tried (a conflicting one as git leaves it, or without git as its first
+side has it) is kept: the paths where the tree differs from it, or that were in
+conflict, are what no merge explains. Merges are ranked by how many paths they name so:
+a conflict resolved by hand (the tree's file differs from the merge's) is one path, not
+two.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from dataclasses import dataclass
 
 from snapline.store.refs.ancestry import Ancestry
 from snapline.store.refs.catalog import Catalog, changed_paths
+from snapline.store.refs.gitmerge import merge
 from snapline.store.refs.reading import LineSnapshot
 from snapline.store.refs.trees import TreeReader
 from snapline.store.refs.values import Entry
@@ -68,7 +72,7 @@ class Attempt:
     Attributes:
         base: The snapshot whose state is the merge base.
         merged: The snapshots merged, in merge order.
-        tree: The merged tree (a conflict resolved as its first side).
+        tree: The merged tree (a conflict as git leaves it, or as its first side has it).
         conflicts: The paths git could not merge cleanly.
         distance: How many paths the tree differs from the one explained.
         named: How many paths differ or were in conflict (each counted once).
@@ -299,7 +303,8 @@ def _merge(
         if all(snapshot.state != other.state for other in merged):
             merged.append(snapshot)
     best = _fold(catalog, reader, tree, base, merged)
-    # In conflict, each side's resolution is tried in turn: the nearest names the least.
+    # In conflict, each side's resolution is tried in turn: the nearest names the least
+    # (libgit2's, without git: git's own merge names the same whatever the order).
     for first in range(1, len(merged) if best.conflicts else 0):
         order = [merged[first], *merged[:first], *merged[first + 1 :]]
         other = _fold(catalog, reader, tree, base, order)
@@ -318,7 +323,7 @@ def _fold(
     result = merged[0].state
     conflicts: set[str] = set()
     for snapshot in merged[1:]:
-        made = catalog.repo.merge(base.state, result, snapshot.state)
+        made = merge(catalog.repo, base.state, result, snapshot.state)
         conflicts.update(made.conflicts)
         result = made.tree
     differ = {change.path for change in reader.diff(result, tree)}
