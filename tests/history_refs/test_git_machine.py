@@ -267,7 +267,8 @@ class GitMachine(RuleBasedStateMachine):
                 git(root, "add", "-A")
         if squash or codes[0] != 0:
             for root in work.both:
-                if work.status(root):
+                # A merge resolved as HEAD had it changes nothing, yet waits for its commit.
+                if work.status(root) or not squash:
                     git(root, "commit", "-q", "--no-edit", "-m", f"{how[0]} {source}")
         assert snapline_refs(work.snap) == before, f"git merge moved refs/snapline/: {detail}"
         self._settle(work, resolved=codes[0] != 0)

@@ -36,9 +36,10 @@ and with a third line, that merged again with its state Z from F. The search:
 
 The best merge tried (a conflicting one as git leaves it, or without git as its first
 side has it) is kept: the paths where the tree differs from it, or that were in
-conflict, are what no merge explains. Merges are ranked by how many paths they name so:
-a conflict resolved by hand (the tree's file differs from the merge's) is one path, not
-two.
+conflict, are what no merge explains. Merges are ranked by how many paths the tree
+differs from them: a conflict resolved by hand is one path, one resolved as a side
+recorded it none (so the tip of a line whose every change was in conflict is no further
+than its earlier snapshots); of as near, those whose differences are all conflicts first.
 """
 
 from __future__ import annotations
@@ -90,6 +91,11 @@ class Attempt:
         """Whether git's clean merge made exactly the tree explained."""
         return not self.conflicts and self.distance == 0
 
+    @property
+    def edited(self) -> int:
+        """How many paths git merged cleanly that the tree holds otherwise (edited after)."""
+        return self.named - len(self.conflicts)
+
 
 def find_merge(catalog: Catalog, reader: TreeReader, tree: str) -> Attempt | None:
     """The merge of recorded states that makes ``tree``, else the nearest tried.
@@ -117,8 +123,12 @@ def find_merge(catalog: Catalog, reader: TreeReader, tree: str) -> Attempt | Non
     return best
 
 
-def _rank(attempt: Attempt) -> tuple[int, int]:
-    return (attempt.named, len(attempt.merged))
+def _rank(attempt: Attempt) -> tuple[int, int, int]:
+    # Nearest: fewest paths apart. A conflict the tree resolved as a side recorded it is
+    # no path apart (counted, a merge of the line's tip, which changed one more file in
+    # conflict, lost to its earlier snapshot); of as near, one whose differences are all
+    # conflicts resolved by hand, not a clean merge's file edited after.
+    return (attempt.distance, attempt.edited, len(attempt.merged))
 
 
 def _bases(

@@ -10,7 +10,10 @@ tree of the files on disk, :mod:`snapline.store.refs.disk`), :func:`explain` ans
   they share: what a merge commit, a squash merge or a rebase merge of parallel agents'
   pull requests makes (:mod:`snapline.store.refs.combine`);
 - **unexplained**: neither; then each path where the tree differs from the nearest
-  recorded state or merge is named, unless some snapshot's state, on some line, holds
+  recorded state or merge is named (a merge is nearer when it names no more paths, or
+  when it differs from the tree in no more paths and only where it was in conflict: its
+  conflicts resolved by hand, the others as a side recorded them, which is no person's
+  edit), unless some snapshot's state, on some line, holds
   exactly that path with that blob and mode (a file as an agent recorded it, put
   together with others by hand is still each file recorded). A path deleted, or in a
   conflict of the nearest merge, is named. Only when every such path is some state's
@@ -108,7 +111,9 @@ def explain(
         merged = tuple(catalog.place(s) for s in attempt.merged)
         return Explanation(Verdict.MERGED, tree, merged, catalog.place(attempt.base))
     nearest, distance = _nearest_state(catalog, reader, tree)
-    if attempt is not None and attempt.named <= distance:
+    if attempt is not None and (
+        attempt.named <= distance or (attempt.edited == 0 and attempt.distance <= distance)
+    ):
         return _unexplained(catalog, reader, tree, attempt.tree, attempt)
     return _unexplained(catalog, reader, tree, nearest.state, nearest)
 
