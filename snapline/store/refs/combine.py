@@ -75,7 +75,8 @@ class Attempt:
         merged: The snapshots merged, in merge order.
         tree: The merged tree (a conflict as git leaves it, or as its first side has it).
         conflicts: The paths git could not merge cleanly.
-        distance: How many paths the tree differs from the one explained.
+        distance: How many paths the tree differs from the one explained (a conflict it
+            resolved as a side recorded it is none).
         named: How many paths differ or were in conflict (each counted once).
     """
 
@@ -337,6 +338,18 @@ def _fold(
         conflicts.update(made.conflicts)
         result = made.tree
     differ = {change.path for change in reader.diff(result, tree)}
+    # A conflict the tree resolved as a side recorded it is no path apart, whether the
+    # merge left git's markers there or (libgit2's, without git) its first side's file.
+    sided = {
+        path
+        for path in differ & conflicts
+        if any(reader.entry(s.state, path) == reader.entry(tree, path) for s in merged)
+    }
     return Attempt(
-        base, tuple(merged), result, tuple(sorted(conflicts)), len(differ), len(differ | conflicts)
+        base,
+        tuple(merged),
+        result,
+        tuple(sorted(conflicts)),
+        len(differ - sided),
+        len(differ | conflicts),
     )
