@@ -118,3 +118,40 @@ def test_the_line_git_merged_is_joined_not_one_that_reached_it(tmp_path: Path) -
     b1.git("commit", "-qam", "b1's work")
     _squash_resolved(main, "b1")
     _settles(main, _tip(b1))
+
+
+def test_a_work_tree_that_never_recorded_is_told_to_merge_not_resync(tmp_path: Path) -> None:
+    # The machine's second find at 10 x 20, seed 4: a linked work tree that never
+    # recorded (held as a checkout, docs/ci.md) squash-merges a line with a conflict
+    # resolved by hand. No snapshot explains the resolution: `snapline merge` records
+    # it and joins the line; `snapline resync` would file the line's work as a person's.
+    main, b1 = _fork(tmp_path)
+    _edit(main, "a.txt", 2, "green")
+    main.git("commit", "-qam", "main's work")
+    main.git("worktree", "add", "-q", "-b", "b2", str(tmp_path / "b2"), "main")
+    b2 = Repo(tmp_path / "b2")
+    _edit(b1, "a.txt", 2, "red")
+    b1.git("commit", "-qam", "b1's work")
+    stopped = subprocess.run(
+        [*GIT, "merge", "-q", "--squash", "b1"],
+        cwd=b2.path,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        check=False,
+    )
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    (b2.path / "a.txt").write_text("resolved\n")
+    b2.git("add", "-A")
+    b2.git("commit", "-q", "-m", "squash b1")
+    done = b2.snap("verify", "--json")
+    problems = json.loads(done.stdout)["problems"]
+    assert done.returncode == 1 and [(p["kind"], p["path"]) for p in problems] == [
+        ("unexplained", "a.txt")
+    ]
+    assert "snapline merge" in problems[0]["message"]
+    assert "resync" not in problems[0]["message"]
+    merged = json.loads(b2.ok("merge", "--json"))
+    assert merged["merges"] == [_tip(b1)]
+    assert _verify(b2) == (0, [])
+    assert (b2.path / "a.txt").read_text() == "resolved\n"

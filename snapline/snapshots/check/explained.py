@@ -92,16 +92,28 @@ def explain_checkout(
     if not explanation.paths:
         return problems, None  # nothing to explain it with (no line): the drift stands
     return others + [
-        make_problem(kind="unexplained", path=path, message=_unexplained(path, came))
+        make_problem(
+            kind="unexplained",
+            path=path,
+            message=_unexplained(path, came, path in explanation.conflicts),
+        )
         for path in explanation.paths
     ], None
 
 
-def _unexplained(path: str, came: Pulled | None) -> str:
+def _unexplained(path: str, came: Pulled | None, conflict: bool) -> str:
     said = (
         f"{path} in the checked-out commit is no file that a snapshot recorded, nor "
         "git's clean merge of recorded states; "
     )
+    if conflict:
+        # A conflict of git's merge of recorded lines, resolved by hand: the merge joins
+        # the lines and records the resolution; a resync would file their work as an edit.
+        return said + (
+            "it is a conflict of git's merge of recorded lines, resolved by hand: on a "
+            "checkout of this commit, record the resolution with `snapline merge`, then "
+            "`snapline push`"
+        )
     if came is not None and path in came.paths:
         # Its snapshots may be on the remote still: a resync would file them as an edit.
         return said + (
