@@ -38,6 +38,7 @@ _NAMES = {kind: name for name, kind in _KINDS.items()}
 _PIECE = 1 << 20  # what a large object is compressed by
 _BATCH = 64  # objects a batch holds open before it settles them
 _AHEAD = 1 << 16  # bytes from which an object in a batch is written on a thread (.loose.Ahead)
+_RECENT = 256  # trees and commits this process wrote, kept to read back in a batch
 _RACY = 2_000_000_000  # ns: a folder's time this close to its listing may hide a later write
 
 
@@ -90,6 +91,7 @@ class FileDatabase:
         self._listed_when = 0  # when it was listed
         self._batch: dict[str, Staged] | None = None  # written, named when settled
         self._ahead: Ahead | None = None  # one of the batch's, still being written
+        self._recent: dict[str, tuple[int, bytes]] = {}
 
     def read(self, id_: str) -> tuple[int, bytes]:
         """Object ``id_``: its type (1 commit, 2 tree, 3 blob, 4 tag) and bytes.
@@ -98,6 +100,10 @@ class FileDatabase:
             KeyError: If no loose object or pack holds it.
             Unreadable: If its bytes do not hash to ``id_``, or are not git's.
         """
+        if self._batch is not None and (recent := self._recent.get(id_)) is not None:
+            # A record reads back the trees on its path and the commit it wrote last
+            # time (row R8): hashed as they were written, from these same bytes.
+            return recent
         if not hex_id(id_):
             raise KeyError(id_)
         kind, data = self._raw(bytes.fromhex(id_))
@@ -193,6 +199,10 @@ class FileDatabase:
         about to be written names.
         """
         id_ = _id(kind, data)
+        if kind != 3 and len(data) < _AHEAD:
+            if len(self._recent) >= _RECENT:
+                del self._recent[next(iter(self._recent))]
+            self._recent[id_] = (kind, bytes(data))
         if self._known(id_):
             return id_
         if self._batch is not None and len(data) >= _AHEAD and isinstance(data, bytes):

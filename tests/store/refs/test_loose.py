@@ -184,3 +184,38 @@ def test_a_large_object_the_system_refuses_fails_the_batch_and_leaves_nothing(
     objects = root / ".git" / "objects"
     assert not (objects / blob[:2] / blob[2:]).exists()
     assert not list(objects.glob("tmp_obj_*"))
+
+
+def test_a_record_reads_back_what_the_record_before_wrote_from_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Row R8: each record read its line's tip commit and the trees on the file's path
+    # back from git's files (inflated, hashed), though the record before wrote them.
+    from snapline.store.refs.filedb import FileDatabase
+
+    ws = _workspace(tmp_path / "work")
+    (ws.root / "src/app/main.py").write_text("two\n")
+    ws.record(["src/app/main.py"])
+    before = set(git(ws.root, "rev-list", "--objects", "--all").split())
+    read: list[str] = []
+    raw = FileDatabase._raw
+
+    def watched(self: FileDatabase, binary: bytes) -> tuple[int, bytes]:
+        read.append(binary.hex())
+        return raw(self, binary)
+
+    monkeypatch.setattr(FileDatabase, "_raw", watched)
+    (ws.root / "src/app/main.py").write_text("three\n")
+    ws.record(["src/app/main.py"])
+    monkeypatch.undo()
+    wrote_last = {id_ for id_ in read if id_ in before}
+    assert not wrote_last - _written_by_baseline(ws.root), sorted(wrote_last)
+    git(ws.root, "fsck", "--strict", "--no-dangling")
+    shown = git(ws.root, "show", "refs/snapline/lines/" + _line(ws.root) + ":state/src/app/main.py")
+    assert shown == "three\n"
+
+
+def _written_by_baseline(root: Path) -> set[str]:
+    """The objects of the line's first commit (the baseline: written by init, not here)."""
+    first = git(root, "rev-list", "--max-parents=0", "refs/snapline/lines/" + _line(root))
+    return set(git(root, "rev-list", "--objects", "-n1", first.split()[0]).split())
