@@ -19,6 +19,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.history_refs.gitrepo import ENV, SNAPLINE, Repo, new_repo
 
 # A call on another thread while one is under way shows as ``fsync(8</path> <unfinished ...>``.
@@ -53,10 +55,17 @@ def _synced(cwd: Path, *args: str, renames: bool = False) -> list[str]:
     return seen
 
 
-def test_a_record_syncs_its_objects_and_its_ref_before_the_index_commits(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "work", {"a.txt": "one\n"})
+# A file of 64 KiB or more has its blob compressed and synced on a thread (loose.Ahead).
+_LARGE = "".join(f"line {n} of a file written on a thread\n" for n in range(6000))
+
+
+@pytest.mark.parametrize("text", ["one\n", _LARGE], ids=["small", "large"])
+def test_a_record_syncs_its_objects_and_its_ref_before_the_index_commits(
+    tmp_path: Path, text: str
+) -> None:
+    repo = new_repo(tmp_path / "work", {"a.txt": text})
     repo.ok("init")
-    (repo.path / "a.txt").write_text("two\n")
+    (repo.path / "a.txt").write_text("two\n" + text)
     paths = _synced(repo.path, "record", "a.txt", "-m", "edit", renames=True)
     git_dir = os.path.realpath(repo.path / ".git")
     objects = [i for i, path in enumerate(paths) if path.startswith(f"{git_dir}/objects/")]

@@ -87,6 +87,10 @@ def catch_up(store: RefsStore, checkout: Path | None = None) -> int:
         LineMovedError: If the index holds a snapshot the line does not (the line was
             rewritten, or the index belongs to another history).
     """
+    if checkout is None and store.own_line() is not None and not store.stale():
+        # A writer on its own line whose refs are its marks (each record's case): the
+        # reads below and their index transaction would find nothing (row R8).
+        return 0
     line = store.followed_line()
     read: list[LineSnapshot] | None = None
     at: LineSnapshot | None = None

@@ -27,18 +27,18 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
-from snapline.store.refs.loose import Staged, discard, settle, staged
+from snapline.store.refs.loose import Ahead, Staged, discard, settle, staged
 from snapline.store.refs.packs import Pack, Unreadable, packs_in
+from snapline.store.refs.plainconfig import global_configs, plain
 
 __all__ = ["FileDatabase", "Source", "Unreadable", "hex_id", "lean_database"]
 
 _KINDS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 _NAMES = {kind: name for name, kind in _KINDS.items()}
-# Repository extensions that change nothing a record reads or writes; any other
-# (objectFormat sha256, partialClone's promised objects, refStorage) is the library's.
-_HARMLESS = frozenset(("worktreeconfig", "noop", "preciousobjects"))
 _PIECE = 1 << 20  # what a large object is compressed by
 _BATCH = 64  # objects a batch holds open before it settles them
+_AHEAD = 1 << 16  # bytes from which an object in a batch is written on a thread (.loose.Ahead)
+_RECENT = 256  # trees and commits this process wrote, kept to read back in a batch
 _RACY = 2_000_000_000  # ns: a folder's time this close to its listing may hide a later write
 
 
@@ -61,61 +61,9 @@ def lean_database(common_dir: Path, git_dir: Path) -> FileDatabase | None:
         return None  # another ref backend: the library's
     if (common_dir / "objects" / "info" / "alternates").exists():
         return None
-    if not _plain(config) or not all(_plain(text) for text in _global_configs()):
+    if not plain(config) or not all(plain(text) for text in global_configs()):
         return None
     return FileDatabase(common_dir)
-
-
-def _plain(config: str) -> bool:
-    """Whether a config's text sets nothing that changes how objects and refs are written.
-
-    Read line by line (a regular expression compiled per process costs more than the
-    whole read): sections, ``key = value``; anything unsure is the library's.
-    """
-    section = ""
-    for line in config.splitlines():
-        line = line.split("#", 1)[0].split(";", 1)[0].strip()
-        if line.startswith("["):
-            section = line[1:].split("]", 1)[0].split('"', 1)[0].strip()
-            if section.startswith("include"):
-                return False  # what an included file sets is not read here
-            continue
-        key, _, value = line.partition("=")
-        key, value = key.strip(), value.strip().strip('"')
-        if _unplain(section, key, value):
-            return False
-    return True
-
-
-def _unplain(section: str, key: str, value: str) -> bool:
-    if section == "extensions":
-        return key not in _HARMLESS
-    if section != "core":
-        return False
-    if key == "repositoryformatversion":
-        return value not in ("0", "1")
-    # Group-writable modes, a reflog of every ref: the library writes them.
-    return key == "sharedrepository" or (key == "logallrefupdates" and value == "always")
-
-
-def _global_configs() -> list[str]:
-    """The text of the user's and the system's git config, as libgit2 reads them."""
-    home = os.environ.get("HOME", "")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    texts = []
-    for path in (os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")):
-        try:
-            with open(path, encoding="utf-8", errors="replace") as file:
-                texts.append(file.read().lower())
-        except OSError:
-            continue
-    if not os.environ.get("GIT_CONFIG_NOSYSTEM"):
-        try:
-            with open("/etc/gitconfig", encoding="utf-8", errors="replace") as file:
-                texts.append(file.read().lower())
-        except OSError:
-            pass
-    return texts
 
 
 class Source(Protocol):
@@ -142,6 +90,8 @@ class FileDatabase:
         self._listed_at = -1  # the pack folder's time when listed
         self._listed_when = 0  # when it was listed
         self._batch: dict[str, Staged] | None = None  # written, named when settled
+        self._ahead: Ahead | None = None  # one of the batch's, still being written
+        self._recent: dict[str, tuple[int, bytes]] = {}
 
     def read(self, id_: str) -> tuple[int, bytes]:
         """Object ``id_``: its type (1 commit, 2 tree, 3 blob, 4 tag) and bytes.
@@ -150,6 +100,10 @@ class FileDatabase:
             KeyError: If no loose object or pack holds it.
             Unreadable: If its bytes do not hash to ``id_``, or are not git's.
         """
+        if self._batch is not None and (recent := self._recent.get(id_)) is not None:
+            # A record reads back the trees on its path and the commit it wrote last
+            # time (row R8): hashed as they were written, from these same bytes.
+            return recent
         if not hex_id(id_):
             raise KeyError(id_)
         kind, data = self._raw(bytes.fromhex(id_))
@@ -159,6 +113,8 @@ class FileDatabase:
 
     def _raw(self, binary: bytes) -> tuple[int, bytes]:
         id_ = binary.hex()
+        if self._ahead is not None and self._ahead.id == id_:
+            self._adopt()
         waiting = None if self._batch is None else self._batch.get(id_)
         file_name = self._loose(id_) if waiting is None else waiting.temporary
         try:
@@ -221,12 +177,12 @@ class FileDatabase:
         """
         found: set[str] = set()
         missed: list[tuple[str, bytes]] = []
-        packs, batch = self._listed(False), self._batch or {}
+        packs = self._listed(False)
         for id_ in ids:
             if not hex_id(id_):
                 continue
             binary = bytes.fromhex(id_)
-            if id_ in batch or _in_packs(packs, binary) or os.path.exists(self._loose(id_)):
+            if self._batched(id_) or _in_packs(packs, binary) or os.path.exists(self._loose(id_)):
                 found.add(id_)
             else:
                 missed.append((id_, binary))
@@ -243,7 +199,17 @@ class FileDatabase:
         about to be written names.
         """
         id_ = _id(kind, data)
+        if kind != 3 and len(data) < _AHEAD:
+            if len(self._recent) >= _RECENT:
+                del self._recent[next(iter(self._recent))]
+            self._recent[id_] = (kind, bytes(data))
         if self._known(id_):
+            return id_
+        if self._batch is not None and len(data) >= _AHEAD and isinstance(data, bytes):
+            # Compressed and synced on a thread while the batch goes on (row R8); one at
+            # a time, so a baseline of large files holds at most two of them in memory.
+            self._adopt()
+            self._ahead = Ahead(id_, self._folder, b"%s %d\0" % (_NAMES[kind], len(data)), data)
             return id_
         whole = memoryview(data)
         pieces = (whole[start : start + _PIECE] for start in range(0, len(whole), _PIECE))
@@ -325,6 +291,8 @@ class FileDatabase:
             with refused(0):
                 self.settle()
         finally:
+            with contextlib.suppress(OSError):  # it removed what it wrote
+                self._adopt()
             batch, self._batch = self._batch, None
             discard(batch.values())
 
@@ -333,15 +301,30 @@ class FileDatabase:
 
         ``also``: open files synced with them (the locks of refs that will name them).
         """
+        self._adopt()
         batch = list(self._batch.values()) if self._batch else []
         if self._batch:
             self._batch.clear()
         if batch or also:
             settle(self._folder, batch, also)
 
+    def _adopt(self) -> None:
+        """The object being written on a thread, into the batch once written (or its error)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and self._batch is not None:
+            self._batch[ahead.id] = ahead.staged()
+        elif ahead is not None:
+            discard([ahead.staged()])
+
+    def _batched(self, id_: str) -> bool:
+        """Whether ``id_`` is one of the batch's objects (named when it settles)."""
+        return (self._batch is not None and id_ in self._batch) or (
+            self._ahead is not None and self._ahead.id == id_
+        )
+
     def _known(self, id_: str) -> bool:
         """Whether ``id_`` is stored already (or in the batch): an object not to write again."""
-        if self._batch is not None and id_ in self._batch:
+        if self._batched(id_):
             return True
         return self._renewed(self._loose(id_), id_)
 
