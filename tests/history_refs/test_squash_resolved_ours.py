@@ -50,18 +50,23 @@ def _tip(repo: Repo) -> str:
     return str(json.loads(repo.ok("log", "--json"))[0]["id"])
 
 
-def _squash_resolved(main: Repo, branch: str) -> None:
-    """``git merge --squash BRANCH``, stopped on a.txt and b.txt: a.txt by hand, b.txt ours."""
-    ours = (main.path / "b.txt").read_bytes()
+def _squash_stopped(repo: Repo, branch: str) -> None:
+    """``git merge --squash BRANCH``, which stops on a conflict."""
     stopped = subprocess.run(
         [*GIT, "merge", "-q", "--squash", branch],
-        cwd=main.path,
+        cwd=repo.path,
         capture_output=True,
         text=True,
         env=ENV,
         check=False,
     )
     assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+
+
+def _squash_resolved(main: Repo, branch: str) -> None:
+    """``git merge --squash BRANCH``, stopped on a.txt and b.txt: a.txt by hand, b.txt ours."""
+    ours = (main.path / "b.txt").read_bytes()
+    _squash_stopped(main, branch)
     conflicted = main.git("diff", "--name-only", "--diff-filter=U").split()
     assert conflicted == ["a.txt", "b.txt"]
     (main.path / "a.txt").write_text("resolved\n")
@@ -132,15 +137,7 @@ def test_a_work_tree_that_never_recorded_is_told_to_merge_not_resync(tmp_path: P
     b2 = Repo(tmp_path / "b2")
     _edit(b1, "a.txt", 2, "red")
     b1.git("commit", "-qam", "b1's work")
-    stopped = subprocess.run(
-        [*GIT, "merge", "-q", "--squash", "b1"],
-        cwd=b2.path,
-        capture_output=True,
-        text=True,
-        env=ENV,
-        check=False,
-    )
-    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    _squash_stopped(b2, "b1")
     (b2.path / "a.txt").write_text("resolved\n")
     b2.git("add", "-A")
     b2.git("commit", "-q", "-m", "squash b1")
