@@ -94,8 +94,8 @@ def _settles(main: Repo, joined: str) -> None:
     assert main.git("status", "--porcelain") == ""
 
 
-def test_a_squash_whose_every_change_conflicted_joins_the_line(tmp_path: Path) -> None:
-    main, b1 = _fork(tmp_path)
+def _conflict_squash_settle(main: Repo, b1: Repo) -> None:
+    """Both edit line 2 of a.txt and b.txt; main squash-merges b1 (resolved); it settles."""
     for path in ("a.txt", "b.txt"):
         _edit(main, path, 2, "green")
         _edit(b1, path, 2, "red")
@@ -103,6 +103,11 @@ def test_a_squash_whose_every_change_conflicted_joins_the_line(tmp_path: Path) -
     b1.git("commit", "-qam", "b1's work")
     _squash_resolved(main, "b1")
     _settles(main, _tip(b1))
+
+
+def test_a_squash_whose_every_change_conflicted_joins_the_line(tmp_path: Path) -> None:
+    main, b1 = _fork(tmp_path)
+    _conflict_squash_settle(main, b1)
 
 
 def test_the_line_git_merged_is_joined_not_one_that_reached_it(tmp_path: Path) -> None:
@@ -116,13 +121,7 @@ def test_the_line_git_merged_is_joined_not_one_that_reached_it(tmp_path: Path) -
     main.ok("merge")
     _edit(b2, "b.txt", 2, "blue")
     b2.git("commit", "-qam", "b2's later work")
-    for path in ("a.txt", "b.txt"):
-        _edit(main, path, 2, "green")
-        _edit(b1, path, 2, "red")
-    main.git("commit", "-qam", "main's work")
-    b1.git("commit", "-qam", "b1's work")
-    _squash_resolved(main, "b1")
-    _settles(main, _tip(b1))
+    _conflict_squash_settle(main, b1)
 
 
 def test_a_work_tree_that_never_recorded_is_told_to_merge_not_resync(tmp_path: Path) -> None:
