@@ -300,7 +300,10 @@ def _ensure_venv() -> None:
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = [*project["dependencies"], *project["optional-dependencies"]["test"]]
+    extras = project["optional-dependencies"]
+    # `watch` and `mcp` too: tests of the selections run `snapline watch` (watchdog), as
+    # the project's own venv (the `dev` extra) does.
+    wanted = [*project["dependencies"], *extras["test"], *extras["watch"], *extras["mcp"]]
     # mutmut needs click 8.4 or later; 8.4 is the one these runs were measured with
     # (snapline itself takes any click from 8.2.1 and any typer from 0.21.1, issue 39).
     names = [r if _name(r) != "click" else "click>=8.4,<8.5" for r in wanted]
