@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK, IgnoreRules, scan
-from snapline.scanning.tracked import index_tracked
+from snapline.scanning.tracked import expected_stat, index_tracked
 
 _UNREADABLE = "unreadable directory"
 _UNREACHABLE = "unreachable: the path is too long for the operating system"
@@ -38,40 +38,44 @@ def _key(path: Path) -> tuple[int, int, int, int]:
 def test_against_the_tracked_stats_only_what_changed_is_reported(tmp_path: Path) -> None:
     root = tmp_path
     _write(root, {
-        ".gitignore": "*.log\nbuild/\n", "same.txt": "same\n", "changed.txt": "v1\n",
+        ".gitignore": "*.log\nbuild/\nout/\n", "out": "a file: out/ is for folders\n",
+        "top-gone.txt": "gone\n", "same.txt": "same\n", "changed.txt": "v1\n",
         "sub/same.txt": "same\n", "sub/changed.txt": "v1\n", "sub/gone.txt": "gone\n",
         "sub/nowdir": "a file, then a directory\n", "tracked.log": "tracked, ignored\n",
         "edited.log": "v1\n", "untrusted.txt": "no stat vouches for it\n",
         "mode.sh": "echo\n",
     })  # fmt: skip
     (root / "link").symlink_to("same.txt")
+    (root / "dirlink").symlink_to("sub")  # a file to the walk, never followed
     rows = [(".gitignore", MODE_FILE, _key(root / ".gitignore")),
             ("link", MODE_SYMLINK, _key(root / "link")),
             ("untrusted.txt", MODE_FILE, None),
             # Recorded as executable, still 0644 on disk: only its mode differs.
             ("mode.sh", MODE_EXECUTABLE, _key(root / "mode.sh"))]  # fmt: skip
     for path in ["same.txt", "changed.txt", "sub/same.txt", "sub/changed.txt", "sub/gone.txt",
-                 "sub/nowdir", "tracked.log", "edited.log"]:  # fmt: skip
+                 "sub/nowdir", "tracked.log", "edited.log", "top-gone.txt"]:  # fmt: skip
         rows.append((path, MODE_FILE, _key(root / path)))
     tracked = index_tracked(rows)
+    assert tracked[""]["same.txt"] == expected_stat(os.lstat(root / "same.txt"))
+    assert tracked[""]["link"] == expected_stat(os.lstat(root / "link"))
+    assert tracked[""]["untrusted.txt"] is None
     for path in ["changed.txt", "sub/changed.txt", "edited.log"]:
         (root / path).write_text("v2, longer\n")
     (root / "sub" / "gone.txt").unlink()
+    (root / "top-gone.txt").unlink()
     (root / "sub" / "nowdir").unlink()
     _write(root, {"sub/nowdir/inside.txt": "x\n", "new.txt": "new\n", "ignored.log": "i\n",
                   "build/out.o": "o\n"})  # fmt: skip
     os.mkfifo(root / "fifo")
 
     found = scan(root, IgnoreRules(root), tracked=tracked)
-    reported = ["changed.txt", "edited.log", "mode.sh", "new.txt", "sub/changed.txt",
-                "sub/nowdir/inside.txt", "untrusted.txt"]  # fmt: skip
+    reported = ["changed.txt", "dirlink", "edited.log", "mode.sh", "new.txt",
+                "out", "sub/changed.txt", "sub/nowdir/inside.txt", "untrusted.txt"]  # fmt: skip
     assert sorted(found.files) == reported
     for path, info in found.files.items():
-        assert (info.st_ino, info.st_size) == (
-            os.lstat(root / path).st_ino,
-            len((root / path).read_bytes()),
-        )
-    assert sorted(found.missing) == ["sub/gone.txt", "sub/nowdir"]
+        now = os.lstat(root / path)
+        assert (info.st_ino, info.st_size, info.st_mode) == (now.st_ino, now.st_size, now.st_mode)
+    assert sorted(found.missing) == ["sub/gone.txt", "sub/nowdir", "top-gone.txt"]
     # A tracked file is never matched against ignore rules, as in git.
     assert sorted(found.ignored) == ["build/", "ignored.log"]
     assert found.skipped == [("fifo", _NOT_A_FILE)]
@@ -81,11 +85,11 @@ def test_against_the_tracked_stats_only_what_changed_is_reported(tmp_path: Path)
     # Without stats kept, the files found are only named; a tracked one that changed
     # keeps the stat the walk took to compare it.
     names = scan(root, IgnoreRules(root), tracked=tracked, keep_stats=False)
-    assert sorted(names.names) == ["new.txt", "sub/nowdir/inside.txt"]
+    assert sorted(names.names) == ["dirlink", "new.txt", "out", "sub/nowdir/inside.txt"]
     assert sorted(names.files) == sorted(set(reported) - set(names.names))
     untracked = scan(root, IgnoreRules(root))
     assert sorted(untracked.files) == [
-        ".gitignore", "changed.txt", "link", "mode.sh", "new.txt", "same.txt",
+        ".gitignore", "changed.txt", "dirlink", "link", "mode.sh", "new.txt", "out", "same.txt",
         "sub/changed.txt", "sub/nowdir/inside.txt", "sub/same.txt", "untrusted.txt",
     ]  # fmt: skip
     assert untracked.missing == []
@@ -183,22 +187,26 @@ def test_any_other_error_listing_a_folder_is_raised(
 
 
 def test_entries_it_cannot_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _write(tmp_path, {"d/a-deep": "", "d/b-vanished": "", "d/c-kept": "", "d/d-tracked-deep": "",
-                      "d/e-tracked-vanished": "", "d/f-tracked": ""})  # fmt: skip
+    _write(tmp_path, {"d/y-deep": "", "d/b-vanished": "", "d/c-kept": "", "d/d-tracked-deep": "",
+                      "d/e-tracked-vanished": "", "d/f-tracked": "", "top-deep": ""})  # fmt: skip
     rows = [(f"d/{name}", MODE_FILE, _key(tmp_path / "d" / name))
             for name in ("d-tracked-deep", "e-tracked-vanished", "f-tracked")]  # fmt: skip
+    rows.append(("top-deep", MODE_FILE, _key(tmp_path / "top-deep")))
     gone = FileNotFoundError(errno.ENOENT, "No such file or directory")
     _failing_scandir(monkeypatch, tmp_path, {}, {
-        "d/a-deep": _too_long("d/a-deep"), "d/b-vanished": gone,
+        "d/y-deep": _too_long("d/y-deep"), "d/b-vanished": gone,
         "d/d-tracked-deep": _too_long("d/d-tracked-deep"), "d/e-tracked-vanished": gone,
+        "top-deep": _too_long("top-deep"),
     })  # fmt: skip
     found = scan(tmp_path, IgnoreRules(tmp_path), tracked=index_tracked(rows))
     assert sorted(found.files) == ["d/c-kept"]
-    assert found.skipped == [("d/d-tracked-deep", _UNREACHABLE), ("d/a-deep", _UNREACHABLE)]
+    assert found.skipped == [
+        ("top-deep", _UNREACHABLE), ("d/y-deep", _UNREACHABLE), ("d/d-tracked-deep", _UNREACHABLE),
+    ]  # fmt: skip
     # Out of reach is not gone: only the one that vanished is missing.
     assert found.missing == ["d/e-tracked-vanished"]
 
-    for broken in ("d/a-deep", "d/d-tracked-deep"):
+    for broken in ("d/y-deep", "d/d-tracked-deep"):
         _failing_scandir(monkeypatch, tmp_path, {}, {broken: OSError(errno.EIO, "I/O error")})
         with pytest.raises(OSError, match="I/O error"):
             scan(tmp_path, IgnoreRules(tmp_path), tracked=index_tracked(rows))
