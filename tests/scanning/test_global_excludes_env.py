@@ -115,8 +115,15 @@ def _combination(place: _Place, rng: random.Random) -> dict[str, str]:
         place.config(place.xdg / "git" / "config", "xdg-config")
     if rng.random() < 0.4:
         place.config(place.home / ".config" / "git" / "config", "home-config")
-    if rng.random() < 0.5:
+    roll = rng.random()
+    if roll < 0.25:
         place.config(place.home / ".gitconfig", "home-gitconfig")
+    elif roll < 0.45:
+        place.config(place.home / "included.cfg", "home-included")
+        text = "[include]\n\tpath = ~/included.cfg\n"
+        if rng.random() < 0.5:
+            text += "[extensions]\n\tworktreeConfig = true\n"  # not the repository's: unread
+        (place.home / ".gitconfig").write_text(text)
     roll = rng.random()
     if roll < 0.2:
         env["GIT_CONFIG_GLOBAL"] = os.fspath(place.config(place.base / "alt.cfg", "alt-global"))
@@ -125,14 +132,24 @@ def _combination(place: _Place, rng: random.Random) -> dict[str, str]:
     if rng.random() < 0.2:
         with open(place.root / ".git" / "config", "a") as config:
             config.write(f"[core]\n\texcludesfile = {place.rules('local')}\n")
+    # The repository's own config.worktree, read only with extensions.worktreeConfig on.
+    if rng.random() < 0.5 and "HOME" in env:
+        place.config(place.home / "wt.cfg", "worktree-included")
+        (place.root / ".git" / "config.worktree").write_text("[include]\n\tpath = ~/wt.cfg\n")
+    else:
+        place.config(place.root / ".git" / "config.worktree", "worktree")
+    if rng.random() < 0.35:
+        value = rng.choice(["= true", "= yes", "= on", "= 1", "= TRUE", "", "= false", "= 0"])
+        with open(place.root / ".git" / "config", "a") as config:
+            config.write(f"[extensions]\n\tworktreeConfig {value}\n")
     roll = rng.random()
-    if roll < 0.15:
+    if roll < 0.08:
         env["GIT_CONFIG_COUNT"] = "2"
         env["GIT_CONFIG_KEY_0"] = "user.name"
         env["GIT_CONFIG_VALUE_0"] = "someone"
         env["GIT_CONFIG_KEY_1"] = rng.choice(["core.excludesFile", "CORE.EXCLUDESFILE"])
         env["GIT_CONFIG_VALUE_1"] = os.fspath(place.rules("count"))
-    elif roll < 0.2:
+    elif roll < 0.12:
         env["GIT_CONFIG_COUNT"] = "1"  # the pair after the count is not read
         env["GIT_CONFIG_KEY_0"] = "user.name"
         env["GIT_CONFIG_VALUE_0"] = "someone"
@@ -156,7 +173,7 @@ def test_the_environment_picks_the_file_git_picks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     outcomes = set()
-    for seed in range(60):
+    for seed in range(100):
         place = _Place(tmp_path / str(seed))
         rng = random.Random(seed)
         bare = {"PATH": os.environ.get("PATH", "")}
@@ -169,7 +186,8 @@ def test_the_environment_picks_the_file_git_picks(
     # Every file had its turn: the combinations are not one case over and over.
     won = {name for outcome in outcomes for name in outcome}
     assert won >= {"xdg-default", "home-default", "system", "xdg-config", "home-config",
-                   "home-gitconfig", "alt-global", "local", "count", "parameter"}  # fmt: skip
+                   "home-gitconfig", "home-included", "alt-global", "local", "count", "parameter",
+                   "worktree", "worktree-included"}  # fmt: skip
     assert frozenset() in outcomes  # and sometimes no file at all
     assert any("local" in outcome for outcome in outcomes if len(outcome) == 1)
 
