@@ -192,6 +192,19 @@ def test_the_environment_picks_the_file_git_picks(
     assert any("local" in outcome for outcome in outcomes if len(outcome) == 1)
 
 
+def test_git_asked_about_nothing_configured_means_the_default_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place = _Place(tmp_path)
+    bare = {"PATH": os.environ.get("PATH", "")}
+    assert _git(place.root, bare, "init", "--quiet", "--template=").returncode == 0
+    place.rules("home-default").replace(_moved(place.home / ".config" / "git" / "ignore"))
+    env = {**bare, "HOME": os.fspath(place.home), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_CONFIG_PARAMETERS": "'user.name'='someone'"}  # fmt: skip
+    assert _ignored_by_git(place.root, env, place.names) == {"home-default"}
+    assert _ignored_by_snapline(place.root, env, place.names, monkeypatch) == {"home-default"}
+
+
 def _env(home: Path) -> dict[str, str]:
     return {
         "PATH": os.environ.get("PATH", ""),
