@@ -18,6 +18,7 @@ import pytest
 
 from snapline.scanning import MODE_EXECUTABLE, MODE_FILE, MODE_SYMLINK, IgnoreRules, scan
 from snapline.scanning.tracked import expected_stat, index_tracked
+from snapline.temp_names import temp_name
 
 _UNREADABLE = "unreadable directory"
 _UNREACHABLE = "unreachable: the path is too long for the operating system"
@@ -210,3 +211,22 @@ def test_entries_it_cannot_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         _failing_scandir(monkeypatch, tmp_path, {}, {broken: OSError(errno.EIO, "I/O error")})
         with pytest.raises(OSError, match="I/O error"):
             scan(tmp_path, IgnoreRules(tmp_path), tracked=index_tracked(rows))
+
+
+def test_built_in_entries_are_left_out_unreported_and_look_alikes_are_kept(tmp_path: Path) -> None:
+    ours = temp_name("app.py")  # what an atomic write left behind (a crash)
+    _write(tmp_path, {
+        "sub/.git/HEAD": "", "sub/.snapline/lock": "", f"sub/{ours}": "",
+        # A user's files that merely look like ours.
+        "sub/.a.snapline-tmp-0123456789abcdef": "", "sub/notes.snapline-tmp-x.txt": "",
+        "sub/app.py": "",
+    })  # fmt: skip
+    rules = IgnoreRules(tmp_path)
+    found = scan(tmp_path, rules)
+    assert sorted(found.files) == [
+        "sub/.a.snapline-tmp-0123456789abcdef", "sub/app.py", "sub/notes.snapline-tmp-x.txt",
+    ]  # fmt: skip
+    assert found.ignored == []
+    assert rules.builtin("sub/.git") and rules.builtin(f"sub/{ours}")
+    assert not rules.builtin("sub/notes.snapline-tmp-x.txt")
+    assert rules.is_ignored(f"sub/{ours}") and not rules.is_ignored("sub/app.py")
