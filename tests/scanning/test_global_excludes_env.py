@@ -80,11 +80,16 @@ class _Place:
         self.names.append(name)
         return path
 
-    def config(self, path: Path, rules: str) -> Path:
+    def config(self, path: Path, rules: str, extra: str = "") -> Path:
         """A config file at ``path`` whose ``core.excludesFile`` ignores ``rules``."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"[core]\n\texcludesFile = {self.rules(rules)}\n")
+        path.write_text(f"[core]\n\texcludesFile = {self.rules(rules)}\n{extra}")
         return path
+
+
+# A config outside the repository turning extensions.worktreeConfig on: git reads the
+# extension from the repository's own config only.
+_NOT_THE_REPOSITORYS = "[extensions]\n\tworktreeConfig = true\n"
 
 
 def _combination(place: _Place, rng: random.Random) -> dict[str, str]:
@@ -94,7 +99,7 @@ def _combination(place: _Place, rng: random.Random) -> dict[str, str]:
     place.rules("home-default").replace(_moved(place.home / ".config" / "git" / "ignore"))
     system = place.base / "etc" / "gitconfig"
     if rng.random() < 0.7:
-        place.config(system, "system")
+        place.config(system, "system", _NOT_THE_REPOSITORYS)
     roll = rng.random()
     if roll < 0.7:
         env["GIT_CONFIG_SYSTEM"] = os.fspath(system)
@@ -126,7 +131,9 @@ def _combination(place: _Place, rng: random.Random) -> dict[str, str]:
         (place.home / ".gitconfig").write_text(text)
     roll = rng.random()
     if roll < 0.2:
-        env["GIT_CONFIG_GLOBAL"] = os.fspath(place.config(place.base / "alt.cfg", "alt-global"))
+        env["GIT_CONFIG_GLOBAL"] = os.fspath(
+            place.config(place.base / "alt.cfg", "alt-global", _NOT_THE_REPOSITORYS)
+        )
     elif roll < 0.3:
         env["GIT_CONFIG_GLOBAL"] = ""
     if rng.random() < 0.2:
@@ -155,6 +162,9 @@ def _combination(place: _Place, rng: random.Random) -> dict[str, str]:
         env["GIT_CONFIG_VALUE_0"] = "someone"
         env["GIT_CONFIG_KEY_1"] = "core.excludesfile"
         env["GIT_CONFIG_VALUE_1"] = os.fspath(place.rules("uncounted"))
+    elif roll < 0.16:
+        env["GIT_CONFIG_KEY_0"] = "core.excludesfile"  # no count: not read at all
+        env["GIT_CONFIG_VALUE_0"] = os.fspath(place.rules("no-count"))
     roll = rng.random()
     if roll < 0.1:
         env["GIT_CONFIG_PARAMETERS"] = f"'core.excludesfile'='{place.rules('parameter')}'"
