@@ -237,7 +237,8 @@ def _random_config(rng: random.Random) -> str:
         if roll < 0.2:
             lines.append(rng.choice(_HEADERS))
         elif roll < 0.4:
-            lines.append(rng.choice(["", "# note", "; note", "   "]))
+            # A comment may end in anything: its whole line goes.
+            lines.append(rng.choice(["", "# note", "; note", "   ", "# note.", "; see [core]"]))
         else:
             key = rng.choice(_KEYS)
             if rng.random() < 0.1:
