@@ -117,9 +117,9 @@ def _combination(place: _Place, rng: random.Random) -> dict[str, str]:
     elif roll < 0.6:
         env["XDG_CONFIG_HOME"] = ""
     if rng.random() < 0.4:
-        place.config(place.xdg / "git" / "config", "xdg-config")
+        place.config(place.xdg / "git" / "config", "xdg-config", _NOT_THE_REPOSITORYS)
     if rng.random() < 0.4:
-        place.config(place.home / ".config" / "git" / "config", "home-config")
+        place.config(place.home / ".config" / "git" / "config", "home-config", _NOT_THE_REPOSITORYS)
     roll = rng.random()
     if roll < 0.25:
         place.config(place.home / ".gitconfig", "home-gitconfig")
