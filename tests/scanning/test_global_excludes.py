@@ -304,3 +304,18 @@ def test_a_file_git_ignores_globally_is_no_drift(
     assert json.loads(status.stdout)["drift"] == []
     untracked = case.git("status", "--porcelain", "--untracked-files=all").stdout.splitlines()
     assert [line for line in untracked if b".snapline/" not in line] == [b"?? app.py"]
+
+
+def test_sections_with_dashes_and_dots_do_not_end_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = _Case(tmp_path, xdg=False)
+    for name in ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in case.env.items():
+        monkeypatch.setenv(name, value)
+    for header in ("[co-re]", "[core.sub]", "[a-b.c-d]", '[x-y "sub"]'):
+        case.write(case.home / ".gitconfig", f"{header}\n\tk = v\n[core]\n\texcludesfile = /k\n")
+        told = case.git("config", "--type=path", "--get", "core.excludesfile")
+        assert told.stdout == b"/k\n", header
+        assert global_excludes(case.root) == Path("/k"), header
