@@ -319,3 +319,15 @@ def test_sections_with_dashes_and_dots_do_not_end_the_file(
         told = case.git("config", "--type=path", "--get", "core.excludesfile")
         assert told.stdout == b"/k\n", header
         assert global_excludes(case.root) == Path("/k"), header
+
+
+def test_an_include_git_cannot_expand_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git refuses such a config outright; a walk reads the rest rather than fail.
+    case = _Case(tmp_path, xdg=False)
+    monkeypatch.setenv("HOME", str(case.home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    case.write(case.home / ".gitconfig", "[include]\n\tpath = ~no-such-user-here/x\n"
+                                         "[core]\n\texcludesfile = /k\n")  # fmt: skip
+    assert global_excludes(case.root) == Path("/k")

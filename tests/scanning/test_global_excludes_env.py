@@ -296,3 +296,17 @@ def test_a_git_file_naming_a_separate_git_directory(
     (tmp_path / "rules").write_text("from-config\n")
     _git(root, env, "config", "core.excludesFile", os.fspath(tmp_path / "rules"))
     assert _same_as_git(root, env, names, monkeypatch) == {"from-info-exclude", "from-config"}
+
+
+@pytest.mark.parametrize("value", [*_BOOLS, "TRUE", "yes", "on", "No"])
+def test_every_spelling_of_git_config_nosystem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    place = _Place(tmp_path)
+    bare = {"PATH": os.environ.get("PATH", "")}
+    assert _git(place.root, bare, "init", "--quiet", "--template=").returncode == 0
+    system = place.config(place.base / "etc" / "gitconfig", "system")
+    env = {**bare, "GIT_CONFIG_SYSTEM": os.fspath(system), "GIT_CONFIG_NOSYSTEM": value}
+    by_git = _ignored_by_git(place.root, env, place.names)
+    assert by_git == (set() if value.lower() in ("1", "true", "yes", "on") else {"system"})
+    assert _ignored_by_snapline(place.root, env, place.names, monkeypatch) == by_git
