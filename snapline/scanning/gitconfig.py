@@ -51,19 +51,18 @@ def git_dirs(root: Path) -> tuple[Path, Path] | None:
     return git_dir, (git_dir / common if common else git_dir)
 
 
-def global_excludes(root: Path, environ: Mapping[str, str] | None = None) -> Path | None:
+def global_excludes(root: Path) -> Path | None:
     """The global excludes file git reads for a work tree at ``root`` (it may not exist).
 
     Args:
         root: The work tree's top directory (a relative ``core.excludesFile`` is taken
             from there, as git runs there).
-        environ: The environment (default: this process's).
 
     Returns:
         The file's path, or None when git would read none (no ``HOME``, an empty value,
-        a value git cannot expand).
+        a value git cannot expand), with this process's environment.
     """
-    env = os.environ if environ is None else environ
+    env = os.environ
     try:
         configured = _configured(root, env)
         value = _default(env) if configured is None else _expand(configured, env)

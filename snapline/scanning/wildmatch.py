@@ -58,7 +58,6 @@ class GitPattern(NamedTuple):
     """One line of an ignore file, ready to match.
 
     Attributes:
-        line: The pattern as written (byte view), for messages.
         negative: A ``!`` pattern: a match re-includes.
         dir_only: A pattern ending in ``/``: it matches directories only.
         basename: A pattern without a ``/`` (other than a trailing one): it matches the
@@ -69,7 +68,6 @@ class GitPattern(NamedTuple):
         suffix: For a basename pattern ``*literal``, the literal ending it matches.
     """
 
-    line: str
     negative: bool
     dir_only: bool
     basename: bool
@@ -143,7 +141,7 @@ def parse_pattern(line: str, base: str) -> GitPattern | None:
         literal = body if not _GLOB_SPECIAL.intersection(body) else None
         tail = body[1:]
         suffix = tail if body.startswith("*") and not _GLOB_SPECIAL.intersection(tail) else None
-        return GitPattern(line, negative, dir_only, True, regex, literal, suffix)
+        return GitPattern(negative, dir_only, True, regex, literal, suffix)
     # A pattern with a slash is matched against the path below its file's directory; a
     # leading slash only anchors it there.
     if body.startswith("/"):
@@ -158,7 +156,7 @@ def parse_pattern(line: str, base: str) -> GitPattern | None:
     if regex is None:
         return None
     prefix = re.escape(base + "/") if base else ""
-    return GitPattern(line, negative, dir_only, False, prefix + regex)
+    return GitPattern(negative, dir_only, False, prefix + regex)
 
 
 def _trim_trailing_spaces(line: str) -> str:

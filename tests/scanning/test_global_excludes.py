@@ -237,7 +237,8 @@ def _random_config(rng: random.Random) -> str:
         if roll < 0.2:
             lines.append(rng.choice(_HEADERS))
         elif roll < 0.4:
-            lines.append(rng.choice(["", "# note", "; note", "   "]))
+            # A comment may end in anything: its whole line goes.
+            lines.append(rng.choice(["", "# note", "; note", "   ", "# note.", "; see [core]"]))
         else:
             key = rng.choice(_KEYS)
             if rng.random() < 0.1:
@@ -303,3 +304,30 @@ def test_a_file_git_ignores_globally_is_no_drift(
     assert json.loads(status.stdout)["drift"] == []
     untracked = case.git("status", "--porcelain", "--untracked-files=all").stdout.splitlines()
     assert [line for line in untracked if b".snapline/" not in line] == [b"?? app.py"]
+
+
+def test_sections_with_dashes_and_dots_do_not_end_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = _Case(tmp_path, xdg=False)
+    for name in ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in case.env.items():
+        monkeypatch.setenv(name, value)
+    for header in ("[co-re]", "[core.sub]", "[a-b.c-d]", '[x-y "sub"]'):
+        case.write(case.home / ".gitconfig", f"{header}\n\tk = v\n[core]\n\texcludesfile = /k\n")
+        told = case.git("config", "--type=path", "--get", "core.excludesfile")
+        assert told.stdout == b"/k\n", header
+        assert global_excludes(case.root) == Path("/k"), header
+
+
+def test_an_include_git_cannot_expand_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git refuses such a config outright; a walk reads the rest rather than fail.
+    case = _Case(tmp_path, xdg=False)
+    monkeypatch.setenv("HOME", str(case.home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    case.write(case.home / ".gitconfig", "[include]\n\tpath = ~no-such-user-here/x\n"
+                                         "[core]\n\texcludesfile = /k\n")  # fmt: skip
+    assert global_excludes(case.root) == Path("/k")

@@ -130,6 +130,10 @@ _CASES: dict[str, tuple[dict[str, str | bytes], list[str], list[str]]] = {
          "z": ""},
         ["foo\\", "foo", "x.b", "a", "n", "[unclosed"], ["a ", "z"],
     ),
+    "a NUL ends its line, as it ends git's C string": (
+        {".gitignore": b"nul\0rest\nafter\n", "nul": "", "rest": "", "after": ""},
+        ["rest"], ["nul", "after"],
+    ),
     "CRLF line ends": (
         {".gitignore": "one\r\ntwo/\r\n!keep\r\n*.o\r\n", "one": "", "two/x": "",
          "keep": "", "m.o": ""},

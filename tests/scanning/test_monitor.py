@@ -163,3 +163,77 @@ def test_a_forked_copy_keeps_the_journal_and_reads_no_queue(tree: Path) -> None:
     monitor.drain()
     assert monitor.changed_since(0) == {"before.txt", "after.txt"}
     monitor.close()
+
+
+def test_a_symlink_to_a_folder_is_not_watched_through(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tree / "linked").symlink_to(outside)
+    monitor = started(tree)
+    point = monitor.seq
+    (outside / "elsewhere.txt").write_text("not in the tree\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == set()
+    monitor.close()
+
+
+def test_a_folder_moved_out_of_the_tree_is_no_longer_watched_below(
+    tree: Path, tmp_path: Path
+) -> None:
+    monitor = started(tree)
+    (tree / "src").rename(tmp_path / "gone")
+    monitor.drain()
+    point = monitor.seq
+    (tmp_path / "gone" / "pkg" / "mod.py").write_text("x = 5\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == set()
+    assert monitor.lost is None
+    monitor.close()
+
+
+def test_a_deleted_folder_frees_its_place_among_the_watches(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monitor = started(tree)  # the root, src, src/pkg
+    monkeypatch.setattr(monitor_module, "MOST_DIRECTORIES", 4)
+    shutil.rmtree(tree / "src" / "pkg")
+    monitor.drain()
+    (tree / "a").mkdir()
+    (tree / "b").mkdir()
+    monitor.drain()
+    assert monitor.lost is None
+    (tree / "c").mkdir()
+    monitor.drain()
+    assert monitor.lost == "more than 4 directories to watch"
+    monitor.close()
+
+
+def test_a_folder_it_cannot_list_is_a_loss_and_one_gone_is_not(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = os.scandir
+    failing: dict[str, OSError] = {}
+
+    def scandir(path: os.PathLike[str]) -> object:
+        error = failing.get(os.path.relpath(path, tree))
+        if error is not None:
+            raise error
+        return iter(sorted(real(path), key=lambda entry: entry.name))  # "src" taken first
+
+    monkeypatch.setattr(monitor_module.os, "scandir", scandir)
+    (tree / "after").mkdir()
+    failing["src"] = FileNotFoundError(2, "No such file or directory")
+    monitor = started(tree)  # src vanished between its watch and its listing
+    point = monitor.seq
+    (tree / "after" / "f.txt").write_text("the others are watched all the same\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == {"after/f.txt"}
+    monitor.close()
+    failing["src"] = PermissionError(13, "Permission denied")
+    monitor = TreeMonitor.start(tree)
+    assert monitor is not None and monitor.lost == "src cannot be listed: Permission denied"
+    monitor.close()
+    failing["."] = PermissionError(13, "Permission denied")
+    monitor = TreeMonitor.start(tree)
+    assert monitor is not None and monitor.lost == "the root cannot be listed: Permission denied"
+    monitor.close()
