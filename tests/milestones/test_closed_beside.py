@@ -12,6 +12,7 @@ none of. Reading commands name them, and ``verify`` says what settles them, in o
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.ledger.conftest import FIXTURES, Repo, output
@@ -65,3 +66,35 @@ def test_verify_names_each_milestone_closed_beside_the_main_line_and_what_settle
     assert text[at + 2].endswith(
         f"  feature two  (not joined yet: run `snapline merge`; {feature_two})"
     )
+
+
+def test_a_milestone_file_edited_and_renamed_to_its_digest_is_named_with_how_to_restore_it(
+    tmp_path: Path,
+) -> None:
+    # A crafted edit: the title changed and the file renamed to the digest of its new
+    # bytes, so only its seal (the chain hash it carries) can tell.
+    from snapline.store.ledger.format import milestone_name
+
+    repo, _ = _clone(tmp_path)
+    (path,) = [p for p in repo.milestone_files() if 'title "feature two"' in p.read_text()]
+    data = path.read_bytes().replace(b'title "feature two"', b'title "feature 2"')
+    path.unlink()
+    crafted = path.with_name(milestone_name(2, data))
+    crafted.write_bytes(data)
+    where = crafted.relative_to(repo.path).as_posix()
+    result = repo.snap("verify", "--json")
+    assert result.returncode == 3, output(result)
+    problems = [p for p in json.loads(result.stdout)["problems"] if p["kind"] == "ledger"]
+    assert problems == [
+        {
+            "kind": "ledger",
+            "message": f"{where}: milestone 2 does not match its chain hash: it was edited "
+            f"after it was written; restore it from git (`git checkout -- {where}`) or from "
+            "a copy",
+            "path": where,
+            "number": 2,
+            "expected": None,
+            "actual": None,
+            "severity": "corrupt",
+        }
+    ]
