@@ -93,6 +93,8 @@ def test_two_milestones_closed_on_the_joined_line_become_one_closing_the_merge(
         (m["number"], m["title"], m["first"], m["last"], m["joined_by"]) for m in line["milestones"]
     ]
     assert closed == [(2, "feature one", 2, 2, 3), (3, "feature two", 3, 3, 3)]
+    # The merge snapshot names the records it joined, as a clone reading it finds them.
+    assert _json(repo, "show", "3")["metadata"]["joined_milestones"] == sorted(files)
     joined = _json(repo, "milestone", "show", "2")
     assert joined["tags"] == ["feat", "x"]
     assert joined["description"] == (
