@@ -100,6 +100,10 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             # Lines on git's refs joined by `snapline merge`, with a milestone closed on
             # each side (milestones/join.py) and `milestone list`'s lines (lines.py).
             "tests/history_refs/test_merge_lines.py",
+            # Two milestones closed on the joined line joined as one (join._carried, merge
+            # -m), a line joined with no milestone, and `milestone list`'s lines word for
+            # word (lines.other_lines); about a minute each (two clones and a push).
+            "tests/history_refs/test_merge_milestones.py",
         ],
     ),
     "warm": (

@@ -139,7 +139,7 @@ def other_lines(store: StoreReader) -> list[OtherLine]:
     if not side:
         return []
     by_line: dict[str, list[SideSnapshot]] = {}
-    for snapshot in sorted(side, key=lambda s: (s.number, s.id)):
+    for snapshot in side:  # by number (StoreReader.side_snapshots): each line oldest first
         by_line.setdefault(snapshot.line, []).append(snapshot)
     closed = [m for m in other_milestones(store) if m.place is Place.LINE]
     found = []

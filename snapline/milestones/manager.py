@@ -256,7 +256,7 @@ class Milestones:
         target = None if path is None else output_path(self._recorder.root, path, "the patch")
         text = render_patch(self.get(number), self.diff(number))
         if target is not None:
-            atomic.write_file(target, text.encode("utf-8"), _FILE_MODE)
+            atomic.write_file(target, text.encode(), _FILE_MODE)
         return text
 
 

@@ -100,5 +100,5 @@ def open_range(store: Store) -> OpenRange:
     number, start = expected_start(store)
     latest = store.snapshots.latest_number() or 0
     if latest < start:
-        return OpenRange(milestone=number, start=start, end=None, count=0)
+        return OpenRange(milestone=number, start=start, count=0)  # no end
     return OpenRange(milestone=number, start=start, end=latest, count=latest - start + 1)

@@ -117,13 +117,51 @@ def test_rewriting_one_milestones_hash_breaks_the_next(ws: Workspace) -> None:
 
 
 @pytest.mark.parametrize(
-    ("ranges", "kind", "number", "expected", "actual"),
+    ("ranges", "kind", "number", "expected", "actual", "message"),
     [
-        ([(2, 3)], "milestone-start", 1, "1", "2"),
-        ([(1, 1), (3, 4)], "milestone-gap", 2, "2", "3"),
-        ([(1, 2), (2, 4)], "milestone-overlap", 2, "3", "2"),
-        ([(1, 2), (3, 9)], "milestone-past-history", 2, "4", "9"),
-        ([(1, 2), (3, 2)], "milestone-empty", 2, None, None),
+        (
+            [(2, 3)],
+            "milestone-start",
+            1,
+            "1",
+            "2",
+            "milestone 1 starts at snapshot 2, not 1: the first milestone must start right "
+            "after the baseline",
+        ),
+        (
+            [(1, 1), (3, 4)],
+            "milestone-gap",
+            2,
+            "2",
+            "3",
+            "milestone 2 starts at snapshot 3, but milestone 1 ends at 1: snapshots 2..2 "
+            "belong to no milestone",
+        ),
+        (
+            [(1, 2), (2, 4)],
+            "milestone-overlap",
+            2,
+            "3",
+            "2",
+            "milestone 2 starts at snapshot 2, but milestone 1 already covers up to 2: they "
+            "overlap",
+        ),
+        (
+            [(1, 2), (3, 9)],
+            "milestone-past-history",
+            2,
+            "4",
+            "9",
+            "milestone 2 ends at snapshot 9, past the end of the history (4)",
+        ),
+        (
+            [(1, 2), (3, 2)],
+            "milestone-empty",
+            2,
+            None,
+            None,
+            "milestone 2 runs from snapshot 3 to 2: its range is empty",
+        ),
     ],
 )
 def test_range_problems_are_caught_even_with_a_consistent_chain(
@@ -133,13 +171,14 @@ def test_range_problems_are_caught_even_with_a_consistent_chain(
     number: int,
     expected: str | None,
     actual: str | None,
+    message: str,
 ) -> None:
     for i in range(4):
         ws.write_file(f"f{i}.txt", f"{i}\n")
     _forge(ws, ranges)
     problems = ws.validate().problems
-    assert [(p.kind, p.number, p.expected, p.actual) for p in problems] == [
-        (kind, number, expected, actual)
+    assert [(p.kind, p.number, p.expected, p.actual, p.message) for p in problems] == [
+        (kind, number, expected, actual, message)
     ]
     # A range that does not hold together is a validation failure (exit 1), not damage.
     assert problems[0].severity == "error"
@@ -148,14 +187,59 @@ def test_range_problems_are_caught_even_with_a_consistent_chain(
 def test_a_missing_milestone_number_is_caught(ws: Workspace) -> None:
     _two_milestones(ws)
     _sql(ws, "UPDATE milestones SET number = 3 WHERE number = 2")
-    assert {"milestone-sequence", "milestone-chain-mismatch"} == _kinds(ws)
+    sequence, chain = ws.validate().problems
+    assert (
+        sequence.kind,
+        sequence.number,
+        sequence.severity,
+        sequence.expected,
+        sequence.actual,
+        sequence.message,
+    ) == (
+        "milestone-sequence",
+        3,
+        "error",
+        "2",
+        "3",
+        "milestone 3 follows 1: milestones are numbered 1, 2, 3… and 2 is missing",
+    )
+    assert (chain.kind, chain.number, chain.severity, chain.message) == (
+        "milestone-chain-mismatch",
+        3,
+        "corrupt",
+        "milestone 3 does not match its chain hash: it, the chain before it, or the history "
+        "up to snapshot 4 was changed after it was created",
+    )
+    assert chain.expected is not None and chain.expected.startswith("sha256:")
+    assert chain.actual != chain.expected
+
+
+def test_a_first_milestone_numbered_otherwise_follows_nothing(ws: Workspace) -> None:
+    for i in range(2):
+        ws.write_file(f"f{i}.txt", f"{i}\n")
+    ws.milestones.create("one")
+    _sql(ws, "UPDATE milestones SET number = 2 WHERE number = 1")
+    sequence = ws.validate().problems[0]
+    assert (sequence.kind, sequence.expected, sequence.actual, sequence.message) == (
+        "milestone-sequence",
+        "1",
+        "2",
+        "milestone 2 follows nothing: milestones are numbered 1, 2, 3… and 1 is missing",
+    )
 
 
 def test_unreadable_or_newer_records_are_refused_with_a_message(ws: Workspace) -> None:
     _two_milestones(ws)
     _sql(ws, "UPDATE milestones SET version = 99 WHERE number = 1")
     _sql(ws, "UPDATE milestones SET tags = ? WHERE number = 2", (json.dumps({"a": 1}),))
-    assert {"milestone-unknown-version", "milestone-bad-record"} <= _kinds(ws)
+    found = [(p.kind, p.number, p.severity, p.message) for p in ws.validate().problems]
+    assert (
+        "milestone-unknown-version",
+        1,
+        "corrupt",
+        "milestone 1 has format version 99; upgrade snapline",
+    ) in found
+    assert ("milestone-bad-record", 2, "corrupt", "milestone 2 has unreadable tags") in found
     with pytest.raises(MilestoneRecordError, match="upgrade snapline") as caught:
         ws.milestones.get(1)
     assert caught.value.exit_code == 3
@@ -166,3 +250,18 @@ def test_unreadable_or_newer_records_are_refused_with_a_message(ws: Workspace) -
     with pytest.raises(MilestoneRecordError, match="tags") as caught:
         ws.milestones.get(2)
     assert caught.value.number == 2
+
+
+def test_a_value_of_the_wrong_type_is_reported_and_checked_no_further(ws: Workspace) -> None:
+    _two_milestones(ws)
+    _sql(ws, "UPDATE milestones SET first = 'one' WHERE number = 1")
+    (problem,) = ws.validate().problems
+    assert (problem.kind, problem.number, problem.severity) == (
+        "milestone-bad-record",
+        1,
+        "corrupt",
+    )
+    assert (
+        problem.message
+        == "milestone 1 holds a value no snapline writes: its first is the text 'one', not int"
+    )

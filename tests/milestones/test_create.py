@@ -115,8 +115,10 @@ def test_to_past_the_latest_snapshot_is_refused(ws: Workspace) -> None:
     _edits(ws, 2)
     with pytest.raises(MilestoneRangeError) as caught:
         ws.milestones.create("future", to=3)
-    assert (caught.value.end, caught.value.latest) == (3, 2)
-    assert "the history ends at 2" in str(caught.value)
+    assert (caught.value.number, caught.value.start, caught.value.end) == (1, 1, 3)
+    assert caught.value.latest == 2
+    assert caught.value.problem == "milestone 1 cannot end at snapshot 3: the history ends at 2"
+    assert str(caught.value) == f"{caught.value.problem}; pass to=2 or to='latest'"
     assert ws.milestones.list() == []
 
 
@@ -125,27 +127,46 @@ def test_to_before_start_is_refused(ws: Workspace) -> None:
     ws.milestones.create("one", to=1)
     with pytest.raises(MilestoneRangeError) as caught:
         ws.milestones.create("backwards", to=1)
-    assert (caught.value.start, caught.value.end) == (2, 1)
-    assert "before its start 2" in str(caught.value)
+    assert (caught.value.number, caught.value.start, caught.value.end) == (2, 2, 1)
+    assert caught.value.latest == 2
+    assert caught.value.problem == "milestone 2 cannot end at snapshot 1, before its start 2"
+    assert str(caught.value) == f"{caught.value.problem}; pass a `to` from 2 to 2"
+
+
+_REFERENCES = "a snapshot number, 'latest', 'latest~N' or 'before-prompt:N@SESSION' or 'id:PREFIX'"
 
 
 @pytest.mark.parametrize(
-    "kwargs",
+    ("kwargs", "message"),
     [
-        {"title": ""},
-        {"title": "   "},
-        {"title": "two\nlines"},
-        {"title": "ok", "tags": ["fine", ""]},
-        {"title": "ok", "to": "newest"},
-        {"title": "ok", "to": True},
-        {"title": "ok", "start": "one"},
+        ({"title": ""}, "a milestone needs a title, for example 'parser done'"),
+        ({"title": "   "}, "a milestone needs a title, for example 'parser done'"),
+        (
+            {"title": "two\nlines"},
+            "a milestone title is one line; put the rest in its description",
+        ),
+        (
+            {"title": "ok", "tags": ["fine", ""]},
+            "milestone tags are non-empty one-line strings, not ''",
+        ),
+        (
+            {"title": "ok", "tags": ["two\rlines"]},
+            "milestone tags are non-empty one-line strings, not 'two\\rlines'",
+        ),
+        ({"title": "ok", "description": 5}, "a milestone description must be a string"),
+        ({"title": "ok", "to": "newest"}, f"to must be {_REFERENCES}, not 'newest'"),
+        ({"title": "ok", "to": True}, f"to must be {_REFERENCES}, not True"),
+        ({"title": "ok", "start": "one"}, f"start must be {_REFERENCES}, not 'one'"),
     ],
 )
-def test_unusable_arguments_are_refused(ws: Workspace, kwargs: dict[str, object]) -> None:
+def test_unusable_arguments_are_refused(
+    ws: Workspace, kwargs: dict[str, object], message: str
+) -> None:
     _edits(ws, 1)
     with pytest.raises(MilestoneArgumentError) as caught:
         ws.milestones.create(**kwargs)  # type: ignore[arg-type]
     assert caught.value.exit_code == 2
+    assert str(caught.value) == message
     assert ws.milestones.list() == []
 
 

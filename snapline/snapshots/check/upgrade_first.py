@@ -57,13 +57,17 @@ def upgrade_first(advice: str, refusal: SnaplineError | None) -> str:
         branch's ledger, the advice to resync drift becomes ``snapline upgrade`` then
         ``snapline merge`` (what is said before the advice, the paths, is kept).
     """
-    if not isinstance(refusal, InTreeLedgerError) or not _WRITES.search(advice):
+    command = _WRITES.search(advice)
+    if not isinstance(refusal, InTreeLedgerError) or command is None:
         return advice
     if "`snapline upgrade`" in advice:
         return advice  # said already (verify words the drift that status words too)
     merged = isinstance(refusal, MergedLedgerError)
     first = _MERGED if merged else _IN_TREE
-    what, _, rest = advice.partition("; ")
+    # The advice is the clause naming the command: what comes before it may have
+    # clauses of its own (verify names each milestone closed on another branch).
+    cut = advice.rfind("; ", 0, command.start())
+    what, rest = (advice[:cut], advice[cut + 2 :]) if cut >= 0 else (advice, "")
     if merged and "`snapline resync" in advice:
         return f"{what}; {_MERGED_DRIFT}" if rest else _sentence(_MERGED_DRIFT) + "."
     if rest:

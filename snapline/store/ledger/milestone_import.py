@@ -43,7 +43,9 @@ def import_milestones(
     never one a merge snapshot joined, and first one in ``preferred`` (the files of the
     branch git merged into) — and
     the other stays in its file, listed as a milestone of another branch until
-    ``snapline merge`` joins it (docs/format.md, "Milestones across lines").
+    ``snapline merge`` joins it. So does one that only the branch git merged in holds
+    and that does not continue the main line's milestones (its number is free there,
+    its range is not) (docs/format.md, "Milestones across lines").
     """
     candidates: dict[int, list[tuple[str, MilestoneRecord]]] = {}
     for name, record in milestones:
@@ -72,6 +74,11 @@ def import_milestones(
                 pair[0],
             ),
         )
+        if preferred and name not in preferred and record.row.first != start:
+            # Only the branch git merged in closed it, on a range the main line's
+            # milestones already cover: another branch's, as one closed beside the main
+            # line's, never an overlap of the main line (that is damage).
+            continue
         store.index.milestones.insert(record.row)
 
 
@@ -99,7 +106,7 @@ def other_milestone_entries(store: LedgerStore) -> list[LedgerEntry]:
             continue
         anchor = store.index.snapshots.get(row.last)
         on_main = anchor is not None and anchor.id == record.last_id
-        if on_main and indexed.get(row.number) not in chains:
+        if on_main and row.number in indexed and indexed[row.number] not in chains:
             # The index's milestone of that number is in no file: the index was
             # damaged (verify names it), not a milestone closed on another branch.
             continue

@@ -1,0 +1,100 @@
+"""Milestones closed on another branch beside the main line's, in a 0.2 in-tree ledger.
+
+tests/fixtures/ledger-beside.bundle (make_ledger_beside.py, written by the code that still
+wrote the in-tree ledger): snapshots 1 and 2 shared; branch ``feature`` closed milestone 1
+'feature one' on 1..1 and milestone 2 'feature two' on 2..2 without recording; ``main``
+closed milestone 1 'main done' on 1..2; git merged ``feature`` into ``main``. A clean
+git merge, so no damage (DESIGN.md, "Git-native"): the main line holds 'main done' (its
+first parent's), and both of the feature's files are milestones closed on another branch,
+the first beside the main line's milestone 1, the second of a number the main line has
+none of. Reading commands name them, and ``verify`` says what settles them, in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.ledger.conftest import FIXTURES, Repo, output
+
+_UPGRADE = (
+    "run `snapline upgrade` to move this checkout's history (its in-tree ledger, which is "
+    "only read) onto git's refs, then "
+)
+
+
+def _clone(tmp_path: Path) -> tuple[Repo, list[str]]:
+    Repo(tmp_path).git("clone", "-q", str(FIXTURES / "ledger-beside.bundle"), "repo")
+    repo = Repo(tmp_path / "repo")
+    files = sorted(path.name for path in repo.milestone_files())
+    assert [name[:9] for name in files] == ["00000001-", "00000001-", "00000002-"]
+    return repo, files
+
+
+def test_verify_names_each_milestone_closed_beside_the_main_line_and_what_settles_them(
+    tmp_path: Path,
+) -> None:
+    repo, _ = _clone(tmp_path)
+    listed = repo.json("milestone", "list")
+    assert [(m["number"], m["first"], m["last"], m["title"]) for m in listed] == [
+        (1, 1, 2, "main done")
+    ]
+    by_title = {
+        title: path.name
+        for path in repo.milestone_files()
+        for title in ("feature one", "feature two", "main done")
+        if f'title "{title}"' in path.read_text()
+    }
+    feature_one, feature_two = by_title["feature one"], by_title["feature two"]
+    verified = repo.snap("verify")
+    assert verified.returncode == 1, output(verified)
+    assert verified.stdout.splitlines() == [
+        "verification failed: 1 problem",
+        "  milestones     milestone 1 'feature one' (snapshots 1..1, "
+        f"{feature_one}) was closed on another branch beside the main line's 'main done'; "
+        f"milestone 2 'feature two' (snapshots 2..2, {feature_two}) was closed on another "
+        f"branch; {_UPGRADE}run `snapline merge` to join and number it",
+    ]
+    # Both are listed as closed on another line, by number, not joined yet.
+    text = repo.ok("milestone", "list").stdout.splitlines()
+    at = text.index("closed on other lines:")
+    starts = ["   1  snapshots 1..1  ", "   2  snapshots 2..2  "]
+    assert [line[:22] for line in text[at + 1 :]] == starts
+    assert text[at + 1].endswith(
+        f"  feature one  (not joined yet: run `snapline merge`; {feature_one})"
+    )
+    assert text[at + 2].endswith(
+        f"  feature two  (not joined yet: run `snapline merge`; {feature_two})"
+    )
+
+
+def test_a_milestone_file_edited_and_renamed_to_its_digest_is_named_with_how_to_restore_it(
+    tmp_path: Path,
+) -> None:
+    # A crafted edit: the title changed and the file renamed to the digest of its new
+    # bytes, so only its seal (the chain hash it carries) can tell.
+    from snapline.store.ledger.format import milestone_name
+
+    repo, _ = _clone(tmp_path)
+    (path,) = [p for p in repo.milestone_files() if 'title "feature two"' in p.read_text()]
+    data = path.read_bytes().replace(b'title "feature two"', b'title "feature 2"')
+    path.unlink()
+    crafted = path.with_name(milestone_name(2, data))
+    crafted.write_bytes(data)
+    where = crafted.relative_to(repo.path).as_posix()
+    result = repo.snap("verify", "--json")
+    assert result.returncode == 3, output(result)
+    problems = [p for p in json.loads(result.stdout)["problems"] if p["kind"] == "ledger"]
+    assert problems == [
+        {
+            "kind": "ledger",
+            "message": f"{where}: milestone 2 does not match its chain hash: it was edited "
+            f"after it was written; restore it from git (`git checkout -- {where}`) or from "
+            "a copy",
+            "path": where,
+            "number": 2,
+            "expected": None,
+            "actual": None,
+            "severity": "corrupt",
+        }
+    ]
