@@ -302,7 +302,10 @@ def test_a_racily_clean_entry_of_an_older_checkout_is_read(
     os.utime(ci.path / ".git" / "index", ns=(changed, changed))
     code, output, synced, explained = _explaining(ci, monkeypatch)
     assert code == 1, output
-    assert "lib.py is modified" in output
+    assert (
+        "lib.py is modified on disk compared with snapshot 0, whose state this checkout is "
+        "(its line goes on past it)"
+    ) in output
     assert "lib.py" in synced and "lib.py" in explained
 
 
