@@ -88,6 +88,11 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "test_a_checkout_that_is_not_the_tip_is_explained_without_reading_what_git_wrote",
             "tests/history_refs/test_fresh_clone.py::"
             "test_a_racily_clean_entry_of_an_older_checkout_is_read",
+            # Advice where every write refuses (upgrade_first.py): an old branch's
+            # in-tree ledger, and a git merge that brought a branch's ledger back.
+            "tests/ledger/test_read_only_advice.py",
+            "tests/history_refs/test_merged_ledger_refusal.py::"
+            "test_status_and_verify_advise_the_upgrade_never_a_resync",
             # A damaged guard check record on the refs: records.py's problem, in full.
             "tests/history_refs/test_verify_checks.py",
             # A pull that merged local commits: unfetched.py's `_carried` (the pulled
