@@ -188,3 +188,30 @@ def test_a_known_state_that_does_not_follow(history: Workspace) -> None:
         _problem("state-mismatch", "the known state of src/app.py does not follow from the "
                  "history", "error", path="src/app.py", expected=TWO, actual=TWO),
     ]  # fmt: skip
+
+
+def test_after_a_checkpoint_an_id_from_before_it_and_the_state_of_what_changed(
+    history: Workspace,
+) -> None:
+    assert history.verify().ok  # the checkpoint: snapshot 3
+    history.write_file("src/app.py", "print('three')\n")
+    history.write_file("new.txt", "new\n")
+    chains, first = _chains(history), history.snapshot(1).id
+    parent = history.snapshot(5).parent_id
+    three = history.snapshot(4).files[0].result_hash
+    _tamper(history, "UPDATE snapshots SET id = ? WHERE number = 4", first)
+    _tamper(history, "UPDATE state SET mode = 33261 WHERE path = 'src/app.py'")
+    report = history.verify()
+    assert report.since == 3
+    found = [p.model_dump() for p in report.problems if p.kind != "modified"]
+    assert found[1]["expected"] != chains[4]
+    found[1]["expected"] = "RECOMPUTED"
+    assert found == [
+        _problem("duplicate-id", f"snapshot 4 reuses the id {first}", "corrupt", number=4,
+                 actual=first),
+        _chain(chains, 4),
+        _problem("broken-link", f"snapshot 5 names {parent} as its parent, not {first}",
+                 "error", number=5, expected=first, actual=parent),
+        _problem("state-mismatch", "the known state of src/app.py does not follow from the "
+                 "history", "error", path="src/app.py", expected=three, actual=three),
+    ]  # fmt: skip
