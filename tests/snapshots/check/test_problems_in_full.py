@@ -199,11 +199,15 @@ def test_after_a_checkpoint_an_id_from_before_it_and_the_state_of_what_changed(
     chains, first = _chains(history), history.snapshot(1).id
     parent = history.snapshot(5).parent_id
     three = history.snapshot(4).files[0].result_hash
+    new = history.snapshot(5).files[0].result_hash
     _tamper(history, "UPDATE snapshots SET id = ? WHERE number = 4", first)
     _tamper(history, "UPDATE state SET mode = 33261 WHERE path = 'src/app.py'")
+    _tamper(history, "DELETE FROM state WHERE path = 'new.txt'")
     report = history.verify()
     assert report.since == 3
-    found = [p.model_dump() for p in report.problems if p.kind != "modified"]
+    # Not the sync check's drift (the disk against the tampered state): the history's.
+    drift = {"modified", "untracked"}
+    found = [p.model_dump() for p in report.problems if p.kind not in drift]
     assert found[1]["expected"] != chains[4]
     found[1]["expected"] = "RECOMPUTED"
     assert found == [
@@ -212,6 +216,8 @@ def test_after_a_checkpoint_an_id_from_before_it_and_the_state_of_what_changed(
         _chain(chains, 4),
         _problem("broken-link", f"snapshot 5 names {parent} as its parent, not {first}",
                  "error", number=5, expected=first, actual=parent),
+        _problem("state-mismatch", "the known state of new.txt does not follow from the "
+                 "history", "error", path="new.txt", expected=new),
         _problem("state-mismatch", "the known state of src/app.py does not follow from the "
                  "history", "error", path="src/app.py", expected=three, actual=three),
     ]  # fmt: skip
