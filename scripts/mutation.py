@@ -88,6 +88,8 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "test_a_checkout_that_is_not_the_tip_is_explained_without_reading_what_git_wrote",
             "tests/history_refs/test_fresh_clone.py::"
             "test_a_racily_clean_entry_of_an_older_checkout_is_read",
+            "tests/history_refs/test_fresh_clone.py::"
+            "test_an_older_checkout_s_deleted_and_untracked_files_are_named_against_its_snapshot",
             # Advice where every write refuses (upgrade_first.py): an old branch's
             # in-tree ledger, and a git merge that brought a branch's ledger back.
             "tests/ledger/test_read_only_advice.py",
