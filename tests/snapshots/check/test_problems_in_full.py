@@ -221,3 +221,16 @@ def test_after_a_checkpoint_an_id_from_before_it_and_the_state_of_what_changed(
         _problem("state-mismatch", "the known state of src/app.py does not follow from the "
                  "history", "error", path="src/app.py", expected=three, actual=three),
     ]  # fmt: skip
+
+
+def test_an_added_file_that_starts_from_a_version_the_history_never_had(
+    history: Workspace,
+) -> None:
+    chains = _chains(history)
+    _tamper(history, "UPDATE changes SET base_hash = result_hash, base_mode = 33188 "
+                     "WHERE snapshot = 3")  # fmt: skip
+    assert _found(history) == [
+        _chain(chains, 3),
+        _problem("continuity", f"bin.dat in snapshot 3 starts from {BIN}, but the history had "
+                 "nothing there", "error", path="bin.dat", number=3, actual=BIN),
+    ]  # fmt: skip
