@@ -75,6 +75,32 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "tests/ledger/test_verify_ledger_problems.py",
             # Drift that another line's merged work explains (check/merged.py).
             "tests/history_refs/test_merge_advice.py",
+            # A clone that pulled commits before their history: unfetched.py's `pulled`
+            # and its advice, and explained.py's `explain_checkout` naming each path no
+            # snapshot explains (`_unexplained`), word for word in `--json`.
+            "tests/history_refs/test_history_missing.py",
+            # A reading checkout explained by the refs: a squash merge of two lines
+            # (`explain_checkout`'s explanation) and an older commit of the line.
+            "tests/history_refs/test_verify_explained.py",
+            # A clone whose index was built at a commit behind its line's tip:
+            # explained.py's `held_to_checkout`, clean and with a modified file.
+            "tests/history_refs/test_fresh_clone.py::"
+            "test_a_checkout_that_is_not_the_tip_is_explained_without_reading_what_git_wrote",
+            "tests/history_refs/test_fresh_clone.py::"
+            "test_a_racily_clean_entry_of_an_older_checkout_is_read",
+            "tests/history_refs/test_fresh_clone.py::"
+            "test_an_older_checkout_s_deleted_and_untracked_files_are_named_against_its_snapshot",
+            # Advice where every write refuses (upgrade_first.py): an old branch's
+            # in-tree ledger, and a git merge that brought a branch's ledger back.
+            "tests/ledger/test_read_only_advice.py",
+            "tests/history_refs/test_merged_ledger_refusal.py::"
+            "test_status_and_verify_advise_the_upgrade_never_a_resync",
+            # A damaged guard check record on the refs: records.py's problem, in full.
+            "tests/history_refs/test_verify_checks.py",
+            # A pull that merged local commits: unfetched.py's `_carried` (the pulled
+            # file is a remote-tracking ref's version, a local commit's is not).
+            "tests/history_refs/test_pull_record.py::"
+            "test_a_pull_that_merges_local_commits_is_refused_and_a_local_commit_is_not",
             # The only test that checks a 0.1 store's chain hashes (version 1): the
             # upgrade refuses a store whose chain does not verify.
             "tests/test_upgrade.py::test_first_open_upgrades_and_keeps_the_whole_history",

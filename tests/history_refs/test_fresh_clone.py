@@ -302,8 +302,26 @@ def test_a_racily_clean_entry_of_an_older_checkout_is_read(
     os.utime(ci.path / ".git" / "index", ns=(changed, changed))
     code, output, synced, explained = _explaining(ci, monkeypatch)
     assert code == 1, output
-    assert "lib.py is modified" in output
+    assert (
+        "lib.py is modified on disk compared with snapshot 0, whose state this checkout is "
+        "(its line goes on past it)"
+    ) in output
     assert "lib.py" in synced and "lib.py" in explained
+
+
+def test_an_older_checkout_s_deleted_and_untracked_files_are_named_against_its_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ci = _checkout_older(tmp_path)
+    (ci.path / "lib.py").unlink()
+    (ci.path / "new.py").write_text("made here\n")
+    code, output, _ = _verify(ci, monkeypatch)
+    assert code == 1, output
+    for path, kind in (("lib.py", "deleted"), ("new.py", "untracked")):
+        assert (
+            f"{path} is {kind} on disk compared with snapshot 0, whose state this checkout is "
+            "(its line goes on past it)"
+        ) in output, output
 
 
 def test_a_checkout_that_is_not_the_tip_reads_each_snapshot_once(

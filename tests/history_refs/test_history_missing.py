@@ -20,9 +20,30 @@ edit keeps the resync advice, and once the history is fetched the advice is as b
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
+from typing import Any
 
 from tests.history_refs.gitrepo import Repo, new_repo
+
+
+def _digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _unexplained(advice: str) -> dict[str, Any]:
+    """``verify --json``'s problem for a.txt in a checkout that no snapshot explains."""
+    return {
+        "kind": "unexplained",
+        "message": "a.txt in the checked-out commit is no file that a snapshot recorded, nor "
+        f"git's clean merge of recorded states; {advice}",
+        "path": "a.txt",
+        "number": None,
+        "expected": None,
+        "actual": None,
+        "severity": "error",
+    }
 
 
 def _origin(tmp_path: Path) -> tuple[Repo, Path]:
@@ -72,6 +93,33 @@ def test_a_pull_without_the_history_s_fetch_names_the_fetch_not_resync(tmp_path:
         assert "in sync" not in said
         assert "snapline fetch" in said, said  # FAILS on main: it says resync
     assert verify.returncode == 1
+    # Word for word, and which digests: the drift keeps its kind, its advice is the fetch.
+    assert (
+        "a.txt came with commits git fetched from origin after the history was last fetched: "
+        "bring their snapshots with `snapline fetch origin` first (recorded elsewhere, they "
+        "are no outside change); then, for what still differs:\n"
+    ) in status.stdout
+    drift = json.loads(clone.snap("status", "--json").stdout)["drift"]
+    assert drift == [
+        {
+            "kind": "modified",
+            "message": "a.txt came with commits git fetched from origin after the history was "
+            "last fetched: bring their snapshots with `snapline fetch origin` first; if it "
+            "still differs, record it with `snapline resync`",
+            "path": "a.txt",
+            "number": None,
+            "expected": _digest("b\n"),
+            "actual": _digest("c\n"),
+            "severity": "error",
+        }
+    ]
+    assert json.loads(clone.snap("verify", "--json").stdout)["problems"] == [
+        _unexplained(
+            "git fetched it from origin after the history was last fetched: bring the history "
+            "with `snapline fetch origin` first; if it still differs, record it where it was "
+            "changed (`snapline resync`), then `snapline push`"
+        )
+    ]
     # What the advice would have done: fetch, and all is well.
     clone.ok("fetch", "origin")
     assert "in sync" in clone.ok("status")
@@ -113,5 +161,8 @@ def test_the_fetch_advice_is_for_pulled_files_only(tmp_path: Path) -> None:
     assert verify.returncode == 1, verify.stdout + verify.stderr
     assert "unexplained" in verify.stdout and "a.txt" in verify.stdout, verify.stdout
     assert "snapline fetch" not in verify.stdout + verify.stderr, verify.stdout
+    assert json.loads(clone.snap("verify", "--json").stdout)["problems"] == [
+        _unexplained("record it where it was changed (`snapline resync`), then `snapline push`")
+    ]
     status = clone.ok("status")
     assert "snapline fetch" not in status and "snapline resync -m TEXT" in status, status

@@ -26,6 +26,13 @@ REFUSAL = (
     "again; nothing was changed"
 )
 
+MERGED_DRIFT = (
+    "a git merge brought back the ledger of a branch whose history is still in "
+    ".snapline/ledger/, so this may be that branch's recorded work: run `snapline upgrade` "
+    "to move its snapshots onto git's refs, then `snapline merge` to join that line (do not "
+    "resync it before)"
+)
+
 
 @pytest.fixture(scope="module")
 def merged(tmp_path_factory: pytest.TempPathFactory) -> Repo:
@@ -83,6 +90,11 @@ def test_status_and_verify_advise_the_upgrade_never_a_resync(merged: Repo) -> No
     for problem in problems:
         assert "`snapline resync" not in problem["message"], problem
         assert "`snapline upgrade`" in problem["message"], problem
+        # What was said of the path stays; its advice is the upgrade, then the merge.
+        assert problem["message"].startswith(problem["path"]), problem
+        assert problem["message"].endswith(f"; {MERGED_DRIFT}"), problem
+    # Status's advice is a sentence of its own.
+    assert f"{MERGED_DRIFT[0].upper()}{MERGED_DRIFT[1:]}." in status.stdout.splitlines()
 
 
 def test_after_the_upgrade_merge_joins_the_line(merged: Repo) -> None:

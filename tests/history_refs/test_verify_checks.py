@@ -70,8 +70,16 @@ def test_a_damaged_check_record_on_the_ref_is_named_by_verify(
     problems = json.loads(done.stdout)["problems"]
     assert len(problems) == 1, problems
     (problem,) = problems
-    assert problem["severity"] == "corrupt"
+    kind = (problem["kind"], problem["severity"], problem["path"])
+    assert kind == ("bad-record", "corrupt", None)
     assert ref in problem["message"] and commit in problem["message"], problem
+    # What it is, and the way back, named with the ref itself.
+    assert problem["message"].startswith(f"{ref}: "), problem
+    assert problem["message"].endswith(
+        " (damaged or crafted: no snapline writes it); set the ref back to the sound check "
+        f"before it with `git update-ref {ref} COMMIT` (`git log {ref}` lists them) or "
+        "restore it from a copy"
+    ), problem
     assert "Traceback" not in done.stderr
 
     text = repo.snap("verify", *args)
