@@ -75,7 +75,9 @@ def test_the_log_says_when_the_server_listened_and_stopped(runtime: Path) -> Non
 
 
 @contextlib.contextmanager
-def _by_hand(runtime: Path, *args: str, ready: int | None = None) -> Iterator[subprocess.Popen[bytes]]:
+def _by_hand(
+    runtime: Path, *args: str, ready: int | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
     """The server's process started as its docstring says, with ``args``.
 
     ``ready``: a descriptor of this process passed as the child's standard input.
@@ -122,7 +124,8 @@ def test_the_server_started_by_hand_without_a_ready_descriptor(
         out, err = process.communicate(timeout=GUARD)
     assert process.returncode == 0
     assert out == b""  # nobody asked to be told "ready": nothing on any descriptor
-    assert _said(err.decode()) == [f"listening on {status['socket']} (pid {process.pid})", "stopped"]
+    listening = f"listening on {status['socket']} (pid {process.pid})"
+    assert _said(err.decode()) == [listening, "stopped"]
 
 
 def test_the_ready_descriptor_may_be_any_one_even_the_standard_input(runtime: Path) -> None:
