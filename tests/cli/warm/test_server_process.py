@@ -55,6 +55,12 @@ def test_the_log_says_when_the_server_listened_and_stopped(runtime: Path) -> Non
     status = server.status()
     assert status["idle_timeout"] == 600.0  # start_server's --idle-timeout
     socket = status["socket"]
+    # docs/cli.md: the log is `server-*.log`, beside the socket (and its lock).
+    stem = Path(socket).stem
+    assert re.fullmatch(r"server-[0-9a-f]{16}", stem), stem
+    assert sorted(p.name for p in runtime.iterdir()) == [
+        f"{stem}.{s}" for s in ("lock", "log", "sock")
+    ]
     _stop(runtime, server.pid)
     log = _log(runtime)
     assert _said(log.read_text()) == [f"listening on {socket} (pid {server.pid})", "stopped"]
