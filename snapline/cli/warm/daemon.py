@@ -324,14 +324,14 @@ def _log(message: str) -> None:
     sys.stderr.flush()
 
 
-def main(argv: list[str] | None = None) -> None:
+def main() -> None:
     """Run a server in this process: ``python -c '...main()' IDLE_TIMEOUT [READY_FD]``.
 
     Started by ``snapline server start`` (``control.start``), detached, with its output
     in the log file. ``READY_FD`` receives ``ready PID`` once the socket listens, or the
     reason it could not.
     """
-    args = words() if argv is None else argv
+    args = words()
     idle_timeout = float(args[0]) if args else DEFAULT_IDLE_TIMEOUT
     ready = int(args[1]) if len(args) > 1 else -1
     os.chdir("/")  # hold no directory of the user's open (an unmount, a deletion)

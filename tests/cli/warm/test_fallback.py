@@ -109,3 +109,44 @@ def test_a_worker_killed_mid_record_ends_as_a_killed_process_and_the_next_record
         assert runner("verify", "--full", cwd=root).returncode == 0
         assert latest(root) == 1
     assert warm.served() == 3
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_worker_killed_with_its_server_leaves_its_client_one_clear_line(
+    warm: Warm, project: Path
+) -> None:
+    # Nobody is left to say how the command ended: the client says so, and where to
+    # look, instead of a traceback or a hang.
+    hook = subprocess.Popen(
+        [SCRIPT, "hook", "claude-code"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    wait_for(lambda: warm.status()["workers"] == 1, "the worker runs")
+    (worker,) = _children(warm.pid)
+    os.kill(warm.pid, signal.SIGKILL)
+    wait_gone(warm.pid)
+    os.kill(worker, signal.SIGKILL)
+    wait_gone(worker)
+    out, err = hook.communicate(_event(project, "PostToolUse").encode(), timeout=GUARD)
+    assert (hook.returncode, out, err.decode()) == (
+        1,
+        b"",
+        "snapline: error: the warm server's worker ended without an exit status; "
+        "whatever it recorded is complete or absent (run `snapline log` to see which), "
+        "and `snapline server stop` stops the server\n",
+    )
+    assert latest(project) == 0

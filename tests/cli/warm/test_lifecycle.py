@@ -124,6 +124,10 @@ def test_integrate_says_it_started_a_server_and_uninstall_stops_that_one(
         f"started the warm server (pid {pid}) so the hooks answer without a start-up; "
         "`snapline server stop` stops it (and so does `--uninstall`)"
     )
+    # Who started it is kept beside its socket, for `--uninstall` to read.
+    stem = Path(str(status["socket"])).stem
+    mark = json.loads((runtime / f"{stem}.started-by").read_text())
+    assert mark == {"by": str(project), "pid": pid, "started": status["started"]}
     # Nothing of it in the work tree: only the settings file is new there.
     assert sorted(p.name for p in project.iterdir()) == [".claude", ".snapline", "README.md", "src"]
     again = run_script("integrate", "claude-code", cwd=project)

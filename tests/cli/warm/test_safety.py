@@ -201,5 +201,7 @@ def test_a_server_with_a_thread_forks_nothing(runtime: Path, project: Path) -> N
     finally:
         process.kill()
         _, log = process.communicate(timeout=GUARD)
-    assert b"a thread runs in the server" in log
+    said = b" snapline server: a thread runs in the server: forking nothing, the client runs"
+    said += b" the command\n"
+    assert said in log
     assert threading.active_count() >= 1

@@ -119,3 +119,21 @@ def test_a_worker_whose_client_never_says_go_runs_nothing(warm: Warm, project: P
     assert warm.served() == 1
     assert latest(project) == 0
     assert run_script("record", cwd=project).stdout == RECORDED
+
+
+@pytest.mark.parametrize(
+    ("given", "seconds"),
+    [(None, 2.0), ("", 2.0), ("0.5", 0.5), ("7", 7.0), ("0", 2.0), ("-3", 2.0), ("soon", 2.0)],
+)
+def test_how_long_a_client_waits_for_a_server(
+    monkeypatch: pytest.MonkeyPatch, given: str | None, seconds: float
+) -> None:
+    # SNAPLINE_SERVER_WAIT, as docs/cli.md says: seconds (default 2). A value that is no
+    # positive number is the default: a client never waits for ever, nor gives up at once.
+    from snapline.cli.warm import protocol
+
+    if given is None:
+        monkeypatch.delenv("SNAPLINE_SERVER_WAIT", raising=False)
+    else:
+        monkeypatch.setenv("SNAPLINE_SERVER_WAIT", given)
+    assert protocol.wait() == seconds
