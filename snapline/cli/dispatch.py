@@ -23,13 +23,13 @@ def dispatch() -> None:
         # Asked by installers and hosts to check what runs: answered without typer.
         from snapline import __version__
 
-        sys.stdout.write(f"snapline {__version__}\n")
+        _say(f"snapline {__version__}\n")
         return
     if len(args) == 1 and args[0] in lean.HELP:
         # The first thing a newcomer types: the root's page, written from the table.
         from snapline.cli.root_help import page
 
-        sys.stdout.write(page())
+        _say(page())
         return
     hot = lean.spec(args[0]) if args else None
     if hot is not None and hot.lean:
@@ -42,3 +42,12 @@ def dispatch() -> None:
     from snapline.cli.app import run
 
     run()
+
+
+def _say(text: str) -> None:
+    """Write ``text`` to the output, or exit quietly when its reader went away."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        sys.exit(lean.reader_gone())

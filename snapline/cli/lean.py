@@ -33,6 +33,7 @@ __all__ = [
     "parse",
     "program",
     "read",
+    "reader_gone",
     "serve",
     "spec",
     "typed",
@@ -230,12 +231,19 @@ def finish(command: Callable[[], int], *, as_json: bool) -> int:
         except OSError as broken:
             if broken.errno != errno.EPIPE:
                 raise
-            # The reader went away (`snapline record F | head -0`): exit quietly, as
-            # the typer command line does, without a second error while flushing.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-            return 1
+            return reader_gone()
+
+
+def reader_gone() -> int:
+    """The exit code when the reader of the output went away (`snapline log | head -0`).
+
+    Quietly, as the typer command line does: no traceback and no second error while
+    Python flushes the output at exit (it goes to ``/dev/null`` from here).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 1
 
 
 def _options(command: Spec) -> dict[str, Option]:
