@@ -126,7 +126,10 @@ def test_init_memory_grows_with_the_files_by_less_than_their_rows(tmp_path: Path
     # Python memory that init holds at its peak, per file added to the tree, against
     # what the baseline's record grows by (its ``record`` blob on the line's ref; the
     # in-tree ledger's baseline file before it): holding every file's rows and the
-    # rendered record at once, as init once did, made it 5.5 times.
+    # rendered record at once, as init once did, made it 5.5 times (6.3 on the refs
+    # store). It is 3.8 on an idle machine; the peak of the small init moves with
+    # when the writer's threads run (1.47 MB under load 7 against 1.76 MB idle, which
+    # made 4.08), so the bound is 5: still under what holding it all at once costs.
     def init(files: int) -> tuple[int, int]:
         root = tmp_path / str(files)
         for number in range(files):
@@ -143,7 +146,7 @@ def test_init_memory_grows_with_the_files_by_less_than_their_rows(tmp_path: Path
 
     init(1)  # everything init imports, imported
     small, large = init(1000), init(4000)
-    assert large[0] - small[0] < 4 * (large[1] - small[1])
+    assert large[0] - small[0] < 5 * (large[1] - small[1])
 
 
 def test_init_memory_holds_no_more_than_a_batch_of_large_files(tmp_path: Path) -> None:
