@@ -242,14 +242,18 @@ def _check_change(
     known = replay.get(source) if source else None
     base = (change.base_hash, change.base_mode) if change.base_hash else None
     if known != base:
+        had = known[0] if known else None
+        starts, history = change.base_hash or "nothing", had or "nothing"
+        if known is not None and base is not None and had == change.base_hash:
+            # The same version with another mode: the modes are what differs.
+            starts, history = (f"{had} with mode {mode:06o}" for mode in (base[1], known[1]))
         problems.append(
             corrupt(
                 "continuity",
-                expected=known[0] if known else None,
+                expected=had,
                 actual=change.base_hash,
-                message=f"{change.path} in snapshot {change.snapshot} starts from "
-                f"{change.base_hash or 'nothing'}, but the history had "
-                f"{known[0] if known else 'nothing'} there",
+                message=f"{change.path} in snapshot {change.snapshot} starts from {starts}, "
+                f"but the history had {history} there",
             )
         )
     if change.kind in (ChangeKind.ADDED, ChangeKind.RENAMED) and change.path in replay:

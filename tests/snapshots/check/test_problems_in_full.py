@@ -112,22 +112,22 @@ def test_a_change_of_unknown_kind_and_a_malformed_hash(history: Workspace) -> No
 
 
 @pytest.mark.parametrize(
-    ("sql", "base"),
+    ("sql", "base", "had"),
     [
-        ("base_hash = NULL, base_mode = NULL", "nothing"),
+        ("base_hash = NULL, base_mode = NULL", "nothing", ONE),
         # The same content with another mode is another base: a chmod nobody recorded.
-        ("base_mode = 33261", ONE),
+        ("base_mode = 33261", f"{ONE} with mode 100755", f"{ONE} with mode 100644"),
     ],
 )
 def test_a_change_that_does_not_start_from_the_history_breaks_continuity(
-    history: Workspace, sql: str, base: str
+    history: Workspace, sql: str, base: str, had: str
 ) -> None:
     chains = _chains(history)
     _tamper(history, f"UPDATE changes SET {sql} WHERE snapshot = 2")
     assert _found(history) == [
         _chain(chains, 2),
         _problem("continuity", f"src/app.py in snapshot 2 starts from {base}, but the history "
-                 f"had {ONE} there", "error", path="src/app.py", number=2, expected=ONE,
+                 f"had {had} there", "error", path="src/app.py", number=2, expected=ONE,
                  actual=None if base == "nothing" else ONE),
     ]  # fmt: skip
 
