@@ -40,6 +40,7 @@ STEPS = (
     "upgrade-unstaged",  # upgrade: .snapline/ out of git's index, still in the work tree
     "upgrade-tree-moved",  # upgrade: .snapline/ out of the work tree, removal not committed
     "upgrade-committed",  # upgrade: the removal committed, the moved copy not deleted
+    "upgrade-joined",  # upgrade: milestones beside the main line joined, their file kept
 )
 
 

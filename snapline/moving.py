@@ -36,12 +36,8 @@ from typing import Any
 from snapline.atomic import sync_directory
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
-from snapline.moving_git import (
-    commit_removal,
-    head_tracks_store,
-    staged_paths,
-    unstage_store,
-)
+from snapline.moving_git import commit_removal, head_tracks_store, staged_paths, unstage_store
+from snapline.moving_join import beside_main, described, join_kept, keep
 from snapline.paths import STORE_DIR
 from snapline.snapshots.record.writer_lock import LOCK_NAME
 from snapline.state_dir import GIT_STATE, git_dir, private_repo
@@ -98,6 +94,7 @@ class Upgraded:
         index: Where the local index is (``None`` when nothing moved).
         index_made: Whether it was made from the ledger's (else it was there).
         commit: The commit that removed ``.snapline/``, ``None`` when none was made.
+        joined: The milestones closed beside the main line's, joined (:mod:`.moving_join`).
     """
 
     dry_run: bool
@@ -112,6 +109,7 @@ class Upgraded:
     index: str | None = None
     index_made: bool = False
     commit: str | None = None
+    joined: list[str] = field(default_factory=list)
 
 
 def work_tree_top(start: Path) -> Path:
@@ -162,7 +160,7 @@ def upgrade_to_refs(root: Path, *, dry_run: bool, timeout: float) -> Upgraded:
             from snapline.moving_merged import move_merged
 
             return move_merged(root, state, dry_run=dry_run, timeout=timeout)
-        return _finish(root, state, dry_run)
+        return _finish(root, state, dry_run, timeout)
     others = [p for p in staged_paths(root) if not p.startswith(STORE_DIR + "/")]
     if others:
         raise StagedChangesError(others)
@@ -192,6 +190,7 @@ def upgrade_to_refs(root: Path, *, dry_run: bool, timeout: float) -> Upgraded:
 
     commit = commit_removal(root, message(done))
     crash_point("upgrade-committed")
+    join_kept(root, state, timeout)
     shutil.rmtree(state / MOVED_NAME, ignore_errors=True)
     return Upgraded(**{**done.__dict__, "commit": commit})
 
@@ -254,6 +253,7 @@ def move_store(
     if store.stale() and not dry_run:
         store.refresh()
     snapshots = ledger_snapshots(store)
+    private, own_line = repo is not None, not (state / INDEX_NAME).is_file()
     repo = repo if isinstance(repo, GitRepository) else open_repository(root)
     staging = state / STAGING_NAME
     index = None if dry_run else copy_index(store, staging, timeout)
@@ -269,7 +269,12 @@ def move_store(
             before_main=lambda: _before_main(repo, snapshots[0].row.id, store),
             forgotten=ledger_forgotten(store),
         )
+        # Joined after the move when the ledger's main line is this work tree's (not a
+        # private repository's: outside git, no branch closed them), moving_join.py.
+        ours = own_line if index is None else _main_is(repo, outcome.main_line, snapshots)
+        carried = beside_main(store) if ours and not private else []
         if index is not None:
+            keep(state, carried)
             _keep_settings(repo, outcome.main_line, snapshots, store.config())
             crash_point("upgrade-refs-moved")
             # The ledger's index is this work tree's only if the main line on the refs
@@ -313,6 +318,7 @@ def move_store(
         forgotten=outcome.forgotten,
         index=None if dry_run else str(state / INDEX_NAME),
         index_made=made,
+        joined=[described(m) for m in carried],
     )
 
 
@@ -371,19 +377,20 @@ def set_aside(store_dir: Path, state: Path) -> None:
     sync_directory(state)
 
 
-def _finish(root: Path, state: Path, dry_run: bool) -> Upgraded:
-    """No in-tree store: commit a removal a killed upgrade left staged, if one."""
+def _finish(root: Path, state: Path, dry_run: bool, timeout: float) -> Upgraded:
+    """No in-tree store: a removal a killed upgrade left staged committed, then its joins."""
     if dry_run:
         return Upgraded(dry_run=True, found="none")
+    commit = None
+    if head_tracks_store(root) and (state / "index.db").is_file():
+        others = [p for p in staged_paths(root) if not p.startswith(STORE_DIR + "/")]
+        if others:
+            raise StagedChangesError(others)
+        unstage_store(root)
+        from snapline.moving_plan import message
+
+        commit = commit_removal(root, message(Upgraded(dry_run=False, found="none")))
+    joined = join_kept(root, state, timeout) if (state / "index.db").is_file() else []
     # A copy a kill left after the removal's commit (or before it) goes now.
     shutil.rmtree(state / MOVED_NAME, ignore_errors=True)
-    if not head_tracks_store(root) or not (state / "index.db").is_file():
-        return Upgraded(dry_run=False, found="none")
-    others = [p for p in staged_paths(root) if not p.startswith(STORE_DIR + "/")]
-    if others:
-        raise StagedChangesError(others)
-    unstage_store(root)
-    from snapline.moving_plan import message
-
-    commit = commit_removal(root, message(Upgraded(dry_run=False, found="none")))
-    return Upgraded(dry_run=False, found="none", commit=commit)
+    return Upgraded(dry_run=False, found="none", commit=commit, joined=joined)

@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
         "snapline.upgrade",
         "snapline.moving",
         "snapline.moving_git",
+        "snapline.moving_join",
         "snapline.moving_notes",
         "snapline.moving_plan",
         "snapline.moving_private",

@@ -52,14 +52,16 @@ def upgrade(
                 "index": done.index,
                 "index_made": done.index_made,
                 "commit": done.commit,
+                "joined": done.joined,
             }
         )
         return
     if done.found == "none":
         if done.commit:
             echo(f"committed the removal of .snapline/ an interrupted upgrade left: {done.commit}")
-        else:
+        elif not done.joined:
             echo("nothing to upgrade: the work tree holds no in-tree history (.snapline/)")
+        _say_joined(done.joined, dry_run=False)
         return
     from snapline.state_dir import git_dir, private_repo
 
@@ -89,6 +91,7 @@ def upgrade(
         )
     if done.dry_run:
         then = "the ledger from .snapline/" if private else ".snapline/ from the tree in one commit"
+        _say_joined(done.joined, dry_run=True)
         echo(f"then would remove {then}; nothing was changed")
         return
     where = "made from the ledger's" if done.index_made else "kept"
@@ -102,3 +105,17 @@ def upgrade(
             "removed .snapline/ from the tree; the removal is staged: finish the merge "
             "with `git commit`"
         )
+    _say_joined(done.joined, dry_run=False)
+
+
+def _say_joined(joined: list[str], *, dry_run: bool) -> None:
+    # git's refs hold one milestone of each number on a line: those the ledger held
+    # beside the main line's are joined as `snapline merge` would (moving_join.py).
+    if joined:
+        verb = "would join" if dry_run else "joined"
+        echo(
+            f"{verb} the milestones closed on another branch beside the main line's, as "
+            "`snapline merge` does (a merge snapshot, and one milestone that closes it):"
+        )
+        for milestone in joined:
+            echo(f"  milestone {milestone}")

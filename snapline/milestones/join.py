@@ -15,12 +15,13 @@ import json
 from snapline.milestones.create import append_milestone
 from snapline.milestones.lines import OtherMilestone, pending_milestones
 from snapline.snapshots.info import SnapshotInfo
-from snapline.snapshots.record.merge import merge_lines
+from snapline.snapshots.kinds import JOINED_MILESTONES
+from snapline.snapshots.record.merge import MERGE_TOOL, merge_lines
 from snapline.snapshots.record.recorder import Recorder
 from snapline.snapshots.snapshot import Snapshot
 from snapline.store import Store
 
-__all__ = ["merge_with_milestones"]
+__all__ = ["join_carried", "merge_with_milestones"]
 
 
 def merge_with_milestones(
@@ -47,6 +48,30 @@ def merge_with_milestones(
             if snapshot is not None and pending:
                 title, description, tags = _carried(pending)
                 append_milestone(store, title, description, snapshot.number, None, tags)
+    return snapshot
+
+
+def join_carried(store: Store, recorder: Recorder, carried: list[OtherMilestone]) -> Snapshot:
+    """Join milestones the store cannot hold, as ``merge`` joins those it lists.
+
+    ``snapline upgrade`` hands over the milestones an in-tree ledger held beside its
+    main line's (closed on another branch on shared snapshots): git's refs keep one
+    milestone of each number on a line, so they are joined as the ledger's advice said
+    (``merge``), by a merge snapshot that names their files and records no file (the
+    workspace's drift stays drift), and one milestone that closes it with their titles.
+
+    Returns:
+        The merge snapshot.
+    """
+    names = sorted(other.name for other in carried)
+    info = SnapshotInfo(
+        tool=MERGE_TOOL, description="merge milestones closed on another branch"
+    ).with_metadata(**{JOINED_MILESTONES: names})
+    with recorder.writing(joining=True), store.write():
+        snapshot = recorder.record([], info, merges=[]).snapshot()
+        assert snapshot is not None, "a merge is recorded even when nothing differs"
+        title, description, tags = _carried(carried)
+        append_milestone(store, title, description, snapshot.number, None, tags)
     return snapshot
 
 

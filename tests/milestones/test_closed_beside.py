@@ -13,14 +13,15 @@ none of. Reading commands name them, and ``verify`` says what settles them, in o
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
-from tests.ledger.conftest import FIXTURES, Repo, output
+import pytest
 
-_UPGRADE = (
-    "run `snapline upgrade` to move this checkout's history (its in-tree ledger, which is "
-    "only read) onto git's refs, then "
-)
+from tests.history_refs.gitrepo import ENV, GIT
+from tests.history_refs.gitrepo import Repo as UpgradeRepo
+from tests.history_refs.upgrading import upgrade
+from tests.ledger.conftest import FIXTURES, Repo, output
 
 
 def _clone(tmp_path: Path) -> tuple[Repo, list[str]]:
@@ -53,7 +54,9 @@ def test_verify_names_each_milestone_closed_beside_the_main_line_and_what_settle
         "  milestones     milestone 1 'feature one' (snapshots 1..1, "
         f"{feature_one}) was closed on another branch beside the main line's 'main done'; "
         f"milestone 2 'feature two' (snapshots 2..2, {feature_two}) was closed on another "
-        f"branch; {_UPGRADE}run `snapline merge` to join and number it",
+        f"branch; run `snapline upgrade`: it moves this checkout's history (its in-tree "
+        "ledger, which is only read) onto git's refs, and joins them as `snapline merge` "
+        "would",
     ]
     # Both are listed as closed on another line, by number, not joined yet.
     text = repo.ok("milestone", "list").stdout.splitlines()
@@ -98,3 +101,94 @@ def test_a_milestone_file_edited_and_renamed_to_its_digest_is_named_with_how_to_
             "severity": "corrupt",
         }
     ]
+
+
+# -- snapline upgrade: the refs hold one milestone of each number on a line ---------------
+
+
+def _upgraded_clone(tmp_path: Path) -> tuple[UpgradeRepo, dict[str, str]]:
+    subprocess.run(
+        [*GIT, "clone", "-q", str(FIXTURES / "ledger-beside.bundle"), str(tmp_path / "repo")],
+        env=ENV,
+        check=True,
+    )
+    repo = UpgradeRepo(tmp_path / "repo")
+    names = {
+        title: path.name
+        for path in (repo.path / ".snapline" / "ledger" / "milestones").iterdir()
+        for title in ("feature one", "feature two")
+        if f'title "{title}"' in path.read_text()
+    }
+    return repo, names
+
+
+def _joined_as_merge_would(repo: UpgradeRepo, names: dict[str, str]) -> None:
+    # docs/format.md, "Milestones across lines", rule 3: one merge snapshot naming the
+    # files, and one main-line milestone after the last, to the merge, with their titles.
+    listed = json.loads(repo.ok("milestone", "list", "--json"))
+    assert [(m["number"], m["first"], m["last"], m["title"], m["tags"]) for m in listed] == [
+        (1, 1, 2, "main done", []),
+        (2, 3, 3, "feature one + feature two", ["feat"]),
+    ]
+    one, two = names["feature one"], names["feature two"]
+    assert listed[1]["description"] == (
+        f"joins milestone 1 'feature one' (snapshots 1..1, {one}), closed on another branch\n"
+        f"joins milestone 2 'feature two' (snapshots 2..2, {two}), closed on another branch"
+    )
+    log = json.loads(repo.ok("log", "--json"))
+    assert [s["number"] for s in log] == [3, 2, 1, 0]  # one merge, never two
+    merge = json.loads(repo.ok("show", "3", "--json"))
+    assert (merge["tool"], merge["description"], merge["files"]) == (
+        "merge",
+        "merge milestones closed on another branch",
+        [],
+    )
+    assert merge["metadata"] == {"joined_milestones": sorted([one, two])}
+    assert repo.snap("verify").returncode == 0
+    assert not (repo.path / ".git" / "snapline" / "upgrade-joins.json").exists()
+
+
+def test_upgrade_joins_the_milestones_closed_beside_the_main_line_as_merge_would(
+    tmp_path: Path,
+) -> None:
+    # Before, the upgrade left them out: on the refs, `milestone list` held 'main done'
+    # alone, and `snapline merge`, which verify's advice names, had nothing to join.
+    repo, names = _upgraded_clone(tmp_path)
+    one, two = names["feature one"], names["feature two"]
+    said = [
+        "would join the milestones closed on another branch beside the main line's, as "
+        "`snapline merge` does (a merge snapshot, and one milestone that closes it):",
+        f"  milestone 1 'feature one' (snapshots 1..1, {one})",
+        f"  milestone 2 'feature two' (snapshots 2..2, {two})",
+    ]
+    planned = upgrade(repo, "--dry-run")
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    assert planned.stdout.splitlines()[-4:] == [
+        *said,
+        "then would remove .snapline/ from the tree in one commit; nothing was changed",
+    ]
+    app = repo.path / "app.py"
+    recorded = app.read_bytes()
+    app.write_text("a person's edit, never the merge's\n")
+    done = upgrade(repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-3:] == [said[0].replace("would join", "joined"), *said[1:]]
+    drift = json.loads(repo.snap("status", "--json").stdout)["drift"]
+    assert [(p["kind"], p["path"]) for p in drift] == [("modified", "app.py")]
+    app.write_bytes(recorded)  # in sync again: the merge recorded no file
+    _joined_as_merge_would(repo, names)
+
+
+@pytest.mark.parametrize("step", ["upgrade-tree-moved", "upgrade-committed", "upgrade-joined"])
+def test_an_upgrade_killed_before_it_joined_them_joins_them_once_when_run_again(
+    step: str, tmp_path: Path
+) -> None:
+    repo, names = _upgraded_clone(tmp_path)
+    killed = upgrade(repo, env={"SNAPLINE_CRASH_AT": step})
+    assert killed.returncode == -9, killed.stdout + killed.stderr
+    done = upgrade(repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert upgrade(repo).stdout == (
+        "nothing to upgrade: the work tree holds no in-tree history (.snapline/)\n"
+    )
+    _joined_as_merge_would(repo, names)

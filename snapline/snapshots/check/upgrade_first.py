@@ -35,6 +35,13 @@ _MERGED = (
     "run `snapline upgrade` to move the snapshots of the branch a git merge brought "
     "back in .snapline/ledger/ onto git's refs, then "
 )
+# milestones.lines.pending_message's advice for milestones closed beside the main
+# line's, which `snapline upgrade` joins itself (snapline/moving_join.py).
+_JOIN_BESIDE = "run `snapline merge` to join and number it"
+_UPGRADE_JOINS = (
+    "run `snapline upgrade`: it moves this checkout's history (its in-tree ledger, which "
+    "is only read) onto git's refs, and joins them as `snapline merge` would"
+)
 # For a merged branch's files, resync would file its agent's recorded work as an edit.
 _MERGED_DRIFT = (
     "a git merge brought back the ledger of a branch whose history is still in "
@@ -70,6 +77,8 @@ def upgrade_first(advice: str, refusal: SnaplineError | None) -> str:
     what, rest = (advice[:cut], advice[cut + 2 :]) if cut >= 0 else (advice, "")
     if merged and "`snapline resync" in advice:
         return f"{what}; {_MERGED_DRIFT}" if rest else _sentence(_MERGED_DRIFT) + "."
+    if not merged and rest == _JOIN_BESIDE:
+        return f"{what}; {_UPGRADE_JOINS}"
     if rest:
         return f"{what}; {first}{rest}"
     if advice[:1].isupper():  # a sentence of its own: the advice follows the upgrade
