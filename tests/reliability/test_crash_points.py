@@ -208,10 +208,12 @@ def test_every_step_is_exercised() -> None:
         for step in STEPS
         if (step.startswith("refs-") or step == "baseline-built") and f'"{step}"' in refs_text
     }
-    # upgrade-*: tests/history_refs/test_upgrade_crash.py kills snapline upgrade at each.
-    upgrade_text = (
-        Path(__file__).parent.parent / "history_refs" / "test_upgrade_crash.py"
-    ).read_text()
+    # upgrade-*: tests/history_refs/test_upgrade_crash.py kills snapline upgrade at each;
+    # tests/milestones/test_closed_beside.py before and after it joined milestones.
+    upgrade_text = "".join(
+        (Path(__file__).parent.parent / where).read_text()
+        for where in ("history_refs/test_upgrade_crash.py", "milestones/test_closed_beside.py")
+    )
     covered |= {
         step for step in STEPS if step.startswith("upgrade-") and f'"{step}"' in upgrade_text
     }
