@@ -314,8 +314,13 @@ def _workdir(name: str) -> Path:
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
         f"also_copy = {json.dumps([f'{_CHILDREN}.py', *_DOCS])}",
         # Tests are imported after the mutant is chosen, never before: a test module
-        # that copies the environment when imported (tests/ledger/conftest.py's _ENV)
-        # would otherwise hand its children no mutant at all.
+        # that copies the environment when imported (tests/history_refs/gitrepo.py's
+        # ENV) would otherwise hand the commands it runs no mutant at all, and every
+        # mutant only those commands reach would survive. mutmut's default isolation
+        # ("fork") forks each mutant's worker from the process that imported the tests
+        # for its mapping run, whatever the warm-up says: its fork server imports
+        # nothing before a worker chose its mutant ("none").
+        'process_isolation = "forkserver"',
         'forkserver_warmup = "none"',
         f"pytest_add_cli_args = {json.dumps([*_PYTEST_ARGS, '-p', _CHILDREN, *_DESELECT])}",
         "",
