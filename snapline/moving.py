@@ -255,6 +255,12 @@ def move_store(
     snapshots = ledger_snapshots(store)
     private, own_line = repo is not None, not (state / INDEX_NAME).is_file()
     repo = repo if isinstance(repo, GitRepository) else open_repository(root)
+    # Its milestones closed beside the main line are joined after the move when the
+    # ledger's main line is this work tree's: decided before the move, so that a dry
+    # run says what the run does (not outside git: no branch closed them there).
+    line = snapshots[0].row.id if snapshots else ""
+    unset = repo.ref(line_ref(line)) is None  # the move sets it to the ledger's tip
+    ours = own_line and not private and (unset or _main_is(repo, line, snapshots))
     staging = state / STAGING_NAME
     index = None if dry_run else copy_index(store, staging, timeout)
     made = False
@@ -269,10 +275,7 @@ def move_store(
             before_main=lambda: _before_main(repo, snapshots[0].row.id, store),
             forgotten=ledger_forgotten(store),
         )
-        # Joined after the move when the ledger's main line is this work tree's (not a
-        # private repository's: outside git, no branch closed them), moving_join.py.
-        ours = own_line if index is None else _main_is(repo, outcome.main_line, snapshots)
-        carried = beside_main(store) if ours and not private else []
+        carried = beside_main(store) if ours else []
         if index is not None:
             keep(state, carried)
             _keep_settings(repo, outcome.main_line, snapshots, store.config())
