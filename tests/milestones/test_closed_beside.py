@@ -192,3 +192,33 @@ def test_an_upgrade_killed_before_it_joined_them_joins_them_once_when_run_again(
         "nothing to upgrade: the work tree holds no in-tree history (.snapline/)\n"
     )
     _joined_as_merge_would(repo, names)
+
+
+def test_upgrade_joins_them_while_a_line_waits_for_snapline_merge(tmp_path: Path) -> None:
+    # tests/fixtures/ledger-beside-line.bundle (make_ledger_beside.py --with-line): the
+    # same milestones, and a line recorded on branch `side` that git merged and no
+    # `snapline merge` joined. The upgrade joins the milestone without joining the line
+    # (two lines: every other writer refuses), and `snapline merge` joins the line after.
+    subprocess.run(
+        [*GIT, "clone", "-q", str(FIXTURES / "ledger-beside-line.bundle"), str(tmp_path / "r")],
+        env=ENV,
+        check=True,
+    )
+    repo = UpgradeRepo(tmp_path / "r")
+    done = upgrade(repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = json.loads(repo.ok("milestone", "list", "--json"))
+    assert [(m["number"], m["first"], m["last"], m["title"]) for m in listed] == [
+        (1, 1, 1, "feature one"),
+        (2, 2, 2, "feature two"),
+        (3, 3, 4, "main done"),
+    ]
+    joined = json.loads(repo.ok("show", "4", "--json"))
+    assert (joined["tool"], joined["files"], joined["merges"]) == ("merge", [], [])
+    verified = repo.snap("verify", "--json")
+    assert verified.returncode == 1
+    problems = json.loads(verified.stdout)["problems"]
+    assert [(p["kind"], p["path"]) for p in problems] == [("unmerged", "side.txt")]
+    merged = json.loads(repo.ok("merge", "--json"))
+    assert (merged["number"], [f["path"] for f in merged["files"]]) == (5, ["side.txt"])
+    assert repo.snap("verify").returncode == 0
