@@ -445,6 +445,9 @@ def _report(results: dict[str, dict[str, str]], kept: dict[str, str]) -> str:
     ]
     for name, found in results.items():
         score = _score(Counter(found.values())) if found else _kept_score(kept.get(name))
+        unchecked = sum(1 for status in found.values() if status == "not checked")
+        if unchecked:  # a score of the mutants checked so far is no package's score
+            score = f"partial: {len(found) - unchecked} of {len(found)} checked, {score}"
         out.append(f"| {PACKAGES[name][0]} | {score} |")
     for name, found in results.items():
         out.append("")
