@@ -47,6 +47,8 @@ def test_next_milestone_starts_where_the_previous_ended(ws: Workspace) -> None:
     assert (first.first, first.last) == (1, 2)
     assert (second.number, second.first, second.last) == (2, 3, 6)
     assert second.chain_hash != first.chain_hash
+    # No description given: none, and no tags (the defaults of Milestones.create).
+    assert [(m.description, m.tags) for m in ws.milestones.list()] == [("", ()), ("", ())]
 
 
 def test_to_closes_only_part_of_the_open_range(ws: Workspace) -> None:
