@@ -200,7 +200,7 @@ mutant (its mapping run, "stats", sees only the test process). So children impor
 the mutated copy (PYTHONPATH), and while mutmut maps, the venv's ``sitecustomize``
 (written by scripts/mutation.py) makes each child append the functions it reaches to
 a file, which this plugin hands to mutmut at the end of each test, before mutmut's
-own hook reads the functions of that test.
+own hook reads the functions of that test. It also runs a mutant's tests fastest first.
 """
 
 import contextlib
@@ -233,6 +233,29 @@ def pytest_unconfigure(config):
     for path in _made:
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    # A mutant's tests, fastest first. mutmut hands them over as a set, in no order, and
+    # pytest stops at the first that fails (-x): a mutant a quick test kills would wait
+    # for the minute-long merge tests listed before it. The order changes no verdict.
+    if os.environ.get("MUTANT_UNDER_TEST", "stats") == "stats":
+        return
+    durations = _durations()
+    if durations:
+        items.sort(key=lambda item: durations.get(item.nodeid, float("inf")))
+
+
+def _durations():
+    """mutmut's time of each test in its mapping run (mutmut-stats.json, beside this file)."""
+    import json
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutmut-stats.json")
+    try:
+        with open(path, encoding="utf-8") as stats:
+            return json.load(stats).get("duration_by_test", {})
+    except (OSError, ValueError):
+        return {}
 
 
 @pytest.hookimpl(tryfirst=True)
