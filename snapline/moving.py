@@ -37,7 +37,7 @@ from snapline.atomic import sync_directory
 from snapline.crashpoints import crash_point
 from snapline.errors import SnaplineError
 from snapline.moving_git import commit_removal, head_tracks_store, staged_paths, unstage_store
-from snapline.moving_join import beside_main, described, join_kept, keep
+from snapline.moving_join import beside_main, described, join_kept, keep, unjoined_on
 from snapline.paths import STORE_DIR
 from snapline.snapshots.record.writer_lock import LOCK_NAME
 from snapline.state_dir import GIT_STATE, git_dir, private_repo
@@ -255,12 +255,14 @@ def move_store(
     snapshots = ledger_snapshots(store)
     private, own_line = repo is not None, not (state / INDEX_NAME).is_file()
     repo = repo if isinstance(repo, GitRepository) else open_repository(root)
-    # Its milestones closed beside the main line are joined after the move when the
-    # ledger's main line is this work tree's: decided before the move, so that a dry
-    # run says what the run does (not outside git: no branch closed them there).
+    # Its milestones closed beside the main line are joined after the move (all when its
+    # main line is this work tree's, else `unjoined_on`), decided before it, so that a
+    # dry run says what the run does (not outside git: no branch closed them there).
     line = snapshots[0].row.id if snapshots else ""
     unset = repo.ref(line_ref(line)) is None  # the move sets it to the ledger's tip
     ours = own_line and not private and (unset or _main_is(repo, line, snapshots))
+    beside = [] if private else beside_main(store)
+    carried = beside if ours else unjoined_on(repo, line, beside)
     staging = state / STAGING_NAME
     index = None if dry_run else copy_index(store, staging, timeout)
     made = False
@@ -275,7 +277,6 @@ def move_store(
             before_main=lambda: _before_main(repo, snapshots[0].row.id, store),
             forgotten=ledger_forgotten(store),
         )
-        carried = beside_main(store) if ours else []
         if index is not None:
             keep(state, carried)
             _keep_settings(repo, outcome.main_line, snapshots, store.config())

@@ -28,8 +28,9 @@ from snapline.store.rows import MilestoneRow
 
 if TYPE_CHECKING:
     from snapline.store import StoreReader
+    from snapline.store.refs.git import GitRepository
 
-__all__ = ["JOINS_NAME", "beside_main", "described", "join_kept", "keep"]
+__all__ = ["JOINS_NAME", "beside_main", "described", "join_kept", "keep", "unjoined_on"]
 
 JOINS_NAME = "upgrade-joins.json"
 """The milestones to join after the move, in the local state directory."""
@@ -46,12 +47,44 @@ def described(milestone: OtherMilestone) -> str:
     return f"{row.number} {row.title!r} (snapshots {row.first}..{row.last}, {milestone.name})"
 
 
+def unjoined_on(
+    repo: GitRepository, line: str, beside: list[OtherMilestone]
+) -> list[OtherMilestone]:
+    """Those of ``beside`` closed on snapshots of the line ``line`` that no merge there names.
+
+    The milestones a ledger closed beside its main line when that line is not the one
+    the move writes: a branch git merged, or an old branch checked out, whose ledger
+    shares the refs' main line (the same first snapshot). Those closed on its own
+    snapshots go onto its own line with them; those closed on the refs' main line are
+    joined there, unless a merge there joined them already (the upgrade of another
+    ledger that held them too).
+    """
+    from snapline.store.refs.layout import line_ref
+    from snapline.store.refs.reading import read_line
+
+    if not beside or repo.ref(line_ref(line)) is None:
+        return []
+    rows = [snapshot.record.row for snapshot in read_line(repo, line)]
+    on_line, joined = {row.id for row in rows}, joined_by_merges(rows)
+    return [m for m in beside if m.last_id in on_line and m.name not in joined]
+
+
 def keep(state: Path, carried: list[OtherMilestone]) -> None:
-    """Write ``carried`` to the state directory, for :func:`join_kept` (none: nothing)."""
+    """Add ``carried`` to those the state directory keeps for :func:`join_kept`.
+
+    Each once, by its file's name: the ledgers of several merged commits may hold the
+    same one, and a run killed before the join writes them again.
+    """
     if not carried:
         return
-    entries = [{"name": m.name, "last_id": m.last_id, "row": m.row._asdict()} for m in carried]
-    write_file(state / JOINS_NAME, json.dumps(entries).encode(), 0o600)
+    path = state / JOINS_NAME
+    entries = json.loads(path.read_bytes()) if path.is_file() else []
+    kept = {entry["name"] for entry in entries}
+    for m in carried:
+        if m.name not in kept:
+            kept.add(m.name)
+            entries.append({"name": m.name, "last_id": m.last_id, "row": m.row._asdict()})
+    write_file(path, json.dumps(entries).encode(), 0o600)
 
 
 def join_kept(root: Path, state: Path, timeout: float) -> list[str]:
@@ -80,7 +113,7 @@ def join_kept(root: Path, state: Path, timeout: float) -> list[str]:
 
     opened = open_store(root, timeout)
     try:
-        joined = joined_by_merges(opened.store.snapshots)
+        joined = joined_by_merges(opened.store.snapshots.select())
         if not all(m.name in joined for m in carried):
             join_carried(opened.store, opened.recorder, carried)
             crash_point("upgrade-joined")

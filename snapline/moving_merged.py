@@ -7,22 +7,25 @@ deleted (``FORMAT`` among them), or stops on a modify/delete conflict. The files
 work tree are then no whole ledger, and are not read (:mod:`snapline.moving_notes`);
 the whole one is in the merged commit. So the upgrade reads the ledger of each merged
 commit that carries one (``MERGE_HEAD`` while the merge waits for its commit, else the
-further parents of ``HEAD``), extracted with ``git archive`` into a temporary directory,
-and moves its snapshots onto the refs as for a checkout (those on the refs already, by
-id, are reused; the others go onto a line of their own). Then ``.snapline/`` leaves the
-index and the work tree: in one commit of its own after a merge commit, or, while the
-merge waits, staged for the merge's own commit (resolving any conflict on those files).
+further parents of ``HEAD``), checked out in a temporary clone that shares the
+repository's objects, and moves its snapshots onto the refs as for a checkout (those on
+the refs already, by id, are reused; the others go onto a line of their own). Then
+``.snapline/`` leaves the index and the work tree: in one commit of its own after a
+merge commit, or, while the merge waits, staged for the merge's own commit (resolving
+any conflict on those files). Milestones a merged ledger closed beside its main line, on
+snapshots of the refs' main line, are joined there last, as ``snapline merge`` joins
+them (:mod:`snapline.moving_join`), unless a merge there joined them already.
 """
 
 from __future__ import annotations
 
-import tarfile
 import tempfile
 from pathlib import Path
 
 from snapline.errors import SnaplineError
 from snapline.moving import Upgraded
 from snapline.moving_git import merge_in_progress, run_git, staged_paths, unstage_store
+from snapline.moving_join import join_kept
 from snapline.paths import STORE_DIR
 
 __all__ = ["NoWholeLedgerError", "merged_ledgers", "move_merged"]
@@ -86,11 +89,14 @@ def move_merged(root: Path, state: Path, *, dry_run: bool, timeout: float) -> Up
     unstage_store(root)
     set_aside(root / STORE_DIR, state)
     if waiting:
+        join_kept(root, state, timeout)
         return done
     from snapline.moving_git import commit_removal
     from snapline.moving_plan import message
 
-    return Upgraded(**{**done.__dict__, "commit": commit_removal(root, message(done))})
+    removal = commit_removal(root, message(done))
+    join_kept(root, state, timeout)
+    return Upgraded(**{**done.__dict__, "commit": removal})
 
 
 def _add(done: Upgraded, more: Upgraded) -> Upgraded:
@@ -106,16 +112,21 @@ def _add(done: Upgraded, more: Upgraded) -> Upgraded:
         forgotten=done.forgotten + more.forgotten,
         index=more.index,
         index_made=done.index_made or more.index_made,
+        joined=list(dict.fromkeys(done.joined + more.joined)),
     )
 
 
 def _extract(root: Path, commit: str, target: Path) -> None:
-    """The tree of ``commit`` written into ``target`` (its baseline files, its ledger)."""
-    archive = target / ".archive.tar"
-    archive.write_bytes(_git(root, "archive", "--format=tar", commit))
-    with tarfile.open(archive) as tar:
-        tar.extractall(target, filter="data")
-    archive.unlink()
+    """A checkout of ``commit`` in ``target``: a clone that borrows ``root``'s objects.
+
+    Its ledger is then read as in a checkout of that commit, git saying which of its
+    parents is the first. When both branches it merged closed a milestone of the same
+    number, that decides which is the main line's and which was closed beside it; a
+    bare copy of the tree, with no git to ask, took the wrong one for the main line's.
+    No hook runs (``core.hooksPath``): the clone is snapline's, not the user's.
+    """
+    _git(root, "clone", "-q", "--shared", "--no-checkout", "--", str(root), str(target))
+    _git(target, "-c", "core.hooksPath=/dev/null", "checkout", "-q", "--detach", commit)
 
 
 def _rev(root: Path, name: str) -> str:

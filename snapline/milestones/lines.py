@@ -92,7 +92,7 @@ def other_milestones(store: StoreReader) -> list[OtherMilestone]:
             current = side.get(current.parent_id or "")
     # Merge snapshots name the milestone files they joined; this runs only when
     # milestone files are off the main line.
-    joined = joined_by_merges(store.snapshots)
+    joined = joined_by_merges(store.snapshots.select())
     found = []
     for entry in entries:
         row = entry.milestone

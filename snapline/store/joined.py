@@ -6,7 +6,9 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from snapline.store.protocol import SnapshotReader
+    from collections.abc import Iterable
+
+    from snapline.store.rows import SnapshotRow
 
 __all__ = ["joined_by_merges"]
 
@@ -14,18 +16,18 @@ __all__ = ["joined_by_merges"]
 _JOINED_MILESTONES = "joined_milestones"
 
 
-def joined_by_merges(snapshots: SnapshotReader) -> dict[str, int]:
+def joined_by_merges(snapshots: Iterable[SnapshotRow]) -> dict[str, int]:
     """The milestone files the merge snapshots of a line name as joined.
 
     Args:
-        snapshots: The line's snapshots.
+        snapshots: The line's snapshots (``SnapshotReader.select()``).
 
     Returns:
         Each name, with the first snapshot that names it.
     """
     # Few snapshots are merges: the key is looked for in the text before any is parsed.
     joined: dict[str, int] = {}
-    for row in snapshots.select():
+    for row in snapshots:
         if _JOINED_MILESTONES not in row.metadata:
             continue
         try:

@@ -20,7 +20,7 @@ import pytest
 
 from tests.history_refs.gitrepo import ENV, GIT
 from tests.history_refs.gitrepo import Repo as UpgradeRepo
-from tests.history_refs.upgrading import upgrade
+from tests.history_refs.upgrading import IDENTITY, upgrade
 from tests.ledger.conftest import FIXTURES, Repo, output
 
 
@@ -222,3 +222,49 @@ def test_upgrade_joins_them_while_a_line_waits_for_snapline_merge(tmp_path: Path
     merged = json.loads(repo.ok("merge", "--json"))
     assert (merged["number"], [f["path"] for f in merged["files"]]) == (5, ["side.txt"])
     assert repo.snap("verify").returncode == 0
+
+
+@pytest.mark.parametrize("waiting", [False, True], ids=["merged", "merge-waits"])
+def test_upgrade_after_git_merged_a_branch_whose_ledger_closed_them_joins_them(
+    waiting: bool, tmp_path: Path
+) -> None:
+    # The main line moved onto the refs before git merged `feature` (HEAD^1 upgraded);
+    # then git merges the branch that did merge it, still carrying its in-tree ledger
+    # (committed, or waiting for its commit). `snapline upgrade` moves that merged ledger
+    # (moving_merged.py). Before, read from a bare copy of the tree with no git to say
+    # which parent came first, it took 'feature one' and 'feature two' for the main
+    # line's: it wrote 'feature two' onto the refs as milestone 2, and dropped 'feature
+    # one' (the refs held a number 1) without a word.
+    repo, names = _upgraded_clone(tmp_path)
+    repo.git("branch", "merged", "HEAD")
+    repo.git("reset", "-q", "--hard", "HEAD^1")
+    first = upgrade(repo)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "join" not in first.stdout  # this ledger held none beside its main line
+    merged = subprocess.run(
+        [*GIT, "merge", "-q", "--no-edit", *(["--no-commit"] if waiting else []), "merged"],
+        cwd=repo.path,
+        env={**ENV, **IDENTITY},
+        capture_output=True,
+        text=True,
+    )
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    one, two = names["feature one"], names["feature two"]
+    said = [
+        "would join the milestones closed on another branch beside the main line's, as "
+        "`snapline merge` does (a merge snapshot, and one milestone that closes it):",
+        f"  milestone 1 'feature one' (snapshots 1..1, {one})",
+        f"  milestone 2 'feature two' (snapshots 2..2, {two})",
+    ]
+    planned = upgrade(repo, "--dry-run")
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    assert all(line in planned.stdout.splitlines() for line in said), planned.stdout
+    done = upgrade(repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-3:] == [said[0].replace("would join", "joined"), *said[1:]]
+    if waiting:
+        repo.git("commit", "-q", "--no-edit")
+    assert upgrade(repo).stdout == (
+        "nothing to upgrade: the work tree holds no in-tree history (.snapline/)\n"
+    )
+    _joined_as_merge_would(repo, names)

@@ -84,7 +84,7 @@ def import_milestones(
 
 def joined_milestones(store: LedgerStore) -> set[str]:
     """The milestone files the main line's merge snapshots name as joined."""
-    return set(joined_by_merges(store.index.snapshots))
+    return set(joined_by_merges(store.index.snapshots.select()))
 
 
 def other_milestone_entries(store: LedgerStore) -> list[LedgerEntry]:
