@@ -148,19 +148,23 @@ def _joined_as_merge_would(repo: UpgradeRepo, names: dict[str, str]) -> None:
     assert not (repo.path / ".git" / "snapline" / "upgrade-joins.json").exists()
 
 
+def _would_join(names: dict[str, str]) -> list[str]:
+    """What the dry run of the upgrade says it joins: the feature's two milestones."""
+    return [
+        "would join the milestones closed on another branch beside the main line's, as "
+        "`snapline merge` does (a merge snapshot, and one milestone that closes it):",
+        f"  milestone 1 'feature one' (snapshots 1..1, {names['feature one']})",
+        f"  milestone 2 'feature two' (snapshots 2..2, {names['feature two']})",
+    ]
+
+
 def test_upgrade_joins_the_milestones_closed_beside_the_main_line_as_merge_would(
     tmp_path: Path,
 ) -> None:
     # Before, the upgrade left them out: on the refs, `milestone list` held 'main done'
     # alone, and `snapline merge`, which verify's advice names, had nothing to join.
     repo, names = _upgraded_clone(tmp_path)
-    one, two = names["feature one"], names["feature two"]
-    said = [
-        "would join the milestones closed on another branch beside the main line's, as "
-        "`snapline merge` does (a merge snapshot, and one milestone that closes it):",
-        f"  milestone 1 'feature one' (snapshots 1..1, {one})",
-        f"  milestone 2 'feature two' (snapshots 2..2, {two})",
-    ]
+    said = _would_join(names)
     planned = upgrade(repo, "--dry-run")
     assert planned.returncode == 0, planned.stdout + planned.stderr
     assert planned.stdout.splitlines()[-4:] == [
@@ -249,16 +253,10 @@ def test_upgrade_after_git_merged_a_branch_whose_ledger_closed_them_joins_them(
         text=True,
     )
     assert merged.returncode == 0, merged.stdout + merged.stderr
-    one, two = names["feature one"], names["feature two"]
-    said = [
-        "would join the milestones closed on another branch beside the main line's, as "
-        "`snapline merge` does (a merge snapshot, and one milestone that closes it):",
-        f"  milestone 1 'feature one' (snapshots 1..1, {one})",
-        f"  milestone 2 'feature two' (snapshots 2..2, {two})",
-    ]
+    said = _would_join(names)
     planned = upgrade(repo, "--dry-run")
     assert planned.returncode == 0, planned.stdout + planned.stderr
-    assert all(line in planned.stdout.splitlines() for line in said), planned.stdout
+    assert planned.stdout.splitlines()[-4:-1] == said, planned.stdout
     done = upgrade(repo)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-3:] == [said[0].replace("would join", "joined"), *said[1:]]
