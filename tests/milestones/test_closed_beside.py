@@ -266,3 +266,16 @@ def test_upgrade_after_git_merged_a_branch_whose_ledger_closed_them_joins_them(
         "nothing to upgrade: the work tree holds no in-tree history (.snapline/)\n"
     )
     _joined_as_merge_would(repo, names)
+
+
+def test_an_old_branch_upgraded_after_them_joins_them_no_second_time(tmp_path: Path) -> None:
+    # The same ledger upgraded again from an old branch (the merge commit, checked out
+    # after the move): the refs' merge names both files already, so nothing is joined.
+    repo, names = _upgraded_clone(tmp_path)
+    assert upgrade(repo).returncode == 0
+    repo.git("checkout", "-q", "-b", "old", "HEAD~1")
+    planned = upgrade(repo, "--dry-run")
+    assert planned.returncode == 0 and "join" not in planned.stdout, planned.stdout
+    done = upgrade(repo)
+    assert done.returncode == 0 and "join" not in done.stdout, done.stdout + done.stderr
+    _joined_as_merge_would(repo, names)
