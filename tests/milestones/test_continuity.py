@@ -184,6 +184,23 @@ def test_range_problems_are_caught_even_with_a_consistent_chain(
     assert problems[0].severity == "error"
 
 
+def test_a_milestone_in_a_history_with_no_snapshots_ends_past_it(ws: Workspace) -> None:
+    # A crafted index whose snapshots were all deleted, its milestone sealed to match:
+    # the message says the history has none, and no last snapshot is expected.
+    _sql(ws, "DELETE FROM snapshots")
+    _forge(ws, [(1, 1)])
+    with contextlib.closing(SqliteStore.open(_db(ws))) as store:
+        problems = validate_milestones(store)
+    assert [(p.kind, p.expected, p.actual, p.message) for p in problems] == [
+        (
+            "milestone-past-history",
+            None,
+            "1",
+            "milestone 1 ends at snapshot 1, past the end of the history (no snapshots)",
+        )
+    ]
+
+
 def test_a_missing_milestone_number_is_caught(ws: Workspace) -> None:
     _two_milestones(ws)
     _sql(ws, "UPDATE milestones SET number = 3 WHERE number = 2")
@@ -211,7 +228,9 @@ def test_a_missing_milestone_number_is_caught(ws: Workspace) -> None:
         "up to snapshot 4 was changed after it was created",
     )
     assert chain.expected is not None and chain.expected.startswith("sha256:")
-    assert chain.actual != chain.expected
+    with contextlib.closing(sqlite3.connect(_db(ws))) as db:
+        (stored,) = db.execute("SELECT chain_hash FROM milestones WHERE number = 3").fetchone()
+    assert chain.actual == stored != chain.expected
 
 
 def test_a_first_milestone_numbered_otherwise_follows_nothing(ws: Workspace) -> None:
