@@ -109,7 +109,7 @@ def _check_range(
         if previous is None:
             kind = "start"
             message = (
-                f"milestone 1 starts at snapshot {row.first}, not 1: "
+                f"milestone {row.number} starts at snapshot {row.first}, not 1: "
                 "the first milestone must start right after the baseline"
             )
         elif row.first > expected_first:

@@ -59,11 +59,24 @@ def check_milestone_files(store: StoreReader, entries: Sequence[LedgerEntry]) ->
                     severity="corrupt",
                     number=row.number,
                     path=location,
-                    message=(
-                        f"{location}: milestone {row.number} does not match its chain hash: it "
-                        f"was edited after it was written; restore it from git (`git checkout "
-                        f"-- {location}`) or from a copy"
-                    ),
+                    message=f"{location}: {_unsealed(row.number, location, bool(previous))}",
                 )
             )
     return problems
+
+
+def _unsealed(number: int, location: str, checked: bool) -> str:
+    """Why milestone ``number``'s file fails its seal, and how to restore what is missing."""
+    if checked:
+        return (
+            f"milestone {number} does not match its chain hash: it was edited after it was "
+            f"written; restore it from git (`git checkout -- {location}`) or from a copy"
+        )
+    # Its seal names milestone number-1's, which no file or index row holds any more:
+    # the missing file is the damage, not this one.
+    folder = os.path.dirname(location)
+    return (
+        f"milestone {number} cannot be held to its chain hash: no milestone {number - 1} is "
+        f"left before it; restore the ledger's milestone files from git (`git checkout -- "
+        f"{folder}`) or from a copy"
+    )

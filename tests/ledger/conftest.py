@@ -95,11 +95,11 @@ class Repo:
             assert result.returncode == 0, f"git {' '.join(args)}: {result.stderr}"
         return result
 
-    def snap(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """Run the installed ``snapline ARGS`` here, as a user would."""
+    def snap(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """Run the installed ``snapline ARGS`` here (or in ``cwd``), as a user would."""
         return subprocess.run(
             [*_COMMAND, *args],
-            cwd=self.path,
+            cwd=cwd or self.path,
             capture_output=True,
             text=True,
             env=_env(),

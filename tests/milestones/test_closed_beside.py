@@ -71,21 +71,25 @@ def test_verify_names_each_milestone_closed_beside_the_main_line_and_what_settle
     )
 
 
+@pytest.mark.parametrize("from_folder", [False, True], ids=["at-root", "in-a-folder"])
 def test_a_milestone_file_edited_and_renamed_to_its_digest_is_named_with_how_to_restore_it(
-    tmp_path: Path,
+    from_folder: bool, tmp_path: Path
 ) -> None:
     # A crafted edit: the title changed and the file renamed to the digest of its new
-    # bytes, so only its seal (the chain hash it carries) can tell.
+    # bytes, so only its seal (the chain hash it carries) can tell. Its path is named
+    # from the workspace's root wherever verify runs, as every problem's path is.
     from snapline.store.ledger.format import milestone_name
 
     repo, _ = _clone(tmp_path)
+    folder = repo.path / "docs"
+    folder.mkdir()
     (path,) = [p for p in repo.milestone_files() if 'title "feature two"' in p.read_text()]
     data = path.read_bytes().replace(b'title "feature two"', b'title "feature 2"')
     path.unlink()
     crafted = path.with_name(milestone_name(2, data))
     crafted.write_bytes(data)
     where = crafted.relative_to(repo.path).as_posix()
-    result = repo.snap("verify", "--json")
+    result = repo.snap("verify", "--json", cwd=folder if from_folder else None)
     assert result.returncode == 3, output(result)
     problems = [p for p in json.loads(result.stdout)["problems"] if p["kind"] == "ledger"]
     assert problems == [
@@ -101,6 +105,35 @@ def test_a_milestone_file_edited_and_renamed_to_its_digest_is_named_with_how_to_
             "severity": "corrupt",
         }
     ]
+
+
+def test_milestone_files_deleted_before_another_are_named_as_the_damage(tmp_path: Path) -> None:
+    # Both files of number 1 deleted (before any command built the index): milestone 2's
+    # seal names a number-1 seal nothing holds. Said as what it is (the files before it
+    # are missing), not as an edit of an intact file, and never a crash.
+    repo, files = _clone(tmp_path)
+    for name in files[:2]:
+        (repo.path / ".snapline" / "ledger" / "milestones" / name).unlink()
+    where = f".snapline/ledger/milestones/{files[2]}"
+    result = repo.snap("verify", "--json")
+    assert result.returncode == 3, output(result)
+    problems = json.loads(result.stdout)["problems"]
+    assert [(p["kind"], p["number"]) for p in problems] == [
+        ("milestone-sequence", 2),
+        ("milestone-start", 2),
+        ("milestone-chain-mismatch", 2),
+        ("ledger", 2),
+    ]
+    assert problems[1]["message"] == (
+        "milestone 2 starts at snapshot 2, not 1: the first milestone must start right "
+        "after the baseline"
+    )
+    assert (problems[3]["path"], problems[3]["message"]) == (
+        where,
+        f"{where}: milestone 2 cannot be held to its chain hash: no milestone 1 is left "
+        "before it; restore the ledger's milestone files from git (`git checkout -- "
+        ".snapline/ledger/milestones`) or from a copy",
+    )
 
 
 # -- snapline upgrade: the refs hold one milestone of each number on a line ---------------
