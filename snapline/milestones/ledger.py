@@ -70,13 +70,14 @@ def _unsealed(number: int, location: str, checked: bool) -> str:
     if checked:
         return (
             f"milestone {number} does not match its chain hash: it was edited after it was "
-            f"written; restore it from git (`git checkout -- {location}`) or from a copy"
+            f"written; restore it from git in the workspace's root (`git checkout -- {location}`) "
+            "or from a copy"
         )
     # Its seal names milestone number-1's, which no file or index row holds any more:
     # the missing file is the damage, not this one.
     folder = os.path.dirname(location)
     return (
         f"milestone {number} cannot be held to its chain hash: no milestone {number - 1} is "
-        f"left before it; restore the ledger's milestone files from git (`git checkout -- "
-        f"{folder}`) or from a copy"
+        f"left before it; restore the ledger's milestone files from git in the workspace's "
+        f"root (`git checkout -- {folder}`) or from a copy"
     )

@@ -10,7 +10,9 @@ ledger file is found whichever of the two deltas differs.
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +51,8 @@ def test_an_edited_file_is_named_from_the_root_with_how_to_restore_it(
         {
             "kind": "ledger",
             "message": f"{where}: does not match its chain hash: it was edited after it was "
-            f"written; restore it from git (`git checkout -- {where}`) or from a copy",
+            f"written; restore it from git in the workspace's root (`git checkout -- {where}`) "
+            "or from a copy",
             "path": where,
             "number": 2,
             "expected": None,
@@ -57,6 +60,10 @@ def test_an_edited_file_is_named_from_the_root_with_how_to_restore_it(
             "severity": "corrupt",
         }
     ]
+    # The advice, run where it says, restores the file: verify is clean again.
+    advice = problems[0]["message"].split("`")[1]
+    subprocess.run(shlex.split(advice), cwd=repo.path, check=True, capture_output=True)
+    assert repo.snap("verify", "--full").returncode == 0
 
 
 _ELSE = (

@@ -96,8 +96,8 @@ def test_a_milestone_file_edited_and_renamed_to_its_digest_is_named_with_how_to_
         {
             "kind": "ledger",
             "message": f"{where}: milestone 2 does not match its chain hash: it was edited "
-            f"after it was written; restore it from git (`git checkout -- {where}`) or from "
-            "a copy",
+            f"after it was written; restore it from git in the workspace's root "
+            f"(`git checkout -- {where}`) or from a copy",
             "path": where,
             "number": 2,
             "expected": None,
@@ -131,8 +131,8 @@ def test_milestone_files_deleted_before_another_are_named_as_the_damage(tmp_path
     assert (problems[3]["path"], problems[3]["message"]) == (
         where,
         f"{where}: milestone 2 cannot be held to its chain hash: no milestone 1 is left "
-        "before it; restore the ledger's milestone files from git (`git checkout -- "
-        ".snapline/ledger/milestones`) or from a copy",
+        "before it; restore the ledger's milestone files from git in the workspace's root "
+        "(`git checkout -- .snapline/ledger/milestones`) or from a copy",
     )
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["check_ledger"]
 
-_RESTORE = "restore it from git (`git checkout -- {}`) or from a copy"
+_RESTORE = "restore it from git in the workspace's root (`git checkout -- {}`) or from a copy"
 
 
 def check_ledger(
