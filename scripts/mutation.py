@@ -392,15 +392,7 @@ def _run_aside(command: list[str], where: Path) -> None:
         with contextlib.suppress(OSError):
             Path("/proc/self/autogroup").write_text("19")
 
-    # Bytecode is written: every console script a test starts imports the mutated copy,
-    # whose modules hold each function once per mutant (400 kB for milestones/create.py),
-    # and compiling them again in every process took `snapline status` from 0.47 s to
-    # 1.17 s. One mutant differs from another only in MUTANT_UNDER_TEST, read at run time,
-    # so one compiled copy serves them all.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    process = subprocess.Popen(
-        command, cwd=where, env=env, start_new_session=True, preexec_fn=_nice_group
-    )
+    process = subprocess.Popen(command, cwd=where, start_new_session=True, preexec_fn=_nice_group)
     try:
         process.wait()
     except KeyboardInterrupt:
