@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from snapline import Workspace
+from snapline.milestones.lines import Place
 from tests.history_refs.gitrepo import Repo, new_repo
 
 # "refs-published": main on the remote before init (the baseline has it as its parent).
@@ -160,6 +162,28 @@ def test_merge_joins_another_clones_line_and_its_milestone(
         "main done",
         "feature done",
     ]
+
+
+def test_the_api_names_a_joined_lines_milestone_by_its_last_snapshot_and_its_line(
+    tmp_path: Path,
+) -> None:
+    # Workspace.milestones.others(): the agent's milestone, closed on the last snapshot of
+    # its line (whose head that snapshot is), joined by the merge snapshot 3. (On git's
+    # refs a line's milestones are listed once the line is joined: store/refs/sides.py.)
+    team = _team(tmp_path, "refs")
+    repo = team.maintainer
+    last = team.agent_ids[-1]
+    repo.ok("merge")
+    with Workspace.open(repo.path) as ws:
+        (other,) = ws.milestones.others()
+    assert (other.row.title, other.last_id, other.place, other.line, other.joined_by) == (
+        "feature done",
+        last,
+        Place.LINE,
+        last,
+        3,
+    )
+    assert not other.pending
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
