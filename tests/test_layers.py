@@ -18,6 +18,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "snapline"
 LAYERS: list[tuple[str, ...]] = [
     ("snapline.cli", "snapline.__main__"),
     ("snapline.hosts",),
+    # The table of commands imports nothing; the hook reads a Bash call's words by it.
+    ("snapline.cli.commands",),
     (
         "snapline.workspace",
         "snapline.opening",

@@ -13,7 +13,9 @@ their plain forms without typer; ``tests/cli/test_lean.py`` holds each spec equa
 typer command, option by option.
 
 This module imports nothing (not even ``typing``: every process reads it on its way in,
-``cli/warm/client.py`` too), so that any reader of the command line can use it.
+``cli/warm/client.py`` too), so that any reader of the command line can use it: the
+Claude Code hook reads the words of a Bash call that runs ``snapline`` by
+:func:`command_of` (tests/test_layers.py puts this module below ``hosts/``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ __all__ = [
     "Command",
     "Option",
     "Spec",
+    "command_of",
     "named",
+    "options_of",
     "root_option",
 ]
 
@@ -148,6 +152,40 @@ class Option:
 def root_option(name: str) -> Option:
     """The root's option spelled ``name`` (``--root``), for typer's declaration of it."""
     return next(option for option in ROOT.options if name in option.names)
+
+
+def options_of(command: Spec) -> dict[str, Option]:
+    """A command's options by each of their spellings (``-m`` and ``--message``)."""
+    return {name: option for option in command.options for name in option.names}
+
+
+def command_of(args: list[str]) -> tuple[str | None, list[str]]:
+    """The command the words name, after the root options, and the words after it.
+
+    Every process reads its own command line with it (``cli/warm/client.py``), and the
+    Claude Code hook reads the words of a Bash call that runs ``snapline``.
+
+    Args:
+        args: The words after ``snapline``.
+
+    Returns:
+        The command's name (None when no word names one: only root options, or one
+        whose value this parser does not read) and the words after it.
+    """
+    options = options_of(ROOT)
+    index = 0
+    while index < len(args):
+        word = args[index]
+        index += 1
+        option = options.get(word)
+        if option is not None:
+            if not option.lean:
+                return None, []
+            if option.value:
+                index += 1
+        elif not word.startswith("-"):
+            return word, args[index:]
+    return None, []
 
 
 class Spec:

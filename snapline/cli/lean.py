@@ -1,12 +1,14 @@
 """The lean parser: the one reader of the command line's words beside typer.
 
 Every process reads its command line here before it builds the typer application (which
-costs a hot command about a tenth of its time): which command the words name, and for
-the hot commands (``record``, ``verify``, ``hook``) their plain forms, read by the specs
-of the table (``cli/commands.py``). What this parser is not sure of (help, ``--opt=value``,
-``--``, a value repeated or like an option, a value outside its choices, an option only
-the typer command handles) it leaves to typer, which reads the same words and says what
-is wrong; so both read a plain form alike, and only typer ever reports a usage error.
+costs a hot command about a tenth of its time): which command the words name (the
+table's :func:`~snapline.cli.commands.command_of`, which the Claude Code hook reads a
+Bash call by too), and for the hot commands (``record``, ``verify``, ``hook``) their
+plain forms, read by the specs of the table (``cli/commands.py``). What this parser is
+not sure of (help, ``--opt=value``, ``--``, a value repeated or like an option, a value
+outside its choices, an option only the typer command handles) it leaves to typer, which
+reads the same words and says what is wrong; so both read a plain form alike, and only
+typer ever reports a usage error.
 
 It also ends a lean path as the typer command line ends a command (:func:`finish`).
 Imports: ``errno``, ``os``, ``sys`` and the table only; every process loads it on its
@@ -19,7 +21,7 @@ import errno
 import os
 import sys
 
-from snapline.cli.commands import ROOT, SPECS, Option, Spec
+from snapline.cli.commands import SPECS, Spec, options_of
 
 TYPE_CHECKING = False  # not `typing`'s: one more import on every command's way in
 if TYPE_CHECKING:
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = [
     "HELP",
     "Parsed",
-    "command_of",
     "finish",
     "parse",
     "program",
@@ -87,32 +88,6 @@ def spec(name: str) -> Spec | None:
     return SPECS.get(name)
 
 
-def command_of(args: list[str]) -> tuple[str | None, list[str]]:
-    """The command the words name, after the root options, and the words after it.
-
-    Args:
-        args: The words after ``snapline``.
-
-    Returns:
-        The command's name (None when no word names one: only root options, or one
-        whose value this parser does not read) and the words after it.
-    """
-    options = _options(ROOT)
-    index = 0
-    while index < len(args):
-        word = args[index]
-        index += 1
-        option = options.get(word)
-        if option is not None:
-            if not option.lean:
-                return None, []
-            if option.value:
-                index += 1
-        elif not word.startswith("-"):
-            return word, args[index:]
-    return None, []
-
-
 def parse(command: Spec, args: list[str]) -> Parsed | None:
     """Read the plain form of one command's words by its spec.
 
@@ -124,7 +99,7 @@ def parse(command: Spec, args: list[str]) -> Parsed | None:
         What they say, or None when they are not a plain form: the typer command reads
         them then (and reports any usage error).
     """
-    options = _options(command)
+    options = options_of(command)
     arguments: list[str] = []
     values: dict[str, str] = {}
     flags: set[str] = set()
@@ -244,7 +219,3 @@ def reader_gone() -> int:
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
     return 1
-
-
-def _options(command: Spec) -> dict[str, Option]:
-    return {name: option for option in command.options for name in option.names}

@@ -136,7 +136,11 @@ def bash(event: Mapping[str, Any], *, pre: bool, timeout: float) -> HookOutcome:
 
 
 def _records_itself(event: Mapping[str, Any]) -> bool:
-    """Whether the Bash call is ``snapline record ...`` (a path to it, global options first)."""
+    """Whether the Bash call is ``snapline record ...`` (a path to it, root options first).
+
+    Read as snapline reads its own command line: a root option's value
+    (``--root DIR``) is not the command.
+    """
     tool_input = event.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
     if not isinstance(command, str):
@@ -149,7 +153,9 @@ def _records_itself(event: Mapping[str, Any]) -> bool:
         return False
     if not words or os.path.basename(words[0]) != "snapline":
         return False
-    return next((w for w in words[1:] if not w.startswith("-")), None) == "record"
+    from snapline.cli.commands import command_of
+
+    return command_of(words[1:])[0] == "record"
 
 
 def describe_command(command: str) -> str:

@@ -16,9 +16,9 @@ import pytest
 
 from snapline.cli import click_api as click
 from snapline.cli.app import _root_group
-from snapline.cli.commands import ROOT, SPECS, Spec
+from snapline.cli.commands import ROOT, SPECS, Spec, command_of
 from snapline.cli.completion import name_shells
-from snapline.cli.lean import HELP, command_of, parse, read, typed
+from snapline.cli.lean import HELP, parse, read, typed
 
 PACKAGE = Path(__file__).resolve().parents[2] / "snapline"
 

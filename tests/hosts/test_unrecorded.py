@@ -212,6 +212,24 @@ def test_the_refusal_does_not_contradict_what_a_command_was_told(place: Path) ->
     assert "records files as the agent's own" in said and "tool external" not in said
 
 
+def test_a_record_command_is_known_after_root_options_with_values(place: Path) -> None:
+    # The hook reads a Bash call's words as snapline reads its own: `--root DIR` is an
+    # option and its value, not the command.
+    (place / "README.md").write_text("# made\n")
+    context = _context(_busy(place, _bash("PostToolUse", place, "make docs", "toolu_01")))
+    assert "record them as yours now" in context
+    commands = {
+        f"snapline --root {place} record README.md --tool Bash": True,
+        "snapline --timeout 5 --debug record README.md": True,
+        "snapline --root record status": False,  # a root folder named `record`
+    }
+    for n, (command, records) in enumerate(commands.items(), start=2):
+        asked, said = _decision(hook(_bash("PreToolUse", place, command, f"toolu_0{n}"), cwd=place))
+        assert asked == "ask" and "README.md (modified)" in said, command
+        assert ("records files as the agent's own" in said) is records, command
+        assert ("tool external" in said) is not records, command
+
+
 def test_another_sessions_pending_edit_is_its_own_and_recorded_as_its(place: Path) -> None:
     (place / "src" / "app.py").write_text("print('bye')\n")
     _context(_busy(place, _edit("PostToolUse", place, "src/app.py", "toolu_01")))

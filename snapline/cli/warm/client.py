@@ -24,8 +24,8 @@ descriptors are sent only once the server has checked the request and asked for 
 before ``go`` ends this process at once, as it ends a process that has not started its
 command. Imports: ``os``, ``sys`` and ``_socket`` only (``socket`` itself costs more than
 all the rest; ``signal``, whose enums cost a ``--version`` process a third of its time,
-only once a server answers), and the lean parser (``cli/lean.py``), which says which
-command the words name.
+only once a server answers), and the table of commands (``cli/commands.py``), whose
+``command_of`` says which command the words name.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import _socket
 import os
 import sys
 
-from snapline.cli import lean
+from snapline.cli.commands import command_of
 from snapline.cli.warm import protocol
 
 TYPE_CHECKING = False  # not `typing`'s: one more import on every command's way in
@@ -82,7 +82,7 @@ def forward(args: list[str]) -> int | None:
     """
     if os.environ.get(protocol.DISABLE_ENV, "") in ("0", "off"):
         return None
-    command, _ = lean.command_of(args)
+    command, _ = command_of(args)
     if command == "server":
         return None  # `snapline server ...` manages the server: it never runs inside it
     if command == "run" and any(os.isatty(fd) for fd in (0, 1, 2)):
