@@ -59,6 +59,15 @@ def test_to_closes_only_part_of_the_open_range(ws: Workspace) -> None:
     assert (second.first, second.last) == (3, 5)
 
 
+def test_a_range_named_by_snapshot_ids_is_theirs(ws: Workspace) -> None:
+    # `id:PREFIX` names one snapshot, as it does wherever a snapshot is named.
+    _edits(ws, 4)
+    one, three = ws.snapshot(1).id, ws.snapshot(3).id
+    milestone = ws.milestones.create("part", start=f"id:{one[:8]}", to=f"id:{three[:12]}")
+    assert (milestone.first, milestone.last) == (1, 3)
+    assert [(m.first, m.last) for m in ws.milestones.list()] == [(1, 3)]
+
+
 @pytest.mark.parametrize(
     ("start", "what"), [(3, "gap"), (4, "gap"), (1, "overlap"), (0, "overlap")]
 )
