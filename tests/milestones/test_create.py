@@ -68,6 +68,19 @@ def test_a_range_named_by_snapshot_ids_is_theirs(ws: Workspace) -> None:
     assert [(m.first, m.last) for m in ws.milestones.list()] == [(1, 3)]
 
 
+def test_a_range_named_by_prompts_ends_before_them(ws: Workspace) -> None:
+    # `before-prompt:N@SESSION`: the latest snapshot when prompt N was given (its stamp's
+    # `at`, as the hook writes it on the prompt's first change).
+    _edits(ws, 2)
+    for n in (1, 2):
+        stamp = {"session": "s1", "n": n, "at": ws.latest}
+        (ws.root / "src" / "app.py").write_text(f"print({n})\n")
+        ws.record(["src/app.py"], metadata={"prompt": stamp})
+    first = ws.milestones.create("before", to="before-prompt:1@s1")
+    second = ws.milestones.create("prompt one", start=3, to="before-prompt:2@s1")
+    assert [(first.first, first.last), (second.first, second.last)] == [(1, 2), (3, 3)]
+
+
 @pytest.mark.parametrize(
     ("start", "what"), [(3, "gap"), (4, "gap"), (1, "overlap"), (0, "overlap")]
 )
