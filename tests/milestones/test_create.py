@@ -77,7 +77,7 @@ def test_a_range_named_by_prompts_ends_before_them(ws: Workspace) -> None:
         (ws.root / "src" / "app.py").write_text(f"print({n})\n")
         ws.record(["src/app.py"], metadata={"prompt": stamp})
     first = ws.milestones.create("before", to="before-prompt:1@s1")
-    second = ws.milestones.create("prompt one", start=3, to="before-prompt:2@s1")
+    second = ws.milestones.create("prompt one", start="latest~1", to="before-prompt:2@s1")
     assert [(first.first, first.last), (second.first, second.last)] == [(1, 2), (3, 3)]
 
 
@@ -199,6 +199,8 @@ def test_a_lone_string_tag_is_one_tag_and_duplicates_collapse(ws: Workspace) -> 
     assert ws.milestones.create("one", tags="release").tags == ("release",)
     _edits(ws, 1)
     assert ws.milestones.create("two", tags=["a", "b", "a"]).tags == ("a", "b")
+    _edits(ws, 1)  # any character but a line break: `X` too, and inner spaces
+    assert ws.milestones.create("three", tags=["X-ray", "a b"]).tags == ("X-ray", "a b")
 
 
 def test_milestones_survive_reopening(ws: Workspace) -> None:
