@@ -170,6 +170,10 @@ _REFERENCES = "a snapshot number, 'latest', 'latest~N' or 'before-prompt:N@SESSI
             "a milestone title is one line; put the rest in its description",
         ),
         (
+            {"title": "two\rlines"},
+            "a milestone title is one line; put the rest in its description",
+        ),
+        (
             {"title": "ok", "tags": ["fine", ""]},
             "milestone tags are non-empty one-line strings, not ''",
         ),
