@@ -432,7 +432,16 @@ def _reasons() -> list[tuple[str, str]]:
     if not REASONS.exists():
         return []
     table = tomllib.loads(REASONS.read_text(encoding="utf-8"))
-    return [(entry["mutants"], entry["reason"]) for entry in table.get("survivor", [])]
+    return [
+        (pattern, entry["reason"])
+        for entry in table.get("survivor", [])
+        for pattern in _patterns(entry["mutants"])
+    ]
+
+
+def _patterns(mutants: str | list[str]) -> list[str]:
+    """One ``fnmatch`` pattern, or a list of them sharing one reason."""
+    return [mutants] if isinstance(mutants, str) else mutants
 
 
 def _reason(key: str, reasons: list[tuple[str, str]]) -> str:
