@@ -167,6 +167,20 @@ def output(result: subprocess.CompletedProcess[str]) -> str:
     return result.stdout + result.stderr
 
 
+def upgraded(repo: Repo) -> None:
+    """``snapline upgrade``: the checkout's ledger onto git's refs, as a user moves it."""
+    repo.git("config", "user.name", "Fixture Reader")
+    repo.git("config", "user.email", "fixtures@example.invalid")
+    repo.ok("upgrade")
+    assert not repo.ledger.exists()
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob of ``data``."""
+    done = subprocess.run(["git", "hash-object", "--stdin"], input=data, capture_output=True)
+    return done.stdout.decode().strip()
+
+
 def new_repo(path: Path) -> Repo:
     """An empty git repository on branch ``main``."""
     path.mkdir(parents=True)

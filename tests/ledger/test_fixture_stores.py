@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.ledger.conftest import Repo, output
+from tests.ledger.conftest import Repo, blob_id, output, upgraded
 from tests.object_form import keyed_bytes
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -79,12 +79,6 @@ def _blob(repo: Repo, spec: str) -> bytes:
     return done.stdout
 
 
-def _blob_id(data: bytes) -> str:
-    """The id git gives a blob of ``data``."""
-    done = subprocess.run(["git", "hash-object", "--stdin"], input=data, capture_output=True)
-    return done.stdout.decode().strip()
-
-
 @pytest.mark.parametrize("name", STORES)
 def test_each_branch_verifies_and_reads_as_its_writer_read_it(name: str, tmp_path: Path) -> None:
     manifest = _manifest(name)
@@ -120,7 +114,7 @@ def test_forgotten_content_stays_forgotten(name: str, tmp_path: Path) -> None:
     assert len(added) == 1
     shown = repo.snap("show", str(added[0]))
     assert shown.returncode == 0 and "hunter2" not in shown.stdout, output(shown)
-    _upgraded(repo)  # moved onto the refs, where the secret never goes
+    upgraded(repo)  # moved onto the refs, where the secret never goes
     result = repo.snap("rollback", "--to", str(added[0]), "--yes")
     assert result.returncode == 1, output(result)
     assert "secret.env" in result.stderr and "forgotten" in result.stderr
@@ -128,19 +122,11 @@ def test_forgotten_content_stays_forgotten(name: str, tmp_path: Path) -> None:
     # Nowhere in the repository's history, in either object form, nor in any diff.
     secret = b"TOKEN=hunter2\n"
     for form in (secret, keyed_bytes(secret)):
-        assert repo.git("cat-file", "-e", _blob_id(form), check=False).returncode != 0
+        assert repo.git("cat-file", "-e", blob_id(form), check=False).returncode != 0
     assert repo.git("log", "--all", "--format=%H", "-S", "hunter2").stdout == ""
     for ref in repo.git("for-each-ref", "--format=%(refname)", "refs/snapline/").stdout.split():
         listed = repo.git("rev-list", "--objects", ref).stdout.split()
-        assert _blob_id(secret) not in listed, ref
-
-
-def _upgraded(repo: Repo) -> None:
-    """``snapline upgrade``: the checkout's ledger onto git's refs, as a user moves it."""
-    repo.git("config", "user.name", "Fixture Reader")
-    repo.git("config", "user.email", "fixtures@example.invalid")
-    repo.ok("upgrade")
-    assert not repo.ledger.exists()
+        assert blob_id(secret) not in listed, ref
 
 
 @pytest.mark.parametrize("name", STORES)
@@ -154,7 +140,7 @@ def test_the_moved_history_rebuilds_every_recorded_state_byte_for_byte(
     assert len(states) >= 8
     # The ledger is read, never written: a rollback waits for the upgrade.
     assert repo.snap("rollback", "--to", "1", "--yes").returncode == 1
-    _upgraded(repo)
+    upgraded(repo)
     for label, state in states.items():
         # A main-line state by its number, a joined branch's by its id (its line's number
         # is not the main line's).
@@ -178,7 +164,7 @@ def test_the_unmerged_branch_merges_once_moved_and_verifies(name: str, tmp_path:
     assert repo.snap("verify").returncode == 1, "two lines until `snapline merge`"
     refused = repo.snap("merge")
     assert refused.returncode == 1 and "snapline upgrade" in refused.stderr, output(refused)
-    _upgraded(repo)
+    upgraded(repo)
     assert repo.snap("verify").returncode == 1, "still two lines until `snapline merge`"
     repo.ok("merge")
     for command in (["verify"], ["verify", "--full"]):

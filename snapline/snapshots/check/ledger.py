@@ -152,11 +152,13 @@ def _indexed(
     return indexed, chains
 
 
+# The in-tree ledger is only read (no snapline writes a ledger file): the index's rebuild
+# drops the forgotten content from the index, not from this file. `snapline upgrade`
+# moves the history onto git's refs without it and takes .snapline/ out of the tree.
 _UNFINISHED = (
-    "{} still holds content that `snapline forget` removed: the forget is not finished "
-    "here. Delete .snapline/index.db and run `snapline verify` again: rebuilding the index "
-    "applies every forget record to every ledger file (never restore this file from a "
-    "backup, which would bring the content back)"
+    "{} still holds content that a forget removed: the forget is not finished here. Run "
+    "`snapline upgrade`, which moves this history onto git's refs without it (never "
+    "restore this file from a backup, which would bring the content back)"
 )
 
 
