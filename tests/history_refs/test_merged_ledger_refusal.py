@@ -83,6 +83,12 @@ def test_status_and_verify_advise_the_upgrade_never_a_resync(merged: Repo) -> No
         "run `snapline upgrade` to move its snapshots onto git's refs, then `snapline merge`"
         in (status.stdout)
     )
+    # Advice to write that is no resync: the upgrade of the branch's snapshots first.
+    assert (
+        "milestone  4 open: snapshots 14..14 (1 snapshot not in a milestone yet; run "
+        "`snapline upgrade` to move the snapshots of the branch a git merge brought back in "
+        ".snapline/ledger/ onto git's refs, then close them with `snapline milestone create`)"
+    ) in status.stdout.splitlines(), status.stdout
     verify = merged.snap("verify", "--json")
     problems = json.loads(verify.stdout)["problems"]
     assert verify.returncode == 1, verify

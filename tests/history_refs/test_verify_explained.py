@@ -10,9 +10,10 @@ new key, ``explained``, the other keys unchanged.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
-from tests.history_refs.gitrepo import Repo, new_repo
+from tests.history_refs.gitrepo import ENV, GIT, Repo, new_repo
 from tests.history_refs.test_team import _agent, _ci
 
 
@@ -76,3 +77,41 @@ def test_verify_of_an_older_commit_names_the_snapshot_it_is(tmp_path: Path) -> N
     ci.git("checkout", "-q", "main")
     assert "the workspace matches the latest snapshot" in ci.ok("verify")
     assert "explained" not in json.loads(ci.ok("verify", "--json"))
+
+
+def test_verify_of_a_conflict_resolved_by_hand_says_to_record_it_with_merge(
+    tmp_path: Path,
+) -> None:
+    origin, maintainer = _origin(tmp_path)
+    _agent(tmp_path, origin, "a", "app.py", "print('a')\n")
+    _agent(tmp_path, origin, "b", "app.py", "print('b')\n")
+    maintainer.git("fetch", "-q", "origin")
+    maintainer.git("merge", "-q", "--squash", "origin/a")
+    maintainer.git("commit", "-qm", "merge a (squashed)")
+    conflict = subprocess.run(
+        [*GIT, "merge", "-q", "--squash", "origin/b"],
+        cwd=maintainer.path, env=ENV, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert "CONFLICT (content): Merge conflict in app.py" in conflict.stdout, conflict
+    (maintainer.path / "app.py").write_text("print('a and b')\n")
+    maintainer.git("add", "app.py")
+    maintainer.git("commit", "-qm", "merge b (squashed), resolved by hand")
+    maintainer.git("push", "-q", "origin", "main")
+
+    ci = _ci(tmp_path, origin, "ci")
+    verified = ci.snap("verify", "--json")
+    assert verified.returncode == 1, verified.stdout + verified.stderr
+    assert json.loads(verified.stdout)["problems"] == [
+        {
+            "kind": "unexplained",
+            "message": "app.py in the checked-out commit is no file that a snapshot recorded, "
+            "nor git's clean merge of recorded states; it is a conflict of git's merge of "
+            "recorded lines, resolved by hand: on a checkout of this commit, record the "
+            "resolution with `snapline merge`, then `snapline push`",
+            "path": "app.py",
+            "number": None,
+            "expected": None,
+            "actual": None,
+            "severity": "error",
+        }
+    ]

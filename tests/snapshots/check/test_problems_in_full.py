@@ -18,6 +18,7 @@ from snapline.hashing import is_hash
 ONE = "sha256:046076f59b3d9fe61bc5261e95b7e9e371634206007c3a1143f9eb6f3c8c0f85"
 TWO = "sha256:5eb1ff75cf947f67684ad15844597b456fdf4917d92f8f690ea184d046902a22"
 BIN = "sha256:b413f47d13ee2fe6c845b2ee141af81de858df4ec549a58b7970bb96645bc8d2"
+HELLO = "sha256:03e693d9f2f687e0f40e36a8df7fcb4d1c22974012b7c2a55c000eb30f305824"
 README = "sha256:bc70e26f40b8816eb177813dda1f5f529a27a4641d45aa19cae2348a8c6a5fe9"
 CHAIN = "snapshot {} does not match its chain hash: it was edited after it was recorded"
 
@@ -233,4 +234,24 @@ def test_an_added_file_that_starts_from_a_version_the_history_never_had(
         _chain(chains, 3),
         _problem("continuity", f"bin.dat in snapshot 3 starts from {BIN}, but the history had "
                  "nothing there", "error", path="bin.dat", number=3, actual=BIN),
+    ]  # fmt: skip
+
+
+def test_a_change_holding_a_value_no_snapline_writes(history: Workspace) -> None:
+    _tamper(history, "UPDATE changes SET size = 'big' WHERE snapshot = 1")
+    # Snapshot 1 is not replayed, so snapshot 2 no longer starts where the history is.
+    assert _found(history) == [
+        _problem("bad-record", "a file change of snapshot 1 holds a value no snapline writes: "
+                 "its size is the text 'big', not int | None", "corrupt", number=1),
+        _problem("continuity", f"src/app.py in snapshot 2 starts from {ONE}, but the history "
+                 f"had {HELLO} there", "error", path="src/app.py", number=2, expected=HELLO,
+                 actual=ONE),
+    ]  # fmt: skip
+
+
+def test_content_missing_from_the_store(history: Workspace) -> None:
+    _tamper(history, "DELETE FROM blobs WHERE hash = ?", BIN)
+    assert _found(history) == [
+        _problem("missing-content", f"the content of bin.dat in snapshot 3 ({BIN}) is missing "
+                 "from the store", "corrupt", path="bin.dat", number=3, expected=BIN),
     ]  # fmt: skip
