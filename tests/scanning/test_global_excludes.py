@@ -17,6 +17,7 @@ import os
 import random
 import subprocess
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -72,8 +73,8 @@ def _default_home(case: _Case, rules: bytes) -> None:
 
 
 def _home_config_tilde(case: _Case, rules: bytes) -> None:
-    case.write(case.home / ".gitconfig", "[core]\n\texcludesFile = ~/my ignore\n")
-    case.write(case.home / "my ignore", rules)
+    case.write(case.home / ".gitconfig", "[core]\n\texcludesFile = ~/my dir/my ignore\n")
+    case.write(case.home / "my dir" / "my ignore", rules)
 
 
 def _later_file_wins(case: _Case, rules: bytes) -> None:
@@ -129,10 +130,10 @@ def _worktree_config(case: _Case, rules: bytes) -> None:
     case.write(case.home / "wt", rules)
 
 
-def _include_if(case: _Case, rules: bytes) -> None:
+def _include_if(case: _Case, rules: bytes, name: str = "conditional") -> None:
     case.write(case.home / ".gitconfig", f'[includeIf "gitdir:{case.root}/"]\n\tpath = ~/cond\n')
-    case.write(case.home / "cond", "[core]\nexcludesfile = ~/conditional\n")
-    case.write(case.home / "conditional", rules)
+    case.write(case.home / "cond", f'[core]\nexcludesfile = "~/{name}"\n')
+    case.write(case.home / name, rules)
 
 
 _ROUTES: dict[str, tuple[Callable[[_Case, bytes], None], bool]] = {
@@ -147,6 +148,9 @@ _ROUTES: dict[str, tuple[Callable[[_Case, bytes], None], bool]] = {
     "an empty value reads no file": (_empty_value, True),
     "extensions.worktreeConfig": (_worktree_config, True),
     "includeIf, asked of git": (_include_if, False),
+    # git's answer ends in its newline, and only that is cut.
+    "includeIf, a name ending in X": (partial(_include_if, name="conditionalX"), False),
+    "includeIf, a name ending in a space": (partial(_include_if, name="conditional "), False),
 }
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from snapline.scanning import IgnoreRules, scan
+from snapline.scanning.gitconfig import global_excludes
 from tests.scanning.git_reference import GIT
 
 # Every variable that moves git's config files or its global excludes.
@@ -213,6 +214,23 @@ def test_git_asked_about_nothing_configured_means_the_default_file(
            "GIT_CONFIG_PARAMETERS": "'user.name'='someone'"}  # fmt: skip
     assert _ignored_by_git(place.root, env, place.names) == {"home-default"}
     assert _ignored_by_snapline(place.root, env, place.names, monkeypatch) == {"home-default"}
+
+
+def test_a_value_under_a_home_that_is_not_set_names_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    place = _Place(tmp_path)
+    bare = {"PATH": os.environ.get("PATH", ""), "LC_ALL": "C"}
+    assert _git(place.root, bare, "init", "--quiet", "--template=").returncode == 0
+    system = place.base / "etc" / "gitconfig"
+    _moved(system).write_text("[core]\n\texcludesFile = ~/ignore\n")
+    env = {**bare, "GIT_CONFIG_SYSTEM": os.fspath(system)}  # and no HOME
+    refused = _git(place.root, env, "check-ignore", "anything")
+    # git cannot expand `~` and refuses the config: it reads no global excludes file.
+    assert refused.returncode == 128, refused
+    assert b"failed to expand user dir in: '~/ignore'" in refused.stderr
+    assert _ignored_by_snapline(place.root, env, ["anything"], monkeypatch) == set()
+    assert global_excludes(place.root) is None
 
 
 def _env(home: Path) -> dict[str, str]:
