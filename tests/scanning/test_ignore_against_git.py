@@ -114,3 +114,37 @@ def test_every_byte_against_every_posix_class(tmp_path: Path) -> None:
     found = scan(root, IgnoreRules(root), keep_stats=False).names
     assert sorted(found) == sorted(git_tracked(root))
     assert len(found) < len(_CLASSES) * len(byte_values) * 2  # some were ignored
+
+
+# Bracket expressions at their edges: ranges ending in an escape or in `]`, reversed or
+# chained ranges, `[:` that opens no class (unclosed, empty, one letter, no `:]`), and
+# patterns that end inside the brackets.
+_BRACKETS = ["[a-c]", "[c-a]", "[a-\\c]", "[\\a-c]", "[a-\\]]", "[a\\-c]", "[a-c-e]",
+             "[--0]", "[!--0]", "[]-a]", "[\\]-a]", "[a-]]", "[x-]", "[-x]", "[!a-c]",
+             "[^a-c]", "[[:]", "[[:]]", "[[::]]", "[[:a]", "[[:a]]", "[[:a:]]", "[[:alpha]]",
+             "[[:alpha:]", "[[:alpha:]]", "[[:alpha:]x]", "[x[:digit:]]", "[[:digit:]-z]",
+             "[[]", "[[]]", "[[x]", "[a-c", "[a-\\", "[a\\", "[\\", "[[:", "[[:alpha:",
+             "[:alpha:]"]  # fmt: skip
+
+
+def test_bracket_edges_against_git(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    init_repository(root)
+    singles = [chr(value) for value in range(0x21, 0x7F) if chr(value) not in "./"]
+    names = singles + [name + "]" for name in singles]
+    for index, pattern in enumerate(_BRACKETS):
+        directory = root / f"p{index}"
+        directory.mkdir()
+        (directory / ".gitignore").write_text(f"{pattern}\n")
+        for name in names:
+            (directory / name).write_bytes(b"")
+    found = scan(root, IgnoreRules(root), keep_stats=False).names
+    tracked = git_tracked(root)
+    assert sorted(found) == sorted(tracked)
+    ignored = {
+        pattern: len(names) + 1 - sum(path.startswith(f"p{index}/") for path in tracked)
+        for index, pattern in enumerate(_BRACKETS)
+    }
+    # Most of them decide some name (those that git aborts decide none).
+    assert sum(count > 0 for count in ignored.values()) > len(_BRACKETS) * 2 // 3, ignored
