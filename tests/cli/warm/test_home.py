@@ -10,9 +10,12 @@ started by an earlier test served tests/history_refs/test_not_owned.py in the fu
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
+import snapline
+from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import Warm
 from tests.history_refs.gitrepo import ENV, new_repo
 from tests.history_refs.test_not_owned import _another_user, _gits_advice, _give_away
@@ -43,3 +46,16 @@ def test_a_client_with_another_home_gets_its_own_git_configuration(
     )
     assert refused.returncode == 1 and "safe.directory" in refused.stderr, refused.stderr
     assert warm.served() == before + 1
+
+
+def test_a_client_with_another_xdg_config_home_is_not_served(tmp_path: Path, warm: Warm) -> None:
+    # Where git's global configuration is read from, as HOME is: part of the identity,
+    # so such a client finds no server at all (docs/cli.md).
+    other = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    status = run_script("server", "status", "--json", cwd=tmp_path, env=other)
+    assert json.loads(status.stdout)["running"] is False
+    done = run_script("--version", cwd=tmp_path, env=other)
+    assert (done.returncode, done.stdout) == (0, f"snapline {snapline.__version__}\n")
+    assert warm.served() == 0
+    assert run_script("--version", cwd=tmp_path).returncode == 0
+    assert warm.served() == 1  # sanity: the server's own XDG_CONFIG_HOME is served

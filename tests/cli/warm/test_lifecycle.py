@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+import snapline
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import Warm, start_server, wait_for, wait_gone
 
@@ -78,13 +82,16 @@ def test_integrate_starts_a_server_but_never_in_ci(runtime: Path, project: Path)
     )
     off = run_script("integrate", "claude-code", "--uninstall", cwd=project)
     assert off.returncode == 0, off.stderr
-    disabled = run_script("integrate", "claude-code", cwd=project, env={"SNAPLINE_SERVER": "0"})
-    assert disabled.returncode == 0, disabled.stderr
-    assert (
-        json.loads(run_script("server", "status", "--json", cwd=project).stdout)["running"] is False
-    )
+    for value in ("0", "off"):
+        env = {"SNAPLINE_SERVER": value}
+        disabled = run_script("integrate", "claude-code", cwd=project, env=env)
+        assert disabled.returncode == 0, disabled.stderr
+        assert (
+            json.loads(run_script("server", "status", "--json", cwd=project).stdout)["running"]
+            is False
+        )
+        run_script("integrate", "claude-code", "--uninstall", cwd=project)
 
-    run_script("integrate", "claude-code", "--uninstall", cwd=project)
     done = run_script("integrate", "claude-code", cwd=project)
     assert done.returncode == 0, done.stderr
     status = json.loads(run_script("server", "status", "--json", cwd=project).stdout)
@@ -93,14 +100,97 @@ def test_integrate_starts_a_server_but_never_in_ci(runtime: Path, project: Path)
     wait_gone(int(status["pid"]))
 
 
-def test_start_refuses_a_runtime_directory_that_is_not_private(runtime: Path) -> None:
+@pytest.mark.parametrize("ci", ["0", "False"])
+def test_integrate_starts_a_server_where_ci_says_0_or_false(
+    runtime: Path, project: Path, ci: str
+) -> None:
+    done = run_script("integrate", "claude-code", "--json", cwd=project, env={"CI": ci})
+    assert done.returncode == 0, done.stderr
+    pid = json.loads(done.stdout)["server_started"]
+    status = _running(project)
+    assert (status["running"], status.get("pid")) == (True, pid)
+    off = run_script("integrate", "claude-code", "--uninstall", "--json", cwd=project)
+    assert json.loads(off.stdout)["server_stopped"] == pid
+    wait_gone(pid)
+
+
+def test_snapline_server_0_or_off_makes_every_command_ignore_the_server(
+    warm: Warm, project: Path
+) -> None:
+    for value in ("0", "off"):
+        done = run_script("--version", cwd=project, env={"SNAPLINE_SERVER": value})
+        assert (done.returncode, done.stdout) == (0, f"snapline {snapline.__version__}\n")
+    assert warm.served() == 0
+    assert run_script("--version", cwd=project, env={"SNAPLINE_SERVER": "1"}).returncode == 0
+    assert warm.served() == 1  # sanity: any other value uses it
+
+
+def test_where_the_socket_is_without_snapline_runtime_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # docs/cli.md: $XDG_RUNTIME_DIR/snapline, else $TMPDIR/snapline-UID (/tmp by default).
+    for name in ("SNAPLINE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "TMPDIR"):
+        monkeypatch.delenv(name, raising=False)
+    xdg, tmp, uid = tmp_path / "xdg", tmp_path / "tmp", os.geteuid()
+    for env, directory in (
+        ({"XDG_RUNTIME_DIR": str(xdg), "TMPDIR": str(tmp)}, xdg / "snapline"),
+        ({"TMPDIR": str(tmp)}, tmp / f"snapline-{uid}"),
+        ({}, Path(f"/tmp/snapline-{uid}")),
+    ):
+        done = run_script("server", "status", "--json", cwd=tmp_path, env=env)
+        assert done.returncode == 0, done.stderr
+        assert Path(json.loads(done.stdout)["socket"]).parent == directory, env
+    assert list(tmp_path.iterdir()) == []  # asking creates no directory
+
+
+def _open_to_all(runtime: Path, _elsewhere: Path) -> tuple[Path, str]:
     runtime.chmod(0o755)
-    done = run_script("server", "start", cwd=runtime)
-    assert done.returncode == 1
-    assert done.stderr.startswith(
-        f"snapline: error: the runtime directory {runtime} is not private"
+    return runtime, "its mode is 0755, not 0700"
+
+
+def _a_link(runtime: Path, elsewhere: Path) -> tuple[Path, str]:
+    link = elsewhere / "link"
+    link.symlink_to(runtime)  # to a private directory: the link itself is refused
+    return link, "it is not a directory (a symbolic link or a file)"
+
+
+def _another_users(runtime: Path, _elsewhere: Path) -> tuple[Path, str]:
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a directory away")
+    os.chown(runtime, 65534, 65534)
+    return runtime, f"it belongs to uid 65534, not {os.geteuid()}"
+
+
+@pytest.mark.parametrize(
+    "make", [_open_to_all, _a_link, _another_users], ids=lambda f: f.__name__.strip("_")
+)
+def test_start_refuses_a_runtime_directory_that_is_not_private(
+    runtime: Path, tmp_path: Path, make: Callable[[Path, Path], tuple[Path, str]]
+) -> None:
+    directory, reason = make(runtime, tmp_path)
+    env = {"SNAPLINE_RUNTIME_DIR": str(directory)}
+    done = run_script("server", "start", cwd=tmp_path, env=env)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"snapline: error: the runtime directory {directory} is not private: {reason}; make it "
+        "this user's alone (chmod 700) or set SNAPLINE_RUNTIME_DIR to a directory that is\n"
     )
-    assert "0755" in done.stderr
+    assert list(runtime.iterdir()) == []
+
+
+def test_integrate_says_when_the_server_cannot_start_and_installs_anyway(
+    runtime: Path, project: Path
+) -> None:
+    runtime.chmod(0o755)
+    done = run_script("integrate", "claude-code", cwd=project)
+    assert done.returncode == 0, done.stderr
+    # (Beside, maybe, a line about where the hooks find `snapline`.)
+    assert done.stderr.splitlines()[-1] == (
+        f"snapline: warning: the warm server did not start (the runtime directory {runtime} "
+        "is not private: its mode is 0755, not 0700; make it this user's alone (chmod 700) or "
+        "set SNAPLINE_RUNTIME_DIR to a directory that is); commands run without it"
+    )
+    assert done.stdout.startswith("installed snapline's hooks in ")
     assert list(runtime.iterdir()) == []
 
 

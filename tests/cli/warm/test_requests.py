@@ -112,6 +112,24 @@ def test_bytes_that_are_no_request_are_dropped_without_an_answer(warm: Warm, pro
     assert latest(project) == 0
 
 
+def test_a_request_a_worker_cannot_take_is_refused_and_runs_nothing(
+    warm: Warm, project: Path
+) -> None:
+    # Well framed, of this identity, but without the fields a command line needs: the
+    # worker forked for it says so before it runs anything, then ends (exit 1).
+    connection = _connect(warm)
+    connection.sendall(protocol.encode_request("run", client_identity(), [b"/", b"18"]))
+    assert connection.recv(5) == b"send\n"
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        socket.send_fds(connection, [b"\0"], [null, null, null])
+    finally:
+        os.close(null)
+    assert _until_closed(connection) == b"refused setup IndexError\nexit 1\n"
+    _served_still(warm, project, 1)
+    assert latest(project) == 0
+
+
 def test_a_request_of_an_unknown_kind_is_refused(warm: Warm, project: Path) -> None:
     connection = _connect(warm)
     connection.sendall(protocol.encode_request("dance", client_identity(), []))

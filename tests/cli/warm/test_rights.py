@@ -35,6 +35,7 @@ SCRIPT = str(Path(sys.executable).with_name("snapline"))
 RECORDED = "recorded snapshot 1: 1 file\n  M src/app.py\n"
 
 _PR_CAPBSET_DROP = 24
+_PR_SET_NO_NEW_PRIVS = 38
 _CAP_DAC_OVERRIDE, _CAP_DAC_READ_SEARCH, _CAP_FOWNER = 1, 2, 3
 _CLONE_NEWNS = 0x00020000
 
@@ -188,6 +189,20 @@ def _chroot_elsewhere() -> None:
     os.chroot("/tmp")
 
 
+def _other_groups() -> None:
+    os.setgroups([65534])
+
+
+def _other_gid() -> None:
+    os.setgid(65534)
+
+
+def _no_new_privileges() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl")
+
+
 def _nothing() -> None:
     pass
 
@@ -215,7 +230,16 @@ def _raw_record(socket_path: Path, cwd: Path, before: Callable[[], None]) -> byt
 
 
 @pytest.mark.parametrize(
-    "change", [_drop_capability, _unshare_mounts, _chroot_elsewhere], ids=lambda f: f.__name__
+    "change",
+    [
+        _drop_capability,
+        _unshare_mounts,
+        _chroot_elsewhere,
+        _other_groups,
+        _other_gid,
+        _no_new_privileges,
+    ],
+    ids=lambda f: f.__name__,
 )
 def test_the_server_itself_refuses_a_client_whose_rights_differ(
     warm: Warm, project: Path, change: Callable[[], None]

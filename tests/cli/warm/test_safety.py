@@ -23,7 +23,7 @@ import snapline
 from snapline.cli.warm import protocol
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import GUARD, Warm, alive, latest, wait_gone
-from tests.cli.warm.monitoring import forked
+from tests.cli.warm.monitoring import client_identity, forked
 
 PACKAGE = Path(snapline.__file__).parent
 
@@ -152,6 +152,22 @@ def test_a_server_whose_code_changed_refuses_stops_and_the_command_runs_once(
     assert version.stdout == f"snapline {snapline.__version__} (edited)\n"
 
 
+def test_a_server_whose_code_changed_says_so(
+    runtime: Path, project: Path, copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(copy))  # this copy's client, and its server
+    monkeypatch.chdir(project)  # not this checkout, whose snapline `python -c` would import
+    started = run_script("server", "start", "--json", cwd=project)
+    assert started.returncode == 0, started.stderr
+    server = Warm(json.loads(started.stdout)["pid"], runtime)
+    key = client_identity()
+    assert _request(server, "status", key).startswith("status {")  # sanity: it answers
+    dispatch = copy / "snapline" / "cli" / "dispatch.py"
+    dispatch.write_text(dispatch.read_text() + "# edited\n")
+    assert _request(server, "run", key) == "refused stale"
+    wait_gone(server.pid)
+
+
 def test_a_client_of_another_version_never_reaches_the_server(
     warm: Warm, project: Path, copy: Path
 ) -> None:
@@ -198,6 +214,8 @@ def test_a_server_with_a_thread_forks_nothing(runtime: Path, project: Path) -> N
         status = json.loads(run_script("server", "status", "--json", cwd=project).stdout)
         assert status["requests"] == 0
         assert latest(project) == 1
+        # What it answers the client, which then runs the command itself.
+        assert _request(Warm(process.pid, runtime), "run", client_identity()) == "refused threads"
     finally:
         process.kill()
         _, log = process.communicate(timeout=GUARD)

@@ -13,20 +13,23 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+import snapline
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import GUARD, start_server, wait_for, wait_gone
 
 _DAEMON = "from snapline.cli.warm.daemon import main; main()"
 _LINE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d snapline server: (.*)")
 _LIMIT = 1 << 20  # bytes: a longer log is emptied when a server starts
+PACKAGE = Path(snapline.__file__).parent
 
 
 def _log(runtime: Path) -> Path:
@@ -150,20 +153,37 @@ def test_the_ready_descriptor_may_be_any_one_even_the_standard_input(runtime: Pa
             os.close(read_end)
 
 
-def test_a_server_started_by_hand_refuses_a_directory_that_is_not_private(
-    runtime: Path,
-) -> None:
+def _loose(runtime: Path) -> tuple[Path, str]:
     runtime.chmod(0o750)
+    return runtime, "its mode is 0750, not 0700"
+
+
+def _gone(runtime: Path) -> tuple[Path, str]:
+    return runtime / "gone", "it does not exist"  # the server makes none: `start` does
+
+
+def _under_a_file(runtime: Path) -> tuple[Path, str]:
+    (runtime / "file").write_text("")
+    return runtime / "file" / "sub", "it cannot be read (Not a directory)"
+
+
+@pytest.mark.parametrize("make", [_loose, _gone, _under_a_file], ids=lambda f: f.__name__[1:])
+def test_a_server_started_by_hand_refuses_a_directory_that_is_not_private(
+    runtime: Path, monkeypatch: pytest.MonkeyPatch, make: Callable[[Path], tuple[Path, str]]
+) -> None:
+    directory, problem = make(runtime)
+    monkeypatch.setenv("SNAPLINE_RUNTIME_DIR", str(directory))
+    before = sorted(p.name for p in runtime.iterdir())
     read_end, write_end = os.pipe()
     with _by_hand(runtime, "30", "0", ready=write_end) as process:
         os.close(write_end)
         with os.fdopen(read_end, "rb") as ready:
             said = ready.read().decode()
         out, err = process.communicate(timeout=GUARD)
-    reason = f"OSError: the runtime directory {runtime} is not private: its mode is 0750, not 0700"
+    reason = f"OSError: the runtime directory {directory} is not private: {problem}"
     assert (process.returncode, said, out) == (1, f"error {reason}\n", b"")
     assert _said(err.decode()) == [f"not started: {reason}"]
-    assert sorted(p.name for p in runtime.iterdir()) == []  # no socket, no lock
+    assert sorted(p.name for p in runtime.iterdir()) == before  # no socket, no lock
 
 
 def test_a_second_server_is_refused_while_one_runs(runtime: Path) -> None:
@@ -199,3 +219,48 @@ def test_a_runtime_directory_too_long_for_a_socket(runtime: Path) -> None:
         "allows; set SNAPLINE_RUNTIME_DIR to a shorter directory\n"
     )
     assert list(deep.iterdir()) == []
+
+
+def test_a_server_its_client_cannot_reach_is_reported_with_the_log(runtime: Path) -> None:
+    # The server process starts without the client's interpreter flags (-O here), so it
+    # listens on another socket (docs/cli.md: one per interpreter and flags): it said
+    # "ready", yet it never answers this client. (Whatever it left runs is the runtime
+    # fixture's to stop.)
+    done = subprocess.run(
+        [sys.executable, "-O", "-m", "snapline", "server", "start"],
+        cwd=runtime,
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+        check=False,
+    )
+    log = _log(runtime)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"snapline: error: the server started but does not answer (log: {log})\n"
+    (said,) = _said(log.read_text())
+    assert said.startswith("listening on ")
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """A copy of the installed package, found first through PYTHONPATH."""
+    path = tmp_path / "copy"
+    shutil.copytree(PACKAGE, path / "snapline", ignore=shutil.ignore_patterns("__pycache__"))
+    return path
+
+
+def test_a_server_that_dies_before_a_word_is_reported_with_the_log(
+    runtime: Path, copy: Path
+) -> None:
+    # A broken installation: the server's module fails as it loads, before it can say
+    # why on the ready descriptor; what it said instead is in the log.
+    daemon = copy / "snapline" / "cli" / "warm" / "daemon.py"
+    future = "from __future__ import annotations\n"
+    daemon.write_text(
+        daemon.read_text().replace(future, future + 'raise SystemExit("broken on purpose")\n')
+    )
+    done = run_script("server", "start", cwd=runtime, env={"PYTHONPATH": str(copy)})
+    log = _log(runtime)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (f"snapline: error: the server did not start: no answer (log: {log})\n")
+    assert log.read_text() == "broken on purpose\n"
