@@ -85,10 +85,9 @@ def _fold(sources: Iterable[str]) -> re.Pattern[str] | None:
 class _Level:
     """The patterns of one directory's ignore files (or of ``.git/info/exclude``)."""
 
-    __slots__ = ("base", "dirs", "files")
+    __slots__ = ("dirs", "files")
 
-    def __init__(self, base: str, patterns: list[GitPattern]) -> None:
-        self.base = base
+    def __init__(self, patterns: list[GitPattern]) -> None:
         self.files = _Kind([p for p in patterns if not p.dir_only])
         self.dirs = _Kind(patterns)
 
@@ -217,7 +216,7 @@ class IgnoreRules:
 
 def _make_level(base: str, lines: list[str]) -> _Level | None:
     patterns = [p for p in (parse_pattern(line, base) for line in lines) if p is not None]
-    return _Level(base, patterns) if patterns else None
+    return _Level(patterns) if patterns else None
 
 
 def _read(path: Path, *, follow: bool) -> bytes:

@@ -114,6 +114,14 @@ _CASES: dict[str, tuple[dict[str, str | bytes], list[str], list[str]]] = {
          "sp": "", "esc ": "", "esc2 ": "", "esc2": ""},
         ["tab", "esc2"], ["tab\t", "sp", "esc ", "esc2 "],
     ),
+    "a line of spaces is blank": (
+        {".gitignore": "   \n", " ": "", "  ": ""},
+        [" ", "  "], [],
+    ),
+    "an escaped space at the start of a line is a pattern of one space": (
+        {".gitignore": "\\ \n", " ": "", "  ": ""},
+        ["  "], [" "],
+    ),
     "a UTF-8 BOM starts the file; elsewhere it is a character": (
         {".gitignore": b"\xef\xbb\xbfbom.txt\n\xef\xbb\xbfsecond.txt\n", "bom.txt": "",
          "second.txt": ""},
