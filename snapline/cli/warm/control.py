@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import select
@@ -10,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from typing import Any
 
 from snapline.cli.warm import protocol
@@ -80,28 +82,14 @@ def start(idle_timeout: float) -> tuple[dict[str, Any], bool]:
     if running is not None:
         return running, False
     _trim(where.log)
-    read_end, write_end = os.pipe()
-    log = os.open(where.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-    try:
-        subprocess.Popen(
-            [sys.executable, "-c", _DAEMON, repr(float(idle_timeout)), str(write_end)],
-            cwd="/",
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            pass_fds=(write_end,),
-            start_new_session=True,
-        )
-    finally:
-        os.close(write_end)
-        os.close(log)
-    with os.fdopen(read_end, "rb") as ready:
-        said = _read_line(ready)
-    if said.startswith(b"error already running"):
-        running = status()
-        if running is not None:
-            return running, False
+    process, said = _spawn(where.log, idle_timeout)
     if not said.startswith(b"ready "):
+        # One that said why exits by itself once it has logged it; one silent is stuck.
+        _end(process, now=not said.startswith(b"error "))
+        if said.startswith(b"error already running"):
+            running = status()
+            if running is not None:
+                return running, False
         reason = said.decode(errors="replace").removeprefix("error ").strip()
         raise ServerError(
             f"the server did not start: {reason or 'no answer'} (log: {where.log})",
@@ -109,9 +97,16 @@ def start(idle_timeout: float) -> tuple[dict[str, Any], bool]:
         )
     running = status()
     if running is None:
+        # It listens where this client does not look: nobody would use it for an hour.
+        _end(process, now=True)
         raise ServerError(
-            f"the server started but does not answer (log: {where.log})", where.directory
+            f"the server started but does not answer; it was stopped (log: {where.log})",
+            where.directory,
         )
+    # It outlives this process on purpose: not a leak for subprocess to warn of (-X dev).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        del process
     return running, True
 
 
@@ -211,15 +206,79 @@ def stop_started_by(owner: str) -> int | None:
 
 
 def _make_private(directory: str) -> None:
-    with contextlib.suppress(FileExistsError):
+    elsewhere = f"set {protocol.RUNTIME_ENV} to a directory of this user's alone"
+    try:
         os.mkdir(directory, 0o700)
-    problem = protocol.private_problem(directory)
-    if problem is not None:
+    except FileExistsError:
+        pass
+    except OSError as error:
+        advice = elsewhere
+        if error.errno == errno.ENOENT:
+            parent = os.path.dirname(os.path.normpath(directory))
+            advice = f"make its parent ({parent}) or {elsewhere}"
         raise ServerError(
-            f"the runtime directory {directory} is not private: {problem}; make it this "
-            f"user's alone (chmod 700) or set {protocol.RUNTIME_ENV} to a directory that is",
+            f"the runtime directory {directory} cannot be made: {error.strerror}; {advice}",
             directory,
+        ) from None
+    problem = protocol.private_problem(directory)
+    if problem is None:
+        return
+    # No mode makes a link, a file or another user's directory this user's alone.
+    advice = elsewhere
+    if protocol.chmod_cures(directory):
+        advice = (
+            f"make it this user's alone (chmod 700) or set {protocol.RUNTIME_ENV} "
+            "to a directory that is"
         )
+    raise ServerError(
+        f"the runtime directory {directory} is not private: {problem}; {advice}", directory
+    )
+
+
+def _spawn(log_path: str, idle_timeout: float) -> tuple[subprocess.Popen[bytes], bytes]:
+    # The server, detached, with this interpreter's flags (they name the socket), and
+    # the first line it says on its ready descriptor.
+    read_end, write_end = os.pipe()
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    environment = dict(os.environ)
+    environment.pop("PYTHONWARNINGS", None)  # each of its entries is given as a -W
+    try:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                *protocol.interpreter_flags(),
+                "-c",
+                _DAEMON,
+                repr(float(idle_timeout)),
+                str(write_end),
+            ],
+            cwd="/",
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            pass_fds=(write_end,),
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+        os.close(log)
+    with os.fdopen(read_end, "rb") as ready:
+        return process, _read_line(ready)
+
+
+def _end(process: subprocess.Popen[bytes], *, now: bool) -> None:
+    # A server this call started and cannot use is not left behind.
+    if now:
+        process.terminate()
+    try:
+        process.wait(_STOP_GUARD)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _ask(kind: str) -> bytes | None:

@@ -79,7 +79,7 @@ class Server:
         self._monitors = Monitors(self._selector, _log)
 
     def bind(self) -> None:
-        """Take the lock and listen on the socket (a dead server's socket is replaced).
+        """Take the lock, listen on the socket (a dead server's is replaced), catch SIGTERM.
 
         Raises:
             AlreadyRunningError: Another server holds the lock.
@@ -101,15 +101,17 @@ class Server:
         listener.setblocking(False)
         self._listener = listener
         self._stamp = code_stamp()
-
-    def serve(self) -> None:
-        """Answer requests until stopped, idle for ``idle_timeout`` or stale."""
-        assert self._listener is not None
+        # From here a SIGTERM stops it cleanly (the socket removed), even one sent as
+        # soon as it says "ready", before it serves (`server start` stops one it cannot use).
         self._wakeup_r, self._wakeup_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.set_wakeup_fd(self._wakeup_w)
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(signum, self._stop_on_signal)
         signal.signal(signal.SIGCHLD, lambda *_: None)  # the wake-up fd is the point
+
+    def serve(self) -> None:
+        """Answer requests until stopped, idle for ``idle_timeout`` or stale."""
+        assert self._listener is not None
         self._selector.register(self._listener, selectors.EVENT_READ, "accept")
         self._selector.register(self._wakeup_r, selectors.EVENT_READ, "wakeup")
         last = time.monotonic()

@@ -29,9 +29,11 @@ __all__ = [
     "RUNTIME_ENV",
     "WAIT_ENV",
     "Paths",
+    "chmod_cures",
     "decode_request",
     "encode_request",
     "identity",
+    "interpreter_flags",
     "paths",
     "private_problem",
     "rights",
@@ -92,18 +94,34 @@ def private_problem(directory: str) -> str | None:
     Another user who could create or replace the socket could run commands as this
     user, or read what they print: the directory must be this user's alone.
     """
+    found = _problem(directory)
+    return None if found is None else found[0]
+
+
+def chmod_cures(directory: str) -> bool:
+    """Whether ``chmod 700`` alone would make ``directory`` private.
+
+    True only for a real directory of this user's that others may enter; no mode makes
+    a symbolic link, a file or another user's directory this user's alone.
+    """
+    found = _problem(directory)
+    return found is not None and found[1]
+
+
+def _problem(directory: str) -> tuple[str, bool] | None:
+    # Why it is not private, and whether its mode is all that is wrong.
     try:
         info = os.lstat(directory)
     except FileNotFoundError:
-        return "it does not exist"
+        return "it does not exist", False
     except OSError as error:
-        return f"it cannot be read ({error.strerror})"
+        return f"it cannot be read ({error.strerror})", False
     if not stat.S_ISDIR(info.st_mode):
-        return "it is not a directory (a symbolic link or a file)"
+        return "it is not a directory (a symbolic link or a file)", False
     if info.st_uid != os.geteuid():
-        return f"it belongs to uid {info.st_uid}, not {os.geteuid()}"
+        return f"it belongs to uid {info.st_uid}, not {os.geteuid()}", False
     if info.st_mode & 0o077:
-        return f"its mode is {stat.S_IMODE(info.st_mode):04o}, not 0700"
+        return f"its mode is {stat.S_IMODE(info.st_mode):04o}, not 0700", True
     return None
 
 
@@ -203,6 +221,45 @@ def identity() -> str:
         (os.environ.get("HOME"), os.environ.get("XDG_CONFIG_HOME")),
     )
     return repr(parts)
+
+
+# What -b and -bb add to sys.warnoptions, after every -W.
+_BYTES_FILTERS = ("default::BytesWarning", "error::BytesWarning")
+
+
+def interpreter_flags() -> list[str]:
+    """The options that give a new interpreter the flags :func:`identity` reads of this one.
+
+    For ``sys.executable FLAGS -c ...``, started without ``PYTHONWARNINGS``: CPython puts
+    that variable's entries in ``sys.warnoptions`` before those of ``-W``, so every entry
+    is given as a ``-W``, in order. The other flags read from the environment
+    (``PYTHONOPTIMIZE``, ``PYTHONUTF8``...) come out the same with the same environment
+    and these options, or are ignored by both (``-E``, ``-I``).
+    """
+    flags = sys.flags
+    args = ["-O"] * flags.optimize + ["-b"] * flags.bytes_warning
+    for on, option in (
+        (flags.dont_write_bytecode, "-B"),
+        (flags.no_user_site, "-s"),
+        (flags.no_site, "-S"),  # not a flag identity() reads, but what sys.path holds
+        (flags.ignore_environment, "-E"),
+        (flags.isolated, "-I"),
+        (flags.safe_path, "-P"),
+    ):
+        if on:
+            args.append(option)
+    args += ["-X", "utf8" if flags.utf8_mode else "utf8=0"]  # =0: PYTHONUTF8=1 may be set
+    warnings = list(sys.warnoptions)
+    # -X dev puts "default" first, -b its filter last: the new one's flags add them again.
+    if flags.dev_mode:
+        args += ["-X", "dev"]
+        if warnings[:1] == ["default"]:
+            del warnings[0]
+    if flags.bytes_warning and warnings[-1:] == [_BYTES_FILTERS[flags.bytes_warning > 1]]:
+        del warnings[-1]
+    for option in warnings:
+        args += ["-W", option]
+    return args
 
 
 class Paths:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +15,7 @@ import pytest
 
 import snapline
 from tests.cli.conftest import run_script
-from tests.cli.warm.conftest import Warm, start_server, wait_for, wait_gone
+from tests.cli.warm.conftest import GUARD, Warm, start_server, wait_for, wait_gone
 
 
 def test_start_status_stop(runtime: Path, project: Path) -> None:
@@ -143,39 +146,110 @@ def test_where_the_socket_is_without_snapline_runtime_dir(
     assert list(tmp_path.iterdir()) == []  # asking creates no directory
 
 
+_ELSEWHERE = "set SNAPLINE_RUNTIME_DIR to a directory of this user's alone"
+_CHMOD = "make it this user's alone (chmod 700) or set SNAPLINE_RUNTIME_DIR to a directory that is"
+
+
 def _open_to_all(runtime: Path, _elsewhere: Path) -> tuple[Path, str]:
     runtime.chmod(0o755)
-    return runtime, "its mode is 0755, not 0700"
+    return runtime, f"its mode is 0755, not 0700; {_CHMOD}"
 
 
 def _a_link(runtime: Path, elsewhere: Path) -> tuple[Path, str]:
     link = elsewhere / "link"
     link.symlink_to(runtime)  # to a private directory: the link itself is refused
-    return link, "it is not a directory (a symbolic link or a file)"
+    return link, f"it is not a directory (a symbolic link or a file); {_ELSEWHERE}"
+
+
+def _a_file(_runtime: Path, elsewhere: Path) -> tuple[Path, str]:
+    file = elsewhere / "file"
+    file.write_text("")
+    file.chmod(0o755)  # no chmod makes a file a directory
+    return file, f"it is not a directory (a symbolic link or a file); {_ELSEWHERE}"
 
 
 def _another_users(runtime: Path, _elsewhere: Path) -> tuple[Path, str]:
     if os.geteuid() != 0:
         pytest.skip("only root can give a directory away")
     os.chown(runtime, 65534, 65534)
-    return runtime, f"it belongs to uid 65534, not {os.geteuid()}"
+    runtime.chmod(0o755)  # its mode too: chmod alone would not make it this user's
+    return runtime, f"it belongs to uid 65534, not {os.geteuid()}; {_ELSEWHERE}"
 
 
 @pytest.mark.parametrize(
-    "make", [_open_to_all, _a_link, _another_users], ids=lambda f: f.__name__.strip("_")
+    "make", [_open_to_all, _a_link, _a_file, _another_users], ids=lambda f: f.__name__.strip("_")
 )
 def test_start_refuses_a_runtime_directory_that_is_not_private(
     runtime: Path, tmp_path: Path, make: Callable[[Path, Path], tuple[Path, str]]
 ) -> None:
+    # chmod is the advice only where chmod would do: another place, wherever it would not.
     directory, reason = make(runtime, tmp_path)
     env = {"SNAPLINE_RUNTIME_DIR": str(directory)}
     done = run_script("server", "start", cwd=tmp_path, env=env)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
-        f"snapline: error: the runtime directory {directory} is not private: {reason}; make it "
-        "this user's alone (chmod 700) or set SNAPLINE_RUNTIME_DIR to a directory that is\n"
+        f"snapline: error: the runtime directory {directory} is not private: {reason}\n"
     )
     assert list(runtime.iterdir()) == []
+
+
+def _under_a_file(runtime: Path) -> tuple[Path, str]:
+    (runtime / "file").write_text("")
+    return runtime / "file" / "sub", f"Not a directory; {_ELSEWHERE}"
+
+
+def _under_nothing(runtime: Path) -> tuple[Path, str]:
+    parent = runtime / "gone" / "deeper"
+    return parent / "sub", f"No such file or directory; make its parent ({parent}) or {_ELSEWHERE}"
+
+
+_CANNOT_BE_MADE = [_under_a_file, _under_nothing]
+
+
+@pytest.mark.parametrize("make", _CANNOT_BE_MADE, ids=lambda f: f.__name__.strip("_"))
+def test_start_says_why_the_runtime_directory_cannot_be_made(
+    runtime: Path, make: Callable[[Path], tuple[Path, str]]
+) -> None:
+    directory, why = make(runtime)
+    env = {"SNAPLINE_RUNTIME_DIR": str(directory)}
+    done = run_script("server", "start", cwd=runtime, env=env)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"snapline: error: the runtime directory {directory} cannot be made: {why}\n"
+    )
+    assert not directory.exists()
+
+
+@pytest.mark.parametrize("make", _CANNOT_BE_MADE, ids=lambda f: f.__name__.strip("_"))
+def test_integrate_and_watch_say_why_the_runtime_directory_cannot_be_made(
+    runtime: Path, project: Path, make: Callable[[Path], tuple[Path, str]]
+) -> None:
+    directory, why = make(runtime)
+    env = {"SNAPLINE_RUNTIME_DIR": str(directory), "NO_COLOR": "1"}
+    warning = (
+        f"snapline: warning: the warm server did not start (the runtime directory {directory} "
+        f"cannot be made: {why}); commands run without it"
+    )
+    done = run_script("integrate", "claude-code", cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == warning
+    watch = subprocess.Popen(
+        [str(Path(sys.executable).with_name("snapline")), "watch"],
+        cwd=project,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert watch.stderr is not None
+        assert watch.stderr.readline() == warning + "\n"
+        assert watch.stderr.readline().startswith("watching ")
+    finally:
+        watch.send_signal(signal.SIGINT)
+        watch.communicate(timeout=GUARD)
+    assert watch.returncode == 0
+    assert not directory.exists()
 
 
 def test_integrate_says_when_the_server_cannot_start_and_installs_anyway(

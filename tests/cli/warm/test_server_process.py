@@ -1,7 +1,8 @@
 """The server's process: its log, its arguments, and why it did not start.
 
-``snapline server start`` starts ``python -c '...daemon.main()' IDLE_TIMEOUT READY_FD``
-detached, with its output in ``server-*.log`` beside the socket (docs/cli.md); the
+``snapline server start`` starts ``python FLAGS -c '...daemon.main()' IDLE_TIMEOUT READY_FD``
+(its own interpreter flags: test_interpreter_flags.py) detached, with its output in
+``server-*.log`` beside the socket (docs/cli.md); the
 process reads its two arguments, says ``ready PID`` or ``error REASON`` on ``READY_FD``
 and writes what happened to the log. Each test drives the real command or the real
 process and reads what a person would: the command's output, the log, the status.
@@ -24,7 +25,7 @@ import pytest
 
 import snapline
 from tests.cli.conftest import run_script
-from tests.cli.warm.conftest import GUARD, start_server, wait_for, wait_gone
+from tests.cli.warm.conftest import GUARD, alive, start_server, wait_for, wait_gone
 
 _DAEMON = "from snapline.cli.warm.daemon import main; main()"
 _LINE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d snapline server: (.*)")
@@ -221,26 +222,6 @@ def test_a_runtime_directory_too_long_for_a_socket(runtime: Path) -> None:
     assert list(deep.iterdir()) == []
 
 
-def test_a_server_its_client_cannot_reach_is_reported_with_the_log(runtime: Path) -> None:
-    # The server process starts without the client's interpreter flags (-O here), so it
-    # listens on another socket (docs/cli.md: one per interpreter and flags): it said
-    # "ready", yet it never answers this client. (Whatever it left runs is the runtime
-    # fixture's to stop.)
-    done = subprocess.run(
-        [sys.executable, "-O", "-m", "snapline", "server", "start"],
-        cwd=runtime,
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        check=False,
-    )
-    log = _log(runtime)
-    assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == f"snapline: error: the server started but does not answer (log: {log})\n"
-    (said,) = _said(log.read_text())
-    assert said.startswith("listening on ")
-
-
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
     """A copy of the installed package, found first through PYTHONPATH."""
@@ -264,3 +245,26 @@ def test_a_server_that_dies_before_a_word_is_reported_with_the_log(
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (f"snapline: error: the server did not start: no answer (log: {log})\n")
     assert log.read_text() == "broken on purpose\n"
+
+
+def test_a_server_its_client_cannot_reach_is_stopped_and_reported_with_the_log(
+    runtime: Path, copy: Path
+) -> None:
+    # A server that says "ready" and listens where its client never looks (here a copy
+    # whose server names its socket after another identity, as a server with other
+    # flags or another import path would): `server start` says so, and stops it.
+    daemon = copy / "snapline" / "cli" / "warm" / "daemon.py"
+    mine = "key = protocol.identity()\n"
+    assert mine in daemon.read_text()
+    daemon.write_text(daemon.read_text().replace(mine, 'key = protocol.identity() + "x"\n'))
+    done = run_script("server", "start", cwd=runtime, env={"PYTHONPATH": str(copy)})
+    log = _log(runtime)  # the client's: the server writes to what it was given
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"snapline: error: the server started but does not answer; it was stopped (log: {log})\n"
+    )
+    listening, stopped = _said(log.read_text())
+    assert stopped == "stopped"
+    match = re.fullmatch(r"listening on \S+ \(pid (\d+)\)", listening)
+    assert match, listening
+    assert not alive(int(match[1]))  # no server left behind
