@@ -115,7 +115,7 @@ _CASES: dict[str, tuple[dict[str, str | bytes], list[str], list[str]]] = {
         ["tab", "esc2"], ["tab\t", "sp", "esc ", "esc2 "],
     ),
     "a line of spaces is blank": (
-        {".gitignore": "   \n", " ": "", "  ": ""},
+        {".gitignore": "  \n", " ": "", "  ": ""},
         [" ", "  "], [],
     ),
     "an escaped space at the start of a line is a pattern of one space": (
