@@ -122,6 +122,10 @@ _CASES: dict[str, tuple[dict[str, str | bytes], list[str], list[str]]] = {
         {".gitignore": "\\ \n", " ": "", "  ": ""},
         ["  "], [" "],
     ),
+    "'**' spans names that hold a newline": (
+        {".gitignore": "**/x\nfoo/**\n", "a\nb/x": "", "foo/c\nd": "", "keep\n": ""},
+        ["keep\n"], ["a\nb/x", "foo/c\nd"],
+    ),
     "a UTF-8 BOM starts the file; elsewhere it is a character": (
         {".gitignore": b"\xef\xbb\xbfbom.txt\n\xef\xbb\xbfsecond.txt\n", "bom.txt": "",
          "second.txt": ""},
