@@ -148,3 +148,31 @@ def test_bracket_edges_against_git(tmp_path: Path) -> None:
     }
     # Most of them decide some name (those that git aborts decide none).
     assert sum(count > 0 for count in ignored.values()) > len(_BRACKETS) * 2 // 3, ignored
+
+
+# Star runs at their edges: a second `**` after a slash, one glued to a name, a lone `*`
+# last, each also with a negation that only the exact span leaves standing.
+_STARS = ["a/**/b/**/c", "a/**/**/c", "x/a**/c", "a/b**", "**/b/**", "a/*", "a/*\n!a/b/c",
+          "a/*\n!a/b/", "a/**\n!a/b/", "a/*/**/c", "*/b**/c", "a/b*/**", "a**/c"]  # fmt: skip
+_DEEP = ["a/c", "a/b/c", "a/b/x/c", "a/b/x/b/c", "a/b/x/b/y/c", "a/bb/c", "a/x/c",
+         "x/a/c", "x/ab/c", "x/a/b/c", "b/c", "ab/c", "ab/x/c"]  # fmt: skip
+
+
+def test_star_edges_against_git(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    init_repository(root)
+    for index, pattern in enumerate(_STARS):
+        directory = root / f"p{index}"
+        directory.mkdir()
+        (directory / ".gitignore").write_text(f"{pattern}\n")
+        for path in _DEEP:
+            (directory / path).parent.mkdir(parents=True, exist_ok=True)
+            (directory / path).write_bytes(b"")
+    found = scan(root, IgnoreRules(root), keep_stats=False).names
+    tracked = git_tracked(root)
+    assert sorted(found) == sorted(tracked)
+    ignored = [
+        len(_DEEP) + 1 - sum(p.startswith(f"p{i}/") for p in tracked) for i in range(len(_STARS))
+    ]
+    assert all(0 < count < len(_DEEP) for count in ignored), ignored
