@@ -89,6 +89,42 @@ def test_a_value_of_the_wrong_type_is_reported_as_damage(
                 assert "internal error" not in line
 
 
+# A value no snapline writes: of the wrong type (a TEXT column keeps 12345 as the text
+# "12345", an edit the chain hash finds, so blobs stand in there), or of the right type
+# with a meaning no snapline gives it.
+_DAMAGED = [
+    *(
+        (table, column, b"\x00junk" if kind == "TEXT" else _WRONG[kind])
+        for table, column, kind in DAMAGE
+        if table != "milestones"
+    ),
+    ("changes", "kind", "replaced"),
+    ("changes", "storage", "zip"),
+    ("changes", "result_hash", "sha256:not-a-hash"),
+]
+
+
+@pytest.mark.parametrize("damaged", [1, 3], ids=["then-changed-again", "last"])
+@pytest.mark.parametrize(("table", "column", "value"), _DAMAGED, ids=lambda v: str(v))
+def test_damage_is_reported_at_its_snapshot_and_nowhere_else(
+    root: Path, table: str, column: str, value: object, damaged: int
+) -> None:
+    # Every snapshot changes the same file, so a damaged one sits between two changes
+    # of it (or is the last): what it did cannot be known, so neither the next change's
+    # start nor the file's known state can be held to it. Only the damage is reported.
+    (root / "a.txt").write_text("zero\n")
+    with Workspace.init(root) as ws:
+        for text in ("one\n", "two\n", "three\n"):
+            ws.write_file("a.txt", text)
+    where = f"number = {damaged}" if table != "changes" else f"snapshot = {damaged}"
+    sql(root, f"UPDATE {table} SET {column} = ? WHERE {where}", value)
+    with Workspace.open(root) as ws:
+        report = ws.verify()
+    assert report.corrupt
+    elsewhere = [p for p in report.problems if p.number != damaged]
+    assert not elsewhere, f"{table}.{column}: {[p.message for p in elsewhere]}"
+
+
 @pytest.mark.parametrize(
     "damage",
     [

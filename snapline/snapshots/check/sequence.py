@@ -77,6 +77,9 @@ def validate_history(
         touched = {p for c in changes for p in (c.path, c.old_path) if p}
         replay = _known_before(store, after.number, touched)
     groups = Groups(changes)
+    # The paths a damaged snapshot changed: what it left there is unknown, so neither
+    # the next change of one nor the known state is held to the history until then.
+    unknown: set[str] = set()
     # Content forgotten on purpose (`snapline forget`) is gone, not missing.
     forgotten = store.forgotten_hashes()
     held_by_workspace = store.baseline_in_workspace()
@@ -104,8 +107,8 @@ def validate_history(
             # Values of the wrong type cannot be compared or hashed: report the damage
             # and check the rest of the history against this row's place in it.
             problems.extend(damaged)
-            if streamed:
-                groups.drop(row.number)
+            for chunk in groups.chunks(row.number) if streamed else [batch]:
+                _unknown_from(chunk, replay, unknown)
             previous = row
             continue
         if row.id in ids:
@@ -133,7 +136,10 @@ def validate_history(
                 )
             )
         expected_parent = previous.id if previous else None
-        if row.parent_id != expected_parent:
+        # A damaged snapshot's id or chain hash, of the wrong type, is no value to hold
+        # the next one to: its damage is reported already.
+        linked = expected_parent is None or isinstance(expected_parent, str)
+        if linked and row.parent_id != expected_parent:
             problems.append(
                 _problem(
                     row,
@@ -145,20 +151,21 @@ def validate_history(
                 )
             )
         previous_chain = previous.chain_hash if previous else GENESIS
-        expected_chain = streamed_chain if streamed else chain_hash(previous_chain, row, batch)
-        if row.chain_hash == expected_chain and verified is not None:
-            verified[row.number] = (previous_chain, expected_chain)
-        if row.chain_hash != expected_chain:
-            problems.append(
-                _problem(
-                    row,
-                    "chain-mismatch",
-                    f"snapshot {row.number} does not match its chain hash: "
-                    "it was edited after it was recorded",
-                    expected=expected_chain,
-                    actual=row.chain_hash,
+        if streamed or isinstance(previous_chain, str):
+            expected_chain = streamed_chain if streamed else chain_hash(previous_chain, row, batch)
+            if row.chain_hash == expected_chain and verified is not None:
+                verified[row.number] = (previous_chain, expected_chain)
+            if row.chain_hash != expected_chain:
+                problems.append(
+                    _problem(
+                        row,
+                        "chain-mismatch",
+                        f"snapshot {row.number} does not match its chain hash: "
+                        "it was edited after it was recorded",
+                        expected=expected_chain,
+                        actual=row.chain_hash,
+                    )
                 )
-            )
         for field in (row.metadata, row.skipped):
             try:
                 json.loads(field)
@@ -170,7 +177,7 @@ def validate_history(
         for chunk in groups.chunks(row.number) if streamed else [batch]:
             blobs = stored_content(store, chunk, held) | forgotten
             for change in chunk:
-                problems.extend(_check_change(change, replay, blobs, held_by_workspace))
+                problems.extend(_check_change(change, replay, unknown, blobs, held_by_workspace))
         previous = row
         # Not kept for the next snapshot, nor for the known state's check below: a
         # baseline's rows beside the state's would double the peak of a first verify.
@@ -186,7 +193,7 @@ def validate_history(
                 message=f"file changes recorded for snapshot {number!r}, which does not exist",
             )
         )
-    problems.extend(_check_state(store, replay, None if after is None else touched))
+    problems.extend(_check_state(store, replay, unknown, None if after is None else touched))
     if deep and after is None:
         problems.extend(deep_check(store))
     elif full and after is None:
@@ -201,9 +208,21 @@ def _problem(row: SnapshotRow, kind: str, message: str, **extra: str | None) -> 
     return make_problem(kind=kind, number=row.number, severity=severity, message=message, **extra)
 
 
+def _unknown_from(
+    changes: Iterable[ChangeRow], replay: dict[str, tuple[str, int]], unknown: set[str]
+) -> None:
+    # What damaged changes left at their paths is unknown from here on.
+    for change in changes:
+        for path in (change.path, change.old_path):
+            if isinstance(path, str):
+                unknown.add(path)
+                replay.pop(path, None)
+
+
 def _check_change(
     change: ChangeRow,
     replay: dict[str, tuple[str, int]],
+    unknown: set[str],
     blobs: set[str],
     held_by_workspace: bool,
 ) -> list[Problem]:
@@ -221,8 +240,10 @@ def _check_change(
         if change.old_path is not None:
             check_relpath(change.old_path)
     except UnsafePathError as error:
+        _unknown_from([change], replay, unknown)
         return [corrupt("unsafe-path", str(error))]
     if change.kind not in _KINDS or change.storage not in _STORAGES:
+        _unknown_from([change], replay, unknown)
         return [
             corrupt(
                 "bad-record",
@@ -241,7 +262,10 @@ def _check_change(
     source = change.old_path if change.kind == ChangeKind.RENAMED else change.path
     known = replay.get(source) if source else None
     base = (change.base_hash, change.base_mode) if change.base_hash else None
-    if known != base:
+    # After a damaged snapshot changed the path, any start is as good as another.
+    held_to = not unknown or unknown.isdisjoint((source, change.path))
+    unknown.difference_update((source, change.path))
+    if held_to and known != base:
         had = known[0] if known else None
         starts, history = change.base_hash or "nothing", had or "nothing"
         if known is not None and base is not None and had == change.base_hash:
@@ -256,7 +280,7 @@ def _check_change(
                 f"but the history had {history} there",
             )
         )
-    if change.kind in (ChangeKind.ADDED, ChangeKind.RENAMED) and change.path in replay:
+    if held_to and change.kind in (ChangeKind.ADDED, ChangeKind.RENAMED) and change.path in replay:
         problems.append(
             corrupt(
                 "continuity",
@@ -270,8 +294,10 @@ def _check_change(
         replay.pop(change.old_path, None)
     if change.result_hash is None:
         replay.pop(change.path, None)
-    else:
+    elif is_hash(change.result_hash):
         replay[change.path] = (change.result_hash, change.result_mode or 0)
+    else:
+        _unknown_from([change], replay, unknown)
     # The ledger leaves the baseline's content in the workspace (docs/format.md).
     held = change.snapshot == 0 and held_by_workspace
     stored = change.content is not None and change.content in blobs
@@ -308,11 +334,14 @@ def _known_before(
 
 
 def _check_state(
-    store: StoreReader, replay: dict[str, tuple[str, int]], only: set[str] | None
+    store: StoreReader,
+    replay: dict[str, tuple[str, int]],
+    unknown: set[str],
+    only: set[str] | None,
 ) -> list[Problem]:
     problems = []
     for path, expected, actual in sorted(_state_differences(store, replay, only)):
-        if actual != expected:
+        if actual != expected and path not in unknown:
             problems.append(
                 make_problem(
                     kind="state-mismatch",
