@@ -153,7 +153,10 @@ def test_bracket_edges_against_git(tmp_path: Path) -> None:
 # Star runs at their edges: a second `**` after a slash, one glued to a name, a lone `*`
 # last, each also with a negation that only the exact span leaves standing.
 _STARS = ["a/**/b/**/c", "a/**/**/c", "x/a**/c", "a/b**", "**/b/**", "a/*", "a/*\n!a/b/c",
-          "a/*\n!a/b/", "a/**\n!a/b/", "a/*/**/c", "*/b**/c", "a/b*/**", "a**/c"]  # fmt: skip
+          "a/*\n!a/b/", "a/**\n!a/b/", "a/*/**/c", "*/b**/c", "a/b*/**", "a**/c",
+          # An escaped slash, alone or after a star run: `**` still spans directories
+          # before one, `*` never.
+          "a\\/b/c", "a/*\\/c", "a/**\\/c", "*\\/b/c"]  # fmt: skip
 _DEEP = ["a/c", "a/b/c", "a/b/x/c", "a/b/x/b/c", "a/b/x/b/y/c", "a/bb/c", "a/x/c",
          "x/a/c", "x/ab/c", "x/a/b/c", "b/c", "ab/c", "ab/x/c"]  # fmt: skip
 
