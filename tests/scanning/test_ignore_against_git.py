@@ -156,9 +156,9 @@ _STARS = ["a/**/b/**/c", "a/**/**/c", "x/a**/c", "a/b**", "**/b/**", "a/*", "a/*
           "a/*\n!a/b/", "a/**\n!a/b/", "a/*/**/c", "*/b**/c", "a/b*/**", "a**/c",
           # An escaped slash, alone or after a star run: `**` still spans directories
           # before one, `*` never.
-          "a\\/b/c", "a/*\\/c", "a/**\\/c", "*\\/b/c"]  # fmt: skip
+          "a\\/b/c", "a/*\\/c", "a/**\\/c", "*\\/b/c", "**\\/b/**\\/c"]  # fmt: skip
 _DEEP = ["a/c", "a/b/c", "a/b/x/c", "a/b/x/b/c", "a/b/x/b/y/c", "a/bb/c", "a/x/c",
-         "x/a/c", "x/ab/c", "x/a/b/c", "b/c", "ab/c", "ab/x/c"]  # fmt: skip
+         "x/a/c", "x/ab/c", "x/a/b/c", "b/c", "ab/c", "ab/x/c", "a/b/xc"]  # fmt: skip
 
 
 def test_star_edges_against_git(tmp_path: Path) -> None:
