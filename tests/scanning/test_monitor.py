@@ -42,6 +42,21 @@ def test_it_names_what_changed_since_a_point(tree: Path) -> None:
     monitor.close()
 
 
+def test_a_path_changed_again_after_a_point_is_named_again(tree: Path) -> None:
+    # The point is taken with the file's entry last in the journal: an event of the same
+    # path in a later drain must not be folded into that entry (issue 40, point 1).
+    monitor = started(tree)
+    module = tree / "src" / "pkg" / "mod.py"
+    module.write_text("x = 2\n")
+    monitor.drain()
+    point = monitor.seq
+    assert monitor.changed_since(point - 1) == {"src/pkg/mod.py"}
+    module.write_text("x = 3\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == {"src/pkg/mod.py"}
+    monitor.close()
+
+
 def test_the_store_and_git_are_not_watched(tree: Path) -> None:
     monitor = started(tree)
     point = monitor.seq
@@ -137,6 +152,17 @@ def test_a_journal_trimmed_past_a_point_cannot_answer_for_it(
     monitor.drain()
     assert monitor.changed_since(point) is None
     assert monitor.changed_since(monitor.seq - 2) == {"f10", "f11"}
+    monitor.close()
+
+
+def test_a_journal_at_its_limit_is_not_trimmed(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(monitor_module, "JOURNAL_LIMIT", 10)
+    monitor = started(tree)
+    point = monitor.seq
+    for index in range(10):
+        (tree / f"f{index}").write_text("x\n")
+    monitor.drain()
+    assert monitor.changed_since(point) == {f"f{index}" for index in range(10)}
     monitor.close()
 
 
