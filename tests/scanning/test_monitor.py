@@ -152,6 +152,10 @@ def test_a_journal_trimmed_past_a_point_cannot_answer_for_it(
     monitor.drain()
     assert monitor.changed_since(point) is None
     assert monitor.changed_since(monitor.seq - 2) == {"f10", "f11"}
+    # Any other point is either unknown or answered in full: never a change left out.
+    for other in range(point, monitor.seq + 1):
+        answer = monitor.changed_since(other)
+        assert answer is None or answer == {f"f{index}" for index in range(other - point, 12)}
     monitor.close()
 
 
@@ -163,6 +167,20 @@ def test_a_journal_at_its_limit_is_not_trimmed(tree: Path, monkeypatch: pytest.M
         (tree / f"f{index}").write_text("x\n")
     monitor.drain()
     assert monitor.changed_since(point) == {f"f{index}" for index in range(10)}
+    monitor.close()
+
+
+def test_an_overflowing_queue_is_a_loss(tree: Path) -> None:
+    # Events past the kernel's queue limit are dropped: the journal can no longer say
+    # what changed, and says why (the server logs it).
+    monitor = started(tree)
+    point = monitor.seq
+    many = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text()) // 2 + 1000
+    for index in range(many):  # two events a file: create, close
+        os.close(os.open(tree / f"f{index}", os.O_WRONLY | os.O_CREAT, 0o644))
+    monitor.drain()
+    assert monitor.lost == "the event queue overflowed"
+    assert monitor.changed_since(point) is None
     monitor.close()
 
 
