@@ -242,6 +242,11 @@ def _spawn(log_path: str, idle_timeout: float) -> tuple[subprocess.Popen[bytes],
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
     environment = dict(os.environ)
     environment.pop("PYTHONWARNINGS", None)  # each of its entries is given as a -W
+    if "PYTHONPATH" in environment:
+        # The server runs in "/": a relative entry, which this process took from its own
+        # directory, would be another sys.path there, another identity, another socket.
+        entries = environment["PYTHONPATH"].split(os.pathsep)
+        environment["PYTHONPATH"] = os.pathsep.join(os.path.abspath(e) for e in entries)
     try:
         process = subprocess.Popen(
             [

@@ -92,3 +92,21 @@ def test_a_server_started_with_flags_answers_those_flags_alone(
     stopped = _json(_python(runtime, flags, env, "stop", "--json"))
     assert stopped == {"stopped": True, "pid": pid}
     wait_gone(pid)
+
+
+def test_a_relative_pythonpath_names_the_same_server_from_the_same_folder(
+    runtime: Path,
+) -> None:
+    # The server runs in "/": given the entry as it is, it looked for the library there,
+    # another sys.path, another identity; `server start` said it did not answer (exit 1)
+    # and left it running for nobody.
+    (runtime / "lib").mkdir()
+    paths = ["lib", *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {"PYTHONPATH": os.pathsep.join(paths)}
+    started = _json(_python(runtime, [], env, "start", "--idle-timeout", "600", "--json"))
+    pid = int(started["pid"])
+    status = _json(_python(runtime, [], env, "status", "--json"))
+    assert (status["running"], status.get("pid")) == (True, pid)
+    stopped = _json(_python(runtime, [], env, "stop", "--json"))
+    assert stopped == {"stopped": True, "pid": pid}
+    wait_gone(pid)
