@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from snapline.scanning import monitor as monitor_module
+from snapline.scanning.inotify import IN_IGNORED, IN_MODIFY, IN_UNMOUNT, Event, Inotify
 from snapline.scanning.monitor import TreeMonitor
 
 
@@ -180,6 +181,78 @@ def test_an_overflowing_queue_is_a_loss(tree: Path) -> None:
         os.close(os.open(tree / f"f{index}", os.O_WRONLY | os.O_CREAT, 0o644))
     monitor.drain()
     assert monitor.lost == "the event queue overflowed"
+    assert monitor.changed_since(point) is None
+    monitor.close()
+
+
+class _Injecting(Inotify):
+    """The real inotify, with events a test hands in queued after the kernel's own."""
+
+    def __init__(self, real: Inotify) -> None:
+        super().__init__(real._libc, real.fd)
+        self.added: list[Event] = []
+        self.wds: dict[str, int] = {}
+
+    def add_watch(self, path: str | os.PathLike[str], mask: int) -> int:
+        wd = super().add_watch(path, mask)
+        self.wds[os.fspath(path)] = wd
+        return wd
+
+    def read(self) -> list[Event]:
+        events = super().read()
+        if not events:
+            events, self.added = self.added, []
+        return events
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[_Injecting]:
+    """Every inotify the monitors open from now on, each an :class:`_Injecting`."""
+    opened: list[_Injecting] = []
+    real_open = Inotify.open
+
+    def injecting() -> Inotify | None:
+        real = real_open()
+        assert real is not None
+        opened.append(_Injecting(real))
+        return opened[-1]
+
+    monkeypatch.setattr(Inotify, "open", injecting)
+    return opened
+
+
+@pytest.mark.parametrize(
+    ("mask", "folder", "why"),
+    [
+        (IN_UNMOUNT, "src", "the watch of src was removed"),
+        (IN_IGNORED, "src", "the watch of src was removed"),
+        (IN_IGNORED, "", "the watch of the root was removed"),
+    ],
+)
+def test_a_watch_the_kernel_removed_is_a_loss(
+    tree: Path, opened: list[_Injecting], mask: int, folder: str, why: str
+) -> None:
+    # The kernel drops a watch itself when its file system is unmounted (IN_UNMOUNT,
+    # then IN_IGNORED). Unmounting takes root, so the events are handed in as the kernel
+    # queues them, through the real descriptor's reads.
+    monitor = started(tree)
+    point = monitor.seq
+    (inotify,) = opened
+    wd = inotify.wds[os.fspath(tree / folder) if folder else os.fspath(tree)]
+    inotify.added = [Event(wd, mask, 0, b"")]
+    monitor.drain()
+    assert monitor.lost == why
+    assert monitor.changed_since(point) is None
+    monitor.close()
+
+
+def test_an_event_of_a_watch_it_never_made_is_a_loss(tree: Path, opened: list[_Injecting]) -> None:
+    monitor = started(tree)
+    point = monitor.seq
+    unknown = max(opened[0].wds.values()) + 100
+    opened[0].added = [Event(unknown, IN_MODIFY, 0, b"f")]
+    monitor.drain()
+    assert monitor.lost == f"an event from an unknown watch ({unknown})"
     assert monitor.changed_since(point) is None
     monitor.close()
 
