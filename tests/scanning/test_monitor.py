@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from snapline.scanning import monitor as monitor_module
-from snapline.scanning.inotify import IN_IGNORED, IN_MODIFY, IN_UNMOUNT, Event, Inotify
+from snapline.scanning.inotify import (
+    IN_IGNORED,
+    IN_MODIFY,
+    IN_MOVE_SELF,
+    IN_UNMOUNT,
+    Event,
+    Inotify,
+)
 from snapline.scanning.monitor import TreeMonitor
 
 
@@ -137,8 +144,17 @@ def test_the_root_moved_is_a_loss(tree: Path) -> None:
     monitor = started(tree)
     tree.rename(tree.with_name("elsewhere"))
     monitor.drain()
-    assert monitor.lost is not None
+    assert monitor.lost == "the root was deleted or moved"
     assert monitor.changed_since(0) is None
+    monitor.close()
+
+
+def test_a_folder_s_own_mode_change_names_it(tree: Path) -> None:
+    monitor = started(tree)
+    point = monitor.seq
+    (tree / "src").chmod(0o700)
+    monitor.drain()
+    assert monitor.changed_since(point) == {"src"}
     monitor.close()
 
 
@@ -242,6 +258,22 @@ def test_a_watch_the_kernel_removed_is_a_loss(
     inotify.added = [Event(wd, mask, 0, b"")]
     monitor.drain()
     assert monitor.lost == why
+    assert monitor.changed_since(point) is None
+    monitor.close()
+
+
+def test_a_folder_moved_by_a_way_not_watched_is_a_loss(
+    tree: Path, opened: list[_Injecting]
+) -> None:
+    # A move inside the tree retires the folder's watch at its parent's IN_MOVED_FROM,
+    # before its own IN_MOVE_SELF; one seen only by the folder came from elsewhere (a
+    # bind mount of the tree, say): the journal cannot say where it went.
+    monitor = started(tree)
+    point = monitor.seq
+    (inotify,) = opened
+    inotify.added = [Event(inotify.wds[os.fspath(tree / "src")], IN_MOVE_SELF, 0, b"")]
+    monitor.drain()
+    assert monitor.lost == "src moved unseen"
     assert monitor.changed_since(point) is None
     monitor.close()
 
