@@ -147,6 +147,19 @@ def test_the_root_moved_is_a_loss(tree: Path) -> None:
     assert monitor.lost == "the root was deleted or moved"
     assert monitor.changed_since(0) is None
     monitor.close()
+    assert monitor.lost == "the root was deleted or moved"  # closing keeps the first why
+
+
+def test_a_closed_monitor_answers_for_no_point(tree: Path) -> None:
+    # Its journal is gone with its watches: "nothing changed" would be a false clean.
+    monitor = started(tree)
+    point = monitor.seq
+    (tree / "top.txt").write_text("new\n")
+    monitor.drain()
+    monitor.close()
+    assert monitor.lost == "closed"
+    assert monitor.changed_since(point) is None
+    assert monitor.changed_since(monitor.seq) is None
 
 
 def test_a_folder_s_own_mode_change_names_it(tree: Path) -> None:
