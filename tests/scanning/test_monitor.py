@@ -171,32 +171,24 @@ def test_a_folder_s_own_mode_change_names_it(tree: Path) -> None:
     monitor.close()
 
 
-def test_a_journal_trimmed_past_a_point_cannot_answer_for_it(
-    tree: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("files", [10, 12], ids=["at-its-limit", "past-it"])
+def test_a_journal_answers_each_point_in_full_or_not_at_all(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, files: int
 ) -> None:
     monkeypatch.setattr(monitor_module, "JOURNAL_LIMIT", 10)
     monitor = started(tree)
     point = monitor.seq
-    for index in range(12):
-        (tree / f"f{index}").write_text("x\n")
+    written = [f"f{index}" for index in range(files)]
+    for name in written:
+        (tree / name).write_text("x\n")
     monitor.drain()
-    assert monitor.changed_since(point) is None
-    assert monitor.changed_since(monitor.seq - 2) == {"f10", "f11"}
+    # At its limit the journal is whole; past it, trimmed: its oldest points are unknown.
+    assert monitor.changed_since(point) == (set(written) if files <= 10 else None)
+    assert monitor.changed_since(monitor.seq - 2) == set(written[-2:])
     # Any other point is either unknown or answered in full: never a change left out.
     for other in range(point, monitor.seq + 1):
         answer = monitor.changed_since(other)
-        assert answer is None or answer == {f"f{index}" for index in range(other - point, 12)}
-    monitor.close()
-
-
-def test_a_journal_at_its_limit_is_not_trimmed(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(monitor_module, "JOURNAL_LIMIT", 10)
-    monitor = started(tree)
-    point = monitor.seq
-    for index in range(10):
-        (tree / f"f{index}").write_text("x\n")
-    monitor.drain()
-    assert monitor.changed_since(point) == {f"f{index}" for index in range(10)}
+        assert answer is None or answer == set(written[other - point :])
     monitor.close()
 
 
