@@ -31,6 +31,11 @@ committed, beside the tool and the reasons it reads, because a run takes hours a
 last one's result is worth keeping. A package with no results here keeps its section of
 the report as its last run wrote it. It is a maintainer's list, not a user's document,
 so it stays out of docs/.
+
+A package's run outlasts a working session, and the next may be on another machine: each
+run and each summary copies the verdicts into scripts/mutation-verdicts/NAME.json
+(committed), and a run on a machine that has none goes on from them
+(scripts/mutation_verdicts.py says when a verdict still holds).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import mutation_verdicts
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +60,7 @@ MUTANTS = ROOT / "mutants"
 WORK = ROOT / "mutation-work"
 REPORT = ROOT / "scripts" / "mutation-report.md"
 REASONS = ROOT / "scripts" / "mutation_reasons.toml"
+VERDICTS = ROOT / "scripts" / "mutation-verdicts"
 MUTMUT = "mutmut==3.8.1"
 
 PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
@@ -182,9 +189,17 @@ def main() -> int:
         _ensure_venv()
         for name in args.package or list(PACKAGES):
             where = _workdir(name)
+            carried = mutation_verdicts.seed(_mutants(name), _table(name), _verdicts(name))
+            if carried:
+                print(f"{name}: {carried} verdicts carried from {_shown(_verdicts(name))}")
             run = ["nice", "-n", "19", str(VENV / "bin" / "mutmut"), "run"]
-            _run_aside([*run, "--max-children", str(args.jobs)], where)
-    results = {name: _results(_mutants(name)) for name in PACKAGES}
+            try:
+                _run_aside([*run, "--max-children", str(args.jobs)], where)
+            finally:
+                _keep(name)
+    for name in PACKAGES:
+        _keep(name)
+    results = {name: _results(name) for name in PACKAGES}
     if not any(results.values()):
         print("no mutation results: run `make mutation` first", file=sys.stderr)
         return 1
@@ -193,7 +208,7 @@ def main() -> int:
     for name, found in results.items():
         if found:
             print(f"{name}: score {_score(Counter(found.values()))}")
-    print(f"wrote {REPORT.relative_to(ROOT)}")
+    print(f"wrote {_shown(REPORT)}")
     return 0
 
 
@@ -325,7 +340,6 @@ def _workdir(name: str) -> Path:
     """Where mutmut runs for package ``name``: its config, and links to the code and tests."""
     if name == "restore":
         return ROOT
-    _, files, tests = PACKAGES[name]
     where = WORK / name
     where.mkdir(parents=True, exist_ok=True)
     # The docs and the README too: a test that holds them to the code reads them beside
@@ -338,6 +352,19 @@ def _workdir(name: str) -> Path:
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     start = text.index("[tool.mutmut]")
     end = text.index("\n[", start + 1)
+    (where / f"{_CHILDREN}.py").write_text(_CHILDREN_PLUGIN, encoding="utf-8")
+    config = text[:start] + _table(name) + text[end:]
+    (where / "pyproject.toml").write_text(config, encoding="utf-8")
+    return where
+
+
+def _table(name: str) -> str:
+    """The ``[tool.mutmut]`` table package ``name`` runs with (its verdicts hold for it only)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    start = text.index("[tool.mutmut]")
+    if name == "restore":
+        return text[start : text.index("\n[", start + 1)]
+    _, files, tests = PACKAGES[name]
     table = [
         "[tool.mutmut]",
         'source_paths = ["snapline"]',
@@ -356,11 +383,20 @@ def _workdir(name: str) -> Path:
         f"pytest_add_cli_args = {json.dumps([*_PYTEST_ARGS, '-p', _CHILDREN, *_DESELECT])}",
         "",
     ]
-    (where / f"{_CHILDREN}.py").write_text(_CHILDREN_PLUGIN, encoding="utf-8")
-    (where / "pyproject.toml").write_text(
-        text[:start] + "\n".join(table) + text[end:], encoding="utf-8"
-    )
-    return where
+    return "\n".join(table)
+
+
+def _verdicts(name: str) -> Path:
+    return VERDICTS / f"{name}.json"
+
+
+def _keep(name: str) -> None:
+    """Copy package ``name``'s verdicts on this machine into the repository's file."""
+    mutation_verdicts.keep(_mutants(name), _table(name), _verdicts(name))
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT))
 
 
 def _ensure_venv() -> None:
@@ -415,13 +451,10 @@ def _name(requirement: str) -> str:
     return requirement
 
 
-def _results(mutants: Path) -> dict[str, str]:
-    results: dict[str, str] = {}
-    for meta in sorted(mutants.glob("snapline/**/*.py.meta")):
-        data = json.loads(meta.read_text())
-        for key, code in data["exit_code_by_key"].items():
-            results[key] = _STATUS.get(code, "suspicious")
-    return results
+def _results(name: str) -> dict[str, str]:
+    """Package ``name``'s verdicts, as kept (this machine's, once `_keep` copied them)."""
+    codes = mutation_verdicts.results(_verdicts(name), _table(name))
+    return {key: _STATUS.get(code, "suspicious") for key, code in codes.items()}
 
 
 def _score(counts: Counter[str]) -> str:

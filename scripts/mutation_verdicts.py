@@ -1,0 +1,108 @@
+"""A mutation run's verdicts, kept in the repository so the next machine goes on from them.
+
+A package's run takes hours, longer than one working session, and a session may start
+on a machine that has never seen the last one's `mutation-work/` (mutmut keeps its
+verdicts there, in a ``.meta`` file beside each mutated module). So `make mutation`
+copies them into ``scripts/mutation-verdicts/NAME.json`` (committed) and, before a run
+on a machine whose `mutants/` has no ``.meta`` for a module, writes that module's
+``.meta`` back from it.
+
+A verdict carried this way means what mutmut's own cache means, and no more: mutmut
+keeps a mutant's verdict while the hash of its function's source is the one it was
+found with, and forgets it when the function changes (``hash_by_function_name`` is
+carried for that), and it starts again from nothing when its configuration changes. So
+the file names the ``[tool.mutmut]`` table the verdicts were found with, and a run with
+another table (another selection of tests, other pytest options) is given none of them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+_FORMAT = 1
+
+
+def keep(mutants: Path, table: str, verdicts: Path) -> int:
+    """Copy the verdicts of every module under ``mutants`` into ``verdicts``; how many.
+
+    Every mutant is listed, the ones not checked yet as ``null``, so that the file alone
+    tells how far the run went. Nothing is written when ``mutants`` holds no results.
+    """
+    modules: dict[str, dict[str, dict[str, object]]] = {}
+    for meta in sorted(mutants.glob("snapline/**/*.py.meta")):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        source = meta.relative_to(mutants).as_posix().removesuffix(".meta")
+        modules[source] = {
+            "hash_by_function_name": dict(sorted(data["hash_by_function_name"].items())),
+            "exit_code_by_key": dict(sorted(data["exit_code_by_key"].items())),
+        }
+    if not modules:
+        return 0
+    kept = {"format": _FORMAT, "table": table, "modules": modules}
+    verdicts.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(kept, indent=1, ensure_ascii=False) + "\n"
+    partial = verdicts.with_name(verdicts.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(verdicts)
+    return sum(_decided(module) for module in modules.values())
+
+
+def seed(mutants: Path, table: str, verdicts: Path) -> int:
+    """Write the ``.meta`` of each module ``mutants`` has none for; how many verdicts.
+
+    None when the verdicts were found with another ``[tool.mutmut]`` table than
+    ``table``: mutmut would throw them away itself (or, worse, keep them).
+    """
+    kept = read(verdicts)
+    if kept is None or kept["table"] != table:
+        return 0
+    carried = 0
+    for source, module in kept["modules"].items():
+        meta = mutants / f"{source}.meta"
+        if meta.exists():  # this machine's own run: newer than the file, or the same
+            continue
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        meta.write_text(
+            json.dumps(
+                {
+                    **module,
+                    "type_check_error_by_key": {},
+                    "durations_by_key": {},
+                    "estimated_durations_by_key": {},
+                },
+                indent=4,
+            ),
+            encoding="utf-8",
+        )
+        carried += _decided(module)
+    return carried
+
+
+def results(verdicts: Path, table: str) -> dict[str, int | None]:
+    """Every mutant's exit code in ``verdicts`` (``None``: not checked), for the summary.
+
+    None when they were found with another ``[tool.mutmut]`` table than ``table``: the
+    report keeps that package's section as its last run wrote it.
+    """
+    kept = read(verdicts)
+    if kept is None or kept["table"] != table:
+        return {}
+    return {
+        key: code
+        for module in kept["modules"].values()
+        for key, code in module["exit_code_by_key"].items()
+    }
+
+
+def read(verdicts: Path) -> dict | None:
+    """The kept verdicts, or None where there are none in a format this script writes."""
+    try:
+        kept = json.loads(verdicts.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    return kept if kept.get("format") == _FORMAT else None
+
+
+def _decided(module: dict[str, dict[str, object]]) -> int:
+    return sum(code is not None for code in module["exit_code_by_key"].values())
