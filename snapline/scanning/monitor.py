@@ -99,6 +99,12 @@ class TreeMonitor:
         self._dirs: dict[int, str] = {}  # watch descriptor -> directory ("" the root)
         self._wds: dict[str, int] = {}
         self._retired: set[int] = set()  # removed by us or deleted: IN_IGNORED expected
+        # A folder listed at its new place before its move's events were read: the kernel
+        # gave its watch back (old path -> watch); its old parent's IN_MOVED_FROM then
+        # makes its IN_MOVE_SELF expected. Both were queued before that listing, so both
+        # are read in the same drain, and neither outlives it.
+        self._adopted: dict[str, int] = {}
+        self._moving: set[int] = set()
         self._journal: list[tuple[int, str]] = []
         self._floor = 0  # tokens below this were trimmed away
         # The journal's point when the current drain began: only an entry after it may
@@ -155,18 +161,22 @@ class TreeMonitor:
         path changed again after a drain is always a new entry, whatever came last.
         """
         self._drain_from = self.seq
-        while self.lost is None and self._inotify.fd >= 0:
-            try:
-                events = self._inotify.read()
-            except OSError as error:
-                self._lose(f"the queue cannot be read: {error.strerror}")
-                return
-            if not events:
-                return
-            for event in events:
-                self._take(event)
-                if self.lost is not None:
+        try:
+            while self.lost is None and self._inotify.fd >= 0:
+                try:
+                    events = self._inotify.read()
+                except OSError as error:
+                    self._lose(f"the queue cannot be read: {error.strerror}")
                     return
+                if not events:
+                    return
+                for event in events:
+                    self._take(event)
+                    if self.lost is not None:
+                        return
+        finally:
+            self._adopted.clear()
+            self._moving.clear()
 
     def forget_queue(self) -> None:
         """In a forked child: close the descriptor, keep the journal as it is."""
@@ -200,9 +210,12 @@ class TreeMonitor:
             if not directory:
                 self._lose("the root was deleted or moved")
             elif mask & IN_MOVE_SELF:
-                # Its parent's IN_MOVED_FROM retires it first: a move seen only here
-                # came by a way not watched.
-                self._lose(f"{directory} moved unseen")
+                # Its parent's IN_MOVED_FROM retires it first, or made this expected: a
+                # move seen only here came by a way not watched.
+                if event.wd in self._moving:
+                    self._moving.discard(event.wd)
+                else:
+                    self._lose(f"{directory} moved unseen")
             else:
                 self._note(directory)
                 self._retire_one(event.wd, directory)
@@ -260,6 +273,8 @@ class TreeMonitor:
             old = self._dirs.get(wd)
             if old is not None and self._wds.get(old) == wd:
                 del self._wds[old]
+                if old != directory:
+                    self._adopted[old] = wd
             self._dirs[wd] = directory
             self._wds[directory] = wd
             try:
@@ -277,6 +292,10 @@ class TreeMonitor:
         # A directory moved away or deleted: stop watching it and everything below it;
         # a move inside the tree is watched again from its new place.
         prefix = top + "/"
+        for old in [o for o in self._adopted if o == top or o.startswith(prefix)]:
+            wd = self._adopted.pop(old)
+            if old == top:  # listed at its new place already, and watched there
+                self._moving.add(wd)
         for directory in [d for d in self._wds if d == top or d.startswith(prefix)]:
             wd = self._wds.pop(directory)
             self._dirs.pop(wd, None)

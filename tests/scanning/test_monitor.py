@@ -283,6 +283,35 @@ def test_a_folder_moved_by_a_way_not_watched_is_a_loss(
     monitor.close()
 
 
+@pytest.mark.parametrize(
+    ("moved", "to", "written"),
+    [("src/pkg", "new/pkg", "new/pkg/mod.py"), ("src", "new/src", "new/src/pkg/mod.py")],
+    ids=["the-folder", "its-parent"],
+)
+def test_a_folder_moved_into_a_new_one_is_watched_at_its_new_place(
+    tree: Path, opened: list[_Injecting], moved: str, to: str, written: str
+) -> None:
+    # The new folder's listing finds the moved one, still watched under its old name
+    # (the kernel gives the same watch back), before the move's own events are read:
+    # its old parent's IN_MOVED_FROM must not take that watch from the new name, and
+    # its own IN_MOVE_SELF is the move just read, no move by a way not watched.
+    monitor = started(tree)
+    (tree / "new").mkdir()
+    os.rename(tree / moved, tree / to)
+    monitor.drain()
+    point = monitor.seq
+    (tree / written).write_text("x = 2\n")
+    monitor.drain()
+    assert monitor.lost is None
+    assert monitor.changed_since(point) == {written}
+    # Only that once: a later IN_MOVE_SELF of the same folder came by a way not watched.
+    (inotify,) = opened
+    inotify.added = [Event(inotify.wds[os.fspath(tree / to)], IN_MOVE_SELF, 0, b"")]
+    monitor.drain()
+    assert monitor.lost == f"{to} moved unseen"
+    monitor.close()
+
+
 def test_an_event_of_a_watch_it_never_made_is_a_loss(tree: Path, opened: list[_Injecting]) -> None:
     monitor = started(tree)
     point = monitor.seq
@@ -392,4 +421,73 @@ def test_a_folder_it_cannot_list_is_a_loss_and_one_gone_is_not(
     failing["."] = PermissionError(13, "Permission denied")
     monitor = TreeMonitor.start(tree)
     assert monitor is not None and monitor.lost == "the root cannot be listed: Permission denied"
+    monitor.close()
+
+
+@pytest.mark.parametrize(
+    "gone",
+    [FileNotFoundError(2, "No such file or directory"), NotADirectoryError(20, "Not a directory")],
+    ids=["deleted", "a-file-now"],
+)
+def test_a_folder_gone_before_its_watch_is_passed_over_and_the_others_are_watched(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, gone: OSError
+) -> None:
+    # Between a folder's event (or its listing) and its watch it may be deleted, or a
+    # file may take its name: its parent's next event names it, and nothing is lost.
+    real_scandir, real_add_watch = os.scandir, Inotify.add_watch
+    refused: dict[str, OSError] = {"src": gone}
+
+    def scandir(path: os.PathLike[str]) -> object:
+        return iter(sorted(real_scandir(path), key=lambda entry: entry.name))  # "src" first
+
+    def add_watch(inotify: Inotify, path: str | os.PathLike[str], mask: int) -> int:
+        error = refused.get(os.path.relpath(path, tree))
+        if error is not None:
+            raise error
+        return real_add_watch(inotify, path, mask)
+
+    monkeypatch.setattr(monitor_module.os, "scandir", scandir)
+    monkeypatch.setattr(Inotify, "add_watch", add_watch)
+    (tree / "after").mkdir()
+    monitor = started(tree)
+    point = monitor.seq
+    (tree / "after" / "f.txt").write_text("watched all the same\n")
+    monitor.drain()
+    assert monitor.lost is None
+    assert monitor.changed_since(point) == {"after/f.txt"}
+    monitor.close()
+
+
+@pytest.mark.parametrize(("folder", "named"), [("src", "src"), (".", "the root")])
+def test_a_folder_the_kernel_will_not_watch_is_a_loss_that_names_it(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, folder: str, named: str
+) -> None:
+    # The user's watch limit (fs.inotify.max_user_watches, shared with editors) is
+    # ENOSPC: the monitor cannot answer, and says which folder and why.
+    real_add_watch = Inotify.add_watch
+
+    def add_watch(inotify: Inotify, path: str | os.PathLike[str], mask: int) -> int:
+        if os.path.relpath(path, tree) == folder:
+            raise OSError(28, "No space left on device")
+        return real_add_watch(inotify, path, mask)
+
+    monkeypatch.setattr(Inotify, "add_watch", add_watch)
+    monitor = TreeMonitor.start(tree)
+    assert monitor is not None
+    assert monitor.lost == f"{named} cannot be watched: No space left on device"
+    assert monitor.changed_since(monitor.seq) is None
+    monitor.close()
+
+
+def test_a_queue_it_cannot_read_is_a_loss(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monitor = started(tree)
+    point = monitor.seq
+
+    def read(inotify: Inotify) -> list[Event]:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(Inotify, "read", read)
+    monitor.drain()
+    assert monitor.lost == "the queue cannot be read: Input/output error"
+    assert monitor.changed_since(point) is None
     monitor.close()
