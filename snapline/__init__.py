@@ -14,9 +14,11 @@ from snapline.lazy import lazy_exports
 
 TYPE_CHECKING = False  # not `typing`'s: see snapline/lazy.py
 if TYPE_CHECKING:
+    from snapline.blame import BlameLine, FileBlame, LineKind, Origin
+    from snapline.blame.summary import BlameSummary, LineCounts
     from snapline.branching import BranchError, BranchResult
     from snapline.errors import SnaplineError
-    from snapline.guard import CheckOutcome, CheckOutput, GuardResult, Outcome
+    from snapline.guard import CheckOutcome, CheckOutput, ForeignSnapshot, GuardResult, Outcome
     from snapline.milestones import (
         EmptyMilestoneError,
         Milestone,
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
         MilestoneStats,
         OpenRange,
     )
+    from snapline.milestones.lines import OtherLine, OtherMilestone, Place
     from snapline.paths import (
         OutputInStoreError,
         ProtectedPathError,
@@ -52,16 +55,20 @@ if TYPE_CHECKING:
         Storage,
     )
     from snapline.snapshots.info import MetadataError, SnapshotInfo
+    from snapline.snapshots.info_fields import Who
+    from snapline.snapshots.read.diffstat import FileStat
     from snapline.snapshots.read.history import SnapshotRangeError
     from snapline.snapshots.read.ids import SnapshotIdError
-    from snapline.snapshots.read.lines import DivergedHistoryError
+    from snapline.snapshots.read.lines import DivergedHistoryError, Line
     from snapline.snapshots.read.prompts import PromptNotFoundError
     from snapline.snapshots.read.reconstruct import ForgottenVersionError
     from snapline.snapshots.read.refs import SideSnapshotError, SnapshotRefError
+    from snapline.snapshots.record.build import Limits
     from snapline.snapshots.record.command import CommandError, RunResult
     from snapline.snapshots.record.edits import EditMatchError, NotTrackedError
     from snapline.snapshots.record.forget import (
         ForgetResult,
+        ForgottenVersionRecord,
         NothingToForgetError,
         SharedContentError,
     )
@@ -78,6 +85,7 @@ if TYPE_CHECKING:
         RevertResult,
         RollbackResult,
     )
+    from snapline.snapshots.snapshot import Explained, ExplainingSnapshot
     from snapline.store import (
         InTreeLedgerError,
         StoreAccessError,
@@ -100,6 +108,8 @@ __version__ = "0.2.0"
 
 _EXPORTS: dict[str, str] = {
     "AlreadyInitializedError": "snapline.workspace",
+    "BlameLine": "snapline.blame",
+    "BlameSummary": "snapline.blame.summary",
     "BranchError": "snapline.branching",
     "BranchResult": "snapline.branching",
     "ChangeKind": "snapline.snapshots",
@@ -108,13 +118,23 @@ _EXPORTS: dict[str, str] = {
     "CommandError": "snapline.snapshots.record.command",
     "ContentMismatchError": "snapline.snapshots",
     "ContentUnavailableError": "snapline.snapshots",
+    "Explained": "snapline.snapshots.snapshot",
+    "ExplainingSnapshot": "snapline.snapshots.snapshot",
+    "FileBlame": "snapline.blame",
     "FileChange": "snapline.snapshots",
     "FileChangingError": "snapline.scanning",
+    "FileStat": "snapline.snapshots.read.diffstat",
+    "ForeignSnapshot": "snapline.guard",
     "ForgetResult": "snapline.snapshots.record.forget",
     "ForgottenVersionError": "snapline.snapshots.read.reconstruct",
+    "ForgottenVersionRecord": "snapline.snapshots.record.forget",
     "GcResult": "snapline.snapshots.record.gc",
     "GuardResult": "snapline.guard",
     "InTreeLedgerError": "snapline.store",
+    "Limits": "snapline.snapshots.record.build",
+    "Line": "snapline.snapshots.read.lines",
+    "LineCounts": "snapline.blame.summary",
+    "LineKind": "snapline.blame",
     "NothingToForgetError": "snapline.snapshots.record.forget",
     "SharedContentError": "snapline.snapshots.record.forget",
     "MetadataError": "snapline.snapshots.info",
@@ -142,8 +162,12 @@ _EXPORTS: dict[str, str] = {
     "MilestoneStats": "snapline.milestones",
     "Milestones": "snapline.milestones",
     "OpenRange": "snapline.milestones",
+    "Origin": "snapline.blame",
+    "OtherLine": "snapline.milestones.lines",
+    "OtherMilestone": "snapline.milestones.lines",
     "Outcome": "snapline.guard",
     "OutputInStoreError": "snapline.paths",
+    "Place": "snapline.milestones.lines",
     "ProtectedPathError": "snapline.paths",
     "PromptNotFoundError": "snapline.snapshots.read.prompts",
     "NotInSnapshotError": "snapline.snapshots",
@@ -176,12 +200,15 @@ _EXPORTS: dict[str, str] = {
     "UnsafePathError": "snapline.paths",
     "UnsafeRecordError": "snapline.paths",
     "UnsafeRootError": "snapline.workspace",
+    "Who": "snapline.snapshots.info_fields",
     "Workspace": "snapline.workspace",
 }
 
 __all__ = [
     "AlreadyInitializedError",
     "BaselineRevertError",
+    "BlameLine",
+    "BlameSummary",
     "BranchError",
     "BranchResult",
     "ChangeKind",
@@ -194,13 +221,23 @@ __all__ = [
     "DivergedHistoryError",
     "EditMatchError",
     "EmptyMilestoneError",
+    "Explained",
+    "ExplainingSnapshot",
+    "FileBlame",
     "FileChange",
     "FileChangingError",
+    "FileStat",
+    "ForeignSnapshot",
     "ForgetResult",
     "ForgottenVersionError",
+    "ForgottenVersionRecord",
     "GcResult",
     "GuardResult",
     "InTreeLedgerError",
+    "Limits",
+    "Line",
+    "LineCounts",
+    "LineKind",
     "MetadataError",
     "Milestone",
     "MilestoneArgumentError",
@@ -219,8 +256,12 @@ __all__ = [
     "NothingToRedoError",
     "NothingToUndoError",
     "OpenRange",
+    "Origin",
+    "OtherLine",
+    "OtherMilestone",
     "Outcome",
     "OutputInStoreError",
+    "Place",
     "Problem",
     "PromptNotFoundError",
     "ProtectedPathError",
@@ -257,6 +298,7 @@ __all__ = [
     "UnsafePathError",
     "UnsafeRecordError",
     "UnsafeRootError",
+    "Who",
     "Workspace",
     "__version__",
 ]
