@@ -14,7 +14,16 @@ from snapline.lazy import lazy_exports
 
 TYPE_CHECKING = False  # not `typing`'s: see snapline/lazy.py
 if TYPE_CHECKING:
-    from snapline.blame import BlameLine, FileBlame, LineKind, Origin
+    from snapline.blame import (
+        BinaryFileError,
+        BlameLine,
+        FileBlame,
+        LineKind,
+        NotAFileError,
+        NotBlamableError,
+        Origin,
+    )
+    from snapline.blame.commits import CommitRangeError
     from snapline.blame.summary import BlameSummary, LineCounts
     from snapline.branching import BranchError, BranchResult
     from snapline.errors import SnaplineError
@@ -32,6 +41,7 @@ if TYPE_CHECKING:
         OpenRange,
     )
     from snapline.milestones.lines import OtherLine, OtherMilestone, Place
+    from snapline.opening_errors import RootNotADirectoryError
     from snapline.paths import (
         OutputInStoreError,
         ProtectedPathError,
@@ -61,7 +71,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.read.ids import SnapshotIdError
     from snapline.snapshots.read.lines import DivergedHistoryError, Line
     from snapline.snapshots.read.prompts import PromptNotFoundError
-    from snapline.snapshots.read.reconstruct import ForgottenVersionError
+    from snapline.snapshots.read.reconstruct import ContentElsewhereError, ForgottenVersionError
     from snapline.snapshots.read.refs import SideSnapshotError, SnapshotRefError
     from snapline.snapshots.record.build import Limits
     from snapline.snapshots.record.command import CommandError, RunResult
@@ -75,6 +85,7 @@ if TYPE_CHECKING:
     from snapline.snapshots.record.gc import GcResult
     from snapline.snapshots.record.journal import RecoveryBlockedError
     from snapline.snapshots.record.presence import StoreVanishedError
+    from snapline.snapshots.restore.merge3 import MergeCheckError
     from snapline.snapshots.restore.revert import BaselineRevertError, RevertConflictError
     from snapline.snapshots.restore.rollback import RollbackConflictError
     from snapline.snapshots.restore.undo import NothingToRedoError, NothingToUndoError
@@ -88,12 +99,26 @@ if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Explained, ExplainingSnapshot
     from snapline.store import (
         InTreeLedgerError,
+        MergedLedgerError,
         StoreAccessError,
         StoreBusyError,
         StoreCorruptError,
         StoreUsageError,
         StoreVersionError,
     )
+    from snapline.store.refs.edits import UnpublishableError
+    from snapline.store.refs.git_errors import (
+        DamagedRefError,
+        GitWriteRefusedError,
+        NotOwnedRepositoryError,
+        RefConflictError,
+    )
+    from snapline.store.refs.otherlines import DamagedBlobError
+    from snapline.store.refs.pinning import CheckoutBehindError
+    from snapline.store.refs.publishing import PublishRefusedError
+    from snapline.store.refs.reading import DamagedLineError
+    from snapline.store.refs.store import LineMovedError
+    from snapline.upgrade import OldStoreDamagedError, UnsettledOldStoreError
     from snapline.workspace import (
         AlreadyInitializedError,
         NotInitializedError,
@@ -103,21 +128,30 @@ if TYPE_CHECKING:
         UnsafeRootError,
         Workspace,
     )
+    from snapline.workspace.blaming import BlameRangeError
 
 __version__ = "0.2.0"
 
 _EXPORTS: dict[str, str] = {
     "AlreadyInitializedError": "snapline.workspace",
+    "BinaryFileError": "snapline.blame",
     "BlameLine": "snapline.blame",
+    "BlameRangeError": "snapline.workspace.blaming",
     "BlameSummary": "snapline.blame.summary",
     "BranchError": "snapline.branching",
     "BranchResult": "snapline.branching",
     "ChangeKind": "snapline.snapshots",
     "CheckOutcome": "snapline.guard",
     "CheckOutput": "snapline.guard",
+    "CheckoutBehindError": "snapline.store.refs.pinning",
     "CommandError": "snapline.snapshots.record.command",
+    "CommitRangeError": "snapline.blame.commits",
+    "ContentElsewhereError": "snapline.snapshots.read.reconstruct",
     "ContentMismatchError": "snapline.snapshots",
     "ContentUnavailableError": "snapline.snapshots",
+    "DamagedBlobError": "snapline.store.refs.otherlines",
+    "DamagedLineError": "snapline.store.refs.reading",
+    "DamagedRefError": "snapline.store.refs.git_errors",
     "Explained": "snapline.snapshots.snapshot",
     "ExplainingSnapshot": "snapline.snapshots.snapshot",
     "FileBlame": "snapline.blame",
@@ -129,12 +163,16 @@ _EXPORTS: dict[str, str] = {
     "ForgottenVersionError": "snapline.snapshots.read.reconstruct",
     "ForgottenVersionRecord": "snapline.snapshots.record.forget",
     "GcResult": "snapline.snapshots.record.gc",
+    "GitWriteRefusedError": "snapline.store.refs.git_errors",
     "GuardResult": "snapline.guard",
     "InTreeLedgerError": "snapline.store",
     "Limits": "snapline.snapshots.record.build",
     "Line": "snapline.snapshots.read.lines",
     "LineCounts": "snapline.blame.summary",
     "LineKind": "snapline.blame",
+    "LineMovedError": "snapline.store.refs.store",
+    "MergeCheckError": "snapline.snapshots.restore.merge3",
+    "MergedLedgerError": "snapline.store",
     "NothingToForgetError": "snapline.snapshots.record.forget",
     "SharedContentError": "snapline.snapshots.record.forget",
     "MetadataError": "snapline.snapshots.info",
@@ -143,10 +181,12 @@ _EXPORTS: dict[str, str] = {
     "ModifiedFile": "snapline.snapshots.results",
     "Move": "snapline.snapshots.results",
     "RecoveryBlockedError": "snapline.snapshots.record.journal",
+    "RefConflictError": "snapline.store.refs.git_errors",
     "RevertConflictError": "snapline.snapshots.restore.revert",
     "RevertResult": "snapline.snapshots.results",
     "RollbackConflictError": "snapline.snapshots.restore.rollback",
     "RollbackResult": "snapline.snapshots.results",
+    "RootNotADirectoryError": "snapline.opening_errors",
     "SnapshotRangeError": "snapline.snapshots.read.history",
     "SnapshotRefError": "snapline.snapshots.read.refs",
     "SideSnapshotError": "snapline.snapshots.read.refs",
@@ -170,11 +210,16 @@ _EXPORTS: dict[str, str] = {
     "Place": "snapline.milestones.lines",
     "ProtectedPathError": "snapline.paths",
     "PromptNotFoundError": "snapline.snapshots.read.prompts",
+    "PublishRefusedError": "snapline.store.refs.publishing",
+    "NotAFileError": "snapline.blame",
+    "NotBlamableError": "snapline.blame",
     "NotInSnapshotError": "snapline.snapshots",
     "NothingToRedoError": "snapline.snapshots.restore.undo",
     "NothingToUndoError": "snapline.snapshots.restore.undo",
     "NotInitializedError": "snapline.workspace",
+    "NotOwnedRepositoryError": "snapline.store.refs.git_errors",
     "NotTrackedError": "snapline.snapshots.record.edits",
+    "OldStoreDamagedError": "snapline.upgrade",
     "Problem": "snapline.snapshots",
     "Report": "snapline.snapshots",
     "ReportOutputError": "snapline.report",
@@ -197,9 +242,11 @@ _EXPORTS: dict[str, str] = {
     "StoreVersionError": "snapline.store",
     "Tracking": "snapline.workspace",
     "UnknownPathError": "snapline.workspace",
+    "UnpublishableError": "snapline.store.refs.edits",
     "UnsafePathError": "snapline.paths",
     "UnsafeRecordError": "snapline.paths",
     "UnsafeRootError": "snapline.workspace",
+    "UnsettledOldStoreError": "snapline.upgrade",
     "Who": "snapline.snapshots.info_fields",
     "Workspace": "snapline.workspace",
 }
@@ -207,17 +254,25 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "AlreadyInitializedError",
     "BaselineRevertError",
+    "BinaryFileError",
     "BlameLine",
+    "BlameRangeError",
     "BlameSummary",
     "BranchError",
     "BranchResult",
     "ChangeKind",
     "CheckOutcome",
     "CheckOutput",
+    "CheckoutBehindError",
     "CommandError",
+    "CommitRangeError",
     "Conflict",
+    "ContentElsewhereError",
     "ContentMismatchError",
     "ContentUnavailableError",
+    "DamagedBlobError",
+    "DamagedLineError",
+    "DamagedRefError",
     "DivergedHistoryError",
     "EditMatchError",
     "EmptyMilestoneError",
@@ -232,12 +287,16 @@ __all__ = [
     "ForgottenVersionError",
     "ForgottenVersionRecord",
     "GcResult",
+    "GitWriteRefusedError",
     "GuardResult",
     "InTreeLedgerError",
     "Limits",
     "Line",
     "LineCounts",
     "LineKind",
+    "LineMovedError",
+    "MergeCheckError",
+    "MergedLedgerError",
     "MetadataError",
     "Milestone",
     "MilestoneArgumentError",
@@ -249,12 +308,16 @@ __all__ = [
     "Milestones",
     "ModifiedFile",
     "Move",
+    "NotAFileError",
+    "NotBlamableError",
     "NotInSnapshotError",
     "NotInitializedError",
+    "NotOwnedRepositoryError",
     "NotTrackedError",
     "NothingToForgetError",
     "NothingToRedoError",
     "NothingToUndoError",
+    "OldStoreDamagedError",
     "OpenRange",
     "Origin",
     "OtherLine",
@@ -265,7 +328,9 @@ __all__ = [
     "Problem",
     "PromptNotFoundError",
     "ProtectedPathError",
+    "PublishRefusedError",
     "RecoveryBlockedError",
+    "RefConflictError",
     "Report",
     "ReportOutputError",
     "ReportScopeError",
@@ -273,6 +338,7 @@ __all__ = [
     "RevertResult",
     "RollbackConflictError",
     "RollbackResult",
+    "RootNotADirectoryError",
     "RunResult",
     "SharedContentError",
     "SideSnapshot",
@@ -295,9 +361,11 @@ __all__ = [
     "StoreVersionError",
     "Tracking",
     "UnknownPathError",
+    "UnpublishableError",
     "UnsafePathError",
     "UnsafeRecordError",
     "UnsafeRootError",
+    "UnsettledOldStoreError",
     "Who",
     "Workspace",
     "__version__",

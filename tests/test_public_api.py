@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 import enum
 import functools
+import importlib
 import inspect
+import pkgutil
 import subprocess
 import sys
 import typing
@@ -237,3 +239,108 @@ def test_every_internal_type_is_still_reached_and_not_exported() -> None:
     assert sorted(set(INTERNAL) - reached) == []
     exported = {_path(getattr(snapline, name)) for name in snapline._EXPORTS}
     assert sorted(set(INTERNAL) & exported) == []
+
+
+# --- Every error a library call can raise is exported too ------------------------------
+#
+# A user who calls `ws.blame(path)` must be able to `except` each error it raises by a name
+# from `snapline`. The errors are found from the code, not from a list: every module of the
+# package is imported, then every subclass of SnaplineError defined in snapline is walked.
+
+# Optional extras (pyproject.toml): a module that needs one that is not installed is
+# skipped, and only when its import fails for that very package. The dev extra (make's
+# venv, CI) installs both, so there every module is imported.
+_EXTRAS = {"mcp", "watchdog"}
+
+# Errors that never reach a caller of the library (Workspace, Milestones and what they
+# return), each with why; checked by reading where each is raised and caught. Keep it
+# short: the default for an error a public call can raise is to export it.
+_CLI = "imported only by snapline.cli, which says every SnaplineError as one line"
+_TRAVEL = f"push, fetch and the pre-push hook (snapline.travel): {_CLI}"
+_UPGRADE = f"`snapline upgrade` (snapline.moving*): {_CLI}"
+_NOT_REFS = (
+    "raised for a store not on git's refs, which a Workspace never writes: its other store, "
+    "the in-tree ledger, has opening.py's refusal (InTreeLedgerError), which "
+    "Recorder.writing raises first"
+)
+UNREACHABLE_ERRORS: dict[str, str] = {
+    "snapline.cli.warm.control.ServerError": f"the warm server (snapline.cli.warm): {_CLI}",
+    "snapline.hosts.integrate.SettingsError": f"`snapline integrate`: {_CLI}",
+    "snapline.hosts.watch.WatchUnavailableError": f"`snapline watch`: {_CLI}",
+    # Not blame's NotAFileError (exported): the MCP server's read_file tool's, which its
+    # tool_errors (hosts/mcp_shapes.py) turns into the tool's error.
+    "snapline.hosts.mcp_files.NotAFileError": f"the MCP server's read_file tool: {_CLI}",
+    "snapline.moving.StagedChangesError": _UPGRADE,
+    "snapline.moving_git.GitCommandError": _UPGRADE,
+    "snapline.moving_merged.NoWholeLedgerError": _UPGRADE,
+    "snapline.travel.hook.ChainTakenError": _TRAVEL,
+    "snapline.travel.hook.HookInWorkTreeError": _TRAVEL,
+    "snapline.travel.remotes.NoRemoteError": _TRAVEL,
+    "snapline.travel.remotes.NotAGitRepositoryError": _TRAVEL,
+    # Exit 5, push's and fetch's alone: blame's commit range (the one library call that
+    # runs travel's git) says a git that cannot run as its own CommitRangeError.
+    "snapline.travel.gitrun.GitFailedError": _TRAVEL,
+    "snapline.git_binary.GitNotRunError": (
+        "run_git's; every library caller catches it and says it its own way (BranchError, "
+        "PublishRefusedError, OSError, an answer without git)"
+    ),
+    "snapline.store.refs.git_errors.NotAGitRepositoryError": (
+        "open_repository's for a path where snapline.state_dir finds no repository; the "
+        "library opens one only where state_dir found it, or passes the open one on"
+    ),
+    "snapline.guard.records.NoCheckLogError": f"add_outcome's, under Workspace.guard: {_NOT_REFS}",
+    "snapline.snapshots.record.forget.NoLedgerError": f"under Workspace.forget: {_NOT_REFS}",
+    "snapline.snapshots.record.plan.ConflictsError": (
+        "a base class never raised itself: RollbackConflictError and RevertConflictError are"
+    ),
+    "snapline.snapshots.restore.undo._NothingWaitingError": (
+        "a private base class never raised itself: NothingToUndoError and NothingToRedoError are"
+    ),
+}
+
+
+def _import_every_module() -> None:
+    for info in pkgutil.walk_packages(snapline.__path__, "snapline."):
+        try:
+            importlib.import_module(info.name)
+        except ModuleNotFoundError as error:
+            if (error.name or "").split(".")[0] not in _EXTRAS:
+                raise
+
+
+def _snapline_errors() -> list[type]:
+    """Every subclass of SnaplineError that snapline defines, by its path."""
+    _import_every_module()
+    found: dict[str, type] = {}
+    todo = [snapline.SnaplineError]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if _in_snapline(sub) and _path(sub) not in found:
+                found[_path(sub)] = sub
+                todo.append(sub)
+    return [found[path] for path in sorted(found)]
+
+
+def test_every_error_a_library_call_can_raise_is_exported() -> None:
+    exported = {getattr(snapline, name) for name in snapline._EXPORTS}
+    missing = [
+        f"{error.__name__} (defined in {error.__module__})"
+        for error in _snapline_errors()
+        if error not in exported and _path(error) not in UNREACHABLE_ERRORS
+    ]
+    assert missing == [], "\n".join(
+        [
+            "snapline does not export these errors: export each that a library call can "
+            "raise in snapline/__init__.py (_EXPORTS, __all__, TYPE_CHECKING), or say in "
+            "UNREACHABLE_ERRORS why it never reaches a library caller",
+            *missing,
+        ]
+    )
+
+
+def test_every_unexported_error_listed_still_exists_and_is_not_exported() -> None:
+    # An entry whose class is gone (renamed, moved) or became public goes.
+    listed = set(UNREACHABLE_ERRORS)
+    assert sorted(listed - {_path(error) for error in _snapline_errors()}) == []
+    exported = {_path(getattr(snapline, name)) for name in snapline._EXPORTS}
+    assert sorted(listed & exported) == []

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from snapline.errors import SnaplineError
-from snapline.travel.gitrun import git, git_line
+from snapline.travel.gitrun import GitFailedError, git, git_line
 
 if TYPE_CHECKING:
     from snapline.snapshots.snapshot import Report
@@ -202,7 +202,10 @@ def _explain(root: Path, store: RefsStore, catalog: Catalog, revision: str) -> E
     from snapline.store.refs.disk import scoped_tree
     from snapline.store.refs.explain import explain
 
-    ran = git(root, "rev-parse", "--verify", "--end-of-options", f"{revision}^{{tree}}")
+    try:
+        ran = git(root, "rev-parse", "--verify", "--end-of-options", f"{revision}^{{tree}}")
+    except GitFailedError as error:  # its exit code (5) is push's and fetch's alone
+        raise CommitRangeError(revision, f"{error}") from None
     if ran.code != 0 or revision.startswith("-"):
         raise CommitRangeError(
             revision,

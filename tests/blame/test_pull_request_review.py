@@ -128,6 +128,14 @@ def test_a_revision_git_does_not_know_is_one_clear_error(tmp_path: Path) -> None
     assert "'origin/nowhere': git knows no such commit" in done.stderr
     assert "Traceback" not in done.stderr
     assert ci.snap("blame", "--commits", "HEAD...HEAD").returncode == 2
+    # No git to ask: the range cannot be read (1), never 5, which is push's and fetch's.
+    (tmp_path / "no-git").mkdir()
+    done = ci.snap("blame", "--commits", "HEAD~1..HEAD", env={"PATH": str(tmp_path / "no-git")})
+    assert done.returncode == 1
+    assert done.stderr == (
+        "snapline: error: 'HEAD~1': `git rev-parse` failed: no git on PATH; "
+        "install git or put it on PATH\n"
+    )
 
 
 def test_a_merge_of_two_agents_pull_requests_is_reviewed_line_by_line(tmp_path: Path) -> None:
