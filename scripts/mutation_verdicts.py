@@ -10,9 +10,10 @@ on a machine whose `mutants/` has no ``.meta`` for a module, writes that module'
 A verdict carried this way means what mutmut's own cache means, and no more: mutmut
 keeps a mutant's verdict while the hash of its function's source is the one it was
 found with, and forgets it when the function changes (``hash_by_function_name`` is
-carried for that), and it starts again from nothing when its configuration changes. So
-the file names the ``[tool.mutmut]`` table the verdicts were found with, and a run with
-another table (another selection of tests, other pytest options) is given none of them.
+carried for that), and it starts again from nothing when a setting that can change a
+verdict changes (its ``config_fingerprint``: the tests selected, the pytest options, the
+timeouts, a type checker). So the file names those settings of the ``[tool.mutmut]``
+table the verdicts were found with, and a run with others is given none of them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import tomllib
+
 _FORMAT = 1
+# The settings mutmut 3.8.1's `Config.config_fingerprint` hashes: a change to any of them
+# resets its verdicts (its other settings only say which mutants exist, or how to start).
+_VERDICT_SETTINGS = (
+    "pytest_add_cli_args",
+    "pytest_add_cli_args_test_selection",
+    "timeout_multiplier",
+    "timeout_constant",
+    "type_check_command",
+)
+
+
+def settings(table: str) -> dict[str, object]:
+    """The settings of a ``[tool.mutmut]`` table that a verdict depends on."""
+    found = tomllib.loads(table).get("tool", {}).get("mutmut", {})
+    return {name: found.get(name) for name in _VERDICT_SETTINGS}
 
 
 def keep(mutants: Path, table: str, verdicts: Path) -> int:
@@ -39,7 +57,7 @@ def keep(mutants: Path, table: str, verdicts: Path) -> int:
         }
     if not modules:
         return 0
-    kept = {"format": _FORMAT, "table": table, "modules": modules}
+    kept = {"format": _FORMAT, "settings": settings(table), "modules": modules}
     verdicts.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(kept, indent=1, ensure_ascii=False) + "\n"
     partial = verdicts.with_name(verdicts.name + ".partial")
@@ -51,11 +69,11 @@ def keep(mutants: Path, table: str, verdicts: Path) -> int:
 def seed(mutants: Path, table: str, verdicts: Path) -> int:
     """Write the ``.meta`` of each module ``mutants`` has none for; how many verdicts.
 
-    None when the verdicts were found with another ``[tool.mutmut]`` table than
-    ``table``: mutmut would throw them away itself (or, worse, keep them).
+    None when the verdicts were found with other settings than ``table``'s: mutmut would
+    throw them away itself.
     """
     kept = read(verdicts)
-    if kept is None or kept["table"] != table:
+    if kept is None or kept["settings"] != settings(table):
         return 0
     carried = 0
     for source, module in kept["modules"].items():
@@ -82,11 +100,11 @@ def seed(mutants: Path, table: str, verdicts: Path) -> int:
 def results(verdicts: Path, table: str) -> dict[str, int | None]:
     """Every mutant's exit code in ``verdicts`` (``None``: not checked), for the summary.
 
-    None when they were found with another ``[tool.mutmut]`` table than ``table``: the
-    report keeps that package's section as its last run wrote it.
+    None when they were found with other settings than ``table``'s: the report keeps
+    that package's section as its last run wrote it.
     """
     kept = read(verdicts)
-    if kept is None or kept["table"] != table:
+    if kept is None or kept["settings"] != settings(table):
         return {}
     return {
         key: code

@@ -91,6 +91,8 @@ def test_verdicts_of_another_table_are_given_to_no_run(machine: Path, tmp_path: 
     assert verdicts.seed(other, another, kept) == 0
     assert not other.exists()
     assert verdicts.results(kept, another) == {}
+    # A setting that changes no verdict (how mutmut starts its workers) keeps them all.
+    assert verdicts.seed(other, TABLE + 'forkserver_warmup = "none"\n', kept) == 3
 
 
 def test_a_machine_s_own_verdicts_are_never_overwritten(machine: Path, tmp_path: Path) -> None:
