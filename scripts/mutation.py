@@ -359,7 +359,7 @@ def _workdir(name: str) -> Path:
 
 
 def _table(name: str) -> str:
-    """The ``[tool.mutmut]`` table package ``name`` runs with (its verdicts hold for it only)."""
+    """The ``[tool.mutmut]`` table package ``name`` runs with (its verdicts depend on it)."""
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     start = text.index("[tool.mutmut]")
     if name == "restore":
