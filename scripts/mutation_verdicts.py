@@ -19,6 +19,7 @@ table the verdicts were found with, and a run with others is given none of them.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import tomllib
@@ -49,7 +50,7 @@ def keep(mutants: Path, table: str, verdicts: Path) -> int:
     """
     modules: dict[str, dict[str, dict[str, object]]] = {}
     for meta in sorted(mutants.glob("snapline/**/*.py.meta")):
-        data = json.loads(meta.read_text(encoding="utf-8"))
+        data = _meta(meta)
         source = meta.relative_to(mutants).as_posix().removesuffix(".meta")
         modules[source] = {
             "hash_by_function_name": dict(sorted(data["hash_by_function_name"].items())),
@@ -120,6 +121,20 @@ def read(verdicts: Path) -> dict | None:
     except FileNotFoundError:
         return None
     return kept if kept.get("format") == _FORMAT else None
+
+
+def _meta(path: Path) -> dict:
+    """A ``.meta`` file mutmut may be writing now (a summary beside a run): read it whole.
+
+    mutmut rewrites it in place after each mutant, so a read can catch it half written;
+    the next read, a moment later, finds it whole.
+    """
+    for _ in range(50):
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            time.sleep(0.1)
+    raise SystemExit(f"{path}: not a whole .meta file after 5 s; is mutmut stuck writing it?")
 
 
 def _decided(module: dict[str, dict[str, object]]) -> int:

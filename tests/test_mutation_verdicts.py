@@ -115,3 +115,23 @@ def test_a_machine_with_no_results_keeps_the_file_as_it_was(machine: Path, tmp_p
     assert verdicts.keep(tmp_path / "empty" / "mutants", TABLE, kept) == 0
     assert kept.read_bytes() == before
     assert verdicts.results(tmp_path / "none.json", TABLE) == {}
+
+
+def test_a_meta_file_caught_half_written_is_read_whole(
+    machine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A summary beside a running mutmut: it rewrites each .meta in place after a mutant.
+    walk = machine / f"{WALK}.meta"
+    whole = walk.read_text()
+    walk.write_text(whole[: len(whole) // 2])
+    waited: list[float] = []
+
+    def sleep(seconds: float) -> None:  # mutmut finishes its write meanwhile
+        waited.append(seconds)
+        walk.write_text(whole)
+
+    monkeypatch.setattr(verdicts.time, "sleep", sleep)
+    kept = tmp_path / "scanning.json"
+    assert verdicts.keep(machine, TABLE, kept) == 3
+    assert len(waited) == 1
+    assert verdicts.results(kept, TABLE)["snapline.scanning.walk.x_walk__mutmut_2"] == 0
