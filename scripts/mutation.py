@@ -380,6 +380,11 @@ def _table(name: str) -> str:
         # nothing before a worker chose its mutant ("none").
         'process_isolation = "forkserver"',
         'forkserver_warmup = "none"',
+        # A mutant that loops for ever holds a worker until its CPU limit, by default 30
+        # times its tests' time (2 x 15): an hour or more for the selections of minutes.
+        # 6 times (2 x 3) still leaves a slow machine room: the limit counts the worker's
+        # CPU, and the time it is measured against is its tests' whole wall time.
+        "timeout_multiplier = 3.0",
         f"pytest_add_cli_args = {json.dumps([*_PYTEST_ARGS, '-p', _CHILDREN, *_DESELECT])}",
         "",
     ]

@@ -25,15 +25,14 @@ from pathlib import Path
 import tomllib
 
 _FORMAT = 1
-# The settings mutmut 3.8.1's `Config.config_fingerprint` hashes: a change to any of them
-# resets its verdicts (its other settings only say which mutants exist, or how to start).
-_VERDICT_SETTINGS = (
-    "pytest_add_cli_args",
-    "pytest_add_cli_args_test_selection",
-    "timeout_multiplier",
-    "timeout_constant",
-    "type_check_command",
-)
+# The settings mutmut 3.8.1's `Config.config_fingerprint` hashes (its others only say
+# which mutants exist, or how to start): a change to one of the first resets every verdict,
+# to a timeout setting only the timeouts (`_apply_config_change_invalidation`).
+_ALL_VERDICTS = ("pytest_add_cli_args", "pytest_add_cli_args_test_selection", "type_check_command")
+_TIMEOUTS = ("timeout_multiplier", "timeout_constant")
+_VERDICT_SETTINGS = (*_ALL_VERDICTS, *_TIMEOUTS)
+# mutmut's exit codes of a timeout (mutmut/stats.py's status_by_exit_code).
+TIMEOUT_CODES = frozenset({36, 24, -24, 152, 255})
 
 
 def settings(table: str) -> dict[str, object]:
@@ -70,14 +69,10 @@ def keep(mutants: Path, table: str, verdicts: Path) -> int:
 def seed(mutants: Path, table: str, verdicts: Path) -> int:
     """Write the ``.meta`` of each module ``mutants`` has none for; how many verdicts.
 
-    None when the verdicts were found with other settings than ``table``'s: mutmut would
-    throw them away itself.
+    Those mutmut would keep itself with ``table``'s settings (:func:`valid`).
     """
-    kept = read(verdicts)
-    if kept is None or kept["settings"] != settings(table):
-        return 0
     carried = 0
-    for source, module in kept["modules"].items():
+    for source, module in valid(verdicts, table).items():
         meta = mutants / f"{source}.meta"
         if meta.exists():  # this machine's own run: newer than the file, or the same
             continue
@@ -101,16 +96,37 @@ def seed(mutants: Path, table: str, verdicts: Path) -> int:
 def results(verdicts: Path, table: str) -> dict[str, int | None]:
     """Every mutant's exit code in ``verdicts`` (``None``: not checked), for the summary.
 
-    None when they were found with other settings than ``table``'s: the report keeps
-    that package's section as its last run wrote it.
+    As :func:`valid` keeps them; none (the report keeps that package's section as its
+    last run wrote it) when a run with ``table`` would start again from nothing.
     """
-    kept = read(verdicts)
-    if kept is None or kept["settings"] != settings(table):
-        return {}
     return {
         key: code
-        for module in kept["modules"].values()
+        for module in valid(verdicts, table).values()
         for key, code in module["exit_code_by_key"].items()
+    }
+
+
+def valid(verdicts: Path, table: str) -> dict[str, dict[str, dict[str, object]]]:
+    """The kept modules, with the verdicts a run with ``table``'s settings keeps.
+
+    As mutmut does when its settings change: none after a change of the tests or how they
+    run; every one but the timeouts (``None``: to check again) after a timeout's change.
+    """
+    kept = read(verdicts)
+    now = settings(table)
+    if kept is None or any(kept["settings"][name] != now[name] for name in _ALL_VERDICTS):
+        return {}
+    if all(kept["settings"][name] == now[name] for name in _TIMEOUTS):
+        return kept["modules"]
+    return {
+        source: {
+            **module,
+            "exit_code_by_key": {
+                key: None if code in TIMEOUT_CODES else code
+                for key, code in module["exit_code_by_key"].items()
+            },
+        }
+        for source, module in kept["modules"].items()
     }
 
 

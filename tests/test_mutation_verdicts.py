@@ -95,6 +95,19 @@ def test_verdicts_of_another_table_are_given_to_no_run(machine: Path, tmp_path: 
     assert verdicts.seed(other, TABLE + 'forkserver_warmup = "none"\n', kept) == 3
 
 
+def test_a_timeout_setting_changed_voids_the_timeouts_alone(machine: Path, tmp_path: Path) -> None:
+    # As mutmut does: a timeout found with another limit is checked again, the rest kept.
+    kept = tmp_path / "scanning.json"
+    verdicts.keep(machine, TABLE, kept)
+    other = tmp_path / "two" / "mutants"
+    shorter = TABLE + "timeout_multiplier = 3.0\n"
+
+    assert verdicts.seed(other, shorter, kept) == 2
+    drain = json.loads((other / f"{MONITOR}.meta").read_text())["exit_code_by_key"]
+    assert drain == {"snapline.scanning.monitor.inotify.x_drain__mutmut_1": None}
+    assert verdicts.results(kept, shorter)["snapline.scanning.walk.x_walk__mutmut_2"] == 0
+
+
 def test_a_machine_s_own_verdicts_are_never_overwritten(machine: Path, tmp_path: Path) -> None:
     kept = tmp_path / "scanning.json"
     verdicts.keep(machine, TABLE, kept)
