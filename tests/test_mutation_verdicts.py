@@ -61,6 +61,14 @@ def machine(tmp_path: Path) -> Path:
     return mutants
 
 
+@pytest.fixture
+def kept(machine: Path, tmp_path: Path) -> Path:
+    """The repository's file of ``machine``'s verdicts."""
+    kept = tmp_path / "scanning.json"
+    verdicts.keep(machine, TABLE, kept)
+    return kept
+
+
 def test_another_machine_goes_on_from_the_verdicts_one_kept(machine: Path, tmp_path: Path) -> None:
     kept = tmp_path / "repository" / "scanning.json"
     assert verdicts.keep(machine, TABLE, kept) == 3
@@ -82,9 +90,7 @@ def test_another_machine_goes_on_from_the_verdicts_one_kept(machine: Path, tmp_p
     }
 
 
-def test_verdicts_of_another_table_are_given_to_no_run(machine: Path, tmp_path: Path) -> None:
-    kept = tmp_path / "scanning.json"
-    verdicts.keep(machine, TABLE, kept)
+def test_verdicts_of_another_table_are_given_to_no_run(kept: Path, tmp_path: Path) -> None:
     other = tmp_path / "two" / "mutants"
     another = TABLE + 'pytest_add_cli_args_test_selection = ["tests/scanning"]\n'
 
@@ -95,10 +101,8 @@ def test_verdicts_of_another_table_are_given_to_no_run(machine: Path, tmp_path: 
     assert verdicts.seed(other, TABLE + 'forkserver_warmup = "none"\n', kept) == 3
 
 
-def test_a_timeout_setting_changed_voids_the_timeouts_alone(machine: Path, tmp_path: Path) -> None:
+def test_a_timeout_setting_changed_voids_the_timeouts_alone(kept: Path, tmp_path: Path) -> None:
     # As mutmut does: a timeout found with another limit is checked again, the rest kept.
-    kept = tmp_path / "scanning.json"
-    verdicts.keep(machine, TABLE, kept)
     other = tmp_path / "two" / "mutants"
     shorter = TABLE + "timeout_multiplier = 3.0\n"
 
@@ -108,9 +112,7 @@ def test_a_timeout_setting_changed_voids_the_timeouts_alone(machine: Path, tmp_p
     assert verdicts.results(kept, shorter)["snapline.scanning.walk.x_walk__mutmut_2"] == 0
 
 
-def test_a_machine_s_own_verdicts_are_never_overwritten(machine: Path, tmp_path: Path) -> None:
-    kept = tmp_path / "scanning.json"
-    verdicts.keep(machine, TABLE, kept)
+def test_a_machine_s_own_verdicts_are_never_overwritten(machine: Path, kept: Path) -> None:
     walk = machine / f"{WALK}.meta"
     newer = json.loads(walk.read_text())
     newer["exit_code_by_key"]["snapline.scanning.walk.x_walk__mutmut_3"] = 1
@@ -120,9 +122,7 @@ def test_a_machine_s_own_verdicts_are_never_overwritten(machine: Path, tmp_path:
     assert json.loads(walk.read_text()) == newer
 
 
-def test_a_machine_with_no_results_keeps_the_file_as_it_was(machine: Path, tmp_path: Path) -> None:
-    kept = tmp_path / "scanning.json"
-    verdicts.keep(machine, TABLE, kept)
+def test_a_machine_with_no_results_keeps_the_file_as_it_was(kept: Path, tmp_path: Path) -> None:
     before = kept.read_bytes()
 
     assert verdicts.keep(tmp_path / "empty" / "mutants", TABLE, kept) == 0
