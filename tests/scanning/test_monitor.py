@@ -312,6 +312,22 @@ def test_a_folder_moved_into_a_new_one_is_watched_at_its_new_place(
     monitor.close()
 
 
+@pytest.mark.parametrize(("moved", "to"), [("src/pkg", "new/pkg"), ("src", "new/src")])
+def test_a_second_move_of_that_folder_in_the_same_read_is_a_loss(
+    tree: Path, opened: list[_Injecting], moved: str, to: str
+) -> None:
+    # Its move's own IN_MOVE_SELF is expected once; another, read in the same drain
+    # right after it, came by a way not watched.
+    monitor = started(tree)
+    (inotify,) = opened
+    inotify.added = [Event(inotify.wds[os.fspath(tree / moved)], IN_MOVE_SELF, 0, b"")]
+    (tree / "new").mkdir()
+    os.rename(tree / moved, tree / to)
+    monitor.drain()
+    assert monitor.lost == f"{to} moved unseen"
+    monitor.close()
+
+
 def test_an_event_of_a_watch_it_never_made_is_a_loss(tree: Path, opened: list[_Injecting]) -> None:
     monitor = started(tree)
     point = monitor.seq
