@@ -24,9 +24,11 @@ or CI: a run takes hours on two cores; it runs under `nice -n 19`, one package a
     python scripts/mutation.py                    # every package, then the summary
     python scripts/mutation.py --package check    # one package, then the summary
     python scripts/mutation.py --summary          # only the summary of the last runs
+    python scripts/mutation.py --stamp scanning   # reasons written: mark for which code
 
 The summary (score per package and module, and every surviving mutant with the reason
-it survives, from scripts/mutation_reasons.toml) goes to scripts/mutation-report.md:
+it survives, from scripts/mutation_reasons.toml, as long as it was written for the
+function as it is: scripts/mutation_reasons.py) goes to scripts/mutation-report.md:
 committed, beside the tool and the reasons it reads, because a run takes hours and the
 last one's result is worth keeping. A package with no results here keeps its section of
 the report as its last run wrote it. It is a maintainer's list, not a user's document,
@@ -42,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fnmatch
 import json
 import os
 import signal
@@ -51,6 +52,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import mutation_reasons
 import mutation_verdicts
 import tomllib
 
@@ -184,7 +186,12 @@ def main() -> int:
     parser.add_argument("--package", choices=sorted(PACKAGES), action="append",
                         help="Run only this package (again for more); default: all.")  # fmt: skip
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--stamp", choices=sorted(PACKAGES), metavar="NAME",
+                        help="Mark the reasons of package NAME's survivors as written for "
+                        "its functions as they are now; nothing is run.")  # fmt: skip
     args = parser.parse_args()
+    if args.stamp:
+        return _stamp(args.stamp)
     if not args.summary:
         _ensure_venv()
         for name in args.package or list(PACKAGES):
@@ -209,6 +216,19 @@ def main() -> int:
         if found:
             print(f"{name}: score {_score(Counter(found.values()))}")
     print(f"wrote {_shown(REPORT)}")
+    return 0
+
+
+def _stamp(name: str) -> int:
+    """Stamp the reasons of package ``name``'s mutants with its verdicts' function hashes."""
+    _keep(name)
+    keys = sorted(mutation_verdicts.results(_verdicts(name), _table(name)))
+    if not keys:
+        print(f"{name}: no verdicts to stamp reasons against: run it first", file=sys.stderr)
+        return 1
+    hashes = mutation_verdicts.functions(_verdicts(name), _table(name))
+    stamped = mutation_reasons.stamp(REASONS, keys, hashes)
+    print(f"{name}: {stamped} reasons stamped in {_shown(REASONS)}")
     return 0
 
 
@@ -474,29 +494,6 @@ def _module(key: str) -> str:
     return key.split(".x", 1)[0].split(".xǁ", 1)[0]
 
 
-def _reasons() -> list[tuple[str, str]]:
-    if not REASONS.exists():
-        return []
-    table = tomllib.loads(REASONS.read_text(encoding="utf-8"))
-    return [
-        (pattern, entry["reason"])
-        for entry in table.get("survivor", [])
-        for pattern in _patterns(entry["mutants"])
-    ]
-
-
-def _patterns(mutants: str | list[str]) -> list[str]:
-    """One ``fnmatch`` pattern, or a list of them sharing one reason."""
-    return [mutants] if isinstance(mutants, str) else mutants
-
-
-def _reason(key: str, reasons: list[tuple[str, str]]) -> str:
-    for pattern, reason in reasons:
-        if fnmatch.fnmatchcase(key, pattern):
-            return reason
-    return "**no reason recorded yet: kill it or explain it in scripts/mutation_reasons.toml**"
-
-
 _START, _END = "<!-- package: {} -->", "<!-- end of package: {} -->"
 
 
@@ -576,12 +573,13 @@ def _summary(name: str, results: dict[str, str]) -> str:
             f"| `{module}` | {_score(counts)} | {counts['killed']} | {counts['timeout']} |"
             f" {counts['survived']} | {counts['no tests']} |"
         )
-    reasons = _reasons()
+    reasons = mutation_reasons.load(REASONS)
+    hashes = mutation_verdicts.functions(_verdicts(name), _table(name))
     survivors = sorted(k for k, s in results.items() if s in ("survived", "no tests"))
     out += ["", f"### Every survivor ({len(survivors)}), with why it survives", ""]
     grouped: dict[str, list[str]] = {}
     for key in survivors:
-        grouped.setdefault(_reason(key, reasons), []).append(key)
+        grouped.setdefault(mutation_reasons.explain(key, reasons, hashes, name), []).append(key)
     for reason, keys in sorted(grouped.items(), key=lambda item: -len(item[1])):
         out += [f"#### {reason}", ""]
         for key in keys:

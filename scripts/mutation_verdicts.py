@@ -106,6 +106,19 @@ def results(verdicts: Path, table: str) -> dict[str, int | None]:
     }
 
 
+def functions(verdicts: Path, table: str) -> dict[str, str]:
+    """The hash of each mutated function the kept verdicts were found with.
+
+    Keyed as :func:`mutation_reasons.function_of` names a mutant's function: its
+    module's dotted path, then mutmut's name for it (``snapline.scanning.walk.x_walk``).
+    """
+    return {
+        f"{source.removesuffix('.py').replace('/', '.')}.{name}": digest
+        for source, module in valid(verdicts, table).items()
+        for name, digest in module["hash_by_function_name"].items()
+    }
+
+
 def valid(verdicts: Path, table: str) -> dict[str, dict[str, dict[str, object]]]:
     """The kept modules, with the verdicts a run with ``table``'s settings keeps.
 
