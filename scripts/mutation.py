@@ -90,6 +90,9 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             # and its advice, and explained.py's `explain_checkout` naming each path no
             # snapshot explains (`_unexplained`), word for word in `--json`.
             "tests/history_refs/test_history_missing.py",
+            # unfetched.py's `_checked_out` for each kind of path: a pulled deletion and
+            # link, a person's deletion, link, folder and pipe beside them, and no git.
+            "tests/history_refs/test_pulled_kinds.py",
             # A reading checkout explained by the refs: a squash merge of two lines
             # (`explain_checkout`'s explanation) and an older commit of the line.
             "tests/history_refs/test_verify_explained.py",

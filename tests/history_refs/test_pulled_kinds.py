@@ -1,0 +1,128 @@
+"""A pull before the history's fetch, file by file: which drifted paths git put there.
+
+tests/history_refs/test_history_missing.py holds the advice for a pulled edit of a
+regular file. A pull also deletes files, brings symbolic links and gives them new
+targets; and beside what git pulled, a person may delete a file, retarget a link or put
+a folder where a file was. snapshots/check/unfetched.py claims a drifted path for
+``snapline fetch`` only when the disk holds what the checked-out commit holds there
+(both absent counts); every other drift keeps the usual ``resync`` advice, so that a
+person's change is never passed off as a colleague's recorded work. Git is the oracle of
+what the commit holds: each case is made by git itself, on the colleague's side.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.history_refs.gitrepo import Repo, new_repo
+from tests.nogit import no_git_path
+
+FILES = {"a.txt": "a\n", "gone.txt": "gone\n", "mine.txt": "mine\n", "dir.txt": "dir\n"}
+
+
+def _pulled(tmp_path: Path) -> Repo:
+    """A clone of ``upstream`` that pulled a deletion and a new link, not their history."""
+    origin = tmp_path / "origin.git"
+    work = new_repo(tmp_path / "work", FILES)
+    os.symlink("a.txt", work.path / "old-link")
+    work.git("add", "old-link")
+    work.git("commit", "-qm", "old-link")
+    work.ok("init")
+    work.git("init", "-q", "--bare", str(origin))
+    work.git("remote", "add", "upstream", str(origin))
+    work.git("push", "-q", "upstream", "main")
+    clone = Repo(tmp_path / "clone")
+    Repo(tmp_path).git("clone", "-q", "-o", "upstream", str(origin), str(clone.path))
+    clone.ok("fetch", "upstream")
+    (work.path / "gone.txt").unlink()
+    os.symlink("a.txt", work.path / "link")
+    work.ok("record", "gone.txt", "link", "-m", "the colleague's recorded work")
+    work.git("add", "-A")
+    work.git("commit", "-qm", "delete gone.txt, link to a.txt")
+    work.git("push", "-q", "upstream", "main")
+    clone.git("pull", "-q", "--ff-only")
+    return clone
+
+
+def _advised(clone: Repo, env: dict[str, str] | None = None) -> dict[str, tuple[str, bool]]:
+    """Each drifted path's kind, and whether its advice is the fetch (else a resync)."""
+    done = clone.snap("status", "--json", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = {}
+    for problem in json.loads(done.stdout)["drift"]:
+        message = problem["message"]
+        fetch = "bring their snapshots with `snapline fetch upstream` first" in message
+        assert fetch or "snapline fetch" not in message, message
+        found[problem["path"]] = (problem["kind"], fetch)
+    return found
+
+
+def test_a_pulled_deletion_and_a_pulled_link_are_named_for_the_fetch(tmp_path: Path) -> None:
+    clone = _pulled(tmp_path)
+    assert _advised(clone) == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
+    status = clone.ok("status")
+    assert "gone.txt, link came with commits git fetched from upstream" in status, status
+    clone.ok("fetch", "upstream")
+    assert "in sync" in clone.ok("status")
+
+
+def test_a_person_s_changes_beside_the_pull_keep_the_resync_advice(tmp_path: Path) -> None:
+    clone = _pulled(tmp_path)
+    (clone.path / "mine.txt").unlink()  # deleted by hand: the commit still has it
+    os.unlink(clone.path / "link")
+    os.symlink("mine.txt", clone.path / "link")  # the pulled link, pointed elsewhere
+    (clone.path / "dir.txt").unlink()
+    (clone.path / "dir.txt").mkdir()  # a folder where the commit has a file
+    (clone.path / "dir.txt" / "inner").write_text("x\n")
+    assert _advised(clone) == {
+        "gone.txt": ("deleted", True),
+        "mine.txt": ("deleted", False),
+        "link": ("untracked", False),
+        "dir.txt": ("deleted", False),
+        "dir.txt/inner": ("untracked", False),
+    }
+
+
+def test_a_link_the_pull_did_not_touch_retargeted_by_hand_is_no_pulled_file(
+    tmp_path: Path,
+) -> None:
+    clone = _pulled(tmp_path)
+    os.unlink(clone.path / "old-link")
+    os.symlink("mine.txt", clone.path / "old-link")
+    advised = _advised(clone)
+    assert advised.pop("old-link") == ("modified", False)
+    assert advised == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
+
+
+def test_without_git_the_remote_tracking_refs_still_tell_and_the_remote_goes_unnamed(
+    tmp_path: Path,
+) -> None:
+    # No git to list which refs reach HEAD, or the remotes' names: the refs themselves
+    # (read with the git library) still hold each pulled version, so the paths are
+    # claimed, from "a remote", and the fetch picks its own.
+    clone = _pulled(tmp_path)
+    done = clone.snap("status", "--json", env={"PATH": no_git_path(tmp_path)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    drift = json.loads(done.stdout)["drift"]
+    assert [(p["path"], p["kind"]) for p in drift] == [
+        ("gone.txt", "deleted"),
+        ("link", "untracked"),
+    ]
+    for problem in drift:
+        assert problem["message"] == (
+            f"{problem['path']} came with commits git fetched from a remote after the history "
+            "was last fetched: bring their snapshots with `snapline fetch` first; if it still "
+            "differs, record it with `snapline resync`"
+        )
+
+
+def test_a_pipe_where_the_commit_has_a_file_is_never_opened(tmp_path: Path) -> None:
+    # Opening a FIFO for reading waits for a writer: the check must not read one.
+    clone = _pulled(tmp_path)
+    (clone.path / "mine.txt").unlink()
+    os.mkfifo(clone.path / "mine.txt")
+    advised = _advised(clone)
+    assert advised.pop("mine.txt") == ("deleted", False)  # no file snapline records
+    assert advised == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
