@@ -104,6 +104,9 @@ PACKAGES: dict[str, tuple[str, list[str], list[str]]] = {
             "test_a_racily_clean_entry_of_an_older_checkout_is_read",
             "tests/history_refs/test_fresh_clone.py::"
             "test_an_older_checkout_s_deleted_and_untracked_files_are_named_against_its_snapshot",
+            # explained.py's `held_to_checkout` for a path no drift names (the latest
+            # state's) and for a check of some paths.
+            "tests/history_refs/test_older_checkout_held.py",
             # Advice where every write refuses (upgrade_first.py): an old branch's
             # in-tree ledger, and a git merge that brought a branch's ledger back.
             "tests/ledger/test_read_only_advice.py",

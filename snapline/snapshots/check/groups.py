@@ -55,11 +55,6 @@ class Groups:
             yield chunk
         self._next = next(self._groups, None)
 
-    def drop(self, number: int) -> None:
-        """Pass over the changes of snapshot ``number`` unread."""
-        for _ in self.chunks(number):
-            pass
-
     def _find(self, number: int) -> Iterator[ChangeRow] | None:
         while self._next is not None:
             key, group = self._next

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,13 @@ def test_a_reused_snapshot_id_is_caught(history: Workspace) -> None:
     first = history.snapshot(1).id
     _tamper(history, "UPDATE snapshots SET id = ? WHERE number = 3", first)
     assert ("duplicate-id", 3) in [(p.kind, p.number) for p in history.validate().problems]
+
+
+def test_an_empty_baseline_validates_in_full(root: Path) -> None:
+    # A workspace made empty: its baseline has no change for the streamed pass to hand out.
+    with Workspace.init(root) as ws:
+        assert ws.snapshot(0).files == ()
+        report = ws.validate(deep=True)
+        assert report.ok and report.problems == (), report.problems
+        ws.write_file("first.txt", "one\n")
+        assert ws.validate(deep=True).problems == ()
