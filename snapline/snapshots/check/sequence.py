@@ -63,8 +63,10 @@ def validate_history(
     """
     problems: list[Problem] = []
     if after is None:
-        for detail in store.integrity_problems():
-            problems.append(make_problem(kind="sqlite", message=detail, severity="corrupt"))
+        damage = store.integrity_problems()
+        if damage:
+            problems.append(make_problem(kind="sqlite", message=_damaged_index(store, damage),
+                                         severity="corrupt"))  # fmt: skip
         rows = store.snapshots.select()
         # Streamed, one snapshot's changes at a time: the whole history's rows are
         # never held at once (a baseline alone is a hundred thousand).
@@ -199,6 +201,29 @@ def validate_history(
     elif full and after is None:
         problems.extend(blob_problems(store.blobs.references()))
     return problems
+
+
+def _damaged_index(store: StoreReader, damage: list[str]) -> str:
+    """One line: the index, what SQLite's own check found in it, and how to build it again.
+
+    The index is a cache (of the refs, or an old branch's ledger): set aside, it is built
+    again by the next command (store/refs/opening.py), as one SQLite cannot open is.
+    """
+    import shlex
+
+    found = "; ".join(
+        line
+        for detail in damage
+        for line in detail.splitlines()
+        if line and not line.startswith("*** in database")
+    )
+    index = store.path
+    moved = index.with_name(index.name + ".damaged")
+    return (
+        f"the local index {index} is damaged (SQLite's own check: {found}); it is a cache "
+        f"of the history: set it aside (`mv {shlex.quote(str(index))} "
+        f"{shlex.quote(str(moved))}`) and the next command builds it again"
+    )
 
 
 def _problem(row: SnapshotRow, kind: str, message: str, **extra: str | None) -> Problem:
