@@ -9,9 +9,11 @@ token it left (``.snapline/monitor.json``: ``walked``), never from timing.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 from pathlib import Path
 
+from snapline import Workspace
 from tests.cli.conftest import run_script
 from tests.cli.warm.conftest import Warm, start_server, wait_gone
 from tests.cli.warm.monitoring import same_as_walk, stopped, token, warm_status
@@ -222,3 +224,32 @@ def test_the_server_runs_one_thread_with_monitors_active(warm: Warm, project: Pa
     assert status["threads"] == 1
     # Counted by the kernel (C threads too), not by Python.
     assert len(os.listdir(f"/proc/{warm.pid}/task")) == 1
+
+
+def test_a_tree_put_in_place_of_the_watched_one_is_never_judged_by_the_old_monitor(
+    warm: Warm, tmp_path: Path
+) -> None:
+    # The watched tree's parent moved away and a copy put at the old path, the token
+    # with it. The moved tree itself got no event (only its parent was renamed), so its
+    # monitor is not lost; it watches the moved tree (inotify follows the inode), and
+    # nothing it sees is about the copy. A check of the copy must not build on it.
+    before = tmp_path / "parent"
+    (before / "ws" / "src").mkdir(parents=True)
+    project = before / "ws"
+    (project / "src" / "app.py").write_text("print('hello')\n")
+    Workspace.init(project).close()
+    settle(project, warm)
+    moved = tmp_path / "moved"
+    os.rename(before, moved)
+    shutil.copytree(moved, before, symlinks=True)
+    # A new file: no tracked path's stat shows it, only a walk or a monitor of the copy.
+    (project / "notes.txt").write_text("made in the copy\n")
+    drift, walked = same_as_walk(project, warm)
+    assert [(kind, path) for kind, path, *_ in drift] == [("untracked", "notes.txt")]
+    assert walked
+    # The copy is watched from now on, and the old monitor is gone, not kept beside it.
+    assert warm.status()["monitors"] == 1
+    (project / "src" / "more.py").write_text("x = 1\n")
+    drift, walked = same_as_walk(project, warm)
+    assert [path for _, path, *_ in drift] == ["notes.txt", "src/more.py"]
+    assert not walked
