@@ -64,10 +64,39 @@ class StoreCorruptError(SnaplineError):
         """
         self.path = str(path)
         self.detail = detail
+        if _cache_index(Path(path)):
+            # Damage a query met (one found on opening sets the index aside itself).
+            import shlex  # here: only a damaged index has a command to quote
+
+            moved = shlex.quote(f"{path}.damaged")
+            super().__init__(
+                f"the local index {path} is damaged: {detail}; nothing was written. It is "
+                "a cache of the history, which is untouched: set it aside "
+                f"(`mv {shlex.quote(str(path))} {moved}`) and the next command builds it again"
+            )
+            return
         super().__init__(
             f"the store at {path} is corrupt or unreadable: {detail}; nothing was written. "
             f"Run `snapline verify` to check the whole store, and {_repair(Path(path))}"
         )
+
+
+def _cache_index(path: Path) -> bool:
+    """Whether ``path`` is a local index built from a history kept beside it (a cache).
+
+    On git's refs (under the git directory, or outside git beside ``.snapline/repo``)
+    or an old branch's in-tree ledger (``.snapline/ledger``): opened damaged, such an
+    index is set aside and built again (store/refs/opening.py, store/ledger/opening.py).
+    A 0.1 store's ``index.db`` is its history, and is no cache.
+    """
+    if path.name != "index.db":
+        return False
+    folder = path.parent
+    if folder.name == "snapline":
+        return (folder.parent / "HEAD").is_file()
+    return folder.name == ".snapline" and any(
+        (folder / name).is_dir() for name in ("repo", "ledger")
+    )
 
 
 def _repair(path: Path) -> str:

@@ -86,3 +86,48 @@ def test_a_damaged_index_is_named_with_the_way_to_build_it_again(
     assert run_script("verify", "--full", cwd=root).returncode == 0
     assert run_script("log", "--json", cwd=root).stdout == log
     assert moved.is_file()  # kept for a look, untouched
+
+
+def _damage_a_table(index: Path, table: str) -> None:
+    """Break the first page of ``table`` (its b-tree page type), as a bad disk block would."""
+    with sqlite3.connect(index) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        ((page,),) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,))
+    db.close()
+    with open(index, "r+b") as handle:
+        handle.seek((page - 1) * 4096)
+        handle.write(b"\xff")
+
+
+@pytest.mark.parametrize("in_git", [False, True], ids=["outside git", "in a git repository"])
+def test_an_index_a_command_cannot_read_names_the_way_to_build_it_again(
+    tmp_path: Path, in_git: bool
+) -> None:
+    # Damage SQLite meets only when a query reads the page (opening the index is fine):
+    # every command stops with exit 3, and the advice is the index's, not the history's.
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "a.txt").write_text("one\n")
+    if in_git:
+        Repo(root).git("init", "-q")
+    assert run_script("init", cwd=root).returncode == 0
+    log = run_script("log", "--json", cwd=root).stdout
+    index = root / (".git/snapline/index.db" if in_git else ".snapline/index.db")
+    _damage_a_table(index, "state")
+    moved = index.with_name("index.db.damaged")
+    advice = f"mv {shlex.quote(str(index))} {shlex.quote(str(moved))}"
+    (root / "a.txt").write_text("two\n")
+    for command in (("status",), ("verify",), ("record", "a.txt", "-m", "two")):
+        done = run_script(*command, cwd=root)
+        assert done.returncode == 3, (command, done.stdout, done.stderr)
+        (said,) = done.stderr.splitlines()
+        assert said == (
+            f"snapline: error: the local index {index} is damaged: database disk image is "
+            "malformed; nothing was written. It is a cache of the history, which is "
+            f"untouched: set it aside (`{advice}`) and the next command builds it again"
+        ), command
+    # The advice, run as printed: the history as it was, and the edit still to record.
+    subprocess.run(shlex.split(advice), check=True)
+    assert run_script("log", "--json", cwd=root).stdout == log
+    assert run_script("record", "a.txt", "-m", "two", cwd=root).returncode == 0
+    assert run_script("verify", cwd=root).returncode == 0
