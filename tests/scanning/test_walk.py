@@ -188,8 +188,10 @@ def test_any_other_error_listing_a_folder_is_raised(
 
 
 def test_entries_it_cannot_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Listed in reverse order of name (_failing_scandir): a-after comes after b-vanished.
     _write(tmp_path, {"d/y-deep": "", "d/b-vanished": "", "d/c-kept": "", "d/d-tracked-deep": "",
-                      "d/e-tracked-vanished": "", "d/f-tracked": "", "top-deep": ""})  # fmt: skip
+                      "d/e-tracked-vanished": "", "d/f-tracked": "", "top-deep": "",
+                      "d/a-after": ""})  # fmt: skip
     rows = [(f"d/{name}", MODE_FILE, _key(tmp_path / "d" / name))
             for name in ("d-tracked-deep", "e-tracked-vanished", "f-tracked")]  # fmt: skip
     rows.append(("top-deep", MODE_FILE, _key(tmp_path / "top-deep")))
@@ -200,7 +202,8 @@ def test_entries_it_cannot_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         "top-deep": _too_long("top-deep"),
     })  # fmt: skip
     found = scan(tmp_path, IgnoreRules(tmp_path), tracked=index_tracked(rows))
-    assert sorted(found.files) == ["d/c-kept"]
+    # A name that vanished leaves the folder's later names to read.
+    assert sorted(found.files) == ["d/a-after", "d/c-kept"]
     assert found.skipped == [
         ("top-deep", _UNREACHABLE), ("d/y-deep", _UNREACHABLE), ("d/d-tracked-deep", _UNREACHABLE),
     ]  # fmt: skip
