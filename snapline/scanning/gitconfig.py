@@ -200,10 +200,11 @@ def _parse(data: bytes) -> Iterator[tuple[str, str | None]]:
             while data[end : end + 1].isalnum() or data[end : end + 1] == b"-":
                 end += 1
             key = data[at:end].decode("ascii").lower()
+            name = f"{section}.{key}" if section else key  # git's name before any section
             while data[end : end + 1] in (b" ", b"\t"):
                 end += 1
             if data[end : end + 1] == b"\n":
-                yield f"{section}.{key}", None
+                yield name, None
                 at = end + 1
                 continue
             if data[end : end + 1] != b"=":
@@ -212,7 +213,7 @@ def _parse(data: bytes) -> Iterator[tuple[str, str | None]]:
             if parsed is None:
                 return
             value, at = parsed
-            yield f"{section}.{key}", value
+            yield name, value
         else:
             return
 
