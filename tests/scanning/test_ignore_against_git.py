@@ -179,3 +179,43 @@ def test_star_edges_against_git(tmp_path: Path) -> None:
         len(_DEEP) + 1 - sum(p.startswith(f"p{i}/") for p in tracked) for i in range(len(_STARS))
     ]
     assert all(0 < count < len(_DEEP) for count in ignored), ignored
+
+
+def test_a_folder_named_like_an_ignore_file_holds_no_rules(tmp_path: Path) -> None:
+    # git cannot read a folder as its rules and reads none there; its files are files.
+    init_repository(tmp_path)
+    for folder in (".gitignore", "sub/.gitignore", "sub/deeper/.snaplineignore"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "inner.txt").write_text("*\n")
+    (tmp_path / "sub" / "a.txt").write_text("a\n")
+    found = scan(tmp_path, IgnoreRules(tmp_path), keep_stats=False).names
+    expected = [
+        ".gitignore/inner.txt",
+        "sub/.gitignore/inner.txt",
+        "sub/a.txt",
+        "sub/deeper/.snaplineignore/inner.txt",
+    ]
+    assert sorted(found) == sorted(git_tracked(tmp_path)) == expected
+
+
+# A slash where a name's character is asked for, and a pattern that is only its anchor:
+# a bracket never matches the slash between names (git's WM_PATHNAME), and "/" alone
+# names nothing. Each with a later rule, so that a pattern wrongly taken changes the set.
+_SLASHES = ["a[/]b\n*b", "a[/]b\nb", "a[/x]b", "a[!/]b", "a[/-0]b", "/\n!a/b", "/\nab"]
+_NAMES = ["a/b", "axb", "a-b", "a0b", "ab", "b", "a/c"]
+
+
+def test_slashes_in_brackets_and_a_lone_anchor_against_git(tmp_path: Path) -> None:
+    init_repository(tmp_path)
+    for index, pattern in enumerate(_SLASHES):
+        directory = tmp_path / f"p{index}"
+        directory.mkdir()
+        (directory / ".gitignore").write_text(f"{pattern}\n")
+        for path in _NAMES:
+            (directory / path).parent.mkdir(parents=True, exist_ok=True)
+            (directory / path).write_bytes(b"")
+    found = scan(tmp_path, IgnoreRules(tmp_path), keep_stats=False).names
+    tracked = git_tracked(tmp_path)
+    assert sorted(found) == sorted(tracked)
+    decided = [sum(p.startswith(f"p{i}/") for p in tracked) for i in range(len(_SLASHES))]
+    assert any(count < len(_NAMES) + 1 for count in decided), decided
