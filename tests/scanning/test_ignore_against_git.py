@@ -202,7 +202,7 @@ def test_a_folder_named_like_an_ignore_file_holds_no_rules(tmp_path: Path) -> No
 # a bracket never matches the slash between names (git's WM_PATHNAME), and "/" alone
 # names nothing. Each with a later rule, so that a pattern wrongly taken changes the set.
 _SLASHES = ["a[/]b\n*b", "a[/]b\nb", "a[/x]b", "a[!/]b", "a[/-0]b", "/\n!a/b", "/\nab"]
-_NAMES = ["a/b", "axb", "a-b", "a0b", "ab", "b", "a/c"]
+_SLASH_NAMES = ["a/b", "axb", "a-b", "a0b", "ab", "b", "a/c"]
 
 
 def test_slashes_in_brackets_and_a_lone_anchor_against_git(tmp_path: Path) -> None:
@@ -211,11 +211,11 @@ def test_slashes_in_brackets_and_a_lone_anchor_against_git(tmp_path: Path) -> No
         directory = tmp_path / f"p{index}"
         directory.mkdir()
         (directory / ".gitignore").write_text(f"{pattern}\n")
-        for path in _NAMES:
+        for path in _SLASH_NAMES:
             (directory / path).parent.mkdir(parents=True, exist_ok=True)
             (directory / path).write_bytes(b"")
     found = scan(tmp_path, IgnoreRules(tmp_path), keep_stats=False).names
     tracked = git_tracked(tmp_path)
     assert sorted(found) == sorted(tracked)
     decided = [sum(p.startswith(f"p{i}/") for p in tracked) for i in range(len(_SLASHES))]
-    assert any(count < len(_NAMES) + 1 for count in decided), decided
+    assert any(count < len(_SLASH_NAMES) + 1 for count in decided), decided
