@@ -130,6 +130,14 @@ def _worktree_config(case: _Case, rules: bytes) -> None:
     case.write(case.home / "wt", rules)
 
 
+def _symlinked(case: _Case, rules: bytes) -> None:
+    # Dotfiles kept elsewhere and linked into place: git follows links to the files
+    # outside the tree (unlike an in-tree .gitignore, since git 2.32).
+    case.write(case.home / "dotfiles" / "ignore", rules)
+    (case.xdg / "git").mkdir(parents=True)
+    (case.xdg / "git" / "ignore").symlink_to(case.home / "dotfiles" / "ignore")
+
+
 def _include_if(case: _Case, rules: bytes, name: str = "conditional") -> None:
     case.write(case.home / ".gitconfig", f'[includeIf "gitdir:{case.root}/"]\n\tpath = ~/cond\n')
     case.write(case.home / "cond", f'[core]\nexcludesfile = "~/{name}"\n')
@@ -147,6 +155,7 @@ _ROUTES: dict[str, tuple[Callable[[_Case, bytes], None], bool]] = {
     "quotes, escapes, comments, sections that are not core": (_tricky_syntax, False),
     "an empty value reads no file": (_empty_value, True),
     "extensions.worktreeConfig": (_worktree_config, True),
+    "the default file a link to another": (_symlinked, True),
     "includeIf, asked of git": (_include_if, False),
     # git's answer ends in its newline, and only that is cut.
     "includeIf, a name ending in X": (partial(_include_if, name="conditionalX"), False),
