@@ -21,6 +21,7 @@ from enum import Enum
 from pathlib import Path
 
 from snapline.errors import SnaplineError
+from snapline.store.index_damage import cache_index, rebuild_advice
 from snapline.store.schema import FORMAT_VERSION
 
 __all__ = [
@@ -64,39 +65,17 @@ class StoreCorruptError(SnaplineError):
         """
         self.path = str(path)
         self.detail = detail
-        if _cache_index(Path(path)):
+        if cache_index(Path(path)):
             # Damage a query met (one found on opening sets the index aside itself).
-            import shlex  # here: only a damaged index has a command to quote
-
-            moved = shlex.quote(f"{path}.damaged")
             super().__init__(
                 f"the local index {path} is damaged: {detail}; nothing was written. It is "
-                "a cache of the history, which is untouched: set it aside "
-                f"(`mv {shlex.quote(str(path))} {moved}`) and the next command builds it again"
+                f"a cache of the history, which is untouched: {rebuild_advice(Path(path))}"
             )
             return
         super().__init__(
             f"the store at {path} is corrupt or unreadable: {detail}; nothing was written. "
             f"Run `snapline verify` to check the whole store, and {_repair(Path(path))}"
         )
-
-
-def _cache_index(path: Path) -> bool:
-    """Whether ``path`` is a local index built from a history kept beside it (a cache).
-
-    On git's refs (under the git directory, or outside git beside ``.snapline/repo``)
-    or an old branch's in-tree ledger (``.snapline/ledger``): opened damaged, such an
-    index is set aside and built again (store/refs/opening.py, store/ledger/opening.py).
-    A 0.1 store's ``index.db`` is its history, and is no cache.
-    """
-    if path.name != "index.db":
-        return False
-    folder = path.parent
-    if folder.name == "snapline":
-        return (folder.parent / "HEAD").is_file()
-    return folder.name == ".snapline" and any(
-        (folder / name).is_dir() for name in ("repo", "ledger")
-    )
 
 
 def _repair(path: Path) -> str:

@@ -209,7 +209,7 @@ def _damaged_index(store: StoreReader, damage: list[str]) -> str:
     The index is a cache (of the refs, or an old branch's ledger): set aside, it is built
     again by the next command (store/refs/opening.py), as one SQLite cannot open is.
     """
-    import shlex
+    from snapline.store.index_damage import rebuild_advice
 
     found = "; ".join(
         line
@@ -217,12 +217,9 @@ def _damaged_index(store: StoreReader, damage: list[str]) -> str:
         for line in detail.splitlines()
         if line and not line.startswith("*** in database")
     )
-    index = store.path
-    moved = index.with_name(index.name + ".damaged")
     return (
-        f"the local index {index} is damaged (SQLite's own check: {found}); it is a cache "
-        f"of the history: set it aside (`mv {shlex.quote(str(index))} "
-        f"{shlex.quote(str(moved))}`) and the next command builds it again"
+        f"the local index {store.path} is damaged (SQLite's own check: {found}); it is a "
+        f"cache of the history: {rebuild_advice(store.path)}"
     )
 
 
