@@ -43,21 +43,29 @@ def _add_a_page_never_used(index: Path) -> str:
     return f"Page {pages + 1} is never used"
 
 
-@pytest.mark.parametrize("in_git", [False, True], ids=["outside git", "in a git repository"])
-def test_a_damaged_index_is_named_with_the_way_to_build_it_again(
-    tmp_path: Path, in_git: bool
-) -> None:
+def _workspace(tmp_path: Path, in_git: bool) -> tuple[Path, Path]:
+    """A workspace with a.txt in its baseline, and where its index is: under the git
+    directory, or outside git in .snapline/ beside the private repository."""
     root = tmp_path / "work"
     root.mkdir()
     (root / "a.txt").write_text("one\n")
     if in_git:
         Repo(root).git("init", "-q")
     assert run_script("init", cwd=root).returncode == 0
+    return root, root / (".git/snapline/index.db" if in_git else ".snapline/index.db")
+
+
+_LAYOUTS = pytest.mark.parametrize("in_git", [False, True], ids=["outside git", "in git"])
+
+
+@_LAYOUTS
+def test_a_damaged_index_is_named_with_the_way_to_build_it_again(
+    tmp_path: Path, in_git: bool
+) -> None:
+    root, index = _workspace(tmp_path, in_git)
     (root / "a.txt").write_text("two\n")
     assert run_script("record", "a.txt", "-m", "two", cwd=root).returncode == 0
     log = run_script("log", "--json", cwd=root).stdout
-    # Under the git directory, or outside git in .snapline/ beside the private repository.
-    index = root / (".git/snapline/index.db" if in_git else ".snapline/index.db")
     damage = _add_a_page_never_used(index)
 
     done = run_script("verify", "--full", "--json", cwd=root)
@@ -99,20 +107,14 @@ def _damage_a_table(index: Path, table: str) -> None:
         handle.write(b"\xff")
 
 
-@pytest.mark.parametrize("in_git", [False, True], ids=["outside git", "in a git repository"])
+@_LAYOUTS
 def test_an_index_a_command_cannot_read_names_the_way_to_build_it_again(
     tmp_path: Path, in_git: bool
 ) -> None:
     # Damage SQLite meets only when a query reads the page (opening the index is fine):
     # every command stops with exit 3, and the advice is the index's, not the history's.
-    root = tmp_path / "work"
-    root.mkdir()
-    (root / "a.txt").write_text("one\n")
-    if in_git:
-        Repo(root).git("init", "-q")
-    assert run_script("init", cwd=root).returncode == 0
+    root, index = _workspace(tmp_path, in_git)
     log = run_script("log", "--json", cwd=root).stdout
-    index = root / (".git/snapline/index.db" if in_git else ".snapline/index.db")
     _damage_a_table(index, "state")
     moved = index.with_name("index.db.damaged")
     advice = f"mv {shlex.quote(str(index))} {shlex.quote(str(moved))}"
