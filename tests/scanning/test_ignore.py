@@ -235,3 +235,16 @@ def test_the_fast_path_never_changes_a_verdict(lines: list[str], path: str, is_d
             slow = not pattern.negative
             break
     assert kind.verdict(byte_view(name), byte_view(path)) == slow
+
+
+def test_an_ignore_file_that_cannot_be_read_gives_no_rules(tmp_path: Path) -> None:
+    # Missing, a link not followed, a folder: no rules at all (tracks more, loses nothing).
+    from snapline.scanning.ignore import _read
+
+    (tmp_path / "real").write_bytes(b"*.log\n")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "folder").mkdir()
+    for name in ("missing", "link", "folder"):
+        assert _read(tmp_path / name, follow=False) == b"", name
+    assert _read(tmp_path / "link", follow=True) == b"*.log\n"
+    assert _read(tmp_path / "missing", follow=True) == b""
