@@ -216,3 +216,13 @@ def test_slashes_in_brackets_and_a_lone_anchor_against_git(tmp_path: Path) -> No
     tracked = _tracked_by_both(tmp_path, _SLASHES, _SLASH_NAMES)
     decided = [sum(p.startswith(f"p{i}/") for p in tracked) for i in range(len(_SLASHES))]
     assert any(count < len(_SLASH_NAMES) + 1 for count in decided), decided
+
+
+def test_a_comment_is_no_pattern_and_an_escaped_hash_is(tmp_path: Path) -> None:
+    # Files named as the comments are: git tracks them; "\#" makes the hash a pattern.
+    patterns = ["#a\n#b*", "# a", "\\#a", "\\#b*\n#a", " #a"]
+    tracked = _tracked_by_both(tmp_path, patterns, ["#a", "#b1", "# a", "a", " #a"])
+    kept = [sorted(p.split("/", 1)[1] for p in tracked if p.startswith(f"p{i}/"))
+            for i in range(len(patterns))]  # fmt: skip
+    assert kept[0] == [" #a", "# a", "#a", "#b1", ".gitignore", "a"]
+    assert kept[2] == [" #a", "# a", "#b1", ".gitignore", "a"]
