@@ -44,6 +44,7 @@ _PERMISSION_CODES = frozenset({3, 8, 23})  # SQLITE_PERM, SQLITE_READONLY, SQLIT
 _CANTOPEN = 14  # SQLITE_CANTOPEN
 _FULL = 13  # SQLITE_FULL
 _IOERR = 10  # SQLITE_IOERR: a write or read the OS refused (EFBIG, ENOSPC, EIO...)
+_CORRUPT_CODES = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB: the file itself
 
 
 class StoreCorruptError(SnaplineError):
@@ -56,17 +57,19 @@ class StoreCorruptError(SnaplineError):
 
     exit_code = 3
 
-    def __init__(self, path: Path | str, detail: str) -> None:
+    def __init__(self, path: Path | str, detail: str, *, index: bool = False) -> None:
         """Describe a store that cannot be read.
 
         Args:
             path: The store file.
             detail: What went wrong, as SQLite or the format check said it.
+            index: SQLite found ``path`` itself damaged, and it is a local index built
+                from the history (:func:`~snapline.store.index_damage.cache_index`).
         """
         self.path = str(path)
         self.detail = detail
-        if cache_index(Path(path)):
-            # Damage a query met (one found on opening sets the index aside itself).
+        if index:
+            # SQLite's damage a query met (one found on opening is set aside itself).
             super().__init__(
                 f"the local index {path} is damaged: {detail}; nothing was written. It is "
                 f"a cache of the history, which is untouched: {rebuild_advice(Path(path))}"
@@ -345,7 +348,8 @@ def translate(
     problem = _ACCESS_CODES.get(code) if code is not None else None
     if problem is not None:
         return StoreAccessError(path, problem, str(error))
-    return StoreCorruptError(path, str(error) if detail is None else detail)
+    damaged = code in _CORRUPT_CODES and cache_index(Path(path))
+    return StoreCorruptError(path, str(error) if detail is None else detail, index=damaged)
 
 
 _ACCESS_CODES = {
