@@ -105,6 +105,14 @@ def _included(case: _Case, rules: bytes) -> None:
     case.write(case.root.parent / "from include", rules)
 
 
+def _nested_include(case: _Case, rules: bytes) -> None:
+    # An include inside an included file, its path from HOME: expanded there too.
+    case.write(case.home / ".gitconfig", "[include]\n\tpath = conf/more\n")
+    case.write(case.home / "conf" / "more", "[include]\n\tpath = ~/conf/last\n")
+    case.write(case.home / "conf" / "last", "[core]\n\texcludesfile = ~/nested rules\n")
+    case.write(case.home / "nested rules", rules)
+
+
 def _tricky_syntax(case: _Case, rules: bytes) -> None:
     case.write(
         case.home / ".gitconfig",
@@ -152,6 +160,7 @@ _ROUTES: dict[str, tuple[Callable[[_Case, bytes], None], bool]] = {
     "the repository's config beats the global": (_local_beats_global, True),
     "the system config": (_system_only, True),
     "include.path, a relative value": (_included, False),
+    "include.path inside an included file, from ~": (_nested_include, False),
     "quotes, escapes, comments, sections that are not core": (_tricky_syntax, False),
     "an empty value reads no file": (_empty_value, True),
     "extensions.worktreeConfig": (_worktree_config, True),
