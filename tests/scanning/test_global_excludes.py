@@ -353,3 +353,17 @@ def test_an_include_git_cannot_expand_is_passed_over(
     case.write(case.home / ".gitconfig", "[include]\n\tpath = ~no-such-user-here/x\n"
                                          "[core]\n\texcludesfile = /k\n")  # fmt: skip
     assert global_excludes(case.root) == Path("/k")
+
+
+def test_an_include_of_itself_stops_at_git_s_depth(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git refuses such a config ("exceeded maximum include depth"); a walk reads on.
+    case = _Case(tmp_path, xdg=False)
+    monkeypatch.setenv("HOME", str(case.home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    case.write(case.home / ".gitconfig", "[core]\n\texcludesfile = /k\n"
+                                         "[include]\n\tpath = ~/.gitconfig\n")  # fmt: skip
+    assert global_excludes(case.root) == Path("/k")
+    told = case.git("config", "--get", "core.excludesfile")
+    assert told.returncode != 0 and b"depth" in told.stderr  # git's own refusal
