@@ -25,6 +25,7 @@ import pytest
 from snapline.scanning import IgnoreRules, scan
 from snapline.scanning.gitconfig import global_excludes
 from tests.cli.conftest import run_script
+from tests.nogit import no_git_path
 from tests.scanning.git_reference import GIT
 from tests.scanning.test_ignore_against_git import _ignore_file, _random_tree
 
@@ -367,3 +368,38 @@ def test_an_include_of_itself_stops_at_git_s_depth(
     assert global_excludes(case.root) == Path("/k")
     told = case.git("config", "--get", "core.excludesfile")
     assert told.returncode != 0 and b"depth" in told.stderr  # git's own refusal
+
+
+def test_includes_nested_as_deep_as_git_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = _Case(tmp_path, xdg=False)
+    monkeypatch.setenv("HOME", str(case.home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    read = 0
+    for depth in range(7, 13):
+        # ~/.gitconfig includes inc1, which includes inc2, ... the last sets the value.
+        case.write(case.home / ".gitconfig", "[include]\n\tpath = inc1\n")
+        for level in range(1, depth):
+            case.write(case.home / f"inc{level}", f"[include]\n\tpath = inc{level + 1}\n")
+        case.write(case.home / f"inc{depth}", f"[core]\n\texcludesfile = /depth{depth}\n")
+        told = case.git("config", "--get", "core.excludesfile")
+        if told.returncode != 0:
+            assert b"depth" in told.stderr  # too deep: git refuses, and reads no rule
+            continue
+        assert global_excludes(case.root) == Path(told.stdout.decode().strip()), depth
+        read += 1
+    assert read >= 3  # the deepest chains git still reads
+
+
+def test_a_key_named_path_elsewhere_is_no_include_to_ask_git_about(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only includeIf.*.path needs git; without git on PATH the parser's answer stands.
+    case = _Case(tmp_path, xdg=False)
+    monkeypatch.setenv("HOME", str(case.home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    case.write(case.home / ".gitconfig", "[other]\n\tpath = x\n[core]\n\texcludesfile = /k\n")
+    assert case.git("config", "--get", "core.excludesfile").stdout == b"/k\n"
+    monkeypatch.setenv("PATH", no_git_path(tmp_path))
+    assert global_excludes(case.root) == Path("/k")
