@@ -344,13 +344,19 @@ def test_sections_with_dashes_and_dots_do_not_end_the_file(
         assert global_excludes(case.root) == Path("/k"), header
 
 
+def _home_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> _Case:
+    """A case whose config files are the home's alone, for this process and git."""
+    case = _Case(tmp_path, xdg=False)
+    monkeypatch.setenv("HOME", str(case.home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return case
+
+
 def test_an_include_git_cannot_expand_is_passed_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # git refuses such a config outright; a walk reads the rest rather than fail.
-    case = _Case(tmp_path, xdg=False)
-    monkeypatch.setenv("HOME", str(case.home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    case = _home_only(tmp_path, monkeypatch)
     case.write(case.home / ".gitconfig", "[include]\n\tpath = ~no-such-user-here/x\n"
                                          "[core]\n\texcludesfile = /k\n")  # fmt: skip
     assert global_excludes(case.root) == Path("/k")
@@ -360,9 +366,7 @@ def test_an_include_of_itself_stops_at_git_s_depth(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # git refuses such a config ("exceeded maximum include depth"); a walk reads on.
-    case = _Case(tmp_path, xdg=False)
-    monkeypatch.setenv("HOME", str(case.home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    case = _home_only(tmp_path, monkeypatch)
     case.write(case.home / ".gitconfig", "[core]\n\texcludesfile = /k\n"
                                          "[include]\n\tpath = ~/.gitconfig\n")  # fmt: skip
     assert global_excludes(case.root) == Path("/k")
@@ -373,9 +377,7 @@ def test_an_include_of_itself_stops_at_git_s_depth(
 def test_includes_nested_as_deep_as_git_reads_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = _Case(tmp_path, xdg=False)
-    monkeypatch.setenv("HOME", str(case.home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    case = _home_only(tmp_path, monkeypatch)
     read = 0
     for depth in range(7, 13):
         # ~/.gitconfig includes inc1, which includes inc2, ... the last sets the value.
@@ -396,9 +398,7 @@ def test_a_key_named_path_elsewhere_is_no_include_to_ask_git_about(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Only includeIf.*.path needs git; without git on PATH the parser's answer stands.
-    case = _Case(tmp_path, xdg=False)
-    monkeypatch.setenv("HOME", str(case.home))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    case = _home_only(tmp_path, monkeypatch)
     case.write(case.home / ".gitconfig", "[other]\n\tpath = x\n[core]\n\texcludesfile = /k\n")
     assert case.git("config", "--get", "core.excludesfile").stdout == b"/k\n"
     monkeypatch.setenv("PATH", no_git_path(tmp_path))
