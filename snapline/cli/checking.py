@@ -75,6 +75,7 @@ def verify_command(
     from snapline.cli.output import echo, echo_json, github_annotation
     from snapline.cli.warm.served import watched
     from snapline.errors import SnaplineError
+    from snapline.store.errors import StoreCorruptError
     from snapline.workspace.rows import verify_problems
 
     try:
@@ -86,6 +87,8 @@ def verify_command(
             problems, since, explained = verify_problems(ws, full=full, deep=deep, changes=changes)
             latest = ws.latest
     except SnaplineError as error:
+        if isinstance(error, StoreCorruptError):
+            error.said_by_verify()
         if not as_json and not github:
             raise
         return _report_error(error, as_json=as_json, debug=debug)

@@ -53,6 +53,8 @@ class StoreCorruptError(SnaplineError):
     Attributes:
         path: The store file.
         detail: What SQLite (or the format check) reported.
+        in_verify: The message as ``snapline verify`` says it, where it differs
+            (:meth:`said_by_verify`).
     """
 
     exit_code = 3
@@ -68,6 +70,7 @@ class StoreCorruptError(SnaplineError):
         """
         self.path = str(path)
         self.detail = detail
+        self.in_verify: str | None = None
         if index:
             # SQLite's damage a query met (one found on opening is set aside itself).
             super().__init__(
@@ -75,10 +78,20 @@ class StoreCorruptError(SnaplineError):
                 f"a cache of the history, which is untouched: {rebuild_advice(Path(path))}"
             )
             return
-        super().__init__(
-            f"the store at {path} is corrupt or unreadable: {detail}; nothing was written. "
-            f"Run `snapline verify` to check the whole store, and {_repair(Path(path))}"
-        )
+        found = f"the store at {path} is corrupt or unreadable: {detail}; nothing was written."
+        repair = _repair(Path(path))
+        super().__init__(f"{found} Run `snapline verify` to check the whole store, and {repair}")
+        self.in_verify = f"{found} {repair[0].upper()}{repair[1:]}"
+
+    def said_by_verify(self) -> None:
+        """Say this error as ``snapline verify`` does: without sending the user to verify.
+
+        The advice other commands give, to check the whole store with ``snapline
+        verify``, is no help from verify itself: it met this error before it could.
+        """
+        in_verify = getattr(self, "in_verify", None)  # a subclass may say its own
+        if in_verify is not None:
+            self.args = (in_verify,)
 
 
 def _repair(path: Path) -> str:

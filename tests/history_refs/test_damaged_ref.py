@@ -31,4 +31,8 @@ def test_a_ref_file_of_garbage_is_damage_named_in_one_line(
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"refs/snapline/lines/{line.name}" in lines[0]
     assert "damaged or crafted" in lines[0]
+    assert f"git update-ref refs/snapline/lines/{line.name} ID" in lines[0]
+    # Every other command sends the user to `snapline verify`; verify met the damage
+    # before it could check anything else, and does not send the user to itself.
+    assert ("snapline verify" in lines[0]) == (command != ["verify"]), lines[0]
     assert line.read_text() == "not an id at all\n"  # nothing written over it

@@ -163,6 +163,10 @@ def test_a_ledger_that_is_not_one_is_refused(tmp_path: Path, kind: str) -> None:
     assert "FORMAT" in str(caught.value) and caught.value.exit_code == 3
     verify = cli(root, "verify")
     assert verify.returncode == 3 and "FORMAT" in verify.stderr, verify.stderr
+    # Other commands send the user to `snapline verify`; verify itself gives the repair.
+    assert "snapline verify" in str(caught.value), caught.value
+    assert "snapline verify" not in verify.stderr, verify.stderr
+    assert "Restore .snapline/ from a backup" in verify.stderr, verify.stderr
     _refuses_to_write(root, 3, every_command=kind == "garbage")
     # init will not start over on top of it either: the user decides what to keep.
     again = cli(root, "init")

@@ -44,12 +44,14 @@ class DamagedRefError(StoreCorruptError):
     def __init__(self, ref: str, detail: str) -> None:
         self.ref = self.path = ref
         self.detail = detail
-        SnaplineError.__init__(
-            self,
-            f"snapline's ref {ref} is damaged or crafted ({detail}); nothing was written. "
-            "Run `snapline verify` for what else is; the ref can be set back to the line's "
-            f"tip that another clone holds with `git update-ref {ref} ID`",
+        found = f"snapline's ref {ref} is damaged or crafted ({detail}); nothing was written."
+        repair = (
+            f"set back to the line's tip that another clone holds with `git update-ref {ref} ID`"
         )
+        SnaplineError.__init__(
+            self, f"{found} Run `snapline verify` for what else is; the ref can be {repair}"
+        )
+        self.in_verify = f"{found} The ref can be {repair}"
 
 
 class NotAGitRepositoryError(SnaplineError):
