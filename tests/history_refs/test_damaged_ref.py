@@ -32,6 +32,7 @@ def test_a_ref_file_of_garbage_is_damage_named_in_one_line(
     assert f"refs/snapline/lines/{line.name}" in lines[0]
     assert "damaged or crafted" in lines[0]
     assert f"git update-ref refs/snapline/lines/{line.name} ID" in lines[0]
+    assert lines[0].count(line.name) == 2, lines[0]  # the damage, and its repair
     # Every other command sends the user to `snapline verify`; verify met the damage
     # before it could check anything else, and does not send the user to itself.
     assert ("snapline verify" in lines[0]) == (command != ["verify"]), lines[0]

@@ -281,4 +281,6 @@ def ref_damage(errors: _Errors, name: str) -> Iterator[None]:
     try:
         yield
     except errors as error:
-        raise DamagedRefError(name, str(error)) from None
+        # libgit2 names the ref on both sides of its own words; the message names it once.
+        detail = str(error).removeprefix(f"{name}: ").removesuffix(f": {name}")
+        raise DamagedRefError(name, detail) from None
