@@ -16,6 +16,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from snapline.scanning.gitconfig import _parse
 from tests.scanning.git_reference import GIT
 from tests.scanning.test_global_excludes import _random_config
@@ -97,3 +99,13 @@ def test_every_entry_is_git_s_and_a_syntax_error_ends_the_file_where_git_says(
             accepted += 1
         assert list(_parse(data)) == entries, f"seed {seed}: {text!r}"
     assert accepted > _SEEDS // 4 and refused > _SEEDS // 4, (accepted, refused)
+
+
+@pytest.mark.parametrize("text", ["[s]\nk", "[s]\n\tk", "[s] k", "[s]\nk=v", '[s]\nk = "v"'])
+def test_a_last_line_without_its_newline_is_read_as_git_reads_it(tmp_path: Path, text: str) -> None:
+    """A file whose last line has no newline, down to a key of one byte at its very end."""
+    config = tmp_path / "config"
+    config.write_text(text)
+    entries, bad = _git_list(config)
+    assert entries is not None, f"git refuses line {bad} of {text!r}"
+    assert list(_parse(text.encode())) == entries
