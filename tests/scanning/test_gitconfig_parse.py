@@ -71,6 +71,29 @@ def _git_list(path: Path) -> tuple[list[tuple[str, str | None]] | None, int | No
     return entries, None
 
 
+_Entries = list[tuple[str, str | None]]
+
+
+def _git_reads(config: Path, data: bytes) -> tuple[_Entries | None, bool]:
+    """What git reads of ``data``, and whether it refused a line of it.
+
+    For a file git refuses, what it reads before that line: the file cut before it,
+    unless a value continued from the line before runs into it (git names the line where
+    it found the error, not where the entry began). None when that cannot be told.
+    """
+    config.write_bytes(data)
+    entries, bad = _git_list(config)
+    if entries is not None:
+        return entries, False
+    assert bad is not None
+    lines = data.splitlines(keepends=True)[: bad - 1]
+    if lines and _continued(lines[-1]):
+        return None, True
+    config.write_bytes(b"".join(lines))
+    entries, _ = _git_list(config)
+    return entries, True  # None: the cut itself broke a value continued over lines
+
+
 def test_every_entry_is_git_s_and_a_syntax_error_ends_the_file_where_git_says(
     tmp_path: Path,
 ) -> None:
@@ -79,24 +102,11 @@ def test_every_entry_is_git_s_and_a_syntax_error_ends_the_file_where_git_says(
     for seed in range(_SEEDS):
         text = _config(random.Random(seed))
         data = text.encode()
-        config.write_bytes(data)
-        entries, bad = _git_list(config)
+        entries, bad = _git_reads(config, data)
         if entries is None:
-            assert bad is not None
-            # What git reads before the line it refuses: the file cut before that line,
-            # unless a value continued from the line before runs into it (git names the
-            # line where it found the error, not where the entry began).
-            lines = data.splitlines(keepends=True)[: bad - 1]
-            if lines and _continued(lines[-1]):
-                continue
-            prefix = b"".join(lines)
-            config.write_bytes(prefix)
-            entries, _ = _git_list(config)
-            if entries is None:
-                continue  # the cut itself broke a value continued over lines
-            refused += 1
-        else:
-            accepted += 1
+            continue
+        refused += bad
+        accepted += not bad
         assert list(_parse(data)) == entries, f"seed {seed}: {text!r}"
     assert accepted > _SEEDS // 4 and refused > _SEEDS // 4, (accepted, refused)
 
@@ -104,8 +114,25 @@ def test_every_entry_is_git_s_and_a_syntax_error_ends_the_file_where_git_says(
 @pytest.mark.parametrize("text", ["[s]\nk", "[s]\n\tk", "[s] k", "[s]\nk=v", '[s]\nk = "v"'])
 def test_a_last_line_without_its_newline_is_read_as_git_reads_it(tmp_path: Path, text: str) -> None:
     """A file whose last line has no newline, down to a key of one byte at its very end."""
-    config = tmp_path / "config"
-    config.write_text(text)
-    entries, bad = _git_list(config)
-    assert entries is not None, f"git refuses line {bad} of {text!r}"
+    entries, bad = _git_reads(tmp_path / "config", text.encode())
+    assert entries is not None and not bad, f"git refuses {text!r}"
+    assert list(_parse(text.encode())) == entries
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("[s]k = v", False),  # a key right after the header, on its line
+        ("[s]#c\nk = v", False),
+        ('[s "t"]k = v', False),
+        ("[s.t]k", False),
+        ('[a]\nk\n[s"t"]\nk = v', True),  # a subsection's quote right after the name
+        ("[a]\nk\n[s]]\nk", True),
+    ],
+)
+def test_what_follows_a_section_name_is_read_as_git_reads_it(
+    tmp_path: Path, text: str, refused: bool
+) -> None:
+    entries, bad = _git_reads(tmp_path / "config", text.encode())
+    assert entries is not None and bad == refused, (text, entries, bad)
     assert list(_parse(text.encode())) == entries
