@@ -128,6 +128,8 @@ def test_a_last_line_without_its_newline_is_read_as_git_reads_it(tmp_path: Path,
         ("[s.t]k", False),
         ('[a]\nk\n[s"t"]\nk = v', True),  # a subsection's quote right after the name
         ("[a]\nk\n[s]]\nk", True),
+        ('[a]\nk\n[s \n"t"]\nk = v', True),  # a newline between name and subsection
+        ('[a]\nk\n[s "t\n"]\nk', True),  # a newline inside the subsection's quotes
     ],
 )
 def test_what_follows_a_section_name_is_read_as_git_reads_it(
