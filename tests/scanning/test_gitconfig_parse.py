@@ -130,6 +130,7 @@ def test_a_last_line_without_its_newline_is_read_as_git_reads_it(tmp_path: Path,
         ("[a]\nk\n[s]]\nk", True),
         ('[a]\nk\n[s \n"t"]\nk = v', True),  # a newline between name and subsection
         ('[a]\nk\n[s "t\n"]\nk', True),  # a newline inside the subsection's quotes
+        ('[a]\nk\n[s "t\\\n"]\nk', True),  # and one escaped there
     ],
 )
 def test_what_follows_a_section_name_is_read_as_git_reads_it(
