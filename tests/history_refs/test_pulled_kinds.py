@@ -126,3 +126,41 @@ def test_a_pipe_where_the_commit_has_a_file_is_never_opened(tmp_path: Path) -> N
     advised = _advised(clone)
     assert advised.pop("mine.txt") == ("deleted", False)  # no file snapline records
     assert advised == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
+
+
+def test_origin_is_the_remote_named_when_another_holds_the_pull_too(tmp_path: Path) -> None:
+    """Of the remotes whose refs hold what a merging pull brought, ``origin`` (git's own
+    default) is the one the advice names, though ``backup`` sorts before it and holds the
+    same commit."""
+    bare = tmp_path / "origin.git"
+    work = new_repo(tmp_path / "work", FILES)
+    work.ok("init")
+    work.git("init", "-q", "--bare", "--initial-branch=main", str(bare))
+    work.git("remote", "add", "origin", str(bare))
+    work.git("push", "-q", "origin", "main")
+    clone = Repo(tmp_path / "clone")
+    Repo(tmp_path).git("clone", "-q", str(bare), str(clone.path))
+    # As a real remote's clone has: origin/HEAD, a symbolic ref, which holds no tree of
+    # its own and sorts between backup's refs and origin/main.
+    assert (
+        clone.git("symbolic-ref", "refs/remotes/origin/HEAD").strip() == "refs/remotes/origin/main"
+    )
+    clone.git("remote", "add", "backup", str(bare))
+    clone.ok("fetch", "origin")
+    (work.path / "a.txt").write_text("edited\n")
+    work.ok("record", "a.txt", "-m", "the colleague's recorded work")
+    work.git("commit", "-qam", "edit a.txt")
+    work.git("push", "-q", "origin", "main")
+    clone.git("fetch", "-q", "backup")
+    # A commit of the clone's own first: the pull merges, and checks out a commit that
+    # no remote has, each pulled file the version the remotes' refs hold.
+    (clone.path / "mine.txt").write_text("the clone's own\n")
+    clone.ok("record", "mine.txt", "-m", "the clone's recorded work")
+    clone.git("commit", "-qam", "edit mine.txt")
+    clone.git("pull", "-q", "--no-rebase", "--no-edit")
+    assert clone.git("rev-parse", "HEAD^2") == clone.git("rev-parse", "backup/main")
+    done = clone.snap("status", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (drift,) = json.loads(done.stdout)["drift"]
+    assert drift["path"] == "a.txt", drift
+    assert "bring their snapshots with `snapline fetch origin` first" in drift["message"], drift

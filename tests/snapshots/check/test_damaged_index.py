@@ -24,8 +24,11 @@ from tests.history_refs.gitrepo import Repo
 _PAGE_COUNT = 28  # the database header's "in-header database size", big-endian
 
 
-def _add_a_page_never_used(index: Path) -> str:
-    """Grow ``index`` by one page no table uses; what SQLite's check says of it."""
+def _add_pages_never_used(index: Path) -> str:
+    """Grow ``index`` by two pages no table uses; what SQLite's check says of them.
+
+    Two, so that SQLite reports two findings, which the message joins in one line.
+    """
     with sqlite3.connect(index) as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
@@ -33,14 +36,15 @@ def _add_a_page_never_used(index: Path) -> str:
     with open(index, "r+b") as handle:
         pages = len(handle.read()) // page
         handle.seek(_PAGE_COUNT)
-        handle.write(struct.pack(">I", pages + 1))
+        handle.write(struct.pack(">I", pages + 2))
         handle.seek(0, 2)
-        handle.write(bytes(page))
+        handle.write(bytes(2 * page))
     db = sqlite3.connect(index)
     said = [row[0] for row in db.execute("PRAGMA quick_check")]
     db.close()
-    assert said == [f"*** in database main ***\nPage {pages + 1} is never used"], said
-    return f"Page {pages + 1} is never used"
+    found = [f"Page {pages + 1} is never used", f"Page {pages + 2} is never used"]
+    assert said == ["\n".join(["*** in database main ***", *found])], said
+    return "; ".join(found)
 
 
 def _workspace(tmp_path: Path, in_git: bool) -> tuple[Path, Path]:
@@ -66,7 +70,7 @@ def test_a_damaged_index_is_named_with_the_way_to_build_it_again(
     (root / "a.txt").write_text("two\n")
     assert run_script("record", "a.txt", "-m", "two", cwd=root).returncode == 0
     log = run_script("log", "--json", cwd=root).stdout
-    damage = _add_a_page_never_used(index)
+    damage = _add_pages_never_used(index)
 
     done = run_script("verify", "--full", "--json", cwd=root)
     assert done.returncode == 3, done.stdout + done.stderr
