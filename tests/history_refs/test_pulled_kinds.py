@@ -128,10 +128,9 @@ def test_a_pipe_where_the_commit_has_a_file_is_never_opened(tmp_path: Path) -> N
     assert advised == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
 
 
-def test_origin_is_the_remote_named_when_another_holds_the_pull_too(tmp_path: Path) -> None:
-    """Of the remotes whose refs hold what a merging pull brought, ``origin`` (git's own
-    default) is the one the advice names, though ``backup`` sorts before it and holds the
-    same commit."""
+def _merged_pull(tmp_path: Path) -> Repo:
+    """A clone whose pull merged a colleague's recorded edit of a.txt into a commit of its
+    own, before the history's fetch; remotes origin and backup both hold the pulled commit."""
     bare = tmp_path / "origin.git"
     work = new_repo(tmp_path / "work", FILES)
     work.ok("init")
@@ -159,8 +158,30 @@ def test_origin_is_the_remote_named_when_another_holds_the_pull_too(tmp_path: Pa
     clone.git("commit", "-qam", "edit mine.txt")
     clone.git("pull", "-q", "--no-rebase", "--no-edit")
     assert clone.git("rev-parse", "HEAD^2") == clone.git("rev-parse", "backup/main")
+    return clone
+
+
+def test_origin_is_the_remote_named_when_another_holds_the_pull_too(tmp_path: Path) -> None:
+    """Of the remotes whose refs hold what a merging pull brought, ``origin`` (git's own
+    default) is the one the advice names, though ``backup`` sorts before it and holds the
+    same commit."""
+    clone = _merged_pull(tmp_path)
     done = clone.snap("status", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     (drift,) = json.loads(done.stdout)["drift"]
     assert drift["path"] == "a.txt", drift
     assert "bring their snapshots with `snapline fetch origin` first" in drift["message"], drift
+
+
+def test_refs_of_a_remote_no_longer_configured_still_claim_the_pull(tmp_path: Path) -> None:
+    """``git config --remove-section`` drops a remote and keeps its remote-tracking refs:
+    they still hold what was pulled, which comes "from a remote" no configured name says."""
+    clone = _merged_pull(tmp_path)
+    for name in ("origin", "backup"):
+        clone.git("config", "--remove-section", f"remote.{name}")
+    assert clone.git("remote").strip() == ""
+    done = clone.snap("status", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (drift,) = json.loads(done.stdout)["drift"]
+    assert drift["path"] == "a.txt", drift
+    assert "a.txt came with commits git fetched from a remote after" in drift["message"], drift
