@@ -75,7 +75,6 @@ def verify_command(
     from snapline.cli.output import echo, echo_json, github_annotation
     from snapline.cli.warm.served import watched
     from snapline.errors import SnaplineError
-    from snapline.store.errors import StoreCorruptError
     from snapline.workspace.rows import verify_problems
 
     try:
@@ -87,8 +86,11 @@ def verify_command(
             problems, since, explained = verify_problems(ws, full=full, deep=deep, changes=changes)
             latest = ws.latest
     except SnaplineError as error:
-        if isinstance(error, StoreCorruptError):
-            error.said_by_verify()
+        # A damaged store's error sends the user to `snapline verify`; verify met it before
+        # it could check anything else, and says it with the repair only (in_verify).
+        said = getattr(error, "in_verify", None)
+        if said is not None:
+            error.args = (said,)
         if not as_json and not github:
             raise
         return _report_error(error, as_json=as_json, debug=debug)

@@ -53,8 +53,7 @@ class StoreCorruptError(SnaplineError):
     Attributes:
         path: The store file.
         detail: What SQLite (or the format check) reported.
-        in_verify: The message as ``snapline verify`` says it, where it differs
-            (:meth:`said_by_verify`).
+        in_verify: The message as ``snapline verify`` says it (not sent to itself).
     """
 
     exit_code = 3
@@ -70,7 +69,6 @@ class StoreCorruptError(SnaplineError):
         """
         self.path = str(path)
         self.detail = detail
-        self.in_verify: str | None = None
         if index:
             # SQLite's damage a query met (one found on opening is set aside itself).
             super().__init__(
@@ -82,16 +80,6 @@ class StoreCorruptError(SnaplineError):
         repair = _repair(Path(path))
         super().__init__(f"{found} Run `snapline verify` to check the whole store, and {repair}")
         self.in_verify = f"{found} {repair[0].upper()}{repair[1:]}"
-
-    def said_by_verify(self) -> None:
-        """Say this error as ``snapline verify`` does: without sending the user to verify.
-
-        The advice other commands give, to check the whole store with ``snapline
-        verify``, is no help from verify itself: it met this error before it could.
-        """
-        in_verify = getattr(self, "in_verify", None)  # a subclass may say its own
-        if in_verify is not None:
-            self.args = (in_verify,)
 
 
 def _repair(path: Path) -> str:
