@@ -185,3 +185,20 @@ def test_refs_of_a_remote_no_longer_configured_still_claim_the_pull(tmp_path: Pa
     (drift,) = json.loads(done.stdout)["drift"]
     assert drift["path"] == "a.txt", drift
     assert "a.txt came with commits git fetched from a remote after" in drift["message"], drift
+
+
+def test_a_later_fetch_keeps_the_claim_of_what_the_pull_checked_out(tmp_path: Path) -> None:
+    """After the pull, ``git fetch`` brings a newer commit that points the link elsewhere:
+    the checked-out commit is still on the remote's line, so what it put on disk is
+    still named for the fetch, though the remote's tip now holds another link."""
+    clone = _pulled(tmp_path)
+    work = Repo(tmp_path / "work")
+    os.unlink(work.path / "link")
+    os.symlink("mine.txt", work.path / "link")
+    work.ok("record", "link", "-m", "the colleague's next recorded work")
+    work.git("add", "-A")
+    work.git("commit", "-qm", "link to mine.txt")
+    work.git("push", "-q", "upstream", "main")
+    clone.git("fetch", "-q", "upstream")
+    assert os.readlink(clone.path / "link") == "a.txt"  # the pull's, not the tip's
+    assert _advised(clone) == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
