@@ -161,15 +161,20 @@ def _merged_pull(tmp_path: Path) -> Repo:
     return clone
 
 
-def test_origin_is_the_remote_named_when_another_holds_the_pull_too(tmp_path: Path) -> None:
-    """Of the remotes whose refs hold what a merging pull brought, ``origin`` (git's own
-    default) is the one the advice names, though ``backup`` sorts before it and holds the
-    same commit."""
-    clone = _merged_pull(tmp_path)
+def _pulled_a_txt(clone: Repo) -> dict[str, str]:
+    """``status``'s one drifted path, a.txt, as ``--json`` gives it."""
     done = clone.snap("status", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     (drift,) = json.loads(done.stdout)["drift"]
     assert drift["path"] == "a.txt", drift
+    return dict(drift)
+
+
+def test_origin_is_the_remote_named_when_another_holds_the_pull_too(tmp_path: Path) -> None:
+    """Of the remotes whose refs hold what a merging pull brought, ``origin`` (git's own
+    default) is the one the advice names, though ``backup`` sorts before it and holds the
+    same commit."""
+    drift = _pulled_a_txt(_merged_pull(tmp_path))
     assert "bring their snapshots with `snapline fetch origin` first" in drift["message"], drift
 
 
@@ -180,10 +185,7 @@ def test_refs_of_a_remote_no_longer_configured_still_claim_the_pull(tmp_path: Pa
     for name in ("origin", "backup"):
         clone.git("config", "--remove-section", f"remote.{name}")
     assert clone.git("remote").strip() == ""
-    done = clone.snap("status", "--json")
-    assert done.returncode == 0, done.stdout + done.stderr
-    (drift,) = json.loads(done.stdout)["drift"]
-    assert drift["path"] == "a.txt", drift
+    drift = _pulled_a_txt(clone)
     assert "a.txt came with commits git fetched from a remote after" in drift["message"], drift
 
 
