@@ -407,10 +407,16 @@ def _table(name: str) -> str:
         'process_isolation = "forkserver"',
         'forkserver_warmup = "none"',
         # A mutant that loops for ever holds a worker until its CPU limit, by default 30
-        # times its tests' time (2 x 15): an hour or more for the selections of minutes.
-        # 6 times (2 x 3) still leaves a slow machine room: the limit counts the worker's
-        # CPU, and the time it is measured against is its tests' whole wall time.
-        "timeout_multiplier = 3.0",
+        # times its tests' time plus one second (2 x 15 x (t + 1)): an hour or more for
+        # the selections of minutes. The worker is also stopped, with the same signal, at
+        # half that limit in wall time, and that is the bound a busy machine reaches:
+        # at 3 x (t + 1) the tests of `_same_changes` (21 s alone) ran out of wall time
+        # under a CI run beside them while the mutant behaved exactly like the code. The
+        # constant also pays for what a worker does before its tests, since it imports
+        # them only after choosing its mutant (above). 5 x (t + 3) of wall time leaves
+        # room for both, and a loop still costs minutes, not an hour.
+        "timeout_multiplier = 5.0",
+        "timeout_constant = 3.0",
         f"pytest_add_cli_args = {json.dumps([*_PYTEST_ARGS, '-p', _CHILDREN, *_DESELECT])}",
         "",
     ]
