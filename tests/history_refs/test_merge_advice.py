@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from snapline.hashing import hash_bytes
 from tests.history_refs.gitrepo import ENV, claude_hook
 from tests.history_refs.test_merge_lines import _team
 
@@ -35,6 +36,14 @@ def test_status_and_verify_advise_merge_for_another_lines_merged_work(
         "lib.py is another line's recorded work that git merged into the files; join that "
         "line with `snapline merge` (it is no outside change: do not resync it)"
     )
+    # The drift's digests stay, for the Bash hook to compare after a command: the
+    # maintainer's recorded lib.py, and the one git merged in.
+    merged_in = hash_bytes((repo.path / "lib.py").read_bytes())
+    assert (status["drift"][0]["expected"], status["drift"][0]["actual"]) == (
+        hash_bytes(b"x = 0\n"),
+        merged_in,
+    )
+    assert merged_in != hash_bytes(b"x = 0\n")
     text = repo.ok("status")
     assert "snapline merge" in text and "lib.py" in text
     assert "resync" not in text.replace("do not resync", "")

@@ -204,3 +204,31 @@ def test_a_later_fetch_keeps_the_claim_of_what_the_pull_checked_out(tmp_path: Pa
     clone.git("fetch", "-q", "upstream")
     assert os.readlink(clone.path / "link") == "a.txt"  # the pull's, not the tip's
     assert _advised(clone) == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
+
+
+def test_a_revert_pushed_and_fetched_keeps_the_resync_advice(tmp_path: Path) -> None:
+    """``git revert`` puts back an older snapshot's files, and the commit is pushed and
+    fetched after the history's last fetch: git wrote the file, and a remote has the
+    commit, but its files are a snapshot's state here, so nothing waits to be fetched and
+    the drift keeps the resync advice. The state holds a file its rules came to ignore,
+    recorded before the rule: the commit's tree in scope holds it too, as git keeps it."""
+    origin = tmp_path / "origin.git"
+    work = new_repo(tmp_path / "work", {"a.txt": "a\n", "notes.log": "kept\n"})
+    work.ok("init")
+    (work.path / ".gitignore").write_text("*.log\n")
+    work.ok("record", ".gitignore", "-m", "ignore logs")
+    for text in ("b\n", "c\n"):
+        (work.path / "a.txt").write_text(text)
+        work.ok("record", "a.txt", "-m", text.strip())
+        work.git("add", "-A")
+        work.git("commit", "-qm", text.strip())
+    work.git("revert", "--no-edit", "HEAD")
+    assert (work.path / "a.txt").read_text() == "b\n"
+    work.git("init", "-q", "--bare", str(origin))
+    work.git("remote", "add", "origin", str(origin))
+    work.git("push", "-q", "origin", "main")
+    work.git("fetch", "-q", "origin")
+    (drift,) = json.loads(work.ok("status", "--json"))["drift"]
+    assert (drift["path"], drift["kind"]) == ("a.txt", "modified")
+    assert "snapline fetch" not in drift["message"], drift
+    assert "snapline resync" in drift["message"], drift

@@ -115,3 +115,35 @@ def test_verify_of_a_conflict_resolved_by_hand_says_to_record_it_with_merge(
             "severity": "error",
         }
     ]
+
+
+def test_verify_of_a_squash_merge_holds_a_tracked_file_its_rules_came_to_ignore(
+    tmp_path: Path,
+) -> None:
+    """A file recorded before a rule covered it stays tracked, as git keeps it: HEAD's
+    tree in scope and the disk's are both read with it, and the squash merge is explained."""
+    origin = tmp_path / "origin.git"
+    files = {"app.py": "print('v0')\n", "lib.py": "x = 0\n", "notes.log": "kept\n"}
+    maintainer = new_repo(tmp_path / "maintainer", files)
+    maintainer.ok("init")
+    (maintainer.path / ".gitignore").write_text("*.log\n")
+    maintainer.ok("record", ".gitignore", "-m", "ignore logs")
+    maintainer.git("add", ".gitignore")
+    maintainer.git("commit", "-qm", "ignore logs")
+    assert "notes.log" in maintainer.git("ls-files").split()  # git keeps it tracked
+    maintainer.git("init", "-q", "--bare", str(origin))
+    maintainer.git("remote", "add", "origin", str(origin))
+    maintainer.git("push", "-q", "origin", "main")
+    _agent(tmp_path, origin, "a", "app.py", "print('a')\n")
+    _agent(tmp_path, origin, "b", "notes.log", "b's note\n")
+    maintainer.git("fetch", "-q", "origin")
+    for name in ("a", "b"):
+        maintainer.git("merge", "-q", "--squash", f"origin/{name}")
+        maintainer.git("commit", "-qm", f"merge {name} (squashed)")
+    maintainer.git("push", "-q", "origin", "main")
+
+    ci = _ci(tmp_path, origin, "ci")
+    assert (ci.path / "notes.log").read_text() == "b's note\n"
+    verified = ci.snap("verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "git's clean merge of" in verified.stdout, verified.stdout
