@@ -2,12 +2,13 @@
 
 tests/history_refs/test_history_missing.py holds the advice for a pulled edit of a
 regular file. A pull also deletes files, brings symbolic links and gives them new
-targets; and beside what git pulled, a person may delete a file, retarget a link or put
-a folder where a file was. snapshots/check/unfetched.py claims a drifted path for
-``snapline fetch`` only when the disk holds what the checked-out commit holds there
-(both absent counts); every other drift keeps the usual ``resync`` advice, so that a
-person's change is never passed off as a colleague's recorded work. Git is the oracle of
-what the commit holds: each case is made by git itself, on the colleague's side.
+targets; and beside what git pulled, a person may delete a file, retarget a link, put
+a folder where a file was or a file where a folder was. snapshots/check/unfetched.py
+claims a drifted path for ``snapline fetch`` only when the disk holds what the
+checked-out commit holds there (both absent counts); every other drift keeps the usual
+``resync`` advice, so that a person's change is never passed off as a colleague's
+recorded work. Git is the oracle of what the commit holds: each case is made by git
+itself, on the colleague's side.
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ from pathlib import Path
 from tests.history_refs.gitrepo import Repo, new_repo
 from tests.nogit import no_git_path
 
-FILES = {"a.txt": "a\n", "gone.txt": "gone\n", "mine.txt": "mine\n", "dir.txt": "dir\n"}
+FILES = {
+    "a.txt": "a\n",
+    "gone.txt": "gone\n",
+    "mine.txt": "mine\n",
+    "dir.txt": "dir\n",
+    "sub/x.txt": "x\n",
+}
 
 
 def _pulled(tmp_path: Path) -> Repo:
@@ -76,12 +83,17 @@ def test_a_person_s_changes_beside_the_pull_keep_the_resync_advice(tmp_path: Pat
     (clone.path / "dir.txt").unlink()
     (clone.path / "dir.txt").mkdir()  # a folder where the commit has a file
     (clone.path / "dir.txt" / "inner").write_text("x\n")
+    (clone.path / "sub" / "x.txt").unlink()
+    (clone.path / "sub").rmdir()
+    (clone.path / "sub").write_text("a file where the commit has a folder\n")
     assert _advised(clone) == {
         "gone.txt": ("deleted", True),
         "mine.txt": ("deleted", False),
         "link": ("untracked", False),
         "dir.txt": ("deleted", False),
         "dir.txt/inner": ("untracked", False),
+        "sub/x.txt": ("deleted", False),  # not a folder on disk: no file of the commit's
+        "sub": ("untracked", False),
     }
 
 
