@@ -167,3 +167,27 @@ def test_a_tombstone_the_index_holds_otherwise_names_the_index(
         if name.startswith("index.db"):
             (repo.path / ".snapline" / name).unlink(missing_ok=True)
     assert _verify(repo, 0) == []
+
+
+def test_the_upgrade_keeps_the_versions_after_the_forgotten_one(tmp_path: Path) -> None:
+    """The forget kept the version after the secret whole (its delta came from the
+    secret): the upgrade writes those bytes into snapshot 2's state, never a placeholder,
+    and snapshot 3's delta applies to them. Read from the refs alone (the index made
+    from the ledger's dropped, as on every other clone), both are shown and restored as
+    the ledger recorded them."""
+    repo = _clone(tmp_path)
+    recorded = {}
+    for number in (2, 3):
+        (change,) = json.loads(repo.ok("show", str(number), "--json").stdout)["files"]
+        recorded[number] = change["result_hash"]
+    upgraded(repo)
+    for name in LOCAL_NAMES:
+        (repo.path / ".git" / "snapline" / name).unlink(missing_ok=True)
+
+    for number, result in recorded.items():
+        shown = repo.snap("show", str(number))
+        assert shown.returncode == 0, output(shown)
+        repo.ok("rollback", "--to", str(number), "--yes")
+        data = (repo.path / "settings.conf").read_bytes()
+        assert "sha256:" + hashlib.sha256(data).hexdigest() == result, number
+    assert _verify(repo, 0) == []

@@ -9,7 +9,9 @@ taken of the bytes the blob holds (:mod:`.large_files`); a
 version whose bytes the writer still holds (it just hashed and recorded them) is taken
 as it is, which spares reading the version before out of git and applying the delta;
 a whole version the index stored as git's blob in the same transaction is named by
-that blob's id, unread (it was held to its hash as it was written).
+that blob's id, unread (it was held to its hash as it was written); a delta whose base a
+forget took away, from the whole version kept under its hash (the in-tree ledger's
+forget kept the version after the forgotten one so, and ``snapline upgrade`` reads it).
 Every version is checked against its recorded SHA-256, then written to git as a blob at
 once: the edits keep blob ids, never contents, so a baseline of many files holds about
 one file's bytes at a time (a failed snapshot leaves only unreferenced blobs).
@@ -114,18 +116,43 @@ def state_edits(
         if held is None and change.content is None and change.forward is None:
             edits[change.path] = _streamed(repo, change, where, mode)
             continue
-        data = _content(repo, before, change, blobs, where) if held is None else held
-        if (actual := hash_bytes(data)) != change.result_hash:
-            raise UnpublishableError(
-                where,
-                change.snapshot,
-                change.path,
-                f"{'is handed' if held is not None else 'rebuilds to'} {actual}, "
-                f"recorded {change.result_hash}",
-            )
+        if held is not None:
+            data = _checked(change, held, "is handed", where)
+        else:
+            try:
+                data = _checked(
+                    change, _content(repo, before, change, blobs, where), "rebuilds to", where
+                )
+            except UnpublishableError as refused:
+                data = _kept_whole(change, blobs, where, refused)
         # Written now, so that only its id waits for the tree (writing.py's blob).
         edits[change.path] = StateEdit(change.path, None, mode, blob=repo.write_blob(data))
     return [edits[path] for path in sorted(edits)]
+
+
+def _checked(change: ChangeRow, data: bytes, said: str, where: Path) -> bytes:
+    """``data``, when it is the version ``change`` recorded (its SHA-256)."""
+    if (actual := hash_bytes(data)) != change.result_hash:
+        raise UnpublishableError(
+            where, change.snapshot, change.path, f"{said} {actual}, recorded {change.result_hash}"
+        )
+    return data
+
+
+def _kept_whole(
+    change: ChangeRow, blobs: BlobReader, where: Path, refused: UnpublishableError
+) -> bytes:
+    """A delta's version that its base could not give, kept whole under its hash.
+
+    A forget of the version before takes the delta's base away and keeps this version
+    whole (the in-tree ledger's forget did, as an object, which ``snapline upgrade``
+    reads here). Raises ``refused`` when there is no such blob.
+    """
+    kept = None if change.content is not None else blobs.get(str(change.result_hash))
+    if kept is None:
+        raise refused
+    size = change.size if change.size is not None else 0
+    return _checked(change, unpack(kept, limit=size), "is kept whole as", where)
 
 
 def _content(
