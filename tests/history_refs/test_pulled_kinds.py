@@ -201,23 +201,6 @@ def test_refs_of_a_remote_no_longer_configured_still_claim_the_pull(tmp_path: Pa
     assert "a.txt came with commits git fetched from a remote after" in drift["message"], drift
 
 
-def test_a_later_fetch_keeps_the_claim_of_what_the_pull_checked_out(tmp_path: Path) -> None:
-    """After the pull, ``git fetch`` brings a newer commit that points the link elsewhere:
-    the checked-out commit is still on the remote's line, so what it put on disk is
-    still named for the fetch, though the remote's tip now holds another link."""
-    clone = _pulled(tmp_path)
-    work = Repo(tmp_path / "work")
-    os.unlink(work.path / "link")
-    os.symlink("mine.txt", work.path / "link")
-    work.ok("record", "link", "-m", "the colleague's next recorded work")
-    work.git("add", "-A")
-    work.git("commit", "-qm", "link to mine.txt")
-    work.git("push", "-q", "upstream", "main")
-    clone.git("fetch", "-q", "upstream")
-    assert os.readlink(clone.path / "link") == "a.txt"  # the pull's, not the tip's
-    assert _advised(clone) == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
-
-
 def test_a_revert_pushed_and_fetched_keeps_the_resync_advice(tmp_path: Path) -> None:
     """``git revert`` puts back an older snapshot's files, and the commit is pushed and
     fetched after the history's last fetch: git wrote the file, and a remote has the
@@ -244,3 +227,71 @@ def test_a_revert_pushed_and_fetched_keeps_the_resync_advice(tmp_path: Path) -> 
     assert (drift["path"], drift["kind"]) == ("a.txt", "modified")
     assert "snapline fetch" not in drift["message"], drift
     assert "snapline resync" in drift["message"], drift
+
+
+def test_origin_is_named_when_other_remotes_reach_the_checked_out_commit_too(
+    tmp_path: Path,
+) -> None:
+    """A fast-forward pull checks out a commit the remotes have: of those whose refs
+    reach it, ``origin`` is named, though ``backup`` sorts before it."""
+    clone = _pulled(tmp_path)
+    for name in ("origin", "backup"):
+        clone.git("remote", "add", name, str(tmp_path / "origin.git"))
+        clone.git("fetch", "-q", name)
+    assert {"backup", "origin", "upstream"} == set(clone.git("remote").split())
+    done = clone.snap("status", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    drift = json.loads(done.stdout)["drift"]
+    assert [p["path"] for p in drift] == ["gone.txt", "link"]
+    for problem in drift:
+        assert "bring their snapshots with `snapline fetch origin` first" in problem["message"]
+
+
+def _moved_past(tmp_path: Path) -> Repo:
+    """``_pulled``'s clone, after a fetch of a newer commit that points the link elsewhere."""
+    clone = _pulled(tmp_path)
+    work = Repo(tmp_path / "work")
+    os.unlink(work.path / "link")
+    os.symlink("mine.txt", work.path / "link")
+    work.ok("record", "link", "-m", "the colleague's next recorded work")
+    work.git("add", "-A")
+    work.git("commit", "-qm", "link to mine.txt")
+    work.git("push", "-q", "upstream", "main")
+    clone.git("fetch", "-q", "upstream")
+    return clone
+
+
+def test_a_later_fetch_keeps_the_claim_of_what_the_pull_checked_out(tmp_path: Path) -> None:
+    """After the pull, ``git fetch`` brings a newer commit that points the link elsewhere:
+    the checked-out commit is still on the remote's line, so what it put on disk is
+    still named for the fetch, though the remote's tip now holds another link."""
+    clone = _moved_past(tmp_path)
+    assert os.readlink(clone.path / "link") == "a.txt"  # the pull's, not the tip's
+    assert _advised(clone) == {"gone.txt": ("deleted", True), "link": ("untracked", True)}
+
+
+def test_a_removed_remote_s_refs_still_reach_the_checked_out_commit(tmp_path: Path) -> None:
+    """``_moved_past`` with its remote's section removed: its refs still reach the
+    checked-out commit, so the link is still claimed, from "a remote"."""
+    clone = _moved_past(tmp_path)
+    clone.git("config", "--remove-section", "remote.upstream")
+    done = clone.snap("status", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    drift = {p["path"]: p["message"] for p in json.loads(done.stdout)["drift"]}
+    assert drift.keys() == {"gone.txt", "link"}
+    for path, message in drift.items():
+        assert f"{path} came with commits git fetched from a remote after" in message
+
+
+def test_without_git_a_hand_edit_committed_here_keeps_the_resync_advice(tmp_path: Path) -> None:
+    """No git to tell which refs reach ``HEAD``: each path is held to the remote refs'
+    versions. A person's edit committed here is in none of them; what the pull brought is."""
+    clone = _pulled(tmp_path)
+    (clone.path / "mine.txt").write_text("by hand, then committed\n")
+    clone.git("commit", "-qam", "a hand edit")
+    done = clone.snap("status", "--json", env={"PATH": no_git_path(tmp_path)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    drift = {p["path"]: p["message"] for p in json.loads(done.stdout)["drift"]}
+    assert drift.keys() == {"gone.txt", "link", "mine.txt"}
+    assert "snapline fetch" not in drift.pop("mine.txt")
+    assert all("`snapline fetch` first" in message for message in drift.values()), drift
