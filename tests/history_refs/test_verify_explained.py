@@ -79,6 +79,29 @@ def test_verify_of_an_older_commit_names_the_snapshot_it_is(tmp_path: Path) -> N
     assert "explained" not in json.loads(ci.ok("verify", "--json"))
 
 
+def test_verify_of_an_older_commit_names_its_file_a_later_snapshot_renamed(
+    tmp_path: Path,
+) -> None:
+    """Snapshot 1 renamed lib.py: on a checkout of snapshot 0's commit, lib.py deleted by
+    hand is no drift from the latest state (which lacks it too), yet snapshot 0 has it."""
+    origin, maintainer = _origin(tmp_path)
+    maintainer.git("mv", "lib.py", "util.py")
+    maintainer.ok("record", "lib.py", "util.py", "-m", "move")
+    assert json.loads(maintainer.ok("show", "1", "--json"))["files"][0]["old_path"] == "lib.py"
+    maintainer.git("commit", "-qm", "move")
+    maintainer.git("push", "-q", "origin", "main")
+
+    ci = _ci(tmp_path, origin, "ci")
+    ci.git("checkout", "-q", "HEAD~1")
+    assert ci.snap("verify").returncode == 0
+    (ci.path / "lib.py").unlink()
+    verified = ci.snap("verify")
+    assert verified.returncode == 1, verified.stdout + verified.stderr
+    assert (
+        "lib.py is deleted on disk compared with snapshot 0, whose state this checkout is"
+    ) in verified.stdout, verified.stdout
+
+
 def test_verify_of_a_conflict_resolved_by_hand_says_to_record_it_with_merge(
     tmp_path: Path,
 ) -> None:
