@@ -72,7 +72,10 @@ def test_verify_of_an_older_commit_names_the_snapshot_it_is(tmp_path: Path) -> N
     assert f"the state recorded by snapshot 1 (id:{ids[0][:8]})" in verified.stdout
     explained = json.loads(ci.ok("verify", "--json"))["explained"]
     assert explained["merge"] is False
-    assert [(s["number"], s["id"]) for s in explained["snapshots"]] == [(1, ids[0])]
+    (line,) = ci.git("for-each-ref", "--format=%(refname:lstrip=3)", "refs/snapline/lines/").split()
+    assert [(s["line"], s["number"], s["id"]) for s in explained["snapshots"]] == [
+        (line, 1, ids[0])
+    ]
     # At the tip the files are the latest snapshot's: said as before, no new key.
     ci.git("checkout", "-q", "main")
     assert "the workspace matches the latest snapshot" in ci.ok("verify")
