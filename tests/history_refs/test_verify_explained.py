@@ -13,6 +13,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from snapline.hashing import hash_bytes
 from tests.history_refs.gitrepo import ENV, GIT, Repo, new_repo
 from tests.history_refs.test_team import _agent, _ci
 
@@ -103,6 +104,13 @@ def test_verify_of_an_older_commit_names_its_file_a_later_snapshot_renamed(
     assert (
         "lib.py is deleted on disk compared with snapshot 0, whose state this checkout is"
     ) in verified.stdout, verified.stdout
+    # Each problem carries the digests it was found with: snapshot 0's and the disk's.
+    (ci.path / "app.py").write_text("by hand\n")
+    problems = json.loads(ci.snap("verify", "--json").stdout)["problems"]
+    assert [(p["kind"], p["path"], p["expected"], p["actual"]) for p in problems] == [
+        ("modified", "app.py", hash_bytes(b"print('v0')\n"), hash_bytes(b"by hand\n")),
+        ("deleted", "lib.py", hash_bytes(b"x = 0\n"), None),
+    ]
 
 
 def test_verify_of_a_conflict_resolved_by_hand_says_to_record_it_with_merge(
