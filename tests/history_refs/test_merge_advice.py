@@ -76,6 +76,17 @@ def test_a_persons_edit_beside_the_merge_keeps_its_resync_advice(tmp_path: Path)
     assert not any("lib.py" in line and "resync -m" in line for line in lines)
 
 
+def test_an_edit_committed_into_the_merge_keeps_its_resync_advice(tmp_path: Path) -> None:
+    """The merge commit amended with a person's edit of app.py: git wrote that file too
+    (it is HEAD's), but no line recorded it, so it stays a person's change to resync."""
+    repo = _team(tmp_path, "refs").maintainer
+    (repo.path / "app.py").write_text("by hand, in the merge\n")
+    repo.git("commit", "-q", "-a", "--amend", "--no-edit")
+    status = json.loads(repo.ok("status", "--json"))
+    kinds = {p["path"]: p["kind"] for p in status["drift"]}
+    assert kinds == {"app.py": "modified", "lib.py": "unmerged"}
+
+
 def _pre_tool_use(root: Path, tool: dict[str, Any]) -> str:
     event = {
         "session_id": "sess-1",
