@@ -69,6 +69,18 @@ def test_record_refuses_another_lines_merged_file(tmp_path: Path, merging: str) 
     assert _log_of(repo)[0][1:] == ("record", ["app.py"])
 
 
+def test_record_refuses_merged_work_beside_a_hand_deletion(tmp_path: Path) -> None:
+    """A deletion is asked about in the same record as the merged file: both are looked
+    at, and the merged file still refuses the record, nothing written."""
+    repo = _team(tmp_path, "refs").maintainer
+    before = _log_of(repo)
+    (repo.path / "app.py").unlink()
+    refused = repo.snap("record")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "lib.py" in refused.stderr and "snapline merge" in refused.stderr, refused.stderr
+    assert _log_of(repo) == before
+
+
 def test_record_refuses_git_merged_content_and_the_library_says_which(tmp_path: Path) -> None:
     # lib.py holds both clones' edits: git's merge of two lines' states, a blob no line
     # recorded.
