@@ -68,6 +68,23 @@ def test_an_edited_file_is_named_from_the_root_with_how_to_restore_it(
     assert repo.snap("verify", "--full").returncode == 0
 
 
+def test_an_unreadable_file_is_named_from_the_root_too(origin: Repo, tmp_path: Path) -> None:
+    """A file that does not parse is named as the edited one is, from the workspace's
+    root, when verify runs in a subdirectory."""
+    repo = copy(origin, tmp_path / "copy")
+    path = repo.snapshot_file(2)
+    path.write_bytes(b"not a ledger file at all\n")
+    (repo.path / "deeper" / "down").mkdir(parents=True)
+    where = path.relative_to(repo.path).as_posix()
+
+    problems = _verify(repo, cwd=repo.path / "deeper" / "down")
+
+    named = [p for p in problems if p["kind"] == "ledger"]
+    assert [p["path"] for p in named] == [where], problems
+    assert named[0]["message"].startswith(f"{where}: "), named
+    assert f"`git checkout -- {where}`" in named[0]["message"], named
+
+
 def test_a_missing_object_names_the_snapshot_file_that_needs_it(
     origin: Repo, tmp_path: Path
 ) -> None:
